@@ -1,0 +1,74 @@
+"""Backing services the apps talk to.  Redis: started per session (proc) or given by URL (noproc).
+
+The Redis server runs with no persistence (no RDB snapshots, no AOF) so disk never enters a
+measurement; the contract's keys are seeded before use and the counter reset per test.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import redis
+
+from .contract import REDIS_COUNTER_KEY, REDIS_VALUE, REDIS_VALUE_KEY
+from .errors import BackendUnreachable
+from .executors import LOOPBACK, ManagedProcess, free_port, require_binary
+
+
+@dataclass
+class RedisService:
+    """A reachable Redis: its URL, and the process when serverbench started it."""
+
+    url: str
+    process: ManagedProcess | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+    def client(self) -> redis.Redis:
+        return redis.Redis.from_url(self.url, socket_timeout=5, decode_responses=True)
+
+    def seed(self) -> None:
+        """Store the contract's value and reset the counter."""
+        with self.client() as client:
+            client.set(REDIS_VALUE_KEY, REDIS_VALUE)
+            client.set(REDIS_COUNTER_KEY, 0)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.stop()
+
+
+def redis_command(binary: str, port: int) -> list[str]:
+    return [binary, "--port", str(port), "--bind", LOOPBACK, "--save", "", "--appendonly", "no",
+            "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning"]
+
+
+def start_redis(port: int | None = None, executable: str | None = None, timeout: float = 30.0,
+                log_dir: Path | None = None) -> RedisService:
+    """Start redis-server on a free loopback port (the proc fixture)."""
+    binary = executable if executable is not None else require_binary("redis-server", "redis-server")
+    port = port if port is not None else free_port()
+    process = ManagedProcess("redis-server", redis_command(binary, port), port, ready_path=None,
+                             timeout=timeout, log_dir=log_dir).start()
+    service = RedisService(f"redis://{LOOPBACK}:{port}/0", process)
+    try:
+        service.seed()
+    except redis.RedisError:
+        service.stop()
+        raise
+    return service
+
+
+def connect_redis(url: str) -> RedisService:
+    """Use a Redis someone else runs (the noproc fixture); unreachable is a clear error."""
+    service = RedisService(url)
+    try:
+        service.seed()
+    except redis.RedisError as exc:
+        raise BackendUnreachable(
+            f"--redis-url {url} did not answer ({exc}). Start that Redis, fix the URL, "
+            "or drop --redis-url to let serverbench start its own redis-server."
+        ) from None
+    return service

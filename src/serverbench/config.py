@@ -1,0 +1,256 @@
+"""Every serverbench option, declared once and resolved once.
+
+Each option is a command-line flag (``--perf-duration``) and an ini key (``perf_duration``)
+sharing one help text.  :func:`resolve` turns pytest's raw values into a frozen
+:class:`PerfConfig` with one precedence: command line > ini > built-in default.  Values
+from a fixture factory or a ``perf`` marker override the result through
+:func:`resolve_thresholds` and the factories in :mod:`serverbench.fixtures`.
+Values are tested with ``is not None``, never ``or``, so 0 and False survive.
+"""
+from __future__ import annotations
+
+import ipaddress
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+from urllib.parse import urlsplit
+
+from .errors import ConfigError
+
+
+def _int(lo: int, hi: int | None = None) -> Callable[[str], int]:
+    def parse(raw: str) -> int:
+        try:
+            value = int(str(raw).strip())
+        except ValueError:
+            raise ValueError(f"expected a whole number, got {raw!r}") from None
+        if value < lo or (hi is not None and value > hi):
+            bound = f"from {lo} to {hi}" if hi is not None else f">= {lo}"
+            raise ValueError(f"expected a whole number {bound}, got {value}")
+        return value
+
+    return parse
+
+
+def _fraction(lo: float, hi: float, hi_open: bool) -> Callable[[str], float]:
+    def parse(raw: str) -> float:
+        try:
+            value = float(str(raw).strip())
+        except ValueError:
+            raise ValueError(f"expected a number such as 0.2, got {raw!r}") from None
+        if not (lo <= value < hi if hi_open else lo <= value <= hi):
+            close = ")" if hi_open else "]"
+            raise ValueError(f"expected a fraction in [{lo}, {hi}{close} (0.2 means 20%), got {value}")
+        return value
+
+    return parse
+
+
+def _positive_float(raw: str) -> float:
+    try:
+        value = float(str(raw).strip())
+    except ValueError:
+        raise ValueError(f"expected a number of seconds, got {raw!r}") from None
+    if not value > 0:
+        raise ValueError(f"expected a number of seconds > 0, got {value}")
+    return value
+
+
+def _int_list(raw: str) -> tuple[int, ...]:
+    parts = [p for p in str(raw).replace(" ", "").split(",") if p]
+    if not parts:
+        raise ValueError("expected one or more connection counts such as 64 or 16,64,256")
+    return tuple(_int(1, 100_000)(p) for p in parts)
+
+
+def _globs(raw: str) -> tuple[str, ...]:
+    parts = tuple(p for p in str(raw).replace(" ", "").split(",") if p)
+    if not parts:
+        raise ValueError("expected one or more names or globs such as 'gunicorn-*,aiohttp'")
+    return parts
+
+
+def _bool(raw: str) -> bool:
+    text = str(raw).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"expected true or false, got {raw!r}")
+
+
+def is_loopback(host: str) -> bool:
+    """True for localhost, 127.0.0.0/8 and ::1: the only places serverbench sends load."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _loopback_url(schemes: tuple[str, ...]) -> Callable[[str], str]:
+    def parse(raw: str) -> str:
+        url = str(raw).strip()
+        parts = urlsplit(url)
+        if parts.scheme not in schemes or not parts.hostname:
+            raise ValueError(f"expected a URL like {schemes[0]}://127.0.0.1:PORT, got {raw!r}")
+        try:
+            parts.port
+        except ValueError:
+            raise ValueError(f"the port in {raw!r} is not a number from 1 to 65535") from None
+        if not is_loopback(parts.hostname):
+            raise ValueError(
+                f"{parts.hostname!r} is not a loopback address; serverbench only drives "
+                "127.0.0.1, ::1 or localhost (tunnel or port-forward a remote service there)"
+            )
+        return url.rstrip("/")
+
+    return parse
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting: its ini key, flag, parser, default and the single help text."""
+
+    name: str
+    parse: Callable[[str], Any]
+    default: Any
+    help: str
+    flag_only: bool = False
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("perf_variants", _globs, ("*",), "Server variants to run: comma-separated names or globs (e.g. 'gunicorn-*'). Default: all."),
+    Option("perf_workloads", _globs, ("*",), "Workloads to run: comma-separated names or globs (e.g. 'json,redis'). Default: all."),
+    Option("perf_duration", _int(1, 3600), 5, "Seconds of measured load per trial (whole seconds, >= 1)."),
+    Option("perf_warmup", _int(0, 3600), 2, "Seconds of warm-up load before each trial, not counted (0 disables)."),
+    Option("perf_connections", _int_list, (64,), "Concurrent connections: one count or a comma-separated list, each a test."),
+    Option("perf_threads", _int(1, 256), 2, "Load-generator threads (wrk -t); capped at the connection count."),
+    Option("perf_json", str, None, "Write every result of the session as JSON records to this path."),
+    Option("perf_save_baseline", _bool, False, "Store this session's results as the baseline for this machine.", flag_only=True),
+    Option("perf_target", _loopback_url(("http",)), None, "Drive a server someone else started (http://127.0.0.1:PORT) instead of starting variants."),
+    Option("redis_url", _loopback_url(("redis",)), None, "Use this running Redis (redis://127.0.0.1:PORT/DB) instead of starting redis-server."),
+    Option("perf_tolerance", _fraction(0.0, 1.0, True), 0.30, "Allowed throughput drop against the stored baseline (0.30 = fail below 70%)."),
+    Option("perf_max_error_rate", _fraction(0.0, 1.0, False), 0.01, "Highest error rate (errors / attempts) a trial may have and pass."),
+    Option("perf_baseline_dir", str, "baselines", "Folder of stored baselines (one JSON file per machine id), relative to rootdir."),
+    Option("perf_apps_dir", str, "apps", "Folder holding the reference apps the variants serve, relative to rootdir."),
+    Option("perf_start_timeout", _positive_float, 30.0, "Seconds a server or backend may take to become ready."),
+    Option("perf_port", _int(1, 32767), None, "Fixed port for the server under test (default: a free port below 32768)."),
+)
+OPTIONS_BY_NAME = {o.name: o for o in OPTIONS}
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """What a trial must meet against its baseline."""
+
+    tolerance: float
+    max_error_rate: float
+
+
+@dataclass(frozen=True)
+class PerfConfig:
+    """The resolved settings of one pytest session."""
+
+    variants: tuple[str, ...]
+    workloads: tuple[str, ...]
+    duration: int
+    warmup: int
+    connections: tuple[int, ...]
+    threads: int
+    json_path: Path | None
+    save_baseline: bool
+    target: str | None
+    redis_url: str | None
+    thresholds: Thresholds
+    baseline_dir: Path
+    apps_dir: Path
+    start_timeout: float
+    port: int | None
+
+
+def parse_option(name: str, raw: Any, source: str) -> Any:
+    """Parse one raw value, turning a bad one into an error that names where it came from."""
+    option = OPTIONS_BY_NAME[name]
+    if not isinstance(raw, str):
+        raw = ",".join(map(str, raw)) if isinstance(raw, (list, tuple)) else str(raw)
+    try:
+        return option.parse(raw)
+    except ValueError as exc:
+        where = {"cli": option.flag, "ini": f"ini key {name}"}.get(source, f"{source} {name}")
+        raise ConfigError(f"{where}={raw!r}: {exc}") from None
+
+
+def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path) -> PerfConfig:
+    """Resolve options with precedence command line > ini > default; report every bad value at once."""
+    values: dict[str, Any] = {}
+    problems: list[str] = []
+    for option in OPTIONS:
+        raw_cli, raw_ini = cli.get(option.name), ini.get(option.name)
+        try:
+            if raw_cli is not None and raw_cli is not False:
+                values[option.name] = raw_cli if isinstance(raw_cli, bool) else parse_option(option.name, raw_cli, "cli")
+            elif raw_ini not in (None, "", []):
+                values[option.name] = parse_option(option.name, raw_ini, "ini")
+            else:
+                values[option.name] = option.default
+        except ConfigError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise ConfigError("invalid serverbench settings:\n  " + "\n  ".join(problems))
+
+    def path(value: str | None) -> Path | None:
+        return None if value is None else (rootdir / os.path.expanduser(value)).resolve()
+
+    return PerfConfig(
+        variants=values["perf_variants"],
+        workloads=values["perf_workloads"],
+        duration=values["perf_duration"],
+        warmup=values["perf_warmup"],
+        connections=values["perf_connections"],
+        threads=values["perf_threads"],
+        json_path=path(values["perf_json"]),
+        save_baseline=values["perf_save_baseline"],
+        target=values["perf_target"],
+        redis_url=values["redis_url"],
+        thresholds=Thresholds(values["perf_tolerance"], values["perf_max_error_rate"]),
+        baseline_dir=path(values["perf_baseline_dir"]),
+        apps_dir=path(values["perf_apps_dir"]),
+        start_timeout=values["perf_start_timeout"],
+        port=values["perf_port"],
+    )
+
+
+MARKER_KEYS = ("tolerance", "max_error_rate")
+
+
+def resolve_thresholds(session: Thresholds, marker_kwargs: Mapping[str, Any]) -> Thresholds:
+    """Apply a test's ``@pytest.mark.perf(tolerance=..., max_error_rate=...)`` over the session's."""
+    unknown = sorted(set(marker_kwargs) - set(MARKER_KEYS))
+    if unknown:
+        raise ConfigError(f"@pytest.mark.perf got unknown argument(s) {unknown}; it accepts {list(MARKER_KEYS)}")
+    tolerance = session.tolerance
+    max_error_rate = session.max_error_rate
+    if marker_kwargs.get("tolerance") is not None:
+        tolerance = parse_option("perf_tolerance", marker_kwargs["tolerance"], "@pytest.mark.perf")
+    if marker_kwargs.get("max_error_rate") is not None:
+        max_error_rate = parse_option("perf_max_error_rate", marker_kwargs["max_error_rate"], "@pytest.mark.perf")
+    return Thresholds(tolerance, max_error_rate)
+
+
+def select(names: Sequence[str], patterns: Sequence[str], kind: str) -> list[str]:
+    """Names matching any glob, in declaration order; a pattern that matches nothing is an error."""
+    from fnmatch import fnmatchcase
+
+    unmatched = [p for p in patterns if not any(fnmatchcase(n, p) for n in names)]
+    if unmatched:
+        raise ConfigError(
+            f"unknown {kind} {', '.join(repr(p) for p in unmatched)}; known {kind}s: {', '.join(names)}"
+        )
+    return [n for n in names if any(fnmatchcase(n, p) for p in patterns)]

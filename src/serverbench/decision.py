@@ -1,0 +1,258 @@
+"""Regression verdicts for same-session, ABBA-paired A/B benchmark measurements.
+
+Why these statistics: per-pair log ratios r = ln(cand/base) cancel drift shared by a pair
+and make relative effects additive and near-symmetric. The one-sided paired test uses the
+larger p of the t-test (efficient with Gaussian-ish noise) and the exact Wilcoxon
+signed-rank test (robust to outliers, but with a floor of 0.5**n). So neither test alone can
+raise an alarm. Bonferroni (alpha / cells) bounds the family-wise rate. The min_effect gate on
+exp(mean r) - 1 keeps tiny significant shifts from failing the suite.
+
+Zero-variance input (all ratios identical): the t-test is undefined. We treat its p as
+0 on the side of the shift and 1 on the other. The combined p is then the Wilcoxon
+floor 0.5**n for a shift and 1.0 for identical values. CI and dispersion collapse to
+the point estimate and 0.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import stats
+
+VERDICTS = ("pass", "regression", "improvement", "inconclusive", "rerun")
+MAD_SCALE = 1.4826
+
+
+def _is_real(x) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+@dataclass(frozen=True)
+class Policy:
+    alpha: float = 0.05
+    cells: int = 1
+    min_effect: float = 0.05
+    min_pairs: int = 5
+    max_dispersion: float = 0.10
+    higher_is_better: bool = True
+
+    def __post_init__(self):
+        checks = (
+            ("alpha", lambda v: _is_real(v) and 0 < v < 1, "a number in the open interval (0, 1)"),
+            ("cells", lambda v: _is_int(v) and v >= 1, "an integer >= 1"),
+            ("min_effect", lambda v: _is_real(v) and 0 <= v < 1, "a number in [0, 1)"),
+            ("min_pairs", lambda v: _is_int(v) and v >= 2, "an integer >= 2"),
+            ("max_dispersion", lambda v: _is_real(v) and v > 0 and not math.isnan(v),
+             "a number > 0 (inf disables the check)"),
+            ("higher_is_better", lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
+        )
+        for name, ok, accepted in checks:
+            value = getattr(self, name)
+            if not ok(value):
+                raise ValueError(f"Policy.{name}={value!r} is invalid; accepted: {accepted}")
+
+    @property
+    def cell_alpha(self) -> float:
+        """Per-cell significance level (Bonferroni over `cells`)."""
+        return self.alpha / self.cells
+
+
+def wilcoxon_min_pairs(cell_alpha: float) -> int:
+    """Smallest n whose exact one-sided Wilcoxon floor 0.5**n is below `cell_alpha`."""
+    n = 1
+    while 0.5 ** n >= cell_alpha:
+        n += 1
+    return n
+
+
+def _pct(x: float, sign: bool = True) -> str:
+    return "n/a" if not math.isfinite(x) else (f"{x * 100:+.1f}%" if sign else f"{x * 100:.1f}%")
+
+
+def _fmt_p(p: float) -> str:
+    return "n/a" if not math.isfinite(p) else (f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}")
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: str
+    delta: float
+    ci: tuple[float, float]
+    p: float
+    n: int
+    dispersion: float
+    borderline: bool
+    reason: str
+
+    def summary(self) -> str:
+        return (f"Δ {_pct(self.delta)} [{_pct(self.ci[0])}, {_pct(self.ci[1])}] p={_fmt_p(self.p)} "
+                f"n={self.n} disp={_pct(self.dispersion, sign=False)} -> {self.verdict}")
+
+
+def _as_array(x, name: str, ndim: int) -> np.ndarray:
+    try:
+        a = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must contain only numbers: {exc}") from None
+    if a.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {a.shape}")
+    bad = np.flatnonzero(~np.isfinite(a.ravel()))
+    if bad.size:
+        raise ValueError(f"{name} contains a non-finite value {a.ravel()[bad[0]]!r} at flat index {bad[0]}")
+    bad = np.flatnonzero(a.ravel() <= 0)
+    if bad.size:
+        raise ValueError(f"{name} must be > 0 (ratios of positive measurements); "
+                         f"got {a.ravel()[bad[0]]!r} at flat index {bad[0]}")
+    return a
+
+
+def _wilcoxon_p(s: np.ndarray, alternative: str) -> np.ndarray:
+    """Row-wise one-sided Wilcoxon p; identical to scipy's method='auto' per row."""
+    m, n = s.shape
+    p = np.empty(m)
+    srt = np.sort(np.abs(s), axis=1)
+    clean = (srt[:, 0] > 0) & np.all(np.diff(srt, axis=1) > 0, axis=1) & (n <= 50)
+    if clean.any():  # no zeros, no ties, n <= 50: scipy's 'auto' picks the exact test
+        p[clean] = stats.wilcoxon(s[clean], alternative=alternative, method="exact", axis=1).pvalue
+    for i in np.flatnonzero(~clean):
+        p[i] = stats.wilcoxon(s[i], alternative=alternative).pvalue
+    return p
+
+
+def _decide_batch(base, cand, policy: Policy = Policy()) -> list[Decision]:
+    """Vectorised decide() over rows of 2-D arrays (runs x pairs); decide() is a 1-row call."""
+    b, c = _as_array(base, "base", 2), _as_array(cand, "cand", 2)
+    if b.shape != c.shape:
+        raise ValueError(f"base and cand must have the same shape (pairs), got {b.shape} and {c.shape}")
+    m, n = b.shape
+    r = np.log(c) - np.log(b)
+    sign = -1.0 if policy.higher_is_better else 1.0
+    s = sign * r  # s > 0 means "worse", whatever the metric's direction
+    a_cell = policy.cell_alpha
+    nan = np.full(m, np.nan)
+    mean, half, med, disp = nan, nan, nan, nan
+    p_worse, p_better = nan, nan
+    if n >= 1:
+        mean, med = r.mean(axis=1), np.median(r, axis=1)
+        disp = MAD_SCALE * np.median(np.abs(r - med[:, None]), axis=1)
+    if n >= 2:
+        half = stats.t.ppf(1 - a_cell / 2, n - 1) * r.std(axis=1, ddof=1) / math.sqrt(n)
+        const = np.ptp(s, axis=1) == 0
+        s0 = s[:, 0]
+        # Zero variance: t p := 0 on the side of the shift, 1 otherwise; Wilcoxon gives
+        # its floor 0.5**n for a shift and 1.0 for no change (see module docstring).
+        tw, tb = np.where(s0 > 0, 0.0, 1.0), np.where(s0 < 0, 0.0, 1.0)
+        ww, wb = np.where(s0 > 0, 0.5 ** n, 1.0), np.where(s0 < 0, 0.5 ** n, 1.0)
+        v = ~const
+        if v.any():
+            t_stat = stats.ttest_1samp(s[v], 0.0, axis=1, alternative="greater").statistic
+            tw[v], tb[v] = stats.t.sf(t_stat, n - 1), stats.t.cdf(t_stat, n - 1)
+            ww[v], wb[v] = _wilcoxon_p(s[v], "greater"), _wilcoxon_p(s[v], "less")
+        p_worse, p_better = np.maximum(tw, ww), np.maximum(tb, wb)
+    n_floor = wilcoxon_min_pairs(a_cell)
+    out = []
+    for i in range(m):
+        out.append(_verdict(policy, n, n_floor, mean[i], half[i], med[i], disp[i], p_worse[i], p_better[i]))
+    return out
+
+
+def _verdict(pol: Policy, n, n_floor, mean, half, med, disp, p, p_better) -> Decision:
+    delta = math.expm1(mean)
+    ci = (math.expm1(mean - half), math.expm1(mean + half))
+    if not pol.higher_is_better:  # make "worse"/"better" amounts positive for both directions
+        worse, better, ci_worse, ci_best_worse = delta, -delta, ci[1], ci[0]
+    else:
+        worse, better, ci_worse, ci_best_worse = -delta, delta, -ci[0], -ci[1]
+    a_cell, eff = pol.cell_alpha, pol.min_effect
+    lvl = f"per-cell alpha {a_cell:.3g}"
+    stats_txt = (f"Δ {_pct(delta)} (CI {_pct(ci[0])}..{_pct(ci[1])}, median pair {_pct(math.expm1(med))}), "
+                 f"one-sided p(worse)={_fmt_p(p)}, n={n}")
+    borderline = False
+    if n < pol.min_pairs:
+        verdict = "inconclusive"
+        reason = (f"Only {n} pairs, fewer than min_pairs={pol.min_pairs}; need at least "
+                  f"{max(pol.min_pairs, n_floor)} pairs before a pass or regression can be declared.")
+    elif n < n_floor:
+        verdict = "inconclusive"
+        reason = (f"With n={n} pairs the exact Wilcoxon floor 0.5**{n}={0.5 ** n:.3g} is not below "
+                  f"the {lvl} (alpha {pol.alpha:g} / {pol.cells} cells), so no regression could be shown; "
+                  f"need at least {n_floor} pairs.")
+    elif disp > pol.max_dispersion:
+        verdict = "rerun"
+        reason = (f"Dispersion of per-pair log ratios {_pct(disp, False)} exceeds max_dispersion "
+                  f"{_pct(pol.max_dispersion, False)}; the machine was too noisy, rerun ({stats_txt}).")
+    elif p < a_cell and worse >= eff:
+        verdict = "regression"
+        borderline = ci_best_worse < eff  # CI still admits a drop smaller than min_effect
+        reason = (f"Candidate is {_pct(worse, False)} worse, significant at {lvl} and at least "
+                  f"min_effect {_pct(eff, False)} ({stats_txt}).")
+    elif p_better < a_cell and better >= eff:
+        verdict = "improvement"
+        borderline = -ci_worse < eff  # CI still admits a gain smaller than min_effect
+        reason = (f"Candidate is {_pct(better, False)} better, significant in the better direction "
+                  f"(p={_fmt_p(p_better)}) at {lvl} and at least min_effect {_pct(eff, False)} ({stats_txt}).")
+    else:
+        verdict = "pass"
+        borderline = ci_worse >= eff  # the CI's worse end still reaches min_effect
+        why = "not significant" if p >= a_cell else f"smaller than min_effect {_pct(eff, False)}"
+        reason = (f"No regression: the {'worsening' if worse > 0 else 'change'} is {why} at {lvl} "
+                  f"({stats_txt}).")
+    return Decision(verdict, delta, ci, float(p), n, float(disp), bool(borderline), reason)
+
+
+def decide(base: Sequence[float], cand: Sequence[float], policy: Policy = Policy()) -> Decision:
+    """Verdict for paired measurements base[i] / cand[i] (same ABBA block) under `policy`."""
+    if not isinstance(policy, Policy):
+        raise ValueError(f"policy must be a Policy, got {type(policy).__name__}")
+    b, c = _as_array(base, "base", 1), _as_array(cand, "cand", 1)
+    if b.shape != c.shape:
+        raise ValueError(f"base and cand must have the same length, got {b.size} and {c.size}")
+    return _decide_batch(b[None, :], c[None, :], policy)[0]
+
+
+def holm(pvalues: Sequence[float], alpha: float) -> list[bool]:
+    """Holm-Bonferroni step-down; True = rejected. Strict p < alpha/(m-k), as in decide()."""
+    if not (_is_real(alpha) and 0 < alpha < 1):
+        raise ValueError(f"alpha={alpha!r} is invalid; accepted: a number in (0, 1)")
+    p = np.asarray(pvalues, dtype=float)
+    if p.ndim != 1 or np.any(~(p >= 0) | ~(p <= 1)):
+        raise ValueError(f"pvalues must be a 1-D sequence of numbers in [0, 1], got {pvalues!r}")
+    m, rejected = p.size, [False] * p.size
+    for k, i in enumerate(np.argsort(p, kind="stable")):
+        if not p[i] < alpha / (m - k):
+            break
+        rejected[i] = True
+    return rejected
+
+
+def abba_order(blocks: int) -> list[str]:
+    """Trial order of `blocks` counterbalanced ABBA blocks (A = base, B = candidate)."""
+    if not _is_int(blocks) or blocks < 1:
+        raise ValueError(f"blocks={blocks!r} is invalid; accepted: an integer >= 1")
+    return ["A", "B", "B", "A"] * blocks
+
+
+def pairs_from_abba(order: Sequence[str], values: Sequence[float]) -> tuple[list[float], list[float]]:
+    """Split interleaved trials into (base, cand), pairing the 1st A with the 1st B and the
+    2nd A with the 2nd B of each 4-trial block. Blocks must be ABBA (or the mirrored BAAB)."""
+    order, values = list(order), list(values)
+    if len(order) != len(values):
+        raise ValueError(f"order and values differ in length: {len(order)} != {len(values)}")
+    if not order or len(order) % 4:
+        raise ValueError(f"need a positive multiple of 4 trials (whole ABBA blocks), got {len(order)}")
+    base, cand = [], []
+    for k in range(0, len(order), 4):
+        block = "".join(str(x) for x in order[k:k + 4])
+        if block not in ("ABBA", "BAAB"):
+            raise ValueError(f"block {k // 4} is {order[k:k + 4]!r}; each block must be ABBA or BAAB")
+        a = [values[k + j] for j in range(4) if block[j] == "A"]
+        b = [values[k + j] for j in range(4) if block[j] == "B"]
+        base += a
+        cand += b
+    return base, cand

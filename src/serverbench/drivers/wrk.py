@@ -1,0 +1,62 @@
+"""wrk as a driver: closed-model load, keep-alive connections, a JSON line from a Lua reporter."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from ..errors import GeneratorError
+from ..executors import require_binary, run_generator
+from ..results import ERROR_KEYS, LATENCY_KEYS, LoadReport
+
+REPORTER = Path(__file__).with_name("wrk_report.lua")
+MARKER = "SERVERBENCH-WRK "
+
+
+def parse_report(stdout: str) -> LoadReport:
+    """The LoadReport in wrk's output, or a GeneratorError saying what was printed instead."""
+    lines = [line for line in stdout.splitlines() if line.startswith(MARKER)]
+    if len(lines) != 1:
+        raise GeneratorError(f"wrk printed {len(lines)} report lines, expected 1; its output was:\n{stdout[-800:]}")
+    try:
+        data = json.loads(lines[0][len(MARKER):])
+        latency_ms = {k: float(data["latency_us"][k]) / 1000.0 for k in LATENCY_KEYS}
+        errors = {k: int(data["errors"][k]) for k in ERROR_KEYS}
+        return LoadReport(driver="wrk", requests=int(data["requests"]), duration_s=int(data["duration_us"]) / 1e6,
+                          bytes=int(data["bytes"]), latency_ms=latency_ms, errors=errors)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise GeneratorError(f"wrk's report line is malformed ({exc!r}): {lines[0][:300]}") from None
+
+
+@dataclass(frozen=True)
+class WrkDriver:
+    """Runs ``wrk`` with the serverbench reporter; ``timeout_s`` is wrk's per-request timeout."""
+
+    threads: int = 2
+    timeout_s: int = 5
+    name: str = "wrk"
+
+    @cached_property
+    def binary(self) -> str:
+        return require_binary("wrk", "wrk")
+
+    @cached_property
+    def version(self) -> str:
+        out = subprocess.run([self.binary, "--version"], capture_output=True, text=True).stdout
+        match = re.search(r"wrk\s+(\S+)", out)
+        return match.group(1) if match else "unknown"
+
+    def argv(self, url: str, connections: int, duration: int) -> list[str]:
+        threads = max(1, min(self.threads, connections))
+        return [self.binary, f"-t{threads}", f"-c{connections}", f"-d{duration}s",
+                f"--timeout={self.timeout_s}s", "-s", str(REPORTER), url]
+
+    def run(self, url: str, connections: int, duration: int):
+        """Drive ``url`` for ``duration`` seconds; returns (LoadReport, GeneratorRun)."""
+        run = run_generator(self.argv(url, connections, duration), timeout=duration + self.timeout_s + 30)
+        if run.returncode != 0:
+            raise GeneratorError(f"wrk exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}")
+        return parse_report(run.stdout), run

@@ -1,0 +1,63 @@
+"""One exception class per failure mode; each message says what was checked, what was found, and the fix."""
+from __future__ import annotations
+
+import pytest
+
+
+class ServerbenchError(Exception):
+    """Base class: anything serverbench refuses or cannot do."""
+
+
+class ConfigError(ServerbenchError, pytest.UsageError):
+    """A bad option, ini value, marker argument or variant declaration."""
+
+
+class MissingBinaryError(ServerbenchError):
+    """A program serverbench needs (wrk, redis-server) is not on PATH."""
+
+    def __init__(self, binary: str, package: str):
+        super().__init__(
+            f"{binary} was not found on PATH. Install it: `apt-get install {package}` "
+            f"(Debian/Ubuntu, as root), or run the README's perf command, which installs it."
+        )
+
+
+class ServerStartError(ServerbenchError):
+    """A server or backend process did not become ready."""
+
+    def __init__(self, what: str, reason: str, command: str, log_tail: str):
+        self.log_tail = log_tail
+        super().__init__(
+            f"{what} did not start: {reason}\n  command: {command}\n"
+            f"  last lines of its output:\n{_indent(log_tail) or '    (no output)'}"
+        )
+
+
+class ServerDiedError(ServerbenchError):
+    """A server exited while it was under load."""
+
+    def __init__(self, what: str, returncode: int | None, log_tail: str):
+        super().__init__(
+            f"{what} exited (code {returncode}) during the trial; its result is not valid.\n"
+            f"  last lines of its output:\n{_indent(log_tail) or '    (no output)'}"
+        )
+
+
+class BackendUnreachable(ServerbenchError):
+    """A service given by URL (--redis-url) does not answer."""
+
+
+class VerificationError(ServerbenchError):
+    """An endpoint answered, but not what the contract says."""
+
+
+class GeneratorError(ServerbenchError):
+    """The load generator failed or printed no result."""
+
+
+class BaselineError(ServerbenchError):
+    """A stored baseline file cannot be read or written."""
+
+
+def _indent(text: str) -> str:
+    return "\n".join("    " + line for line in text.rstrip().splitlines())

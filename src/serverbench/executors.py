@@ -1,0 +1,222 @@
+"""The only code that starts and stops processes: servers, backends and the load generator.
+
+Built on mirakuru: every process starts in its own session (``setsid``), readiness is polled
+(HTTP status or TCP) with a timeout, and stopping signals the whole process group.  On top of
+that each child gets ``PR_SET_PDEATHSIG`` so that if pytest itself is killed, the server is
+told to exit rather than left behind, and mirakuru's atexit sweep kills anything still
+carrying its environment marker.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import port_for
+import psutil
+from mirakuru import HTTPExecutor, TCPExecutor
+from mirakuru.exceptions import AlreadyRunning, ProcessExitedWithError, TimeoutExpired
+
+from .errors import GeneratorError, MissingBinaryError, ServerStartError
+
+LOOPBACK = "127.0.0.1"
+# Listening ports stay below the ephemeral range, where a client's TIME_WAIT socket can sit on
+# "our" port after connection-per-request runs.
+PORT_RANGE = range(10000, 32768)
+_EXCEPTION_LINE = re.compile(r"^\s*[\w.]*(Error|Exception)\b.*:")
+_PR_SET_PDEATHSIG = 1
+
+
+def _session_with_parent_death_signal() -> None:
+    os.setsid()
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):  # not Linux: mirakuru's atexit sweep still applies
+        pass
+
+
+class _Guarded:
+    """Mixin for mirakuru executors: own session plus a parent-death signal."""
+
+    @property
+    def _popen_kwargs(self) -> dict[str, Any]:
+        kwargs = super()._popen_kwargs  # type: ignore[misc]
+        kwargs["preexec_fn"] = _session_with_parent_death_signal
+        return kwargs
+
+
+class _HTTPProcess(_Guarded, HTTPExecutor):
+    pass
+
+
+class _TCPProcess(_Guarded, TCPExecutor):
+    pass
+
+
+def require_binary(binary: str, package: str) -> str:
+    """The binary's full path, or a MissingBinaryError naming the package to install."""
+    path = shutil.which(binary)
+    if path is None:
+        raise MissingBinaryError(binary, package)
+    return path
+
+
+def free_port() -> int:
+    """A free loopback port below the ephemeral range."""
+    return port_for.select_random(ports=set(PORT_RANGE))
+
+
+def port_owner(port: int) -> str:
+    """Who listens on a port, for error messages."""
+    try:
+        for conn in psutil.net_connections(kind="tcp"):
+            if conn.laddr and conn.laddr.port == port and conn.status == psutil.CONN_LISTEN:
+                if conn.pid:
+                    proc = psutil.Process(conn.pid)
+                    return f"pid {conn.pid} ({' '.join(proc.cmdline())[:100]})"
+                return "another process"
+    except (psutil.Error, OSError):
+        pass
+    return "another process"
+
+
+class ManagedProcess:
+    """A long-running process (server or backend) with captured output and a readiness check."""
+
+    def __init__(self, what: str, argv: Sequence[str], port: int, *, ready_path: str | None,
+                 cwd: Path | None = None, env: Mapping[str, str] | None = None, timeout: float = 30.0,
+                 log_dir: Path | None = None):
+        self.what = what
+        self.argv = list(argv)
+        self.port = port
+        self.url = f"http://{LOOPBACK}:{port}"
+        log_dir = Path(log_dir or tempfile.gettempdir())
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path = log_dir / f"serverbench-{what.replace(' ', '-')}-{port}.log"
+        self._log = None
+        kwargs = dict(cwd=str(cwd) if cwd else None, envvars=dict(env or {}), timeout=timeout,
+                      stdin=subprocess.DEVNULL, stderr=subprocess.STDOUT, shell=False)
+        if ready_path is not None:
+            self._executor = _HTTPProcess(self.argv, url=self.url + ready_path, status=r"^2\d\d$", **kwargs)
+        else:
+            self._executor = _TCPProcess(self.argv, host=LOOPBACK, port=port, **kwargs)
+
+    def start(self) -> "ManagedProcess":
+        self._log = open(self.log_path, "wb")
+        self._executor._stdout = self._log
+        try:
+            self._executor.start()
+        except AlreadyRunning:
+            self._close_log()
+            raise ServerStartError(self.what, f"port {self.port} is already in use by {port_owner(self.port)}; "
+                                   "stop it, or pick another port (--perf-port)", self.command, "") from None
+        except ProcessExitedWithError as exc:
+            self._close_log()
+            raise ServerStartError(self.what, f"it exited with code {exc.exit_code} before it was ready",
+                                   self.command, self.log_tail()) from None
+        except TimeoutExpired:
+            self._close_log()
+            raise ServerStartError(self.what, f"not ready within {self._executor._timeout:g} s "
+                                   "(raise --perf-start-timeout if it is just slow)", self.command,
+                                   self.log_tail()) from None
+        except FileNotFoundError as exc:
+            self._close_log()
+            raise ServerStartError(self.what, f"{exc.filename} does not exist", self.command, "") from None
+        return self
+
+    @property
+    def command(self) -> str:
+        return " ".join(self.argv)
+
+    @property
+    def pid(self) -> int | None:
+        process = self._executor.process
+        return process.pid if process is not None else None
+
+    def alive(self) -> bool:
+        return self._executor.running()
+
+    @property
+    def returncode(self) -> int | None:
+        process = self._executor.process
+        return process.poll() if process is not None else None
+
+    def log_tail(self, lines: int = 25) -> str:
+        """The last lines of the output, led by the first exception line when the tail lacks it
+        (servers such as gunicorn bury the real cause under their own shutdown traceback)."""
+        try:
+            all_lines = self.log_path.read_text(errors="replace").rstrip().splitlines()
+        except OSError:
+            return ""
+        tail = all_lines[-lines:]
+        first = next((i for i, line in enumerate(all_lines) if _EXCEPTION_LINE.match(line)), None)
+        if first is not None and first < len(all_lines) - lines:
+            return "\n".join([f"[first error, line {first + 1}] {all_lines[first]}", "[...]", *tail])
+        return "\n".join(tail)
+
+    def stop(self) -> None:
+        """Stop the whole process group: SIGTERM, then SIGKILL after the timeout."""
+        try:
+            if self._executor.process is not None:
+                self._executor._timeout = 10
+                self._executor.stop()
+        except Exception:  # a server that exits badly on SIGTERM must still be gone
+            self._executor.kill()
+        finally:
+            self._close_log()
+
+    def _close_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+
+@dataclass(frozen=True)
+class GeneratorRun:
+    """What a load-generator process printed and the CPU it used."""
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    wall_s: float
+    cpu_s: float
+
+
+def run_generator(argv: Sequence[str], timeout: float) -> GeneratorRun:
+    """Run a load generator to completion, bounded by ``timeout``, and measure its own CPU time."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.monotonic()
+        process = subprocess.Popen(list(argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                   preexec_fn=_session_with_parent_death_signal)
+        watchdog = threading.Timer(timeout, _kill_group, args=(process.pid,))
+        watchdog.start()
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        finally:
+            watchdog.cancel()
+        wall = time.monotonic() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        run = GeneratorRun(tuple(argv), process.returncode, out.read().decode(errors="replace"),
+                           err.read().decode(errors="replace"), wall, usage.ru_utime + usage.ru_stime)
+    if run.returncode == -signal.SIGKILL and wall >= timeout:
+        raise GeneratorError(f"{argv[0]} did not finish within {timeout:g} s and was killed")
+    return run
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass

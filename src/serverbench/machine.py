@@ -1,0 +1,45 @@
+"""Who measured: the machine id that baselines are stored under, and the interpreter's identity.
+
+The id is built from what changes throughput (CPU model, cores, interpreter, driver), never the
+hostname, so the same kind of machine shares baselines and a different one never silently does.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import re
+import sys
+from typing import Any
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown-cpu"
+
+
+def python_info() -> dict[str, Any]:
+    impl = platform.python_implementation().lower()
+    return {"implementation": impl, "version": platform.python_version(), "executable": sys.executable}
+
+
+def machine_info(driver: str) -> dict[str, Any]:
+    cores = os.cpu_count() or 1
+    py = python_info()
+    info = {"cpu": cpu_model(), "cores": cores, "arch": platform.machine(), "system": platform.system(),
+            "python": f"{py['implementation']}-{'.'.join(py['version'].split('.')[:2])}", "driver": driver}
+    info["id"] = machine_id(info)
+    return info
+
+
+def machine_id(info: dict[str, Any]) -> str:
+    """A readable, filename-safe id such as ``intel-xeon-platinum-8375c-2c-cpython-3.11-wrk-4.1.0``."""
+    cpu = re.sub(r"\((r|tm)\)|\bcpu\b|@.*$|\bprocessor\b", "", info["cpu"].lower())
+    cpu = re.sub(r"[^a-z0-9.]+", "-", cpu).strip("-") or "unknown-cpu"
+    driver = re.sub(r"[^a-z0-9.]+", "-", info["driver"].lower()).strip("-")
+    return f"{cpu}-{info['cores']}c-{info['python']}-{driver}"

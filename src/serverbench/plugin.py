@@ -1,0 +1,90 @@
+"""The pytest plugin: options, markers, parametrization, fixtures and the summary.  Wiring only."""
+from __future__ import annotations
+
+import pytest
+
+from . import config as cfg
+from .errors import ServerbenchError
+from .executors import require_binary
+from .fixtures import (  # noqa: F401  (registered as fixtures by being module attributes)
+    SESSION_KEY, TARGET, perf_check, perf_redis, perf_redis_noproc, perf_redis_proc, perf_server,
+    perf_servers, perf_session, perf_session_of, perf_trial,
+)
+from .report import summary_table
+from .session import PerfSession
+from .variants import registry
+from .workloads import WORKLOADS
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("serverbench", "serverbench: web server performance")
+    for option in cfg.OPTIONS:
+        if option.flag_only or isinstance(option.default, bool):
+            group.addoption(option.flag, action="store_true", default=None, dest=option.name, help=option.help)
+        else:
+            group.addoption(option.flag, action="store", default=None, dest=option.name, help=option.help)
+        parser.addini(option.name, option.help, default=None)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "perf(tolerance=None, max_error_rate=None): a load test; optional per-test thresholds")
+    cli = {o.name: config.getoption(o.name) for o in cfg.OPTIONS}
+    ini = {o.name: config.getini(o.name) for o in cfg.OPTIONS}
+    resolved = cfg.resolve(cli, ini, config.rootpath)
+    variants = registry()
+    selected = [TARGET] if resolved.target is not None else cfg.select(list(variants), resolved.variants, "variant")
+    workloads = cfg.select(list(WORKLOADS), resolved.workloads, "workload")
+    config.stash[SESSION_KEY] = PerfSession(resolved, variants, selected, workloads)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "perf_variant" not in metafunc.fixturenames:
+        return
+    session = perf_session_of(metafunc.config)
+    cells = [(v, w, c) for v in session.selected_variants for w in session.workloads
+             for c in session.config.connections]
+    metafunc.parametrize("perf_variant,perf_workload,perf_connections", cells,
+                         ids=[f"{v}-{w}-c{c}" for v, w, c in cells])
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Before any server starts: the binaries and the baseline file the selected perf tests need."""
+    perf_items = [i for i in items if "perf_trial" in getattr(i, "fixturenames", ())]
+    if not perf_items:
+        return
+    session = perf_session_of(config)
+    try:
+        require_binary("wrk", "wrk")
+        needs_redis = any("redis" in WORKLOADS[w].backends for w in session.workloads)
+        if needs_redis and session.config.redis_url is None and session.config.target is None:
+            require_binary("redis-server", "redis-server")
+        session.store.load()
+    except ServerbenchError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    perf = session.config.stash.get(SESSION_KEY, None)
+    if perf is not None:
+        try:
+            perf.finish()
+        except ServerbenchError as exc:
+            perf.notices.append(f"ERROR: {exc}")
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    perf = config.stash.get(SESSION_KEY, None)
+    if perf is None or not (perf.results or perf.failures):
+        return
+    terminalreporter.section("serverbench")
+    terminalreporter.write(summary_table(perf.results, perf.failures, terminalreporter._tw.fullwidth))
+    missing = [r.key for r, v in perf.results if v.status == "no-baseline"]
+    if missing and not perf.config.save_baseline:
+        terminalreporter.write_line(
+            f"{len(missing)} result(s) have no stored baseline for machine {perf.machine['id']}; "
+            f"store them with `pytest -m perf --perf-save-baseline`.")
+    for notice in perf.notices:
+        terminalreporter.write_line(notice)

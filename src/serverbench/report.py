@@ -1,0 +1,41 @@
+"""The end-of-session summary table, rendered with rich into pytest's terminal."""
+from __future__ import annotations
+
+import io
+from typing import Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from .results import Result
+from .session import Failure
+from .verdict import Verdict
+
+
+def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[Failure], width: int) -> str:
+    table = Table(title="serverbench results", title_justify="left", show_lines=False)
+    for column, justify in (("variant", "left"), ("workload", "left"), ("conns", "right"), ("rps", "right"),
+                            ("p50 ms", "right"), ("p99 ms", "right"), ("errors", "right"),
+                            ("srv cpu s", "right"), ("gen cpu", "right"), ("verdict", "left")):
+        table.add_column(column, justify=justify, no_wrap=True)
+    any_saturated = False
+    for r, v in results:
+        errors = sum(r.load.errors.values())
+        gen = f"{r.generator.cpu_pct:.0f}%"
+        if r.generator.saturated:
+            gen += " SAT"
+            any_saturated = True
+        verdict = v.status if v.ratio is None else f"{v.status} ({v.ratio - 1:+.1%})"
+        table.add_row(r.variant, r.workload, str(r.connections), f"{r.rps:,.0f}",
+                      f"{r.load.latency_ms['p50']:.2f}", f"{r.load.latency_ms['p99']:.2f}",
+                      f"{errors} ({r.error_rate:.1%})" if errors else "0",
+                      "-" if r.server_cpu_s is None else f"{r.server_cpu_s:.1f}", gen, verdict)
+    for f in failures:
+        table.add_row(f.variant, f.workload, str(f.connections), "-", "-", "-", "-", "-", "-", "error")
+    out = io.StringIO()
+    Console(file=out, width=max(width, 200), color_system=None, force_terminal=False).print(table)
+    text = out.getvalue()
+    if any_saturated:
+        text += ("SAT: the load generator was >= 90% busy; the server may be faster than measured "
+                 "(generator-bound trial).\n")
+    return text

@@ -1,0 +1,143 @@
+"""Immutable measurement records.
+
+A :class:`LoadReport` is what a driver measured; a :class:`Result` is one whole trial with its
+context (machine, interpreter, variant, workload, load shape, server and generator usage).
+Judgement is not here: a verdict is attached only when the record is written.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+LATENCY_KEYS = ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")
+ERROR_KEYS = ("connect", "read", "write", "timeout", "status")
+SATURATION_BUSY_PCT = 90.0
+
+
+def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True)
+class LoadReport:
+    """One measured run of a load generator."""
+
+    driver: str
+    requests: int
+    duration_s: float
+    bytes: int
+    latency_ms: Mapping[str, float]
+    errors: Mapping[str, int]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "latency_ms", _frozen(self.latency_ms))
+        object.__setattr__(self, "errors", _frozen(self.errors))
+
+    @property
+    def good_requests(self) -> int:
+        """Completed responses that were not HTTP errors (wrk counts status >= 400 as errors)."""
+        return max(self.requests - self.errors["status"], 0)
+
+    @property
+    def rps(self) -> float:
+        return self.good_requests / self.duration_s if self.duration_s > 0 else 0.0
+
+    @property
+    def error_rate(self) -> float:
+        """Errors over attempts: completed responses plus connections that failed before one."""
+        errors = sum(self.errors.values())
+        attempts = self.requests + self.errors["connect"] + self.errors["read"] + self.errors["write"]
+        return errors / attempts if attempts else (1.0 if errors else 0.0)
+
+
+@dataclass(frozen=True)
+class Generator:
+    name: str
+    version: str
+    threads: int
+    cpu_s: float
+    wall_s: float
+    cores: int
+
+    @property
+    def cpu_pct(self) -> float:
+        """CPU used as percent of one core (can exceed 100 with several threads)."""
+        return 100.0 * self.cpu_s / self.wall_s if self.wall_s > 0 else 0.0
+
+    @property
+    def busy_pct(self) -> float:
+        """Percent of the CPU the generator could use (its threads, at most the cores)."""
+        return self.cpu_pct / max(1, min(self.threads, self.cores))
+
+    @property
+    def saturated(self) -> bool:
+        return self.busy_pct >= SATURATION_BUSY_PCT
+
+
+@dataclass(frozen=True)
+class Result:
+    """One trial: a variant serving a workload at a number of connections."""
+
+    nodeid: str
+    variant: str
+    workload: str
+    connections: int
+    warmup_s: int
+    url: str
+    load: LoadReport
+    generator: Generator
+    server_cpu_s: float | None
+    server_rss_mb: float | None
+    machine: Mapping[str, Any]
+    python: Mapping[str, Any]
+    timestamp: str
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """Identity of the cell across runs: what a baseline is stored under."""
+        return f"{self.variant}/{self.workload}/c{self.connections}"
+
+    @property
+    def requests(self) -> int:
+        return self.load.requests
+
+    @property
+    def rps(self) -> float:
+        return self.load.rps
+
+    @property
+    def error_rate(self) -> float:
+        return self.load.error_rate
+
+    def to_record(self, verdict: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The JSON record documented in the README."""
+        load = self.load
+        per_request = (self.server_cpu_s / load.good_requests * 1e6
+                       if self.server_cpu_s is not None and load.good_requests else None)
+        return {
+            "nodeid": self.nodeid,
+            "key": self.key,
+            "variant": self.variant,
+            "workload": self.workload,
+            "connections": self.connections,
+            "duration_s": round(load.duration_s, 3),
+            "warmup_s": self.warmup_s,
+            "url": self.url,
+            "requests": load.requests,
+            "rps": round(load.rps, 1),
+            "latency_ms": {k: round(load.latency_ms[k], 3) for k in LATENCY_KEYS},
+            "errors": {k: load.errors[k] for k in ERROR_KEYS},
+            "error_rate": round(load.error_rate, 6),
+            "server": {"cpu_s": self.server_cpu_s, "rss_mb": self.server_rss_mb,
+                       "cpu_us_per_request": None if per_request is None else round(per_request, 2)},
+            "generator": {"name": self.generator.name, "version": self.generator.version,
+                          "threads": self.generator.threads, "cpu_pct": round(self.generator.cpu_pct, 1),
+                          "busy_pct": round(self.generator.busy_pct, 1), "saturated": self.generator.saturated},
+            "machine": dict(self.machine),
+            "python": dict(self.python),
+            "timestamp": self.timestamp,
+            "verdict": dict(verdict) if verdict is not None else None,
+            **({"extra": dict(self.extra)} if self.extra else {}),
+        }

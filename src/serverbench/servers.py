@@ -1,0 +1,105 @@
+"""Starting a variant: fill its command template and hand it to an executor.
+
+The pool keeps at most one server running, so an idle server never competes for the CPU
+with the one under load, and restarts a server that died so later tests are not poisoned.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Mapping
+
+from .contract import Endpoint
+from .executors import LOOPBACK, ManagedProcess, free_port
+from .variants import Variant
+from .verify import verify
+
+
+@dataclass
+class RunningServer:
+    """A server to drive: started by serverbench (with its process) or external (--perf-target)."""
+
+    name: str
+    url: str
+    process: ManagedProcess | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.stop()
+
+
+def interpreter() -> str:
+    return "pypy" if platform.python_implementation() == "PyPy" else "cpython"
+
+
+def unavailable_reason(variant: Variant) -> str | None:
+    """Why this variant cannot run with the current interpreter and packages (None when it can)."""
+    if interpreter() not in variant.interpreters:
+        return f"{variant.name} does not run on {interpreter()} (supports {', '.join(variant.interpreters)})"
+    missing = variant.missing_modules()
+    if missing:
+        return (f"{variant.name} needs {', '.join(missing)} which {sys.executable} cannot import: "
+                f"`{sys.executable} -m pip install {' '.join(missing)}` (or {variant.install})")
+    return None
+
+
+def start_variant(variant: Variant, *, apps_dir: Path, port: int | None = None,
+                  env: Mapping[str, str] | None = None, timeout: float = 30.0,
+                  log_dir: Path | None = None) -> RunningServer:
+    """Start a variant on a loopback port and wait until its readiness path answers 2xx."""
+    port = port if port is not None else free_port()
+    app = variant.app_spec
+    argv = variant.argv(python=sys.executable, bindir=os.path.dirname(sys.executable), host=LOOPBACK,
+                        port=port, target=app.target, module=app.module, callable=app.callable,
+                        apps_dir=str(apps_dir))
+    pythonpath = os.pathsep.join(p for p in (str(apps_dir), os.environ.get("PYTHONPATH", "")) if p)
+    full_env = {"PYTHONPATH": pythonpath, "PYTHONUNBUFFERED": "1", **variant.env, **(env or {})}
+    process = ManagedProcess(variant.name, argv, port, ready_path=variant.ready_path, cwd=apps_dir,
+                             env=full_env, timeout=timeout, log_dir=log_dir)
+    return RunningServer(variant.name, process.url, process.start())
+
+
+class ServerPool:
+    """Hands out one started-and-verified server per variant, stopping the previous one."""
+
+    def __init__(self, start: Callable[[Variant], RunningServer], endpoints: Iterable[Endpoint]):
+        self._start = start
+        self._endpoints = tuple(endpoints)
+        self._current: tuple[str, RunningServer] | None = None
+        self._broken: dict[str, Exception] = {}
+
+    def get(self, variant: Variant) -> RunningServer:
+        """The running server of ``variant``; one that failed to start or verify fails again at once."""
+        if variant.name in self._broken:
+            raise self._broken[variant.name]
+        if self._current is not None:
+            name, server = self._current
+            if name == variant.name and server.process is not None and server.process.alive():
+                return server
+            self.close()
+        try:
+            server = self._start(variant)
+        except Exception as exc:
+            self._broken[variant.name] = exc
+            raise
+        self._current = (variant.name, server)
+        try:
+            verify(server.url, self._endpoints, f"variant {variant.name} ({server.url})")
+        except Exception as exc:
+            self._broken[variant.name] = exc
+            self.close()
+            raise
+        return server
+
+    def close(self) -> None:
+        if self._current is not None:
+            _, server = self._current
+            self._current = None
+            server.stop()

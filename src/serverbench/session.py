@@ -1,0 +1,95 @@
+"""The state of one perf session: resolved config, machine identity, results and their verdicts.
+
+Read the options once (like pytest-benchmark's session object); at the end write the JSON
+records and, when asked, the baseline.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from . import __version__, jsonfile
+from .baselines import Baseline, BaselineStore
+from .config import PerfConfig
+from .drivers import WrkDriver
+from .machine import machine_info, python_info
+from .results import Result
+from .variants import Variant
+from .verdict import FAIL, Verdict
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A trial that produced no result (the server died, verification failed, …)."""
+
+    nodeid: str
+    variant: str
+    workload: str
+    connections: int
+    message: str
+
+
+class PerfSession:
+    def __init__(self, config: PerfConfig, variants: Mapping[str, Variant], selected_variants: Sequence[str],
+                 workloads: Sequence[str]):
+        self.config = config
+        self.variants = variants
+        self.selected_variants = tuple(selected_variants)
+        self.workloads = tuple(workloads)
+        self.driver = WrkDriver(threads=config.threads)
+        self.results: list[tuple[Result, Verdict]] = []
+        self.failures: list[Failure] = []
+        self.notices: list[str] = []
+        self._machine: dict[str, Any] | None = None
+        self._baselines: dict[str, Baseline] | None = None
+
+    @property
+    def machine(self) -> dict[str, Any]:
+        if self._machine is None:
+            self._machine = machine_info(f"{self.driver.name}-{self.driver.version}")
+        return self._machine
+
+    @property
+    def python(self) -> dict[str, Any]:
+        return python_info()
+
+    @property
+    def store(self) -> BaselineStore:
+        return BaselineStore(self.config.baseline_dir, self.machine)
+
+    def baseline(self, key: str) -> Baseline | None:
+        """The stored baseline of a cell; never one when this session is saving new baselines."""
+        if self.config.save_baseline:
+            return None
+        if self._baselines is None:
+            self._baselines = self.store.load()
+        return self._baselines.get(key)
+
+    def record(self, result: Result, verdict: Verdict) -> None:
+        self.results.append((result, verdict))
+
+    def record_failure(self, failure: Failure) -> None:
+        self.failures.append(failure)
+
+    def finish(self) -> None:
+        """Write the JSON records and the baseline; say what was written in ``notices``."""
+        if self.config.json_path is not None and (self.results or self.failures):
+            jsonfile.write_atomic(self.config.json_path, {
+                "schema": 1,
+                "serverbench": __version__,
+                "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                "machine": self.machine,
+                "results": [r.to_record(v.to_record()) for r, v in self.results],
+                "failures": [f.__dict__ for f in self.failures],
+            })
+            self.notices.append(f"results written to {self.config.json_path}")
+        if self.config.save_baseline:
+            keep = [r for r, v in self.results if v.status != FAIL]
+            dropped = [r.key for r, v in self.results if v.status == FAIL] + [
+                f"{f.variant}/{f.workload}/c{f.connections}" for f in self.failures]
+            if keep:
+                written = self.store.save(keep)
+                self.notices.append(f"baseline for {len(written)} cell(s) saved to {self.store.path}")
+            if dropped:
+                self.notices.append(f"not saved as baseline (failed): {', '.join(dropped)}")

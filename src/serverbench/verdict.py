@@ -1,0 +1,59 @@
+"""Judging a result against its stored baseline.  Pure: no processes, no I/O.
+
+The check is pluggable: anything with ``judge(result, baseline, thresholds) -> Verdict`` can
+replace :class:`BaselineCheck` by overriding the ``perf_check`` fixture.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .baselines import SAVE_COMMAND, Baseline
+from .config import Thresholds
+from .results import Result
+
+PASS, FAIL, NO_BASELINE = "pass", "fail", "no-baseline"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: str
+    message: str
+    baseline_rps: float | None = None
+    ratio: float | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.status == FAIL
+
+    def to_record(self) -> dict[str, Any]:
+        return {"status": self.status, "message": self.message, "baseline_rps": self.baseline_rps,
+                "ratio": None if self.ratio is None else round(self.ratio, 4)}
+
+
+class Check(Protocol):
+    def judge(self, result: Result, baseline: Baseline | None, thresholds: Thresholds) -> Verdict: ...
+
+
+class BaselineCheck:
+    """Fail when rps < baseline × (1 − tolerance) or the error rate exceeds its limit."""
+
+    def judge(self, result: Result, baseline: Baseline | None, thresholds: Thresholds) -> Verdict:
+        problems = []
+        if result.error_rate > thresholds.max_error_rate:
+            errors = ", ".join(f"{k} {v}" for k, v in result.load.errors.items() if v)
+            problems.append(f"error rate {result.error_rate:.2%} > limit {thresholds.max_error_rate:.2%} ({errors})")
+        if baseline is None:
+            if problems:
+                return Verdict(FAIL, "; ".join(problems))
+            return Verdict(NO_BASELINE, f"no stored baseline for {result.key} on this machine; "
+                                        f"store one with `{SAVE_COMMAND}`")
+        ratio = result.rps / baseline.rps if baseline.rps > 0 else float("inf")
+        floor = baseline.rps * (1 - thresholds.tolerance)
+        if result.rps < floor:
+            problems.append(f"{result.rps:,.0f} rps < {floor:,.0f} = baseline {baseline.rps:,.0f} × "
+                            f"(1 − {thresholds.tolerance:g}) ({ratio - 1:+.1%})")
+        if problems:
+            return Verdict(FAIL, "; ".join(problems), baseline.rps, ratio)
+        return Verdict(PASS, f"{result.rps:,.0f} rps vs baseline {baseline.rps:,.0f} ({ratio - 1:+.1%})",
+                       baseline.rps, ratio)

@@ -1,0 +1,37 @@
+"""Check a running server against the endpoint contract before any load is sent."""
+from __future__ import annotations
+
+import http.client
+from typing import Iterable
+from urllib.parse import urlsplit
+
+from .contract import Endpoint, check_response
+from .errors import VerificationError
+
+
+def fetch(base_url: str, path: str, timeout: float = 10.0) -> tuple[int, dict[str, str], bytes]:
+    """One GET over a fresh connection: status, headers, body."""
+    parts = urlsplit(base_url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    try:
+        conn.request("GET", path, headers={"Connection": "close"})
+        response = conn.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        conn.close()
+
+
+def verify(base_url: str, endpoints: Iterable[Endpoint], what: str) -> None:
+    """Raise VerificationError listing every endpoint that does not honour the contract."""
+    failures = []
+    for endpoint in endpoints:
+        try:
+            status, headers, body = fetch(base_url, endpoint.path)
+        except OSError as exc:
+            failures.append(f"{endpoint.path}: request failed: {exc}")
+            continue
+        problems = check_response(endpoint, status, headers, body)
+        if problems:
+            failures.append(f"{endpoint.path}: " + "; ".join(problems))
+    if failures:
+        raise VerificationError(f"{what} does not honour the endpoint contract:\n  " + "\n  ".join(failures))

@@ -1,0 +1,142 @@
+"""Real servers and real Redis: starting, stopping, failing, verifying.  No load beyond a few seconds."""
+import os
+import signal
+import socket
+import threading
+
+import psutil
+import pytest
+
+from serverbench.backends import connect_redis, start_redis
+from serverbench.contract import ENDPOINTS, REDIS_VALUE
+from serverbench.drivers import WrkDriver
+from serverbench.errors import (BackendUnreachable, MissingBinaryError, ServerDiedError, ServerStartError,
+                                VerificationError)
+from serverbench.executors import free_port, require_binary
+from serverbench.machine import machine_info, python_info
+from serverbench.servers import ServerPool, start_variant, unavailable_reason
+from serverbench.trial import run_trial
+from serverbench.variants import registry
+from serverbench.workloads import WORKLOADS
+
+pytestmark = pytest.mark.usefixtures("no_leaks")
+VARIANTS = registry()
+
+
+@pytest.fixture(scope="module")
+def redis_service():
+    service = start_redis()
+    yield service
+    service.stop()
+
+
+def test_start_stop_leaves_no_process(apps_dir):
+    """Stopping a variant ends its whole process tree (gunicorn master and workers)."""
+    server = start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=apps_dir)
+    tree = [server.pid] + [c.pid for c in psutil.Process(server.pid).children(recursive=True)]
+    assert len(tree) == 3, "gunicorn -w 2 should run a master and two workers"
+    server.stop()
+    assert not [pid for pid in tree if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
+
+
+def test_server_that_cannot_start_shows_its_log_tail(tmp_path):
+    """A variant whose app cannot be imported fails with the server's own error in the message."""
+    with pytest.raises(ServerStartError) as info:
+        start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=tmp_path, timeout=20)
+    text = str(info.value)
+    assert "gunicorn-sync-w2 did not start" in text
+    assert "No module named 'flask_app'" in text
+    assert "command:" in text and "gunicorn" in text
+
+
+def test_port_taken_is_reported_with_its_owner(apps_dir):
+    """Starting on a port someone listens on names the owner and the fix."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        with pytest.raises(ServerStartError, match=rf"port {port} is already in use by pid {os.getpid()}.*--perf-port"):
+            start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=apps_dir, port=port)
+
+
+def test_killed_server_mid_run_is_reported(apps_dir):
+    """A server that dies during the measured phase makes the trial fail with its exit and log."""
+    server = start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=apps_dir)
+    killer = threading.Timer(1.0, os.killpg, args=(server.pid, signal.SIGKILL))
+    killer.start()
+    try:
+        with pytest.raises(ServerDiedError, match="gunicorn-sync-w2 exited"):
+            run_trial(server, WORKLOADS["json"], 8, driver=WrkDriver(threads=1), duration=3, warmup=0,
+                      nodeid="t", machine={}, python=python_info())
+    finally:
+        killer.join()
+        server.stop()
+
+
+def test_wrong_answer_fails_verification_with_a_diff(tmp_path):
+    """An app that answers /json wrongly is refused before any load, with expected and got."""
+    (tmp_path / "flask_app.py").write_text(
+        "from flask import Flask, jsonify\napp = Flask(__name__)\n"
+        "@app.route('/plaintext')\ndef p():\n    return 'Hello, World!', 200, {'Content-Type': 'text/plain'}\n"
+        "@app.route('/json')\ndef j():\n    return jsonify(message='Goodbye')\n")
+    pool = ServerPool(lambda v: start_variant(v, apps_dir=tmp_path), [ENDPOINTS["plaintext"], ENDPOINTS["json"]])
+    with pytest.raises(VerificationError, match=r"/json: JSON \{'message': 'Goodbye'\} != expected"):
+        pool.get(VARIANTS["gunicorn-sync-w2"])
+    with pytest.raises(VerificationError):  # remembered, not restarted for every test
+        pool.get(VARIANTS["gunicorn-sync-w2"])
+    pool.close()
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_every_variant_honours_the_contract(name, apps_dir, redis_service):
+    """Each declared variant starts, answers every endpoint as the contract says, and stops."""
+    variant = VARIANTS[name]
+    reason = unavailable_reason(variant)
+    if reason:
+        pytest.skip(reason)
+    redis_service.seed()
+    pool = ServerPool(lambda v: start_variant(v, apps_dir=apps_dir, env={"SERVERBENCH_REDIS_URL": redis_service.url}),
+                      ENDPOINTS.values())
+    try:
+        pool.get(variant)
+    finally:
+        pool.close()
+    with redis_service.client() as client:
+        assert int(client.get("serverbench:counter")) >= 1, "the /redis endpoint did not INCR the counter"
+
+
+def test_redis_proc_serves_the_seeded_value_and_stops():
+    """redis-server starts on a free port with the contract's value, and is gone after stop."""
+    service = start_redis()
+    pid = service.pid
+    with service.client() as client:
+        assert client.get("serverbench:value") == REDIS_VALUE
+        assert client.config_get("save")["save"] == ""
+    service.stop()
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_unreachable_redis_url_names_the_fix():
+    """--redis-url pointing at nothing is a clear error with the remedy."""
+    with pytest.raises(BackendUnreachable, match=r"did not answer.*drop --redis-url"):
+        connect_redis(f"redis://127.0.0.1:{free_port()}/0")
+
+
+def test_missing_binary_names_the_package(monkeypatch, tmp_path):
+    """A missing wrk or redis-server is an error saying how to install it."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(MissingBinaryError, match=r"wrk was not found on PATH.*apt-get install wrk"):
+        require_binary("wrk", "wrk")
+
+
+def test_generator_cpu_is_measured(apps_dir):
+    """A short real trial records wrk's own CPU time and the server's CPU and memory."""
+    server = start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=apps_dir)
+    try:
+        result = run_trial(server, WORKLOADS["json"], 8, driver=WrkDriver(threads=1), duration=1, warmup=0,
+                           nodeid="t", machine=machine_info("wrk"), python=python_info())
+    finally:
+        server.stop()
+    assert result.requests > 0 and result.rps > 0
+    assert 0 < result.generator.cpu_s <= result.generator.wall_s * 1.05
+    assert result.server_cpu_s > 0 and result.server_rss_mb > 10

@@ -1,0 +1,45 @@
+import pytest
+
+from serverbench.drivers import parse_report
+from serverbench.errors import GeneratorError
+
+# A line captured from a real run of wrk 4.1.0 with serverbench's reporter (gunicorn, /json).
+REAL = ('Running 2s test @ http://127.0.0.1:21000/json\n  2 threads and 64 connections\n'
+        'SERVERBENCH-WRK {"requests":6650,"duration_us":2004132,"bytes":1097250,'
+        '"latency_us":{"p50":19090,"p75":20400,"p90":22000,"p99":25030,"p999":31000,"max":40210,'
+        '"mean":19123.500,"stdev":1800.250},"errors":{"connect":0,"read":12,"write":0,"timeout":0,"status":5}}\n')
+
+
+def test_parse_real_report():
+    """Requests, duration, latency (µs → ms) and error classes come out of the reporter's JSON line."""
+    report = parse_report(REAL)
+    assert report.requests == 6650
+    assert report.duration_s == pytest.approx(2.004132)
+    assert report.latency_ms["p50"] == pytest.approx(19.09)
+    assert report.latency_ms["p999"] == pytest.approx(31.0)
+    assert report.errors == {"connect": 0, "read": 12, "write": 0, "timeout": 0, "status": 5}
+
+
+def test_rps_counts_only_non_error_responses():
+    """Responses with an error status do not count towards throughput."""
+    report = parse_report(REAL)
+    assert report.good_requests == 6645
+    assert report.rps == pytest.approx(6645 / 2.004132)
+
+
+def test_error_rate_over_attempts():
+    """The error rate is all errors over completed responses plus failed connections."""
+    report = parse_report(REAL)
+    assert report.error_rate == pytest.approx(17 / (6650 + 12))
+
+
+def test_missing_report_line_is_an_error_with_the_output():
+    """If wrk printed no report (e.g. could not connect), the error shows what it printed."""
+    with pytest.raises(GeneratorError, match="(?s)0 report lines.*unable to connect"):
+        parse_report("unable to connect to 127.0.0.1:9 Connection refused\n")
+
+
+def test_malformed_report_line_is_an_error():
+    """A truncated JSON line is reported, not half-parsed."""
+    with pytest.raises(GeneratorError, match="malformed"):
+        parse_report('SERVERBENCH-WRK {"requests":1}\n')
