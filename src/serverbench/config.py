@@ -135,6 +135,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("perf_json", str, None, "Write every result of the session as JSON records to this path."),
     Option("perf_save_baseline", _bool, False, "Store this session's results as the baseline for this machine.", flag_only=True),
     Option("perf_target", _loopback_url(("http",)), None, "Drive a server someone else started (http://127.0.0.1:PORT) instead of starting variants."),
+    Option("perf_target_pid", _int(1), None, "With --perf-target: the server's pid, so its CPU and memory are sampled too."),
     Option("redis_url", _loopback_url(("redis",)), None, "Use this running Redis (redis://127.0.0.1:PORT/DB) instead of starting redis-server."),
     Option("perf_tolerance", _fraction(0.0, 1.0, True), 0.30, "Allowed throughput drop against the stored baseline (0.30 = fail below 70%)."),
     Option("perf_max_error_rate", _fraction(0.0, 1.0, False), 0.01, "Highest error rate (errors / attempts) a trial may have and pass."),
@@ -167,6 +168,7 @@ class PerfConfig:
     json_path: Path | None
     save_baseline: bool
     target: str | None
+    target_pid: int | None
     redis_url: str | None
     thresholds: Thresholds
     baseline_dir: Path
@@ -202,6 +204,8 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path) -> Pe
                 values[option.name] = option.default
         except ConfigError as exc:
             problems.append(str(exc))
+    if values.get("perf_target_pid") is not None and values.get("perf_target") is None:
+        problems.append("--perf-target-pid needs --perf-target (the URL of that server)")
     if problems:
         raise ConfigError("invalid serverbench settings:\n  " + "\n  ".join(problems))
 
@@ -218,6 +222,7 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path) -> Pe
         json_path=path(values["perf_json"]),
         save_baseline=values["perf_save_baseline"],
         target=values["perf_target"],
+        target_pid=values["perf_target_pid"],
         redis_url=values["redis_url"],
         thresholds=Thresholds(values["perf_tolerance"], values["perf_max_error_rate"]),
         baseline_dir=path(values["perf_baseline_dir"]),

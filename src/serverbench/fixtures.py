@@ -123,7 +123,7 @@ def perf_servers(request: pytest.FixtureRequest, perf_session: PerfSession) -> I
 def perf_server(request: pytest.FixtureRequest, perf_session: PerfSession, perf_variant: str) -> RunningServer:
     """The server under test for this test's variant (or the --perf-target server)."""
     if perf_variant == TARGET:
-        return RunningServer(TARGET, perf_session.config.target)
+        return RunningServer(TARGET, perf_session.config.target, external_pid=perf_session.config.target_pid)
     variant = perf_session.variants[perf_variant]
     reason = unavailable_reason(variant)
     if reason:
@@ -156,7 +156,8 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
         try:
             result = run_trial(perf_server, WORKLOADS[perf_workload], perf_connections,
                                driver=perf_session.driver, duration=config.duration, warmup=config.warmup,
-                               nodeid=request.node.nodeid, machine=perf_session.machine,
+                               nodeid=request.node.nodeid, test=request.node.originalname,
+                               machine=perf_session.machine,
                                python=perf_session.python)
         except ServerbenchError as exc:
             _fail(perf_session, request, exc)

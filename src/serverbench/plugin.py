@@ -80,7 +80,8 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     if perf is None or not (perf.results or perf.failures):
         return
     terminalreporter.section("serverbench")
-    terminalreporter.write(summary_table(perf.results, perf.failures, terminalreporter._tw.fullwidth))
+    terminalreporter.write(summary_table(perf.results, perf.failures, terminalreporter._tw.fullwidth,
+                                         perf.config.save_baseline))
     missing = [r.key for r, v in perf.results if v.status == "no-baseline"]
     if missing and not perf.config.save_baseline:
         terminalreporter.write_line(

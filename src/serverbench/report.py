@@ -9,10 +9,11 @@ from rich.table import Table
 
 from .results import Result
 from .session import Failure
-from .verdict import Verdict
+from .verdict import NO_BASELINE, Verdict
 
 
-def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[Failure], width: int) -> str:
+def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[Failure], width: int,
+                  saving: bool = False) -> str:
     table = Table(title="serverbench results", title_justify="left", show_lines=False)
     for column, justify in (("variant", "left"), ("workload", "left"), ("conns", "right"), ("rps", "right"),
                             ("p50 ms", "right"), ("p99 ms", "right"), ("errors", "right"),
@@ -26,6 +27,8 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
             gen += " SAT"
             any_saturated = True
         verdict = v.status if v.ratio is None else f"{v.status} ({v.ratio - 1:+.1%})"
+        if saving and v.status == NO_BASELINE:
+            verdict = "saved"
         table.add_row(r.variant, r.workload, str(r.connections), f"{r.rps:,.0f}",
                       f"{r.load.latency_ms['p50']:.2f}", f"{r.load.latency_ms['p99']:.2f}",
                       f"{errors} ({r.error_rate:.1%})" if errors else "0",

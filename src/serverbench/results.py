@@ -80,6 +80,7 @@ class Result:
     """One trial: a variant serving a workload at a number of connections."""
 
     nodeid: str
+    test: str
     variant: str
     workload: str
     connections: int
@@ -96,8 +97,8 @@ class Result:
 
     @property
     def key(self) -> str:
-        """Identity of the cell across runs: what a baseline is stored under."""
-        return f"{self.variant}/{self.workload}/c{self.connections}"
+        """Identity across runs, what a baseline is stored under: the test function and its cell."""
+        return f"{self.test}::{self.variant}/{self.workload}/c{self.connections}"
 
     @property
     def requests(self) -> int:
@@ -119,6 +120,7 @@ class Result:
         return {
             "nodeid": self.nodeid,
             "key": self.key,
+            "test": self.test,
             "variant": self.variant,
             "workload": self.workload,
             "connections": self.connections,

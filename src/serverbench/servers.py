@@ -25,10 +25,12 @@ class RunningServer:
     name: str
     url: str
     process: ManagedProcess | None = None
+    external_pid: int | None = None
 
     @property
     def pid(self) -> int | None:
-        return self.process.pid if self.process is not None else None
+        """The pid whose process tree is sampled: ours, or the one given with --perf-target-pid."""
+        return self.process.pid if self.process is not None else self.external_pid
 
     def stop(self) -> None:
         if self.process is not None:

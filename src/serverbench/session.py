@@ -87,7 +87,7 @@ class PerfSession:
         if self.config.save_baseline:
             keep = [r for r, v in self.results if v.status != FAIL]
             dropped = [r.key for r, v in self.results if v.status == FAIL] + [
-                f"{f.variant}/{f.workload}/c{f.connections}" for f in self.failures]
+                f.nodeid for f in self.failures]
             if keep:
                 written = self.store.save(keep)
                 self.notices.append(f"baseline for {len(written)} cell(s) saved to {self.store.path}")

@@ -14,7 +14,7 @@ from .workloads import Workload
 
 
 def run_trial(server: RunningServer, workload: Workload, connections: int, *, driver: WrkDriver,
-              duration: int, warmup: int, nodeid: str, machine: Mapping[str, Any],
+              duration: int, warmup: int, nodeid: str, test: str, machine: Mapping[str, Any],
               python: Mapping[str, Any]) -> Result:
     """Drive ``workload`` at ``connections`` for ``duration`` seconds after ``warmup`` seconds unmeasured."""
     url = server.url + workload.path
@@ -32,7 +32,7 @@ def run_trial(server: RunningServer, workload: Workload, connections: int, *, dr
     _check_alive(server)
     generator = Generator(driver.name, driver.version, max(1, min(driver.threads, connections)),
                           run.cpu_s, run.wall_s, os.cpu_count() or 1)
-    return Result(nodeid=nodeid, variant=server.name, workload=workload.name, connections=connections,
+    return Result(nodeid=nodeid, test=test, variant=server.name, workload=workload.name, connections=connections,
                   warmup_s=warmup, url=url, load=load, generator=generator, server_cpu_s=cpu_s,
                   server_rss_mb=rss_mb, machine=machine, python=python,
                   timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))

@@ -67,7 +67,7 @@ def test_killed_server_mid_run_is_reported(apps_dir):
     try:
         with pytest.raises(ServerDiedError, match="gunicorn-sync-w2 exited"):
             run_trial(server, WORKLOADS["json"], 8, driver=WrkDriver(threads=1), duration=3, warmup=0,
-                      nodeid="t", machine={}, python=python_info())
+                      nodeid="t", test="t", machine={}, python=python_info())
     finally:
         killer.join()
         server.stop()
@@ -134,7 +134,7 @@ def test_generator_cpu_is_measured(apps_dir):
     server = start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=apps_dir)
     try:
         result = run_trial(server, WORKLOADS["json"], 8, driver=WrkDriver(threads=1), duration=1, warmup=0,
-                           nodeid="t", machine=machine_info("wrk"), python=python_info())
+                           nodeid="t", test="t", machine=machine_info("wrk"), python=python_info())
     finally:
         server.stop()
     assert result.requests > 0 and result.rps > 0

@@ -12,9 +12,9 @@ MACHINE = {"id": "test-cpu-2c-cpython-3.11-wrk-4.1.0", "cpu": "Test CPU", "cores
 def test_save_then_load_round_trip(tmp_path, make_result):
     """Saved cells load back with their figures."""
     store = BaselineStore(tmp_path, MACHINE)
-    assert store.save([make_result(rps=1234.0)]) == ["v/json/c64"]
+    assert store.save([make_result(rps=1234.0)]) == ["test_x::v/json/c64"]
     loaded = store.load()
-    assert loaded["v/json/c64"].rps == 1234.0
+    assert loaded["test_x::v/json/c64"].rps == 1234.0
     assert store.path.name == "test-cpu-2c-cpython-3.11-wrk-4.1.0.json"
 
 
@@ -23,7 +23,7 @@ def test_save_merges_with_stored_cells(tmp_path, make_result):
     store = BaselineStore(tmp_path, MACHINE)
     store.save([make_result(variant="a")])
     store.save([make_result(variant="b", rps=10)])
-    assert set(store.load()) == {"a/json/c64", "b/json/c64"}
+    assert set(store.load()) == {"test_x::a/json/c64", "test_x::b/json/c64"}
 
 
 def test_corrupt_file_is_an_error_and_is_not_overwritten(tmp_path, make_result):

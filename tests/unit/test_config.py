@@ -96,3 +96,9 @@ def test_each_option_has_flag_ini_key_and_help():
     for option in OPTIONS:
         assert option.flag == "--" + option.name.replace("_", "-")
         assert option.help.strip()
+
+
+def test_target_pid_needs_a_target():
+    """--perf-target-pid alone is refused: it only describes a --perf-target server."""
+    with pytest.raises(ConfigError, match="needs --perf-target"):
+        resolve({"perf_target_pid": "123"}, {}, ROOT)

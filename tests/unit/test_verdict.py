@@ -6,7 +6,7 @@ T = Thresholds(tolerance=0.2, max_error_rate=0.01)
 
 
 def _baseline(rps):
-    return Baseline("v/json/c64", rps=rps, error_rate=0.0, p50_ms=1.0, p99_ms=2.0, recorded_at="x")
+    return Baseline("test_x::v/json/c64", rps=rps, error_rate=0.0, p50_ms=1.0, p99_ms=2.0, recorded_at="x")
 
 
 def test_within_tolerance_passes(make_result):

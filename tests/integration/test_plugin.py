@@ -1,0 +1,167 @@
+"""The plugin end to end through pytester: options, errors, JSON records, baselines, the summary."""
+import json
+import os
+import signal
+import time
+
+import psutil
+import pytest
+
+from serverbench.drivers import WrkDriver
+from serverbench.executors import free_port
+from serverbench.machine import machine_info
+from serverbench.servers import start_variant
+from serverbench.variants import registry
+
+pytestmark = pytest.mark.usefixtures("no_leaks")
+
+PERF_TEST = '''
+import pytest
+
+@pytest.mark.perf
+def test_throughput(perf_trial):
+    """The variant holds its baseline."""
+    perf_trial()
+
+@pytest.mark.perf(tolerance=0.99)
+def test_lenient(perf_trial):
+    """A per-test tolerance from the marker."""
+    perf_trial()
+'''
+
+FAST = ["--perf-variants=gunicorn-sync-w2", "--perf-workloads=json", "--perf-duration=1", "--perf-warmup=0",
+        "--perf-connections=8", "--perf-threads=1", "-p", "no:cacheprovider"]
+
+
+@pytest.fixture
+def suite(pytester, apps_dir):
+    """A pytester project with the perf test and the repository's apps."""
+    pytester.makeini(f"[pytest]\nperf_apps_dir = {apps_dir}\n")
+    pytester.makepyfile(test_perf=PERF_TEST)
+    return pytester
+
+
+def _baseline_path(pytester):
+    return pytester.path / "baselines" / f"{machine_info(f'wrk-{WrkDriver().version}')['id']}.json"
+
+
+def test_unknown_variant_lists_the_known_ones(suite):
+    """An unknown --perf-variants name stops the run before anything starts, listing the known names."""
+    result = suite.runpytest_subprocess("--perf-variants=gunicorn-nope")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown variant 'gunicorn-nope'*known variants: werkzeug-threaded, gunicorn-sync-w2*"])
+
+
+def test_unknown_workload_is_an_error(suite):
+    """An unknown --perf-workloads name is a usage error listing the workloads."""
+    result = suite.runpytest_subprocess("--perf-workloads=graphql")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown workload 'graphql'*known workloads: plaintext, json, redis*"])
+
+
+def test_bad_values_are_reported_together(suite):
+    """A zero duration and a malformed tolerance are both named in one error."""
+    result = suite.runpytest_subprocess("--perf-duration=0", "--perf-tolerance=ten")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*invalid serverbench settings*", "*--perf-duration='0'*", "*--perf-tolerance='ten'*"])
+
+
+def test_bad_ini_value_names_the_ini_key(pytester):
+    """A bad ini value is reported as the ini key, not as a flag."""
+    pytester.makeini("[pytest]\nperf_max_error_rate = 2\n")
+    pytester.makepyfile(test_perf=PERF_TEST)
+    result = pytester.runpytest_subprocess()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*ini key perf_max_error_rate='2'*"])
+
+
+def test_missing_wrk_says_how_to_install_it(suite, monkeypatch, tmp_path):
+    """Without wrk on PATH, the perf run stops at once with the install command."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    result = suite.runpytest_subprocess(*FAST)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*wrk was not found on PATH*apt-get install wrk*"])
+
+
+def test_corrupt_baseline_stops_the_run_and_is_kept(suite):
+    """A corrupt baseline file is a clear error; saving does not overwrite it."""
+    path = _baseline_path(suite)
+    path.parent.mkdir()
+    path.write_text("{not json")
+    result = suite.runpytest_subprocess(*FAST, "--perf-save-baseline")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*baseline file*cannot be read*Nothing was overwritten*"])
+    assert path.read_text() == "{not json"
+
+
+def test_unreachable_redis_url_fails_the_redis_tests(suite):
+    """--redis-url pointing at nothing fails the tests that need Redis, naming the URL and the fix."""
+    url = f"redis://127.0.0.1:{free_port()}/0"
+    result = suite.runpytest_subprocess(*FAST[:1], "--perf-workloads=redis", *FAST[2:], f"--redis-url={url}", "-k", "throughput")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([f"*--redis-url {url} did not answer*"])
+
+
+def test_run_records_json_and_saves_then_compares_baselines(suite):
+    """A real run writes the documented JSON, saves a baseline, and a later run fails against a higher one."""
+    out = suite.path / "results.json"
+    first = suite.runpytest_subprocess(*FAST, f"--perf-json={out}", "--perf-save-baseline")
+    first.assert_outcomes(passed=2)
+    first.stdout.fnmatch_lines(["*serverbench results*", "*gunicorn-sync-w2*json*8*", "*saved*", "*baseline for 2 cell(s) saved*"])
+    record = json.loads(out.read_text())["results"][0]
+    for key in ("nodeid", "variant", "workload", "connections", "duration_s", "requests", "rps", "latency_ms",
+                "errors", "error_rate", "server", "generator", "machine", "python", "verdict"):
+        assert key in record, key
+    assert set(record["latency_ms"]) == {"p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev"}
+    assert set(record["errors"]) == {"connect", "read", "write", "timeout", "status"}
+    assert record["requests"] > 0 and record["server"]["cpu_s"] > 0 and "saturated" in record["generator"]
+
+    path = _baseline_path(suite)
+    stored = json.loads(path.read_text())
+    stored["entries"]["test_throughput::gunicorn-sync-w2/json/c8"]["rps"] = record["rps"] * 10
+    stored["entries"]["test_lenient::gunicorn-sync-w2/json/c8"]["rps"] = record["rps"] * 1.5
+    path.write_text(json.dumps(stored))
+    second = suite.runpytest_subprocess(*FAST)
+    second.assert_outcomes(passed=1, failed=1)
+    # test_throughput fails at the default tolerance; test_lenient's marker (0.99) lets a 1/1.5 drop pass.
+    second.stdout.fnmatch_lines(["*test_throughput::gunicorn-sync-w2/json/c8: * rps < * = baseline * (1 − 0.3)*"])
+
+
+def test_missing_baseline_is_reported_not_silent(suite):
+    """Without a stored baseline the summary says so and gives the save command."""
+    result = suite.runpytest_subprocess(*FAST, "-k", "throughput")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*no-baseline*", "*1 result(s) have no stored baseline*--perf-save-baseline*"])
+
+
+def test_perf_target_drives_an_external_server(suite, apps_dir):
+    """--perf-target measures a server serverbench did not start, without touching its process."""
+    server = start_variant(registry()["gunicorn-sync-w2"], apps_dir=apps_dir)
+    try:
+        out = suite.path / "r.json"
+        result = suite.runpytest_subprocess(*FAST[1:], f"--perf-target={server.url}", f"--perf-json={out}",
+                                            "-k", "throughput")
+        result.assert_outcomes(passed=1)
+        record = json.loads(out.read_text())["results"][0]
+        assert record["variant"] == "target" and record["server"]["cpu_s"] is None
+        assert server.process.alive()
+    finally:
+        server.stop()
+
+
+def test_interrupted_run_leaves_no_server(suite):
+    """Ctrl-C during a trial still stops the server and its workers."""
+    port = free_port()
+    with open(suite.path / "out.txt", "w") as out:
+        proc = suite.popen([*suite._getpytestargs(), *FAST, "--perf-duration=20", f"--perf-port={port}", "-k", "throughput"],
+                           stdout=out, stderr=out)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not any(
+            c.laddr and c.laddr.port == port and c.status == psutil.CONN_LISTEN for c in psutil.net_connections("tcp")):
+        time.sleep(0.2)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=60)
+    time.sleep(0.5)
+    listeners = [c for c in psutil.net_connections("tcp") if c.laddr and c.laddr.port == port and c.status == psutil.CONN_LISTEN]
+    assert not listeners, f"a server still listens on {port} after Ctrl-C"
