@@ -3,12 +3,23 @@
 Served with ``python -m aiohttp.web -H HOST -P PORT aiohttp_app:init``.
 """
 import os
+import time
 
 import redis.asyncio as aioredis
 from aiohttp import web
 
 COUNTER_KEY = "serverbench:counter"
 VALUE_KEY = "serverbench:value"
+# Test-only knob: burn this many microseconds of CPU per request (proves the A/B verdict detects a known cost).
+BURN_S = int(os.environ.get("SERVERBENCH_BURN_US", "0")) / 1e6
+
+
+@web.middleware
+async def _burn(request, handler):
+    end = time.thread_time() + BURN_S
+    while time.thread_time() < end:
+        pass
+    return await handler(request)
 
 
 async def plaintext(request):
@@ -37,7 +48,7 @@ async def _redis_lifecycle(app):
 
 
 def init(argv=None):
-    app = web.Application()
+    app = web.Application(middlewares=[_burn] if BURN_S else [])
     app.cleanup_ctx.append(_redis_lifecycle)
     app.router.add_get("/plaintext", plaintext)
     app.router.add_get("/json", json_endpoint)

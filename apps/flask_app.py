@@ -1,5 +1,6 @@
 """The endpoint contract in Flask (WSGI).  Redis through redis-py, configured by SERVERBENCH_REDIS_URL."""
 import os
+import time
 
 import redis
 from flask import Flask, Response, jsonify
@@ -10,6 +11,16 @@ VALUE_KEY = "serverbench:value"
 app = Flask(__name__)
 app.json.sort_keys = False
 _redis = None
+# Test-only knob: burn this many microseconds of CPU per request (proves the A/B verdict detects a known cost).
+BURN_S = int(os.environ.get("SERVERBENCH_BURN_US", "0")) / 1e6
+
+
+@app.before_request
+def _burn():
+    if BURN_S:
+        end = time.thread_time() + BURN_S
+        while time.thread_time() < end:
+            pass
 
 
 def _client():

@@ -192,12 +192,30 @@ class GeneratorRun:
     cpu_s: float
 
 
-def run_generator(argv: Sequence[str], timeout: float) -> GeneratorRun:
-    """Run a load generator to completion, bounded by ``timeout``, and measure its own CPU time."""
+def pin_tree(pid: int, cpus: Sequence[int]) -> None:
+    """Restrict a process and all its descendants to ``cpus``."""
+    root = psutil.Process(pid)
+    for proc in [root] + root.children(recursive=True):
+        try:
+            proc.cpu_affinity(list(cpus))
+        except psutil.NoSuchProcess:
+            continue
+
+
+def run_generator(argv: Sequence[str], timeout: float, cpus: Sequence[int] | None = None) -> GeneratorRun:
+    """Run a load generator to completion, bounded by ``timeout``, and measure its own CPU time.
+
+    ``cpus`` pins the generator to those cores (the A/B runner gives each arm its own core).
+    """
+    def prepare() -> None:
+        _session_with_parent_death_signal()
+        if cpus is not None:
+            os.sched_setaffinity(0, set(cpus))
+
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.monotonic()
         process = subprocess.Popen(list(argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                   preexec_fn=_session_with_parent_death_signal)
+                                   preexec_fn=prepare)
         watchdog = threading.Timer(timeout, _kill_group, args=(process.pid,))
         watchdog.start()
         try:

@@ -54,11 +54,15 @@ def unavailable_reason(variant: Variant) -> str | None:
 
 def start_variant(variant: Variant, *, apps_dir: Path, port: int | None = None,
                   env: Mapping[str, str] | None = None, timeout: float = 30.0,
-                  log_dir: Path | None = None) -> RunningServer:
-    """Start a variant on a loopback port and wait until its readiness path answers 2xx."""
+                  log_dir: Path | None = None, python: str | None = None) -> RunningServer:
+    """Start a variant on a loopback port and wait until its readiness path answers 2xx.
+
+    ``python`` runs the server under another interpreter or virtual environment (an A/B arm).
+    """
     port = port if port is not None else free_port()
     app = variant.app_spec
-    argv = variant.argv(python=sys.executable, bindir=os.path.dirname(sys.executable), host=LOOPBACK,
+    python = python if python is not None else sys.executable
+    argv = variant.argv(python=python, bindir=os.path.dirname(python), host=LOOPBACK,
                         port=port, target=app.target, module=app.module, callable=app.callable,
                         apps_dir=str(apps_dir))
     pythonpath = os.pathsep.join(p for p in (str(apps_dir), os.environ.get("PYTHONPATH", "")) if p)

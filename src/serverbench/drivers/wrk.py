@@ -7,6 +7,7 @@ import subprocess
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Sequence
 
 from ..errors import GeneratorError
 from ..executors import require_binary, run_generator
@@ -54,9 +55,9 @@ class WrkDriver:
         return [self.binary, f"-t{threads}", f"-c{connections}", f"-d{duration}s",
                 f"--timeout={self.timeout_s}s", "-s", str(REPORTER), url]
 
-    def run(self, url: str, connections: int, duration: int):
-        """Drive ``url`` for ``duration`` seconds; returns (LoadReport, GeneratorRun)."""
-        run = run_generator(self.argv(url, connections, duration), timeout=duration + self.timeout_s + 30)
+    def run(self, url: str, connections: int, duration: int, cpus: Sequence[int] | None = None):
+        """Drive ``url`` for ``duration`` seconds (optionally pinned to ``cpus``); returns (LoadReport, GeneratorRun)."""
+        run = run_generator(self.argv(url, connections, duration), timeout=duration + self.timeout_s + 30, cpus=cpus)
         if run.returncode != 0:
             raise GeneratorError(f"wrk exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}")
         return parse_report(run.stdout), run

@@ -1,0 +1,70 @@
+"""Proof of the A/B gate: A/A false-failure rate, detection of injected 10% and 5% slowdowns, decision time.
+
+    .venv/bin/python benchmarks/ab_rates.py --runs 20 --out ab-rates.json
+
+Each run is one whole gated decision (`serverbench.abtest.run_ab` with the gate's policy) of
+aiohttp on /json.  The injected cost is the apps' test-only knob SERVERBENCH_BURN_US (CPU burnt
+per request), calibrated from a first A/A run so that it costs 10% / 5% of throughput when the
+server is CPU-bound.  Runs are interleaved (A/A, 10%, 5%, A/A, …) so drift hits all alike.
+Every decision is appended to --out as it completes.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+from serverbench.abtest import Arm, run_ab
+from serverbench.variants import registry
+from serverbench.workloads import WORKLOADS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def decision(variant, workload, burn_us: int) -> dict:
+    apps = ROOT / "apps"
+    cand_env = {"SERVERBENCH_BURN_US": str(burn_us)} if burn_us else {}
+    run = run_ab(variant, workload, Arm("base", apps_dir=apps), Arm("candidate", apps_dir=apps, env=cand_env))
+    base_cpu = [1e6 * t.server_cpu_s / max(t.load.good_requests, 1) for t in run.trials if t.nodeid == "ab::base"]
+    t = run.throughput
+    return {"burn_us": burn_us, "verdict": t.verdict, "delta": t.delta, "ci": t.ci, "p": t.p, "n": t.n,
+            "dispersion": t.dispersion, "cpu_verdict": run.cpu_per_request.verdict,
+            "cpu_delta": run.cpu_per_request.delta, "extended": run.extended, "reruns": run.reruns,
+            "seconds": run.seconds, "base_cpu_us_per_request": statistics.median(base_cpu)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20, help="decisions per condition")
+    parser.add_argument("--out", default="ab-rates.json")
+    args = parser.parse_args()
+    variant, workload = registry()["aiohttp"], WORKLOADS["json"]
+    out = Path(args.out)
+    records: list[dict] = []
+    calib = decision(variant, workload, 0)
+    cpu = calib["base_cpu_us_per_request"]
+    # Throughput of a CPU-bound server scales as 1/cost: a drop d needs cost × 1/(1-d).
+    burns = {"A/A": 0, "10%": round(cpu * (1 / 0.90 - 1)), "5%": round(cpu * (1 / 0.95 - 1))}
+    print(f"calibration: base {cpu:.1f} µs CPU/request -> burn {burns}", flush=True)
+    started = time.monotonic()
+    for i in range(args.runs):
+        for label, burn in burns.items():
+            rec = {"condition": label, "round": i, **decision(variant, workload, burn)}
+            records.append(rec)
+            out.write_text(json.dumps({"calibration": calib, "burns": burns, "decisions": records}, indent=1))
+            print(f"{i + 1:2d} {label:4s} {rec['verdict']:12s} Δ {rec['delta']:+.1%} p={rec['p']:.4f} "
+                  f"n={rec['n']} disp={rec['dispersion']:.1%} {rec['seconds']:.0f}s", flush=True)
+    print(f"total {time.monotonic() - started:.0f} s")
+    for label in burns:
+        rs = [r for r in records if r["condition"] == label]
+        flagged = sum(r["verdict"] == "regression" for r in rs)
+        verdicts = {v: sum(r["verdict"] == v for r in rs) for v in sorted({r["verdict"] for r in rs})}
+        print(f"{label:4s}: regression {flagged}/{len(rs)} ({flagged / len(rs):.0%}); verdicts {verdicts}; "
+              f"median Δ {statistics.median(r['delta'] for r in rs):+.1%}; "
+              f"time median {statistics.median(r['seconds'] for r in rs):.0f} s, max {max(r['seconds'] for r in rs):.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,224 @@
+"""Same-session A/B: a base and a candidate arm measured in one session, judged by paired statistics.
+
+Measurement only: the statistics live in :mod:`serverbench.decision`.  Two designs:
+
+* ``simultaneous`` (default, needs 2+ cores): per block, a fresh server of each arm is started
+  and verified; both are warmed up; then rounds run both arms *at the same time*, each server
+  and its own wrk pinned to one core, the cores swapped every round.  This machine's speed
+  swings ±20% within seconds (measured: two identical servers measured 2 s apart differ by
+  0.84–1.50×), so only measurements taken at the same instant cancel it; swapping cores each
+  round cancels a per-core bias within a pair.  One pair = two rounds (one swap).
+* ``sequential``: classic ABBA blocks, one arm at a time, a fresh server per trial.
+
+A round whose load generator was saturated is re-run once, not judged.  A borderline
+throughput verdict gets one bounded extension (half as many blocks again).
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from .decision import Decision, Policy, abba_order, decide, pairs_from_abba
+from .drivers import WrkDriver
+from .errors import ConfigError
+from .executors import pin_tree
+from .machine import machine_info, python_info
+from .results import Result
+from .servers import RunningServer, ServerPool, start_variant
+from .trial import measure, run_trial, warm_up
+from .variants import Variant
+from .workloads import Workload
+
+# The gate: a family-wise 1% false-failure budget per suite run, and a 3% minimum effect.
+GATE_POLICY = Policy(alpha=0.01, min_effect=0.03)
+
+
+@dataclass(frozen=True)
+class Arm:
+    """What differs between base and candidate: interpreter, app code, environment."""
+
+    label: str
+    python: str = sys.executable
+    apps_dir: Path = Path("apps")
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ABRun:
+    """Every measured window of both arms and the verdicts on them."""
+
+    mode: str
+    base_rps: tuple[float, ...]
+    cand_rps: tuple[float, ...]
+    trials: tuple[Result, ...]
+    reruns: int
+    extended: bool
+    throughput: Decision
+    cpu_per_request: Decision
+    error_rate: Mapping[str, float]
+    peak_rss_mb: Mapping[str, float]
+    seconds: float
+
+    @property
+    def verdict(self) -> str:
+        return self.throughput.verdict
+
+
+@dataclass
+class _Setup:
+    variant: Variant
+    workload: Workload
+    connections: int
+    duration: int
+    warmup: int
+    driver: WrkDriver
+    redis_url: str | None
+
+    def start(self, arm: Arm) -> ServerPool:
+        env = {**arm.env, **({"SERVERBENCH_REDIS_URL": self.redis_url} if self.redis_url else {})}
+        pool = ServerPool(lambda v: start_variant(v, apps_dir=arm.apps_dir, env=env, python=arm.python),
+                          [self.workload.spec])
+        pool.get(self.variant)
+        return pool
+
+    def measure(self, server: RunningServer, label: str, cpus: Sequence[int] | None) -> Result:
+        return measure(server, self.workload, self.connections, driver=self.driver, duration=self.duration,
+                       nodeid=f"ab::{label}", test="ab", machine=machine_info(f"wrk-{self.driver.version}"),
+                       python=python_info(), warmup_s=self.warmup, cpus=cpus)
+
+
+def _parallel(calls: Sequence[Callable[[], object]]) -> list:
+    """Run the calls at the same time in threads; re-raise the first failure."""
+    out: list = [None] * len(calls)
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        try:
+            out[i] = calls[i]()
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return out
+
+
+def _geomean(values: Sequence[float]) -> float:
+    return math.exp(sum(math.log(max(v, 1e-9)) for v in values) / len(values))
+
+
+def _simultaneous_blocks(setup: _Setup, base: Arm, cand: Arm, blocks: int, first_block: int):
+    """Yield (base_window, cand_window) per round, two rounds (one core swap) per pair."""
+    for b in range(first_block, first_block + blocks):
+        pools = {"A": setup.start(base), "B": setup.start(cand)}
+        try:
+            servers = {k: p.get(setup.variant) for k, p in pools.items()}
+            _parallel([lambda s=s: warm_up(s, setup.workload, setup.connections, driver=setup.driver,
+                                           seconds=setup.warmup) for s in servers.values()])
+            for swap in range(2):
+                rounds = []
+                for r in range(2):
+                    core_a = (b + swap + r) % 2
+                    cores = {"A": [core_a], "B": [1 - core_a]}
+                    for k, s in servers.items():
+                        pin_tree(s.pid, cores[k])
+                    labels = {"A": base.label, "B": cand.label}
+                    rounds.append(_parallel([lambda k=k, s=s: setup.measure(s, labels[k], cores[k])
+                                             for k, s in servers.items()]))
+                yield rounds
+        finally:
+            for pool in pools.values():
+                pool.close()
+
+
+def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: str | None = None,
+           blocks: int = 4, connections: int = 32, duration: int = 2, warmup: int = 1,
+           driver: WrkDriver | None = None, redis_url: str | None = None,
+           policy: Policy = GATE_POLICY, extend: bool = True) -> ABRun:
+    """Measure both arms and decide on throughput and on server CPU per request."""
+    cores = len(os.sched_getaffinity(0))
+    mode = mode or ("simultaneous" if cores >= 2 else "sequential")
+    if mode == "simultaneous" and cores < 2:
+        raise ConfigError(f"simultaneous A/B needs 2 cores, this process may use {cores}; use mode='sequential'")
+    if mode not in ("simultaneous", "sequential"):
+        raise ConfigError(f"unknown A/B mode {mode!r}; use 'simultaneous' or 'sequential'")
+    if base.label == cand.label:
+        raise ConfigError(f"the two arms need different labels, both are {base.label!r}")
+    if workload.backends and redis_url is None:
+        raise ConfigError(f"workload {workload.name} needs Redis: pass redis_url")
+    setup = _Setup(variant, workload, connections, duration, warmup,
+                   driver or WrkDriver(threads=1 if mode == "simultaneous" else 2), redis_url)
+    started = time.monotonic()
+    trials: list[Result] = []
+    pairs: list[tuple[float, float, float, float]] = []  # base rps, cand rps, base cpu/req, cand cpu/req
+    reruns = 0
+
+    def collect(n_blocks: int, first: int) -> None:
+        nonlocal reruns
+        if mode == "simultaneous":
+            for rounds in _simultaneous_blocks(setup, base, cand, n_blocks, first):
+                if any(w.generator.saturated for rnd in rounds for w in rnd):
+                    reruns += 1  # generator-bound: the pair says nothing about the servers
+                    continue
+                a = [rnd[0] for rnd in rounds]
+                b = [rnd[1] for rnd in rounds]
+                trials.extend(a + b)
+                pairs.append((_geomean([w.rps for w in a]), _geomean([w.rps for w in b]),
+                              _cpu_per_request(a), _cpu_per_request(b)))
+        else:
+            order = abba_order(n_blocks)
+            windows = []
+            for label in order:
+                arm = base if label == "A" else cand
+                pool = setup.start(arm)
+                try:
+                    w = run_trial(pool.get(variant), workload, connections, driver=setup.driver, duration=duration,
+                                  warmup=warmup, nodeid=f"ab::{arm.label}", test="ab",
+                                  machine=machine_info(f"wrk-{setup.driver.version}"), python=python_info())
+                finally:
+                    pool.close()
+                reruns += w.generator.saturated
+                windows.append(w)
+            trials.extend(windows)
+            rps_a, rps_b = pairs_from_abba(order, [w.rps for w in windows])
+            cpu_a, cpu_b = pairs_from_abba(order, [_cpu_per_request([w]) for w in windows])
+            pairs.extend(zip(rps_a, rps_b, cpu_a, cpu_b))
+
+    collect(blocks, 0)
+    throughput = decide([p[0] for p in pairs], [p[1] for p in pairs], policy)
+    extended = False
+    if extend and throughput.borderline:
+        collect(max(1, blocks // 2), blocks)
+        extended = True
+        throughput = decide([p[0] for p in pairs], [p[1] for p in pairs], policy)
+    cpu_policy = Policy(alpha=policy.alpha, cells=policy.cells, min_effect=policy.min_effect,
+                        min_pairs=policy.min_pairs, max_dispersion=policy.max_dispersion, higher_is_better=False)
+    cpu = decide([p[2] for p in pairs], [p[3] for p in pairs], cpu_policy)
+    by_arm = {arm.label: [t for t in trials if t.nodeid == f"ab::{arm.label}"] for arm in (base, cand)}
+    return ABRun(mode, tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), tuple(trials), reruns, extended,
+                 throughput, cpu, {k: _error_rate(v) for k, v in by_arm.items()},
+                 {k: max((t.server_rss_mb or 0.0) for t in v) if v else 0.0 for k, v in by_arm.items()},
+                 time.monotonic() - started)
+
+
+def _cpu_per_request(windows: Sequence[Result]) -> float:
+    requests = sum(w.load.good_requests for w in windows)
+    return sum(w.server_cpu_s or 0.0 for w in windows) / max(requests, 1) * 1e6
+
+
+def _error_rate(windows: Sequence[Result]) -> float:
+    errors = sum(sum(w.load.errors.values()) for w in windows)
+    attempts = sum(w.load.requests + w.load.errors["connect"] + w.load.errors["read"] + w.load.errors["write"]
+                   for w in windows)
+    return errors / attempts if attempts else 0.0

@@ -1,0 +1,138 @@
+"""The A/B regression gate as a command: base (a git ref, interpreter or environment) vs the working tree.
+
+    python -m serverbench.gate --variant aiohttp --workload json --base-ref origin/main
+    python -m serverbench.gate --variant aiohttp --workload json --cand-env SERVERBENCH_BURN_US=20
+
+Exit status: 0 pass (or improvement), 1 regression or error rate over the limit, 3 inconclusive
+or too noisy to judge (never reported as a pass), 2 bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import Iterator
+
+from .abtest import GATE_POLICY, ABRun, Arm, run_ab
+from .backends import start_redis
+from .config import parse_option
+from .decision import Policy
+from .errors import ConfigError, ServerbenchError
+from .variants import registry
+from .workloads import WORKLOADS
+
+
+@contextmanager
+def worktree(ref: str, repo: Path) -> Iterator[Path]:
+    """Check ``ref`` out into a temporary git worktree; a ref that does not exist is a ConfigError."""
+    check = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+                           capture_output=True, text=True)
+    if check.returncode != 0:
+        raise ConfigError(f"base ref {ref!r} does not exist in {repo}; name a branch, tag or commit "
+                          "(`git fetch` it first if it lives on a remote)")
+    path = Path(tempfile.mkdtemp(prefix="serverbench-base-"))
+    subprocess.run(["git", "-C", str(repo), "worktree", "add", "--detach", "--force", str(path), ref],
+                   check=True, capture_output=True)
+    try:
+        yield path
+    finally:
+        subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(path)], capture_output=True)
+
+
+def _env(items: list[str]) -> dict[str, str]:
+    bad = [i for i in items if "=" not in i]
+    if bad:
+        raise ConfigError(f"environment settings must look like NAME=VALUE, got {bad}")
+    return dict(i.split("=", 1) for i in items)
+
+
+def exit_status(run: ABRun, max_error_rate: float) -> int:
+    if max(run.error_rate.values()) > max_error_rate or run.verdict == "regression":
+        return 1
+    if run.verdict in ("inconclusive", "rerun"):
+        return 3
+    return 0
+
+
+def markdown(name: str, run: ABRun, max_error_rate: float) -> str:
+    """A GitHub step-summary table: per cell Δ, interval, p, n, dispersion and verdict."""
+    t, c = run.throughput, run.cpu_per_request
+    rows = [("throughput (rps)", t), ("server CPU per request", c)]
+    lines = [f"### serverbench A/B: {name}", "", "| signal | Δ | interval | p | n | dispersion | verdict |",
+             "|---|---:|---|---:|---:|---:|---|"]
+    for label, d in rows:
+        lines.append(f"| {label} | {d.delta:+.1%} | [{d.ci[0]:+.1%}, {d.ci[1]:+.1%}] | {d.p:.4f} | {d.n} | "
+                     f"{d.dispersion:.1%} | **{d.verdict}** |")
+    errors = ", ".join(f"{k} {v:.2%}" for k, v in run.error_rate.items())
+    lines += ["", f"error rate: {errors} (limit {max_error_rate:.2%}); mode {run.mode}; "
+                  f"{len(run.trials)} windows, {run.reruns} re-run, extended: {run.extended}; {run.seconds:.0f} s", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m serverbench.gate", description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", required=True)
+    parser.add_argument("--workload", default="json")
+    parser.add_argument("--base-ref", help="git ref whose apps/ folder is the base arm (default: the working tree)")
+    parser.add_argument("--repo", default=".", help="the git checkout holding apps/ (default: .)")
+    parser.add_argument("--base-python", default=sys.executable, help="interpreter (venv) of the base arm")
+    parser.add_argument("--cand-python", default=sys.executable, help="interpreter (venv) of the candidate arm")
+    parser.add_argument("--base-env", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--cand-env", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--mode", choices=("simultaneous", "sequential"))
+    parser.add_argument("--blocks", type=int, default=4, help="fresh-server blocks (2 pairs each when simultaneous)")
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--duration", type=int, default=2)
+    parser.add_argument("--warmup", type=int, default=1)
+    parser.add_argument("--alpha", type=float, default=GATE_POLICY.alpha)
+    parser.add_argument("--min-effect", type=float, default=GATE_POLICY.min_effect)
+    parser.add_argument("--max-error-rate", default="0.01")
+    parser.add_argument("--markdown", help="append a step-summary table to this file ($GITHUB_STEP_SUMMARY)")
+    args = parser.parse_args(argv)
+    try:
+        variants = registry()
+        if args.variant not in variants:
+            raise ConfigError(f"unknown variant {args.variant!r}; known variants: {', '.join(variants)}")
+        if args.workload not in WORKLOADS:
+            raise ConfigError(f"unknown workload {args.workload!r}; known workloads: {', '.join(WORKLOADS)}")
+        if args.blocks < 1 or args.duration < 1 or args.warmup < 0 or args.connections < 1:
+            raise ConfigError("--blocks, --duration and --connections must be >= 1, --warmup >= 0")
+        max_error_rate = parse_option("perf_max_error_rate", args.max_error_rate, "cli")
+        policy = Policy(alpha=args.alpha, min_effect=args.min_effect)
+        repo = Path(args.repo).resolve()
+        workload = WORKLOADS[args.workload]
+        redis = start_redis() if workload.backends else None
+        try:
+            with (worktree(args.base_ref, repo) if args.base_ref else nullcontext(repo)) as base_root:
+                for root in (base_root, repo):
+                    if not (root / "apps").is_dir():
+                        raise ConfigError(f"{root} has no apps/ folder to serve")
+                run = run_ab(variants[args.variant], workload,
+                             Arm("base", args.base_python, base_root / "apps", _env(args.base_env)),
+                             Arm("candidate", args.cand_python, repo / "apps", _env(args.cand_env)),
+                             mode=args.mode, blocks=args.blocks, connections=args.connections,
+                             duration=args.duration, warmup=args.warmup,
+                             redis_url=redis.url if redis else None, policy=policy)
+        finally:
+            if redis is not None:
+                redis.stop()
+    except (ServerbenchError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    name = f"{args.variant} {args.workload} c{args.connections}"
+    print(f"{name}: {run.mode}, {len(run.trials)} windows, {run.reruns} re-run, extended {run.extended}, "
+          f"{run.seconds:.0f} s")
+    print(f"  throughput       {run.throughput.summary()}")
+    print(f"  cpu per request  {run.cpu_per_request.summary()}")
+    print(f"  error rate       {', '.join(f'{k} {v:.2%}' for k, v in run.error_rate.items())}")
+    if args.markdown:
+        with open(args.markdown, "a") as f:
+            f.write(markdown(name, run, max_error_rate))
+    return exit_status(run, max_error_rate)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
