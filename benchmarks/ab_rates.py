@@ -16,17 +16,19 @@ import statistics
 import time
 from pathlib import Path
 
-from serverbench.abtest import Arm, run_ab
+from serverbench.abtest import GATE_POLICY, Arm, run_ab
+from serverbench.decision import Policy
 from serverbench.variants import registry
 from serverbench.workloads import WORKLOADS
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def decision(variant, workload, burn_us: int) -> dict:
+def decision(variant, workload, burn_us: int, blocks: int, policy: Policy) -> dict:
     apps = ROOT / "apps"
     cand_env = {"SERVERBENCH_BURN_US": str(burn_us)} if burn_us else {}
-    run = run_ab(variant, workload, Arm("base", apps_dir=apps), Arm("candidate", apps_dir=apps, env=cand_env))
+    run = run_ab(variant, workload, Arm("base", apps_dir=apps), Arm("candidate", apps_dir=apps, env=cand_env),
+                 blocks=blocks, policy=policy)
     base_cpu = [1e6 * t.server_cpu_s / max(t.load.good_requests, 1) for t in run.trials if t.nodeid == "ab::base"]
     t = run.throughput
     return {"burn_us": burn_us, "verdict": t.verdict, "delta": t.delta, "ci": t.ci, "p": t.p, "n": t.n,
@@ -39,21 +41,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20, help="decisions per condition")
     parser.add_argument("--out", default="ab-rates.json")
+    parser.add_argument("--blocks", type=int, default=4)
+    parser.add_argument("--max-dispersion", type=float, default=GATE_POLICY.max_dispersion)
+    parser.add_argument("--conditions", default="A/A,10%,5%", help="which of A/A, 10%%, 5%% to run")
+    parser.add_argument("--burns", help="explicit burns instead of calibration, e.g. 'A/A=0,10%%=12,5%%=6' (µs)")
     args = parser.parse_args()
+    policy = Policy(alpha=GATE_POLICY.alpha, min_effect=GATE_POLICY.min_effect, max_dispersion=args.max_dispersion)
     variant, workload = registry()["aiohttp"], WORKLOADS["json"]
     out = Path(args.out)
     records: list[dict] = []
-    calib = decision(variant, workload, 0)
+    calib = decision(variant, workload, 0, args.blocks, policy)
     cpu = calib["base_cpu_us_per_request"]
     # Throughput of a CPU-bound server scales as 1/cost: a drop d needs cost × 1/(1-d).
     burns = {"A/A": 0, "10%": round(cpu * (1 / 0.90 - 1)), "5%": round(cpu * (1 / 0.95 - 1))}
+    if args.burns:
+        burns = {k: int(v) for k, v in (item.split("=") for item in args.burns.split(","))}
+    burns = {k: v for k, v in burns.items() if k in args.conditions.split(",")}
     print(f"calibration: base {cpu:.1f} µs CPU/request -> burn {burns}", flush=True)
     started = time.monotonic()
     for i in range(args.runs):
         for label, burn in burns.items():
-            rec = {"condition": label, "round": i, **decision(variant, workload, burn)}
+            rec = {"condition": label, "round": i, **decision(variant, workload, burn, args.blocks, policy)}
             records.append(rec)
-            out.write_text(json.dumps({"calibration": calib, "burns": burns, "decisions": records}, indent=1))
+            out.write_text(json.dumps({"calibration": calib, "burns": burns, "blocks": args.blocks,
+                                       "max_dispersion": args.max_dispersion, "decisions": records}, indent=1))
             print(f"{i + 1:2d} {label:4s} {rec['verdict']:12s} Δ {rec['delta']:+.1%} p={rec['p']:.4f} "
                   f"n={rec['n']} disp={rec['dispersion']:.1%} {rec['seconds']:.0f}s", flush=True)
     print(f"total {time.monotonic() - started:.0f} s")

@@ -29,14 +29,16 @@ from .drivers import WrkDriver
 from .errors import ConfigError
 from .executors import pin_tree
 from .machine import machine_info, python_info
-from .results import Result
+from .results import Result, error_rate
 from .servers import RunningServer, ServerPool, start_variant
 from .trial import measure, run_trial, warm_up
 from .variants import Variant
 from .workloads import Workload
 
-# The gate: a family-wise 1% false-failure budget per suite run, and a 3% minimum effect.
-GATE_POLICY = Policy(alpha=0.01, min_effect=0.03)
+# The gate: a family-wise 1% false-failure budget per suite run, a 3% minimum effect, and a
+# dispersion limit fitted to this machine (measured pair dispersion 2-17%; see README).
+GATE_POLICY = Policy(alpha=0.01, min_effect=0.03, max_dispersion=0.15)
+GATE_BLOCKS = 6
 
 
 @dataclass(frozen=True)
@@ -119,11 +121,15 @@ def _geomean(values: Sequence[float]) -> float:
 
 
 def _simultaneous_blocks(setup: _Setup, base: Arm, cand: Arm, blocks: int, first_block: int):
-    """Yield (base_window, cand_window) per round, two rounds (one core swap) per pair."""
+    """Yield the rounds of each pair ({"A": base window, "B": candidate window}), two rounds (one core swap) a pair."""
+    arms = {"A": base, "B": cand}
     for b in range(first_block, first_block + blocks):
-        pools = {"A": setup.start(base), "B": setup.start(cand)}
+        order = ("A", "B") if b % 2 == 0 else ("B", "A")  # who starts (and is driven) first alternates
+        pools: dict[str, ServerPool] = {}
         try:
-            servers = {k: p.get(setup.variant) for k, p in pools.items()}
+            for k in order:
+                pools[k] = setup.start(arms[k])
+            servers = {k: pools[k].get(setup.variant) for k in order}
             _parallel([lambda s=s: warm_up(s, setup.workload, setup.connections, driver=setup.driver,
                                            seconds=setup.warmup) for s in servers.values()])
             for swap in range(2):
@@ -133,9 +139,9 @@ def _simultaneous_blocks(setup: _Setup, base: Arm, cand: Arm, blocks: int, first
                     cores = {"A": [core_a], "B": [1 - core_a]}
                     for k, s in servers.items():
                         pin_tree(s.pid, cores[k])
-                    labels = {"A": base.label, "B": cand.label}
-                    rounds.append(_parallel([lambda k=k, s=s: setup.measure(s, labels[k], cores[k])
-                                             for k, s in servers.items()]))
+                    windows = _parallel([lambda k=k, s=s: setup.measure(s, arms[k].label, cores[k])
+                                         for k, s in servers.items()])
+                    rounds.append(dict(zip(servers, windows)))
                 yield rounds
         finally:
             for pool in pools.values():
@@ -143,7 +149,7 @@ def _simultaneous_blocks(setup: _Setup, base: Arm, cand: Arm, blocks: int, first
 
 
 def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: str | None = None,
-           blocks: int = 4, connections: int = 32, duration: int = 2, warmup: int = 1,
+           blocks: int = GATE_BLOCKS, connections: int = 32, duration: int = 2, warmup: int = 1,
            driver: WrkDriver | None = None, redis_url: str | None = None,
            policy: Policy = GATE_POLICY, extend: bool = True) -> ABRun:
     """Measure both arms and decide on throughput and on server CPU per request."""
@@ -168,11 +174,11 @@ def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: 
         nonlocal reruns
         if mode == "simultaneous":
             for rounds in _simultaneous_blocks(setup, base, cand, n_blocks, first):
-                if any(w.generator.saturated for rnd in rounds for w in rnd):
+                if any(w.generator.saturated for rnd in rounds for w in rnd.values()):
                     reruns += 1  # generator-bound: the pair says nothing about the servers
                     continue
-                a = [rnd[0] for rnd in rounds]
-                b = [rnd[1] for rnd in rounds]
+                a = [rnd["A"] for rnd in rounds]
+                b = [rnd["B"] for rnd in rounds]
                 trials.extend(a + b)
                 pairs.append((_geomean([w.rps for w in a]), _geomean([w.rps for w in b]),
                               _cpu_per_request(a), _cpu_per_request(b)))
@@ -207,7 +213,7 @@ def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: 
     cpu = decide([p[2] for p in pairs], [p[3] for p in pairs], cpu_policy)
     by_arm = {arm.label: [t for t in trials if t.nodeid == f"ab::{arm.label}"] for arm in (base, cand)}
     return ABRun(mode, tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), tuple(trials), reruns, extended,
-                 throughput, cpu, {k: _error_rate(v) for k, v in by_arm.items()},
+                 throughput, cpu, {k: error_rate([w.load for w in v]) for k, v in by_arm.items()},
                  {k: max((t.server_rss_mb or 0.0) for t in v) if v else 0.0 for k, v in by_arm.items()},
                  time.monotonic() - started)
 
@@ -215,10 +221,3 @@ def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: 
 def _cpu_per_request(windows: Sequence[Result]) -> float:
     requests = sum(w.load.good_requests for w in windows)
     return sum(w.server_cpu_s or 0.0 for w in windows) / max(requests, 1) * 1e6
-
-
-def _error_rate(windows: Sequence[Result]) -> float:
-    errors = sum(sum(w.load.errors.values()) for w in windows)
-    attempts = sum(w.load.requests + w.load.errors["connect"] + w.load.errors["read"] + w.load.errors["write"]
-                   for w in windows)
-    return errors / attempts if attempts else 0.0

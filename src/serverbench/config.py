@@ -189,15 +189,21 @@ def parse_option(name: str, raw: Any, source: str) -> Any:
         raise ConfigError(f"{where}={raw!r}: {exc}") from None
 
 
-def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path) -> PerfConfig:
-    """Resolve options with precedence command line > ini > default; report every bad value at once."""
+def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: Path | None = None) -> PerfConfig:
+    """Resolve options with precedence command line > ini > default; report every bad value at once.
+
+    Paths given on the command line are relative to ``cwd`` (where pytest was invoked), paths
+    from ini or defaults relative to ``rootdir``, as pytest itself does.
+    """
     values: dict[str, Any] = {}
+    from_cli: set[str] = set()
     problems: list[str] = []
     for option in OPTIONS:
         raw_cli, raw_ini = cli.get(option.name), ini.get(option.name)
         try:
             if raw_cli is not None and raw_cli is not False:
                 values[option.name] = raw_cli if isinstance(raw_cli, bool) else parse_option(option.name, raw_cli, "cli")
+                from_cli.add(option.name)
             elif raw_ini not in (None, "", []):
                 values[option.name] = parse_option(option.name, raw_ini, "ini")
             else:
@@ -209,8 +215,10 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path) -> Pe
     if problems:
         raise ConfigError("invalid serverbench settings:\n  " + "\n  ".join(problems))
 
-    def path(value: str | None) -> Path | None:
-        return None if value is None else (rootdir / os.path.expanduser(value)).resolve()
+    def path(name: str) -> Path | None:
+        value = values[name]
+        base = cwd if cwd is not None and name in from_cli else rootdir
+        return None if value is None else (base / os.path.expanduser(value)).resolve()
 
     return PerfConfig(
         variants=values["perf_variants"],
@@ -219,14 +227,14 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path) -> Pe
         warmup=values["perf_warmup"],
         connections=values["perf_connections"],
         threads=values["perf_threads"],
-        json_path=path(values["perf_json"]),
+        json_path=path("perf_json"),
         save_baseline=values["perf_save_baseline"],
         target=values["perf_target"],
         target_pid=values["perf_target_pid"],
         redis_url=values["redis_url"],
         thresholds=Thresholds(values["perf_tolerance"], values["perf_max_error_rate"]),
-        baseline_dir=path(values["perf_baseline_dir"]),
-        apps_dir=path(values["perf_apps_dir"]),
+        baseline_dir=path("perf_baseline_dir"),
+        apps_dir=path("perf_apps_dir"),
         start_timeout=values["perf_start_timeout"],
         port=values["perf_port"],
     )

@@ -173,6 +173,7 @@ class ManagedProcess:
             self._executor.kill()
         finally:
             self._close_log()
+            self.log_path.unlink(missing_ok=True)  # any error already carried the log's tail
 
     def _close_log(self) -> None:
         if self._log is not None:

@@ -76,6 +76,9 @@ def server_proc(variant: str, port: int | None = None, with_redis: bool = True) 
     @pytest.fixture(scope="session")
     def fixture(request: pytest.FixtureRequest) -> Iterator[RunningServer]:
         session = perf_session_of(request.config)
+        if variant not in session.variants:
+            raise pytest.UsageError(f"server_proc: unknown variant {variant!r}; known variants: "
+                                    f"{', '.join(session.variants)}")
         spec = session.variants[variant]
         reason = unavailable_reason(spec)
         if reason:

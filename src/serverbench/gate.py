@@ -16,7 +16,7 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Iterator
 
-from .abtest import GATE_POLICY, ABRun, Arm, run_ab
+from .abtest import GATE_BLOCKS, GATE_POLICY, ABRun, Arm, run_ab
 from .backends import start_redis
 from .config import parse_option
 from .decision import Policy
@@ -49,6 +49,12 @@ def _env(items: list[str]) -> dict[str, str]:
     return dict(i.split("=", 1) for i in items)
 
 
+def rss_line(run: ABRun) -> str:
+    base, cand = run.peak_rss_mb.get("base", 0.0), run.peak_rss_mb.get("candidate", 0.0)
+    change = f" ({cand / base - 1:+.1%})" if base else ""
+    return f"base {base:.1f} MB, candidate {cand:.1f} MB{change}"
+
+
 def exit_status(run: ABRun, max_error_rate: float) -> int:
     if max(run.error_rate.values()) > max_error_rate or run.verdict == "regression":
         return 1
@@ -67,7 +73,8 @@ def markdown(name: str, run: ABRun, max_error_rate: float) -> str:
         lines.append(f"| {label} | {d.delta:+.1%} | [{d.ci[0]:+.1%}, {d.ci[1]:+.1%}] | {d.p:.4f} | {d.n} | "
                      f"{d.dispersion:.1%} | **{d.verdict}** |")
     errors = ", ".join(f"{k} {v:.2%}" for k, v in run.error_rate.items())
-    lines += ["", f"error rate: {errors} (limit {max_error_rate:.2%}); mode {run.mode}; "
+    lines += ["", f"peak RSS: {rss_line(run)}", "",
+              f"error rate: {errors} (limit {max_error_rate:.2%}); mode {run.mode}; "
                   f"{len(run.trials)} windows, {run.reruns} re-run, extended: {run.extended}; {run.seconds:.0f} s", ""]
     return "\n".join(lines)
 
@@ -83,13 +90,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-env", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--cand-env", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--mode", choices=("simultaneous", "sequential"))
-    parser.add_argument("--blocks", type=int, default=4, help="fresh-server blocks (2 pairs each when simultaneous)")
+    parser.add_argument("--blocks", type=int, default=GATE_BLOCKS,
+                        help="fresh-server blocks (2 pairs each when simultaneous)")
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--duration", type=int, default=2)
     parser.add_argument("--warmup", type=int, default=1)
-    parser.add_argument("--alpha", type=float, default=GATE_POLICY.alpha)
+    parser.add_argument("--alpha", type=float, default=GATE_POLICY.alpha,
+                        help="family-wise false-failure budget of the whole suite run")
+    parser.add_argument("--cells", type=int, default=1,
+                        help="how many cells this suite run gates (alpha is split between them)")
     parser.add_argument("--min-effect", type=float, default=GATE_POLICY.min_effect)
     parser.add_argument("--max-error-rate", default="0.01")
+    parser.add_argument("--retries", type=int, default=1,
+                        help="re-run a too-noisy or inconclusive decision this many times, doubling the blocks")
     parser.add_argument("--markdown", help="append a step-summary table to this file ($GITHUB_STEP_SUMMARY)")
     args = parser.parse_args(argv)
     try:
@@ -98,10 +111,10 @@ def main(argv: list[str] | None = None) -> int:
             raise ConfigError(f"unknown variant {args.variant!r}; known variants: {', '.join(variants)}")
         if args.workload not in WORKLOADS:
             raise ConfigError(f"unknown workload {args.workload!r}; known workloads: {', '.join(WORKLOADS)}")
-        if args.blocks < 1 or args.duration < 1 or args.warmup < 0 or args.connections < 1:
-            raise ConfigError("--blocks, --duration and --connections must be >= 1, --warmup >= 0")
+        if args.blocks < 1 or args.duration < 1 or args.warmup < 0 or args.connections < 1 or args.cells < 1:
+            raise ConfigError("--blocks, --duration, --connections and --cells must be >= 1, --warmup >= 0")
         max_error_rate = parse_option("perf_max_error_rate", args.max_error_rate, "cli")
-        policy = Policy(alpha=args.alpha, min_effect=args.min_effect)
+        policy = Policy(alpha=args.alpha, cells=args.cells, min_effect=args.min_effect)
         repo = Path(args.repo).resolve()
         workload = WORKLOADS[args.workload]
         redis = start_redis() if workload.backends else None
@@ -110,12 +123,19 @@ def main(argv: list[str] | None = None) -> int:
                 for root in (base_root, repo):
                     if not (root / "apps").is_dir():
                         raise ConfigError(f"{root} has no apps/ folder to serve")
-                run = run_ab(variants[args.variant], workload,
-                             Arm("base", args.base_python, base_root / "apps", _env(args.base_env)),
-                             Arm("candidate", args.cand_python, repo / "apps", _env(args.cand_env)),
-                             mode=args.mode, blocks=args.blocks, connections=args.connections,
-                             duration=args.duration, warmup=args.warmup,
-                             redis_url=redis.url if redis else None, policy=policy)
+                blocks = args.blocks
+                for attempt in range(max(args.retries, 0) + 1):
+                    run = run_ab(variants[args.variant], workload,
+                                 Arm("base", args.base_python, base_root / "apps", _env(args.base_env)),
+                                 Arm("candidate", args.cand_python, repo / "apps", _env(args.cand_env)),
+                                 mode=args.mode, blocks=blocks, connections=args.connections,
+                                 duration=args.duration, warmup=args.warmup,
+                                 redis_url=redis.url if redis else None, policy=policy)
+                    if run.verdict not in ("rerun", "inconclusive"):
+                        break
+                    print(f"attempt {attempt + 1}: {run.throughput.summary()}; retrying with {blocks * 2} blocks",
+                          file=sys.stderr)
+                    blocks *= 2
         finally:
             if redis is not None:
                 redis.stop()
@@ -127,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{run.seconds:.0f} s")
     print(f"  throughput       {run.throughput.summary()}")
     print(f"  cpu per request  {run.cpu_per_request.summary()}")
+    print(f"  peak RSS         {rss_line(run)}")
     print(f"  error rate       {', '.join(f'{k} {v:.2%}' for k, v in run.error_rate.items())}")
     if args.markdown:
         with open(args.markdown, "a") as f:

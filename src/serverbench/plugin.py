@@ -10,7 +10,8 @@ from .fixtures import (  # noqa: F401  (registered as fixtures by being module a
     SESSION_KEY, TARGET, perf_check, perf_redis, perf_redis_noproc, perf_redis_proc, perf_server,
     perf_servers, perf_session, perf_session_of, perf_trial,
 )
-from .report import summary_table
+from .report import summary_table, variant_table
+from .servers import unavailable_reason
 from .session import PerfSession
 from .variants import registry
 from .workloads import WORKLOADS
@@ -24,6 +25,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         else:
             group.addoption(option.flag, action="store", default=None, dest=option.name, help=option.help)
         parser.addini(option.name, option.help, default=None)
+    group.addoption("--perf-list", action="store_true", default=False,
+                    help="List every variant with its app, interface and whether it can run here; start nothing.")
+
+
+def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    if not config.getoption("perf_list"):
+        return None
+    config._do_configure()
+    try:
+        session = perf_session_of(config)
+        rows = [(v, unavailable_reason(v)) for v in session.variants.values()]
+        config.get_terminal_writer().write(variant_table(rows, config.get_terminal_writer().fullwidth))
+    finally:
+        config._ensure_unconfigure()
+    return 0
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -31,7 +47,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "perf(tolerance=None, max_error_rate=None): a load test; optional per-test thresholds")
     cli = {o.name: config.getoption(o.name) for o in cfg.OPTIONS}
     ini = {o.name: config.getini(o.name) for o in cfg.OPTIONS}
-    resolved = cfg.resolve(cli, ini, config.rootpath)
+    resolved = cfg.resolve(cli, ini, config.rootpath, config.invocation_params.dir)
     variants = registry()
     selected = [TARGET] if resolved.target is not None else cfg.select(list(variants), resolved.variants, "variant")
     workloads = cfg.select(list(WORKLOADS), resolved.workloads, "workload")

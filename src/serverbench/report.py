@@ -9,7 +9,21 @@ from rich.table import Table
 
 from .results import Result
 from .session import Failure
+from .variants import Variant
 from .verdict import NO_BASELINE, Verdict
+
+
+def variant_table(rows: Sequence[tuple[Variant, str | None]], width: int) -> str:
+    """Every declared variant with what it serves and whether it can run here (and why not)."""
+    table = Table(title="serverbench variants", title_justify="left")
+    for column in ("variant", "server", "worker", "app", "interface", "interpreters", "status"):
+        table.add_column(column, no_wrap=column != "status")
+    for variant, reason in rows:
+        table.add_row(variant.name, variant.server, variant.worker, variant.app, variant.app_spec.interface,
+                      ", ".join(variant.interpreters), "ready" if reason is None else f"skip: {reason}")
+    out = io.StringIO()
+    Console(file=out, width=max(width, 160), color_system=None, force_terminal=False).print(table)
+    return out.getvalue()
 
 
 def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[Failure], width: int,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 LATENCY_KEYS = ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")
 ERROR_KEYS = ("connect", "read", "write", "timeout", "status")
@@ -45,10 +45,14 @@ class LoadReport:
 
     @property
     def error_rate(self) -> float:
-        """Errors over attempts: completed responses plus connections that failed before one."""
-        errors = sum(self.errors.values())
-        attempts = self.requests + self.errors["connect"] + self.errors["read"] + self.errors["write"]
-        return errors / attempts if attempts else (1.0 if errors else 0.0)
+        return error_rate([self])
+
+
+def error_rate(reports: "Sequence[LoadReport]") -> float:
+    """Errors over attempts (completed responses plus connections that failed before one), pooled."""
+    errors = sum(sum(r.errors.values()) for r in reports)
+    attempts = sum(r.requests + r.errors["connect"] + r.errors["read"] + r.errors["write"] for r in reports)
+    return errors / attempts if attempts else (1.0 if errors else 0.0)
 
 
 @dataclass(frozen=True)

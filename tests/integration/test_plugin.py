@@ -165,3 +165,12 @@ def test_interrupted_run_leaves_no_server(suite):
     time.sleep(0.5)
     listeners = [c for c in psutil.net_connections("tcp") if c.laddr and c.laddr.port == port and c.status == psutil.CONN_LISTEN]
     assert not listeners, f"a server still listens on {port} after Ctrl-C"
+
+
+def test_perf_list_shows_the_matrix_without_starting_anything(suite):
+    """--perf-list prints every variant with its app, interface and status, and runs no test."""
+    result = suite.runpytest_subprocess("--perf-list")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*serverbench variants*", "*uwsgi-p2t2*uwsgi*flask*wsgi*cpython*",
+                                 "*aiohttp*aiohttp*asyncio*aiohttp*"])
+    assert "passed" not in result.stdout.str()

@@ -102,3 +102,10 @@ def test_target_pid_needs_a_target():
     """--perf-target-pid alone is refused: it only describes a --perf-target server."""
     with pytest.raises(ConfigError, match="needs --perf-target"):
         resolve({"perf_target_pid": "123"}, {}, ROOT)
+
+
+def test_command_line_paths_are_relative_to_the_invocation_directory():
+    """--perf-json is relative to where pytest was run; ini paths are relative to rootdir."""
+    config = resolve({"perf_json": "out.json"}, {"perf_baseline_dir": "b"}, ROOT, cwd=Path("/project/sub"))
+    assert config.json_path == Path("/project/sub/out.json")
+    assert config.baseline_dir == Path("/project/b")

@@ -1,0 +1,68 @@
+"""The same-session A/B gate on real servers: A/A passes, an injected slowdown fails, bad input is refused."""
+import pytest
+
+from serverbench.abtest import Arm, run_ab
+from serverbench.errors import ConfigError, ServerStartError
+from serverbench.gate import main as gate_main
+from serverbench.variants import registry
+from serverbench.workloads import WORKLOADS
+
+pytestmark = pytest.mark.usefixtures("no_leaks")
+AIOHTTP = registry()["aiohttp"]
+
+
+def test_aa_does_not_raise_an_alarm(apps_dir):
+    """Identical arms are never judged a regression or an improvement."""
+    run = run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=apps_dir),
+                 blocks=4, duration=1, warmup=1)
+    assert run.verdict not in ("regression", "improvement"), run.throughput.summary()
+    assert run.throughput.n >= 8 and run.error_rate["base"] == 0.0
+
+
+def test_injected_slowdown_fails(apps_dir):
+    """A candidate that burns 100 µs of CPU per request (roughly halving throughput) is a regression."""
+    run = run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir),
+                 Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_BURN_US": "100"}),
+                 blocks=4, duration=1, warmup=1)
+    assert run.verdict == "regression", run.throughput.summary()
+    assert run.cpu_per_request.verdict == "regression", run.cpu_per_request.summary()
+    assert run.throughput.delta < -0.2
+
+
+def test_too_few_pairs_is_inconclusive_never_pass(apps_dir):
+    """One block (2 pairs) cannot reach the gate's significance: the verdict says inconclusive."""
+    run = run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=apps_dir),
+                 blocks=1, duration=1, warmup=0, extend=False)
+    assert run.verdict == "inconclusive"
+
+
+def test_environment_that_cannot_import_the_app_is_an_error(tmp_path, apps_dir):
+    """A base arm whose apps folder lacks the app fails to start with the server's own error."""
+    with pytest.raises(ServerStartError, match="aiohttp_app"):
+        run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=tmp_path), Arm("candidate", apps_dir=apps_dir),
+               blocks=1, duration=1, warmup=0, extend=False)
+
+
+def test_redis_workload_without_redis_is_refused(apps_dir):
+    """A workload that needs Redis refuses to run without one, before any server starts."""
+    with pytest.raises(ConfigError, match="needs Redis"):
+        run_ab(AIOHTTP, WORKLOADS["redis"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=apps_dir))
+
+
+def test_gate_rejects_a_missing_base_ref(capsys):
+    """--base-ref naming nothing in the repository is a clear error (exit 2), never a pass."""
+    assert gate_main(["--variant", "aiohttp", "--base-ref", "no-such-ref-xyz"]) == 2
+    assert "base ref 'no-such-ref-xyz' does not exist" in capsys.readouterr().err
+
+
+def test_gate_rejects_unknown_variant(capsys):
+    """An unknown variant lists the known ones (exit 2)."""
+    assert gate_main(["--variant", "nginx-unit"]) == 2
+    assert "known variants: werkzeug-threaded" in capsys.readouterr().err
+
+
+def test_candidate_that_cannot_start_leaves_no_base_server(tmp_path, apps_dir):
+    """When the second arm fails to start, the first arm's server is stopped too (no_leaks checks)."""
+    with pytest.raises(ServerStartError):
+        run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=tmp_path),
+               blocks=1, duration=1, warmup=0, extend=False)
