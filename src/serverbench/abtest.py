@@ -218,6 +218,19 @@ def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: 
                  time.monotonic() - started)
 
 
+def run_gated(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, retries: int = 1,
+              blocks: int = GATE_BLOCKS, on_retry: Callable[[ABRun, int], None] | None = None, **kwargs) -> ABRun:
+    """run_ab, repeated with twice the blocks (at most ``retries`` times) while it is too noisy or inconclusive."""
+    for attempt in range(max(retries, 0) + 1):
+        run = run_ab(variant, workload, base, cand, blocks=blocks, **kwargs)
+        if run.verdict not in ("rerun", "inconclusive") or attempt == max(retries, 0):
+            return run
+        blocks *= 2
+        if on_retry is not None:
+            on_retry(run, blocks)
+    return run
+
+
 def _cpu_per_request(windows: Sequence[Result]) -> float:
     requests = sum(w.load.good_requests for w in windows)
     return sum(w.server_cpu_s or 0.0 for w in windows) / max(requests, 1) * 1e6

@@ -16,7 +16,7 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Iterator
 
-from .abtest import GATE_BLOCKS, GATE_POLICY, ABRun, Arm, run_ab
+from .abtest import GATE_BLOCKS, GATE_POLICY, ABRun, Arm, run_gated
 from .backends import start_redis
 from .config import parse_option
 from .decision import Policy
@@ -47,6 +47,10 @@ def _env(items: list[str]) -> dict[str, str]:
     if bad:
         raise ConfigError(f"environment settings must look like NAME=VALUE, got {bad}")
     return dict(i.split("=", 1) for i in items)
+
+
+def _say_retry(run: ABRun, blocks: int) -> None:
+    print(f"{run.throughput.summary()}; retrying with {blocks} blocks", file=sys.stderr)
 
 
 def rss_line(run: ABRun) -> str:
@@ -123,19 +127,12 @@ def main(argv: list[str] | None = None) -> int:
                 for root in (base_root, repo):
                     if not (root / "apps").is_dir():
                         raise ConfigError(f"{root} has no apps/ folder to serve")
-                blocks = args.blocks
-                for attempt in range(max(args.retries, 0) + 1):
-                    run = run_ab(variants[args.variant], workload,
-                                 Arm("base", args.base_python, base_root / "apps", _env(args.base_env)),
-                                 Arm("candidate", args.cand_python, repo / "apps", _env(args.cand_env)),
-                                 mode=args.mode, blocks=blocks, connections=args.connections,
-                                 duration=args.duration, warmup=args.warmup,
-                                 redis_url=redis.url if redis else None, policy=policy)
-                    if run.verdict not in ("rerun", "inconclusive"):
-                        break
-                    print(f"attempt {attempt + 1}: {run.throughput.summary()}; retrying with {blocks * 2} blocks",
-                          file=sys.stderr)
-                    blocks *= 2
+                run = run_gated(variants[args.variant], workload,
+                                Arm("base", args.base_python, base_root / "apps", _env(args.base_env)),
+                                Arm("candidate", args.cand_python, repo / "apps", _env(args.cand_env)),
+                                retries=args.retries, blocks=args.blocks, on_retry=_say_retry, mode=args.mode,
+                                connections=args.connections, duration=args.duration, warmup=args.warmup,
+                                redis_url=redis.url if redis else None, policy=policy)
         finally:
             if redis is not None:
                 redis.stop()

@@ -1,7 +1,7 @@
 """The same-session A/B gate on real servers: A/A passes, an injected slowdown fails, bad input is refused."""
 import pytest
 
-from serverbench.abtest import Arm, run_ab
+from serverbench.abtest import Arm, run_ab, run_gated
 from serverbench.errors import ConfigError, ServerStartError
 from serverbench.gate import main as gate_main
 from serverbench.variants import registry
@@ -21,9 +21,9 @@ def test_aa_does_not_raise_an_alarm(apps_dir):
 
 def test_injected_slowdown_fails(apps_dir):
     """A candidate that burns 100 µs of CPU per request (roughly halving throughput) is a regression."""
-    run = run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir),
-                 Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_BURN_US": "100"}),
-                 blocks=4, duration=1, warmup=1)
+    run = run_gated(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir),
+                    Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_BURN_US": "100"}),
+                    retries=1, blocks=4, duration=2, warmup=1)
     assert run.verdict == "regression", run.throughput.summary()
     assert run.cpu_per_request.verdict == "regression", run.cpu_per_request.summary()
     assert run.throughput.delta < -0.2
