@@ -10,7 +10,7 @@ Measurement only: the statistics live in :mod:`serverbench.decision`.  Two desig
   round cancels a per-core bias within a pair.  One pair = two rounds (one swap).
 * ``sequential``: classic ABBA blocks, one arm at a time, a fresh server per trial.
 
-A round whose load generator was saturated is re-run once, not judged.  A borderline
+A pair in which a load generator was saturated is discarded, not judged (counted in ``reruns``).  A borderline
 throughput verdict gets one bounded extension (half as many blocks again).
 """
 from __future__ import annotations
@@ -20,9 +20,9 @@ import os
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .decision import Decision, Policy, abba_order, decide, pairs_from_abba
 from .drivers import WrkDriver
@@ -81,6 +81,13 @@ class _Setup:
     warmup: int
     driver: WrkDriver
     redis_url: str | None
+    machine: Mapping[str, Any] = field(init=False)
+    python: Mapping[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        # Identity is read once here, not in every measured window.
+        self.machine = machine_info(f"wrk-{self.driver.version}")
+        self.python = python_info()
 
     def start(self, arm: Arm) -> ServerPool:
         env = {**arm.env, **({"SERVERBENCH_REDIS_URL": self.redis_url} if self.redis_url else {})}
@@ -91,8 +98,19 @@ class _Setup:
 
     def measure(self, server: RunningServer, label: str, cpus: Sequence[int] | None) -> Result:
         return measure(server, self.workload, self.connections, driver=self.driver, duration=self.duration,
-                       nodeid=f"ab::{label}", test="ab", machine=machine_info(f"wrk-{self.driver.version}"),
-                       python=python_info(), warmup_s=self.warmup, cpus=cpus)
+                       nodeid=f"ab::{label}", test="ab", machine=self.machine, python=self.python,
+                       warmup_s=self.warmup, cpus=cpus)
+
+    def trial(self, arm: Arm) -> Result:
+        """A whole sequential trial: fresh server, warm-up, one measured window, stop."""
+        pool = self.start(arm)
+        try:
+            server = pool.get(self.variant)
+            return run_trial(server, self.workload, self.connections, driver=self.driver, duration=self.duration,
+                             warmup=self.warmup, nodeid=f"ab::{arm.label}", test="ab", machine=self.machine,
+                             python=self.python)
+        finally:
+            pool.close()
 
 
 def _parallel(calls: Sequence[Callable[[], object]]) -> list:
@@ -186,14 +204,7 @@ def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: 
             order = abba_order(n_blocks)
             windows = []
             for label in order:
-                arm = base if label == "A" else cand
-                pool = setup.start(arm)
-                try:
-                    w = run_trial(pool.get(variant), workload, connections, driver=setup.driver, duration=duration,
-                                  warmup=warmup, nodeid=f"ab::{arm.label}", test="ab",
-                                  machine=machine_info(f"wrk-{setup.driver.version}"), python=python_info())
-                finally:
-                    pool.close()
+                w = setup.trial(base if label == "A" else cand)
                 reruns += w.generator.saturated
                 windows.append(w)
             trials.extend(windows)
@@ -208,9 +219,7 @@ def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: 
         collect(max(1, blocks // 2), blocks)
         extended = True
         throughput = decide([p[0] for p in pairs], [p[1] for p in pairs], policy)
-    cpu_policy = Policy(alpha=policy.alpha, cells=policy.cells, min_effect=policy.min_effect,
-                        min_pairs=policy.min_pairs, max_dispersion=policy.max_dispersion, higher_is_better=False)
-    cpu = decide([p[2] for p in pairs], [p[3] for p in pairs], cpu_policy)
+    cpu = decide([p[2] for p in pairs], [p[3] for p in pairs], replace(policy, higher_is_better=False))
     by_arm = {arm.label: [t for t in trials if t.nodeid == f"ab::{arm.label}"] for arm in (base, cand)}
     return ABRun(mode, tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), tuple(trials), reruns, extended,
                  throughput, cpu, {k: error_rate([w.load for w in v]) for k, v in by_arm.items()},
