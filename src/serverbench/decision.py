@@ -11,6 +11,11 @@ Zero-variance input (all ratios identical): the t-test is undefined. We treat it
 0 on the side of the shift and 1 on the other. The combined p is then the Wilcoxon
 floor 0.5**n for a shift and 1.0 for identical values. CI and dispersion collapse to
 the point estimate and 0.
+
+High dispersion asks for a rerun, except when the result is unmistakable: significant AND the
+whole confidence interval lies beyond min_effect on one side. The interval is computed from
+the noisy pairs, so noise has already widened it; a 35% drop whose interval is [-46%, -20%]
+does not become doubtful because the machine was busy, and rerunning it only wastes time.
 """
 from __future__ import annotations
 
@@ -183,7 +188,8 @@ def _verdict(pol: Policy, n, n_floor, mean, half, med, disp, p, p_better) -> Dec
         reason = (f"With n={n} pairs the exact Wilcoxon floor 0.5**{n}={0.5 ** n:.3g} is not below "
                   f"the {lvl} (alpha {pol.alpha:g} / {pol.cells} cells), so no regression could be shown; "
                   f"need at least {n_floor} pairs.")
-    elif disp > pol.max_dispersion:
+    elif disp > pol.max_dispersion and not ((p < a_cell and ci_best_worse >= eff)
+                                            or (p_better < a_cell and -ci_worse >= eff)):
         verdict = "rerun"
         reason = (f"Dispersion of per-pair log ratios {_pct(disp, False)} exceeds max_dispersion "
                   f"{_pct(pol.max_dispersion, False)}; the machine was too noisy, rerun ({stats_txt}).")

@@ -253,3 +253,21 @@ def test_p_is_the_larger_of_t_and_wilcoxon():
     assert stats.ttest_1samp(r, 0.0, alternative="less").pvalue < 0.05
     assert d.p == pytest.approx(14 / 256)
     assert d.verdict == "pass" and d.delta < -0.05 and d.borderline
+
+
+def test_high_dispersion_does_not_hide_an_unmistakable_regression():
+    """A 40% drop measured on a noisy machine (disp > limit) is still a regression: its whole CI is beyond min_effect."""
+    base, cand = simulate(12, 1, 16, -0.40, noise=0.15)
+    d = decide(base[0], cand[0])
+    assert d.dispersion > 0.10
+    assert d.ci[1] < -0.05
+    assert d.verdict == "regression", d.reason
+
+
+def test_high_dispersion_with_a_straddling_interval_still_reruns():
+    """Noisy pairs whose interval reaches below min_effect are not judged, in either direction."""
+    for seed in range(20):
+        base, cand = simulate(seed, 1, 10, -0.05, noise=0.15)
+        d = decide(base[0], cand[0])
+        if d.dispersion > 0.10 and d.ci[1] > -0.05 and d.ci[0] < 0.05:
+            assert d.verdict == "rerun", d.reason
