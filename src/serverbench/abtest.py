@@ -32,6 +32,8 @@ from .machine import machine_info, python_info
 from .results import Result, error_rate
 from .servers import RunningServer, ServerPool, start_variant
 from .trial import measure, run_trial, warm_up
+from .apps import App
+from .matrix import Cell
 from .variants import Variant
 from .workloads import Workload
 
@@ -74,7 +76,7 @@ class ABRun:
 
 @dataclass
 class _Setup:
-    variant: Variant
+    cell: Cell
     workload: Workload
     connections: int
     duration: int
@@ -91,9 +93,9 @@ class _Setup:
 
     def start(self, arm: Arm) -> ServerPool:
         env = {**arm.env, **({"SERVERBENCH_REDIS_URL": self.redis_url} if self.redis_url else {})}
-        pool = ServerPool(lambda v: start_variant(v, apps_dir=arm.apps_dir, env=env, python=arm.python),
-                          [self.workload.spec])
-        pool.get(self.variant)
+        pool = ServerPool(lambda c: start_variant(c.variant, app=c.app, apps_dir=arm.apps_dir, env=env,
+                                                  python=arm.python), [self.workload.spec])
+        pool.get(self.cell)
         return pool
 
     def measure(self, server: RunningServer, label: str, cpus: Sequence[int] | None) -> Result:
@@ -105,7 +107,7 @@ class _Setup:
         """A whole sequential trial: fresh server, warm-up, one measured window, stop."""
         pool = self.start(arm)
         try:
-            server = pool.get(self.variant)
+            server = pool.get(self.cell)
             return run_trial(server, self.workload, self.connections, driver=self.driver, duration=self.duration,
                              warmup=self.warmup, nodeid=f"ab::{arm.label}", test="ab", machine=self.machine,
                              python=self.python)
@@ -147,7 +149,7 @@ def _simultaneous_blocks(setup: _Setup, base: Arm, cand: Arm, blocks: int, first
         try:
             for k in order:
                 pools[k] = setup.start(arms[k])
-            servers = {k: pools[k].get(setup.variant) for k in order}
+            servers = {k: pools[k].get(setup.cell) for k in order}
             _parallel([lambda s=s: warm_up(s, setup.workload, setup.connections, driver=setup.driver,
                                            seconds=setup.warmup) for s in servers.values()])
             for swap in range(2):
@@ -169,8 +171,9 @@ def _simultaneous_blocks(setup: _Setup, base: Arm, cand: Arm, blocks: int, first
 def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: str | None = None,
            blocks: int = GATE_BLOCKS, connections: int = 32, duration: int = 2, warmup: int = 1,
            driver: WrkDriver | None = None, redis_url: str | None = None,
-           policy: Policy = GATE_POLICY, extend: bool = True) -> ABRun:
-    """Measure both arms and decide on throughput and on server CPU per request."""
+           policy: Policy = GATE_POLICY, extend: bool = True, app: App | None = None) -> ABRun:
+    """Measure both arms (``variant`` serving ``app``, default its reference app) and decide on
+    throughput and on server CPU per request."""
     cores = len(os.sched_getaffinity(0))
     mode = mode or ("simultaneous" if cores >= 2 else "sequential")
     if mode == "simultaneous" and cores < 2:
@@ -181,7 +184,10 @@ def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: 
         raise ConfigError(f"the two arms need different labels, both are {base.label!r}")
     if workload.backends and redis_url is None:
         raise ConfigError(f"workload {workload.name} needs Redis: pass redis_url")
-    setup = _Setup(variant, workload, connections, duration, warmup,
+    app = app or variant.default_app
+    if not variant.serves(app):
+        raise ConfigError(f"{variant.name} loads {variant.interface} apps; {app.name} is {app.interface}")
+    setup = _Setup(Cell(variant, app), workload, connections, duration, warmup,
                    driver or WrkDriver(threads=1 if mode == "simultaneous" else 2), redis_url)
     started = time.monotonic()
     trials: list[Result] = []

@@ -1,14 +1,19 @@
 """The reference apps, as data: which file implements the contract, through which interface.
 
-The code lives in the project's ``apps/`` folder (``--perf-apps-dir``); a server variant
-serves an app whose interface it speaks.  Adding an app is an entry here plus its file.
+The code lives in the project's ``apps/`` folder (``--perf-apps-dir``).  Which server can
+serve which app is decided by interface alone: a variant declares the interface it loads
+(``wsgi``, ``asgi`` or a framework's own server such as ``aiohttp`` and ``tornado``), an app
+declares the one it offers.  Adding an app is an entry here plus its file.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Mapping
 
-INTERFACES = ("wsgi", "asgi", "aiohttp")
+INTERFACES = ("wsgi", "asgi", "aiohttp", "tornado")
+
+# The app a variant serves when --perf-apps is not given: one per interface.
+DEFAULT_APPS: Mapping[str, str] = {"wsgi": "flask", "asgi": "raw-asgi", "aiohttp": "aiohttp", "tornado": "tornado"}
 
 
 @dataclass(frozen=True)
@@ -20,7 +25,9 @@ class App:
     module: str
     callable: str
     requires: tuple[str, ...]
+    install: str
     endpoints: tuple[str, ...] = ("plaintext", "json", "redis")
+    notes: str = ""
 
     @property
     def target(self) -> str:
@@ -30,7 +37,19 @@ class App:
 APPS: Mapping[str, App] = {
     a.name: a
     for a in (
-        App("flask", "wsgi", "flask_app", "app", requires=("flask", "redis")),
-        App("aiohttp", "aiohttp", "aiohttp_app", "init", requires=("aiohttp", "redis")),
+        App("flask", "wsgi", "flask_app", "app", ("flask", "redis"), "pip install flask redis"),
+        App("bottle", "wsgi", "bottle_app", "app", ("bottle", "redis"), "pip install bottle redis"),
+        App("pyramid", "wsgi", "pyramid_app", "app", ("pyramid", "redis"), "pip install pyramid redis"),
+        App("django", "wsgi", "django_app", "application", ("django", "redis"), "pip install django redis"),
+        App("django-asgi", "asgi", "django_asgi_app", "application", ("django", "redis"),
+            "pip install django redis", notes="Django's ASGI handler with async views and redis.asyncio."),
+        App("cherrypy", "wsgi", "cherrypy_app", "app", ("cherrypy", "redis"), "pip install cherrypy redis",
+            notes="A CherryPy application mounted as a plain WSGI callable (served by any WSGI server)."),
+        App("raw-wsgi", "wsgi", "raw_wsgi_app", "app", ("redis",), "pip install redis",
+            notes="Framework-free WSGI: the floor every WSGI framework adds to."),
+        App("raw-asgi", "asgi", "raw_asgi_app", "app", ("redis",), "pip install redis",
+            notes="Framework-free ASGI: the floor every ASGI framework adds to."),
+        App("aiohttp", "aiohttp", "aiohttp_app", "init", ("aiohttp", "redis"), "pip install aiohttp redis"),
+        App("tornado", "tornado", "tornado_app", "make_app", ("tornado", "redis"), "pip install tornado redis"),
     )
 }

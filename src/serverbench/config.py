@@ -127,9 +127,12 @@ class Option:
 
 OPTIONS: tuple[Option, ...] = (
     Option("perf_variants", _globs, ("*",), "Server variants to run: comma-separated names or globs (e.g. 'gunicorn-*'). Default: all."),
+    Option("perf_apps", _globs, None, "Apps to serve: comma-separated names or globs, 'all' for every app; each variant serves those whose interface it speaks. Default: one reference app per interface (flask, raw-asgi, aiohttp, tornado)."),
     Option("perf_workloads", _globs, ("*",), "Workloads to run: comma-separated names or globs (e.g. 'json,redis'). Default: all."),
     Option("perf_duration", _int(1, 3600), 5, "Seconds of measured load per trial (whole seconds, >= 1)."),
     Option("perf_warmup", _int(0, 3600), 2, "Seconds of warm-up load before each trial, not counted (0 disables)."),
+    Option("perf_warmup_rounds", _int(1, 100), None, "Most warm-up rounds (each --perf-warmup seconds); warm-up stops early once rps settles. Default: 1 on CPython, 10 on PyPy (JIT)."),
+    Option("perf_settle", _fraction(0.0, 1.0, True), 0.05, "Warm-up has settled when a round's rps is within this fraction of the previous round's."),
     Option("perf_connections", _int_list, (64,), "Concurrent connections: one count or a comma-separated list, each a test."),
     Option("perf_threads", _int(1, 256), 2, "Load-generator threads (wrk -t); capped at the connection count."),
     Option("perf_json", str, None, "Write every result of the session as JSON records to this path."),
@@ -160,9 +163,12 @@ class PerfConfig:
     """The resolved settings of one pytest session."""
 
     variants: tuple[str, ...]
+    apps: tuple[str, ...] | None
     workloads: tuple[str, ...]
     duration: int
     warmup: int
+    warmup_rounds: int | None
+    settle: float
     connections: tuple[int, ...]
     threads: int
     json_path: Path | None
@@ -222,9 +228,13 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
 
     return PerfConfig(
         variants=values["perf_variants"],
+        apps=None if values["perf_apps"] in (None, ("default",)) else
+        ("*",) if values["perf_apps"] == ("all",) else values["perf_apps"],
         workloads=values["perf_workloads"],
         duration=values["perf_duration"],
         warmup=values["perf_warmup"],
+        warmup_rounds=values["perf_warmup_rounds"],
+        settle=values["perf_settle"],
         connections=values["perf_connections"],
         threads=values["perf_threads"],
         json_path=path("perf_json"),

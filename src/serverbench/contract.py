@@ -70,6 +70,15 @@ ENDPOINTS: Mapping[str, Endpoint] = {
 }
 
 
+REQUIRED_HEADERS = ("Date", "Server")
+
+
+def check_headers(headers: Mapping[str, str]) -> list[str]:
+    """TechEmpower's header rule: every response carries Date and Server (set by the app or its server)."""
+    present = {k.lower() for k in headers}
+    return [f"header {name!r} missing" for name in REQUIRED_HEADERS if name.lower() not in present]
+
+
 def check_response(endpoint: Endpoint, status: int, headers: Mapping[str, str], body: bytes) -> list[str]:
     """Every way a response breaks the contract (empty when it honours it)."""
     problems = []

@@ -106,7 +106,8 @@ class ManagedProcess:
         kwargs = dict(cwd=str(cwd) if cwd else None, envvars=dict(env or {}), timeout=timeout,
                       stdin=subprocess.DEVNULL, stderr=subprocess.STDOUT, shell=False)
         if ready_path is not None:
-            self._executor = _HTTPProcess(self.argv, url=self.url + ready_path, status=r"^2\d\d$", **kwargs)
+            self._executor = _HTTPProcess(self.argv, url=self.url + ready_path, status=r"^2\d\d$", method="GET",
+                                          **kwargs)  # GET: not every server answers HEAD
         else:
             self._executor = _TCPProcess(self.argv, host=LOOPBACK, port=port, **kwargs)
 

@@ -22,7 +22,8 @@ from .results import Result
 from .servers import RunningServer, ServerPool, start_variant, unavailable_reason
 from .session import Failure, PerfSession
 from .trial import run_trial
-from .variants import Variant
+from .apps import APPS
+from .matrix import Cell
 from .verdict import BaselineCheck, Check
 from .workloads import WORKLOADS
 
@@ -61,17 +62,18 @@ def redis_noproc(url: str | None = None) -> Callable:
 
 
 def _starter(request: pytest.FixtureRequest, config: PerfConfig, port: int | None,
-             with_redis: bool) -> Callable[[Variant], RunningServer]:
-    def start(variant: Variant) -> RunningServer:
+             with_redis: bool) -> Callable[[Cell], RunningServer]:
+    def start(cell: Cell) -> RunningServer:
         env = {"SERVERBENCH_REDIS_URL": request.getfixturevalue("perf_redis").url} if with_redis else {}
-        return start_variant(variant, apps_dir=config.apps_dir, port=port, env=env,
+        return start_variant(cell.variant, app=cell.app, apps_dir=config.apps_dir, port=port, env=env,
                              timeout=config.start_timeout)
 
     return start
 
 
-def server_proc(variant: str, port: int | None = None, with_redis: bool = True) -> Callable:
-    """A session fixture that starts one named variant, verifies it and stops it at the end."""
+def server_proc(variant: str, app: str | None = None, port: int | None = None, with_redis: bool = True) -> Callable:
+    """A session fixture that starts one named variant (serving ``app``, default its reference app),
+    verifies it and stops it at the end."""
 
     @pytest.fixture(scope="session")
     def fixture(request: pytest.FixtureRequest) -> Iterator[RunningServer]:
@@ -80,13 +82,19 @@ def server_proc(variant: str, port: int | None = None, with_redis: bool = True) 
             raise pytest.UsageError(f"server_proc: unknown variant {variant!r}; known variants: "
                                     f"{', '.join(session.variants)}")
         spec = session.variants[variant]
-        reason = unavailable_reason(spec)
+        if app is not None and app not in APPS:
+            raise pytest.UsageError(f"server_proc: unknown app {app!r}; known apps: {', '.join(APPS)}")
+        chosen = APPS[app] if app is not None else spec.default_app
+        if not spec.serves(chosen):
+            raise pytest.UsageError(f"server_proc: {variant} loads {spec.interface} apps; {chosen.name} is "
+                                    f"{chosen.interface}")
+        reason = unavailable_reason(spec, chosen)
         if reason:
             pytest.skip(reason)
         chosen_port = port if port is not None else session.config.port
         endpoints = [WORKLOADS[w].spec for w in WORKLOADS if with_redis or not WORKLOADS[w].backends]
         pool = ServerPool(_starter(request, session.config, chosen_port, with_redis), endpoints)
-        yield pool.get(spec)
+        yield pool.get(Cell(spec, chosen))
         pool.close()
 
     return fixture
@@ -123,19 +131,20 @@ def perf_servers(request: pytest.FixtureRequest, perf_session: PerfSession) -> I
 
 
 @pytest.fixture
-def perf_server(request: pytest.FixtureRequest, perf_session: PerfSession, perf_variant: str) -> RunningServer:
-    """The server under test for this test's variant (or the --perf-target server)."""
+def perf_server(request: pytest.FixtureRequest, perf_session: PerfSession, perf_variant: str,
+                perf_app: str) -> RunningServer:
+    """The server under test for this test's variant and app (or the --perf-target server)."""
     if perf_variant == TARGET:
         return RunningServer(TARGET, perf_session.config.target, external_pid=perf_session.config.target_pid)
-    variant = perf_session.variants[perf_variant]
-    reason = unavailable_reason(variant)
+    cell = perf_session.cells[f"{perf_variant}/{perf_app}"]
+    reason = unavailable_reason(cell.variant, cell.app)
     if reason:
         pytest.skip(reason)
     if any("redis" in WORKLOADS[w].backends for w in perf_session.workloads):
         request.getfixturevalue("perf_redis").seed()
     pool: ServerPool = request.getfixturevalue("perf_servers")
     try:
-        return pool.get(variant)
+        return pool.get(cell)
     except ServerbenchError as exc:
         _fail(perf_session, request, exc)
         raise  # unreachable: _fail raises
@@ -160,8 +169,8 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
             result = run_trial(perf_server, WORKLOADS[perf_workload], perf_connections,
                                driver=perf_session.driver, duration=config.duration, warmup=config.warmup,
                                nodeid=request.node.nodeid, test=request.node.originalname,
-                               machine=perf_session.machine,
-                               python=perf_session.python)
+                               machine=perf_session.machine, python=perf_session.python,
+                               warmup_rounds=perf_session.warmup_rounds, settle=config.settle)
         except ServerbenchError as exc:
             _fail(perf_session, request, exc)
         verdict = perf_check.judge(result, perf_session.baseline(result.key), thresholds)
@@ -175,6 +184,6 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
 
 def _fail(session: PerfSession, request: pytest.FixtureRequest, exc: Exception) -> None:
     params = request.node.callspec.params if hasattr(request.node, "callspec") else {}
-    session.record_failure(Failure(request.node.nodeid, params.get("perf_variant", "?"),
+    session.record_failure(Failure(request.node.nodeid, params.get("perf_variant", "?"), params.get("perf_app", ""),
                                    params.get("perf_workload", "?"), params.get("perf_connections", 0), str(exc)))
     pytest.fail(str(exc), pytrace=False)

@@ -21,6 +21,7 @@ from .backends import start_redis
 from .config import parse_option
 from .decision import Policy
 from .errors import ConfigError, ServerbenchError
+from .apps import APPS
 from .variants import registry
 from .workloads import WORKLOADS
 
@@ -86,6 +87,7 @@ def markdown(name: str, run: ABRun, max_error_rate: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m serverbench.gate", description=__doc__.splitlines()[0])
     parser.add_argument("--variant", required=True)
+    parser.add_argument("--app", help="the app the variant serves (default: its interface's reference app)")
     parser.add_argument("--workload", default="json")
     parser.add_argument("--base-ref", help="git ref whose apps/ folder is the base arm (default: the working tree)")
     parser.add_argument("--repo", default=".", help="the git checkout holding apps/ (default: .)")
@@ -113,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         variants = registry()
         if args.variant not in variants:
             raise ConfigError(f"unknown variant {args.variant!r}; known variants: {', '.join(variants)}")
+        if args.app is not None and args.app not in APPS:
+            raise ConfigError(f"unknown app {args.app!r}; known apps: {', '.join(APPS)}")
         if args.workload not in WORKLOADS:
             raise ConfigError(f"unknown workload {args.workload!r}; known workloads: {', '.join(WORKLOADS)}")
         if args.blocks < 1 or args.duration < 1 or args.warmup < 0 or args.connections < 1 or args.cells < 1:
@@ -132,14 +136,15 @@ def main(argv: list[str] | None = None) -> int:
                                 Arm("candidate", args.cand_python, repo / "apps", _env(args.cand_env)),
                                 retries=args.retries, blocks=args.blocks, on_retry=_say_retry, mode=args.mode,
                                 connections=args.connections, duration=args.duration, warmup=args.warmup,
-                                redis_url=redis.url if redis else None, policy=policy)
+                                redis_url=redis.url if redis else None, policy=policy,
+                                app=APPS[args.app] if args.app else None)
         finally:
             if redis is not None:
                 redis.stop()
     except (ServerbenchError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    name = f"{args.variant} {args.workload} c{args.connections}"
+    name = f"{args.variant}/{args.app or variants[args.variant].default_app.name} {args.workload} c{args.connections}"
     print(f"{name}: {run.mode}, {len(run.trials)} windows, {run.reruns} re-run, extended {run.extended}, "
           f"{run.seconds:.0f} s")
     print(f"  throughput       {run.throughput.summary()}")

@@ -13,6 +13,7 @@ from .fixtures import (  # noqa: F401  (registered as fixtures by being module a
 from .report import summary_table, variant_table
 from .servers import unavailable_reason
 from .session import PerfSession
+from .matrix import cells, every_cell
 from .variants import registry
 from .workloads import WORKLOADS
 
@@ -26,7 +27,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             group.addoption(option.flag, action="store", default=None, dest=option.name, help=option.help)
         parser.addini(option.name, option.help, default=None)
     group.addoption("--perf-list", action="store_true", default=False,
-                    help="List every variant with its app, interface and whether it can run here; start nothing.")
+                    help="List the whole variant x app matrix with whether each cell can run here (and why not); start nothing.")
 
 
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
@@ -35,7 +36,8 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     config._do_configure()
     try:
         session = perf_session_of(config)
-        rows = [(v, unavailable_reason(v)) for v in session.variants.values()]
+        rows = [(c, unavailable_reason(c.variant, c.app)) for c in every_cell(session.variants.values())]
+        rows += [(v, unavailable_reason(v)) for v in session.variants.values() if v.unsupported]
         config.get_terminal_writer().write(variant_table(rows, config.get_terminal_writer().fullwidth))
     finally:
         config._ensure_unconfigure()
@@ -49,7 +51,11 @@ def pytest_configure(config: pytest.Config) -> None:
     ini = {o.name: config.getini(o.name) for o in cfg.OPTIONS}
     resolved = cfg.resolve(cli, ini, config.rootpath, config.invocation_params.dir)
     variants = registry()
-    selected = [TARGET] if resolved.target is not None else cfg.select(list(variants), resolved.variants, "variant")
+    if resolved.target is not None:
+        selected = []
+    else:
+        names = cfg.select(list(variants), resolved.variants, "variant")
+        selected = cells([variants[n] for n in names], resolved.apps)
     workloads = cfg.select(list(WORKLOADS), resolved.workloads, "workload")
     config.stash[SESSION_KEY] = PerfSession(resolved, variants, selected, workloads)
 
@@ -58,10 +64,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "perf_variant" not in metafunc.fixturenames:
         return
     session = perf_session_of(metafunc.config)
-    cells = [(v, w, c) for v in session.selected_variants for w in session.workloads
-             for c in session.config.connections]
-    metafunc.parametrize("perf_variant,perf_workload,perf_connections", cells,
-                         ids=[f"{v}-{w}-c{c}" for v, w, c in cells])
+    pairs = [(c.variant.name, c.app.name) for c in session.cells.values()] or [(TARGET, "")]
+    params = [(v, a, w, c) for v, a in pairs for w in session.workloads for c in session.config.connections]
+    metafunc.parametrize("perf_variant,perf_app,perf_workload,perf_connections", params,
+                         ids=[f"{v}-{a}-{w}-c{c}" if a else f"{v}-{w}-c{c}" for v, a, w, c in params])
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -9,17 +9,22 @@ from rich.table import Table
 
 from .results import Result
 from .session import Failure
+from .matrix import Cell
 from .variants import Variant
 from .verdict import NO_BASELINE, Verdict
 
 
-def variant_table(rows: Sequence[tuple[Variant, str | None]], width: int) -> str:
-    """Every declared variant with what it serves and whether it can run here (and why not)."""
-    table = Table(title="serverbench variants", title_justify="left")
-    for column in ("variant", "server", "worker", "app", "interface", "interpreters", "status"):
+def variant_table(rows: Sequence[tuple[Cell | Variant, str | None]], width: int) -> str:
+    """The variant x app matrix: every cell with whether it can run here (and why not).
+
+    A row may be a bare variant: one kept for a server that cannot run here at all.
+    """
+    table = Table(title="serverbench matrix (variant x app)", title_justify="left")
+    for column in ("variant", "app", "interface", "server", "worker", "interpreters", "status"):
         table.add_column(column, no_wrap=column != "status")
-    for variant, reason in rows:
-        table.add_row(variant.name, variant.server, variant.worker, variant.app, variant.app_spec.interface,
+    for row, reason in rows:
+        variant, app = (row.variant, row.app.name) if isinstance(row, Cell) else (row, "-")
+        table.add_row(variant.name, app, variant.interface, variant.server, variant.worker,
                       ", ".join(variant.interpreters), "ready" if reason is None else f"skip: {reason}")
     out = io.StringIO()
     Console(file=out, width=max(width, 160), color_system=None, force_terminal=False).print(table)
@@ -43,12 +48,12 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
         verdict = v.status if v.ratio is None else f"{v.status} ({v.ratio - 1:+.1%})"
         if saving and v.status == NO_BASELINE:
             verdict = "saved"
-        table.add_row(r.variant, r.workload, str(r.connections), f"{r.rps:,.0f}",
+        table.add_row(f"{r.variant}/{r.app}" if r.app else r.variant, r.workload, str(r.connections), f"{r.rps:,.0f}",
                       f"{r.load.latency_ms['p50']:.2f}", f"{r.load.latency_ms['p99']:.2f}",
                       f"{errors} ({r.error_rate:.1%})" if errors else "0",
                       "-" if r.server_cpu_s is None else f"{r.server_cpu_s:.1f}", gen, verdict)
     for f in failures:
-        table.add_row(f.variant, f.workload, str(f.connections), "-", "-", "-", "-", "-", "-", "error")
+        table.add_row(f"{f.variant}/{f.app}" if f.app else f.variant, f.workload, str(f.connections), "-", "-", "-", "-", "-", "-", "error")
     out = io.StringIO()
     Console(file=out, width=max(width, 200), color_system=None, force_terminal=False).print(table)
     text = out.getvalue()

@@ -97,12 +97,15 @@ class Result:
     machine: Mapping[str, Any]
     python: Mapping[str, Any]
     timestamp: str
+    app: str = ""
+    warmup_rps: tuple[float, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
         """Identity across runs, what a baseline is stored under: the test function and its cell."""
-        return f"{self.test}::{self.variant}/{self.workload}/c{self.connections}"
+        cell = f"{self.variant}/{self.app}" if self.app else self.variant
+        return f"{self.test}::{cell}/{self.workload}/c{self.connections}"
 
     @property
     def requests(self) -> int:
@@ -126,10 +129,12 @@ class Result:
             "key": self.key,
             "test": self.test,
             "variant": self.variant,
+            "app": self.app or None,
             "workload": self.workload,
             "connections": self.connections,
             "duration_s": round(load.duration_s, 3),
             "warmup_s": self.warmup_s,
+            "warmup_rps": [round(x, 1) for x in self.warmup_rps],
             "url": self.url,
             "requests": load.requests,
             "rps": round(load.rps, 1),

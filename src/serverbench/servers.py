@@ -14,6 +14,8 @@ from typing import Callable, Iterable, Mapping
 
 from .contract import Endpoint
 from .executors import LOOPBACK, ManagedProcess, free_port
+from .apps import App
+from .matrix import Cell
 from .variants import Variant
 from .verify import verify
 
@@ -26,6 +28,7 @@ class RunningServer:
     url: str
     process: ManagedProcess | None = None
     external_pid: int | None = None
+    app: str = ""
 
     @property
     def pid(self) -> int | None:
@@ -41,65 +44,69 @@ def interpreter() -> str:
     return "pypy" if platform.python_implementation() == "PyPy" else "cpython"
 
 
-def unavailable_reason(variant: Variant) -> str | None:
-    """Why this variant cannot run with the current interpreter and packages (None when it can)."""
+def unavailable_reason(variant: Variant, app: App | None = None) -> str | None:
+    """Why this variant (serving ``app``) cannot run with this interpreter and packages (None when it can)."""
+    app = app or variant.default_app
+    if variant.unsupported:
+        return f"{variant.name} is not supported: {variant.unsupported}"
     if interpreter() not in variant.interpreters:
         return f"{variant.name} does not run on {interpreter()} (supports {', '.join(variant.interpreters)})"
-    missing = variant.missing_modules()
+    missing = variant.missing_modules(app)
     if missing:
-        return (f"{variant.name} needs {', '.join(missing)} which {sys.executable} cannot import: "
-                f"`{sys.executable} -m pip install {' '.join(missing)}` (or {variant.install})")
+        return (f"{variant.name}/{app.name} needs {', '.join(missing)} which {sys.executable} cannot import: "
+                f"`{sys.executable} -m pip install {' '.join(missing)}` (or {variant.install}; {app.install})")
     return None
 
 
-def start_variant(variant: Variant, *, apps_dir: Path, port: int | None = None,
+def start_variant(variant: Variant, *, apps_dir: Path, app: App | None = None, port: int | None = None,
                   env: Mapping[str, str] | None = None, timeout: float = 30.0,
                   log_dir: Path | None = None, python: str | None = None) -> RunningServer:
-    """Start a variant on a loopback port and wait until its readiness path answers 2xx.
+    """Start a variant serving ``app`` (default: its reference app) on a loopback port; wait until ready.
 
     ``python`` runs the server under another interpreter or virtual environment (an A/B arm).
     """
     port = port if port is not None else free_port()
-    app = variant.app_spec
+    app = app or variant.default_app
     python = python if python is not None else sys.executable
     argv = variant.argv(python=python, bindir=os.path.dirname(python), host=LOOPBACK,
                         port=port, target=app.target, module=app.module, callable=app.callable,
                         apps_dir=str(apps_dir))
     pythonpath = os.pathsep.join(p for p in (str(apps_dir), os.environ.get("PYTHONPATH", "")) if p)
     full_env = {"PYTHONPATH": pythonpath, "PYTHONUNBUFFERED": "1", **variant.env, **(env or {})}
-    process = ManagedProcess(variant.name, argv, port, ready_path=variant.ready_path, cwd=apps_dir,
+    name = f"{variant.name}-{app.name}"
+    process = ManagedProcess(name, argv, port, ready_path=variant.ready_path, cwd=apps_dir,
                              env=full_env, timeout=timeout, log_dir=log_dir)
-    return RunningServer(variant.name, process.url, process.start())
+    return RunningServer(variant.name, process.url, process.start(), app=app.name)
 
 
 class ServerPool:
-    """Hands out one started-and-verified server per variant, stopping the previous one."""
+    """Hands out one started-and-verified server per cell (variant serving an app), stopping the previous one."""
 
-    def __init__(self, start: Callable[[Variant], RunningServer], endpoints: Iterable[Endpoint]):
+    def __init__(self, start: Callable[[Cell], RunningServer], endpoints: Iterable[Endpoint]):
         self._start = start
         self._endpoints = tuple(endpoints)
         self._current: tuple[str, RunningServer] | None = None
         self._broken: dict[str, Exception] = {}
 
-    def get(self, variant: Variant) -> RunningServer:
-        """The running server of ``variant``; one that failed to start or verify fails again at once."""
-        if variant.name in self._broken:
-            raise self._broken[variant.name]
+    def get(self, cell: Cell) -> RunningServer:
+        """The running server of ``cell``; one that failed to start or verify fails again at once."""
+        if cell.name in self._broken:
+            raise self._broken[cell.name]
         if self._current is not None:
             name, server = self._current
-            if name == variant.name and server.process is not None and server.process.alive():
+            if name == cell.name and server.process is not None and server.process.alive():
                 return server
             self.close()
         try:
-            server = self._start(variant)
+            server = self._start(cell)
         except Exception as exc:
-            self._broken[variant.name] = exc
+            self._broken[cell.name] = exc
             raise
-        self._current = (variant.name, server)
+        self._current = (cell.name, server)
         try:
-            verify(server.url, self._endpoints, f"variant {variant.name} ({server.url})")
+            verify(server.url, self._endpoints, f"{cell.name} ({server.url})")
         except Exception as exc:
-            self._broken[variant.name] = exc
+            self._broken[cell.name] = exc
             self.close()
             raise
         return server

@@ -15,6 +15,7 @@ from .config import PerfConfig
 from .drivers import WrkDriver
 from .machine import machine_info, python_info
 from .results import Result
+from .matrix import Cell
 from .variants import Variant
 from .verdict import FAIL, Verdict
 
@@ -25,17 +26,18 @@ class Failure:
 
     nodeid: str
     variant: str
+    app: str
     workload: str
     connections: int
     message: str
 
 
 class PerfSession:
-    def __init__(self, config: PerfConfig, variants: Mapping[str, Variant], selected_variants: Sequence[str],
+    def __init__(self, config: PerfConfig, variants: Mapping[str, Variant], cells: Sequence[Cell],
                  workloads: Sequence[str]):
         self.config = config
         self.variants = variants
-        self.selected_variants = tuple(selected_variants)
+        self.cells = {c.name: c for c in cells}
         self.workloads = tuple(workloads)
         self.driver = WrkDriver(threads=config.threads)
         self.results: list[tuple[Result, Verdict]] = []
@@ -49,6 +51,13 @@ class PerfSession:
         if self._machine is None:
             self._machine = machine_info(f"{self.driver.name}-{self.driver.version}")
         return self._machine
+
+    @property
+    def warmup_rounds(self) -> int:
+        """--perf-warmup-rounds, else 1 on CPython and 10 on PyPy, whose JIT warms up for several rounds."""
+        if self.config.warmup_rounds is not None:
+            return self.config.warmup_rounds
+        return 10 if self.python.get("implementation", "").lower() == "pypy" else 1
 
     @property
     def python(self) -> dict[str, Any]:

@@ -13,17 +13,33 @@ from .servers import RunningServer
 from .workloads import Workload
 
 
+def settled(rps: Sequence[float], tolerance: float) -> bool:
+    """Warm-up is over when the last round's rps is within ``tolerance`` of the round before it."""
+    return len(rps) >= 2 and abs(rps[-1] - rps[-2]) <= tolerance * max(rps[-2], 1e-9)
+
+
 def warm_up(server: RunningServer, workload: Workload, connections: int, *, driver: WrkDriver, seconds: int,
-            cpus: Sequence[int] | None = None) -> None:
-    """Unmeasured load, so caches, JITs and connection pools are warm before the measured window."""
-    if seconds > 0:
-        driver.run(server.url + workload.path, connections, seconds, cpus=cpus)
+            rounds: int = 1, settle: float = 0.05, cpus: Sequence[int] | None = None) -> tuple[float, ...]:
+    """Unmeasured load, so caches, JITs and connection pools are warm before the measured window.
+
+    Runs up to ``rounds`` rounds of ``seconds`` each and stops early once rps settles (a JIT
+    such as PyPy's keeps speeding up for several rounds).  Returns the rps of every round.
+    """
+    rps: list[float] = []
+    if seconds <= 0:
+        return ()
+    for _ in range(rounds):
+        load, _ = driver.run(server.url + workload.path, connections, seconds, cpus=cpus)
         check_alive(server)
+        rps.append(load.rps)
+        if settled(rps, settle):
+            break
+    return tuple(rps)
 
 
 def measure(server: RunningServer, workload: Workload, connections: int, *, driver: WrkDriver, duration: int,
             nodeid: str, test: str, machine: Mapping[str, Any], python: Mapping[str, Any], warmup_s: int = 0,
-            cpus: Sequence[int] | None = None) -> Result:
+            warmup_rps: Sequence[float] = (), cpus: Sequence[int] | None = None) -> Result:
     """One measured window: the driver's report, the server's CPU and peak RSS, the generator's CPU."""
     url = server.url + workload.path
     if server.pid is not None:
@@ -38,19 +54,19 @@ def measure(server: RunningServer, workload: Workload, connections: int, *, driv
     cores = len(cpus) if cpus is not None else (os.cpu_count() or 1)
     generator = Generator(driver.name, driver.version, max(1, min(driver.threads, connections)),
                           run.cpu_s, run.wall_s, cores)
-    return Result(nodeid=nodeid, test=test, variant=server.name, workload=workload.name, connections=connections,
-                  warmup_s=warmup_s, url=url, load=load, generator=generator, server_cpu_s=cpu_s,
+    return Result(nodeid=nodeid, test=test, variant=server.name, app=server.app, workload=workload.name,
+                  connections=connections, warmup_s=warmup_s, warmup_rps=tuple(warmup_rps), url=url, load=load, generator=generator, server_cpu_s=cpu_s,
                   server_rss_mb=rss_mb, machine=machine, python=python,
                   timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
 
 
 def run_trial(server: RunningServer, workload: Workload, connections: int, *, driver: WrkDriver,
               duration: int, warmup: int, nodeid: str, test: str, machine: Mapping[str, Any],
-              python: Mapping[str, Any]) -> Result:
-    """Drive ``workload`` at ``connections`` for ``duration`` seconds after ``warmup`` seconds unmeasured."""
-    warm_up(server, workload, connections, driver=driver, seconds=warmup)
+              python: Mapping[str, Any], warmup_rounds: int = 1, settle: float = 0.05) -> Result:
+    """Drive ``workload`` at ``connections`` for ``duration`` seconds after an unmeasured warm-up."""
+    rps = warm_up(server, workload, connections, driver=driver, seconds=warmup, rounds=warmup_rounds, settle=settle)
     return measure(server, workload, connections, driver=driver, duration=duration, nodeid=nodeid, test=test,
-                   machine=machine, python=python, warmup_s=warmup)
+                   machine=machine, python=python, warmup_s=warmup * len(rps), warmup_rps=rps)
 
 
 def check_alive(server: RunningServer) -> None:

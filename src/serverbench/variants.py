@@ -17,32 +17,35 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
-from .apps import APPS, INTERFACES, App
+from .apps import APPS, DEFAULT_APPS, INTERFACES, App
 from .errors import ConfigError
 
 STANDARD_FIELDS = frozenset({"python", "bindir", "host", "port", "target", "module", "callable", "apps_dir"})
 INTERPRETERS = ("cpython", "pypy")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 
-# Which app interfaces each server speaks.
-SERVES: Mapping[str, tuple[str, ...]] = {
-    "werkzeug": ("wsgi",),
-    "gunicorn": ("wsgi",),
-    "uwsgi": ("wsgi",),
-    "aiohttp": ("aiohttp",),
-}
+GUNICORN = ("{python}", "-m", "gunicorn", "--no-control-socket", "-b", "{host}:{port}", "-w", "{workers}",
+            "--backlog", "2048")
 
-GUNICORN = ("{python}", "-m", "gunicorn", "--no-control-socket", "-b", "{host}:{port}", "-w", "{workers}")
+
+def launch(server: str, *options: str) -> tuple[str, ...]:
+    """The command of a server without a CLI of its own: ``python -m serverbench.launch``."""
+    return ("{python}", "-m", "serverbench.launch", server, "{host}", "{port}", "{target}") + options
 
 
 @dataclass(frozen=True)
 class Variant:
-    """One way to serve an app: server, worker model, settings and how to start it."""
+    """One way to run a server: worker model, settings, the app interface it loads, how to start it.
+
+    Which apps a variant can serve follows from ``interface``; the app is chosen per cell.
+    ``unsupported`` keeps a row for a server people still cite that cannot run here, with the
+    reason found when it was tried.
+    """
 
     name: str
     server: str
     worker: str
-    app: str
+    interface: str
     command: tuple[str, ...]
     requires: tuple[str, ...]
     install: str
@@ -51,59 +54,78 @@ class Variant:
     ready_path: str = "/plaintext"
     interpreters: tuple[str, ...] = INTERPRETERS
     notes: str = ""
+    unsupported: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
         object.__setattr__(self, "env", MappingProxyType(dict(self.env)))
 
     @property
-    def app_spec(self) -> App:
-        return APPS[self.app]
+    def default_app(self) -> App:
+        return APPS[DEFAULT_APPS[self.interface]]
+
+    def serves(self, app: App) -> bool:
+        return app.interface == self.interface
 
     def argv(self, **fields: object) -> list[str]:
         """The command with every template field filled in."""
         values = {**self.settings, **fields}
         return [part.format(**values) for part in self.command]
 
-    def missing_modules(self) -> list[str]:
-        """Modules this variant (server and app) needs that the running interpreter cannot import."""
-        needed = dict.fromkeys(self.requires + self.app_spec.requires)
+    def missing_modules(self, app: App | None = None) -> list[str]:
+        """Modules this variant (and ``app``) needs that the running interpreter cannot import."""
+        needed = dict.fromkeys(self.requires + (app or self.default_app).requires)
         return [m for m in needed if importlib.util.find_spec(m) is None]
+
+
+def _gthread(threads: int) -> Variant:
+    return Variant(
+        f"gunicorn-gthread-t{threads}", "gunicorn", "gthread", "wsgi",
+        GUNICORN + ("-k", "gthread", "--threads", "{threads}", "{target}"),
+        requires=("gunicorn",), install="pip install gunicorn", settings={"workers": 1, "threads": threads},
+        notes=f"'Threaded flask': one process, a pool of {threads} threads.",
+    )
 
 
 VARIANTS: tuple[Variant, ...] = (
     Variant(
-        "werkzeug-threaded", "werkzeug", "thread-per-request", "flask",
-        ("{python}", "-m", "flask", "--app", "{target}", "run", "--host", "{host}", "--port", "{port}",
-         "--with-threads", "--no-reload", "--no-debugger"),
-        requires=("flask", "werkzeug"), install="pip install flask",
-        notes="Flask's development server: one thread per request, no worker processes.",
+        "werkzeug-threaded", "werkzeug", "thread-per-request", "wsgi", launch("werkzeug"),
+        requires=("werkzeug",), install="pip install werkzeug",
+        notes="Werkzeug's development server (what `flask run` uses): a thread per request, one process.",
     ),
     Variant(
-        "gunicorn-sync-w2", "gunicorn", "sync", "flask", GUNICORN + ("-k", "sync", "{target}"),
-        requires=("gunicorn",), install="pip install gunicorn", settings={"workers": 2},
+        "wsgiref", "wsgiref", "single-thread", "wsgi", launch("wsgiref"), requires=("wsgiref",),
+        install="(standard library)",
+        notes="The standard library's reference server: one request at a time, HTTP/1.0, a connection each.",
     ),
+    Variant("gunicorn-sync-w2", "gunicorn", "sync", "wsgi", GUNICORN + ("-k", "sync", "{target}"),
+            requires=("gunicorn",), install="pip install gunicorn", settings={"workers": 2}),
+    Variant("gunicorn-sync-w4", "gunicorn", "sync", "wsgi", GUNICORN + ("-k", "sync", "{target}"),
+            requires=("gunicorn",), install="pip install gunicorn", settings={"workers": 4}),
+    *(_gthread(t) for t in (10, 20, 50, 100, 200, 400, 800, 1000)),
     Variant(
-        "gunicorn-gthread-t10", "gunicorn", "gthread", "flask",
-        GUNICORN + ("-k", "gthread", "--threads", "{threads}", "{target}"),
-        requires=("gunicorn",), install="pip install gunicorn", settings={"workers": 1, "threads": 10},
-        notes="'Threaded flask': one process, a pool of 10 threads.",
-    ),
-    Variant(
-        "gunicorn-gthread-t100", "gunicorn", "gthread", "flask",
-        GUNICORN + ("-k", "gthread", "--threads", "{threads}", "{target}"),
-        requires=("gunicorn",), install="pip install gunicorn", settings={"workers": 1, "threads": 100},
-        notes="'Threaded flask': one process, a pool of 100 threads.",
-    ),
-    Variant(
-        "gunicorn-gevent-w2", "gunicorn", "gevent", "flask",
+        "gunicorn-gevent-w2", "gunicorn", "gevent", "wsgi",
         GUNICORN + ("-k", "gevent", "--worker-connections", "{worker_connections}", "{target}"),
         requires=("gunicorn", "gevent"), install="pip install gunicorn gevent",
         settings={"workers": 2, "worker_connections": 1000},
         notes="gunicorn monkey-patches the worker, so redis-py's sockets are cooperative.",
     ),
     Variant(
-        "uwsgi-p2t2", "uwsgi", "prefork+threads", "flask",
+        "gunicorn-meinheld-w2", "gunicorn", "meinheld", "wsgi",
+        GUNICORN + ("-k", "meinheld.gmeinheld.MeinheldWorker", "{target}"),
+        requires=("gunicorn", "meinheld"), install="pip install --no-deps meinheld  (next to greenlet>=3)",
+        settings={"workers": 2}, interpreters=("cpython",),
+        notes="meinheld's C event loop as gunicorn's worker; its greenlet<0.5 pin cannot build here, "
+        "so it is installed without dependencies next to gevent's modern greenlet.",
+    ),
+    Variant(
+        "gunicorn-aiohttp-w2", "gunicorn", "aiohttp", "aiohttp",
+        GUNICORN + ("-k", "aiohttp.GunicornWebWorker", "{module}:{callable}()"),
+        requires=("gunicorn", "aiohttp"), install="pip install gunicorn aiohttp", settings={"workers": 2},
+        notes="aiohttp's own gunicorn worker: one event loop per process, two processes.",
+    ),
+    Variant(
+        "uwsgi-p2t2", "uwsgi", "prefork+threads", "wsgi",
         ("{bindir}/uwsgi", "--http11-socket", "{host}:{port}", "--module", "{target}", "--chdir", "{apps_dir}",
          "--master", "--processes", "{processes}", "--threads", "{threads}", "--need-app",
          "--die-on-term", "--disable-logging", "--lazy-apps"),
@@ -113,10 +135,90 @@ VARIANTS: tuple[Variant, ...] = (
         "'Connection: close', which wrk counts as a read error on every response.",
     ),
     Variant(
+        "gevent-pywsgi", "gevent", "greenlet", "wsgi", launch("gevent-pywsgi"),
+        requires=("gevent",), install="pip install gevent",
+        notes="Stock gevent.pywsgi: Nagle on, so each keep-alive response stalls ~40 ms on the client's "
+        "delayed ACK. Kept to show the artefact; compare gevent-pywsgi-nodelay.",
+    ),
+    Variant(
+        "gevent-pywsgi-nodelay", "gevent", "greenlet", "wsgi", launch("gevent-pywsgi", "nodelay=1"),
+        requires=("gevent",), install="pip install gevent",
+        notes="gevent.pywsgi with TCP_NODELAY set on each accepted socket: the 40 ms stall's fix.",
+    ),
+    Variant(
+        "eventlet-wsgi", "eventlet", "greenthread", "wsgi", launch("eventlet"),
+        requires=("eventlet",), install="pip install eventlet",
+        notes="eventlet.wsgi after eventlet.monkey_patch() (gunicorn >= 26 has no eventlet worker).",
+    ),
+    Variant(
+        "meinheld", "meinheld", "event-loop", "wsgi", launch("meinheld"), requires=("meinheld",),
+        install="pip install --no-deps meinheld  (next to greenlet>=3)", interpreters=("cpython",),
+        notes="meinheld standalone: a C event loop, one process; a blocking call (redis-py) blocks it.",
+    ),
+    Variant(
+        "bjoern", "bjoern", "event-loop", "wsgi", launch("bjoern"), requires=("bjoern",),
+        install="apt-get install libev-dev && pip install bjoern", interpreters=("cpython",),
+        notes="bjoern: libev in C, one process, one request at a time in Python.",
+    ),
+    Variant(
         "aiohttp", "aiohttp", "asyncio", "aiohttp",
         ("{python}", "-m", "aiohttp.web", "-H", "{host}", "-P", "{port}", "{target}"),
         requires=("aiohttp",), install="pip install aiohttp",
-        notes="One process, one event loop; redis.asyncio for the backend.",
+        notes="web.run_app: one process, one event loop; redis.asyncio for the backend.",
+    ),
+    Variant(
+        "tornado", "tornado", "asyncio", "tornado", launch("tornado"), requires=("tornado",),
+        install="pip install tornado", notes="Tornado's own HTTPServer on asyncio, one process.",
+    ),
+    Variant(
+        "cheroot-t10", "cheroot", "thread-pool", "wsgi", launch("cheroot", "threads={threads}"),
+        requires=("cheroot",), install="pip install cheroot", settings={"threads": 10},
+        notes="CherryPy's HTTP server (cheroot) with 10 worker threads.",
+    ),
+    Variant(
+        "waitress-t4", "waitress", "thread-pool", "wsgi",
+        ("{python}", "-m", "waitress", "--host={host}", "--port={port}", "--threads={threads}",
+         "--backlog=2048", "--connection-limit=2000", "{target}"),
+        requires=("waitress",), install="pip install waitress", settings={"threads": 4},
+        notes="waitress: asyncore-style I/O thread plus 4 worker threads (its default).",
+    ),
+    Variant(
+        "twisted-wsgi", "twisted", "reactor+threadpool", "wsgi",
+        ("{python}", "-m", "twisted", "--log-level=warn", "web", "--listen", "tcp:{port}:interface={host}",
+         "--wsgi", "{module}.{callable}"),
+        requires=("twisted",), install="pip install twisted",
+        notes="twisted.web's WSGIResource: the reactor parses HTTP, a thread pool runs the app.",
+    ),
+    Variant(
+        "paste-t10", "paste", "thread-pool", "wsgi", launch("paste", "threads={threads}"),
+        requires=("paste",), install="pip install paste", settings={"threads": 10},
+        notes="Paste's httpserver with a 10-thread pool.",
+    ),
+    Variant(
+        "uvicorn", "uvicorn", "asyncio", "asgi",
+        ("{python}", "-m", "uvicorn", "--host", "{host}", "--port", "{port}", "--no-access-log",
+         "--log-level", "warning", "{target}"),
+        requires=("uvicorn",), install="pip install uvicorn",
+        notes="uvicorn, one process; uses uvloop and httptools when they are installed.",
+    ),
+    Variant(
+        "hypercorn", "hypercorn", "asyncio", "asgi",
+        ("{python}", "-m", "hypercorn", "-b", "{host}:{port}", "{target}"),
+        requires=("hypercorn",), install="pip install hypercorn", notes="hypercorn (h11), one process.",
+    ),
+    Variant(
+        "granian-wsgi", "granian", "rust-threads", "wsgi",
+        ("{python}", "-m", "granian", "--interface", "wsgi", "--host", "{host}", "--port", "{port}",
+         "--workers", "1", "{target}"),
+        requires=("granian",), install="pip install granian",
+        notes="granian: a Rust (hyper/tokio) HTTP server calling a WSGI app, one worker.",
+    ),
+    Variant(
+        "granian-asgi", "granian", "rust+asyncio", "asgi",
+        ("{python}", "-m", "granian", "--interface", "asgi", "--host", "{host}", "--port", "{port}",
+         "--workers", "1", "{target}"),
+        requires=("granian",), install="pip install granian",
+        notes="granian: a Rust (hyper/tokio) HTTP server driving an ASGI app on asyncio, one worker.",
     ),
 )
 
@@ -132,13 +234,10 @@ def validate(variants: Iterable[Variant]) -> list[str]:
         if v.name in seen:
             problems.append(f"{where}: declared twice")
         seen.add(v.name)
-        if v.app not in APPS:
-            problems.append(f"{where}: unknown app {v.app!r}; known apps: {', '.join(APPS)}")
-        elif v.app_spec.interface not in SERVES.get(v.server, ()):
-            problems.append(
-                f"{where}: server {v.server!r} cannot serve {v.app_spec.interface} app {v.app!r} "
-                f"(it serves {', '.join(SERVES.get(v.server, ())) or 'nothing declared in SERVES'})"
-            )
+        if v.interface not in INTERFACES:
+            problems.append(f"{where}: interface {v.interface!r} is not one of {INTERFACES}")
+        elif DEFAULT_APPS.get(v.interface) not in APPS:
+            problems.append(f"{where}: no default app for interface {v.interface!r} (DEFAULT_APPS)")
         if not v.command:
             problems.append(f"{where}: empty command")
         known = STANDARD_FIELDS | set(v.settings)

@@ -5,7 +5,7 @@ import http.client
 from typing import Iterable
 from urllib.parse import urlsplit
 
-from .contract import Endpoint, check_response
+from .contract import Endpoint, check_headers, check_response
 from .errors import VerificationError
 
 
@@ -21,16 +21,22 @@ def fetch(base_url: str, path: str, timeout: float = 10.0) -> tuple[int, dict[st
         conn.close()
 
 
-def verify(base_url: str, endpoints: Iterable[Endpoint], what: str) -> None:
-    """Raise VerificationError listing every endpoint that does not honour the contract."""
+def verify(base_url: str, endpoints: Iterable[Endpoint], what: str, headers: bool = False) -> None:
+    """Raise VerificationError listing every endpoint that does not honour the contract.
+
+    ``headers`` also requires the Date and Server headers (the apps' conformance test does;
+    the check before load does not, since some fast servers, uWSGI and bjoern, send neither).
+    """
     failures = []
     for endpoint in endpoints:
         try:
-            status, headers, body = fetch(base_url, endpoint.path)
+            status, got_headers, body = fetch(base_url, endpoint.path)
         except OSError as exc:
             failures.append(f"{endpoint.path}: request failed: {exc}")
             continue
-        problems = check_response(endpoint, status, headers, body)
+        problems = check_response(endpoint, status, got_headers, body)
+        if headers:
+            problems += check_headers(got_headers)
         if problems:
             failures.append(f"{endpoint.path}: " + "; ".join(problems))
     if failures:

@@ -45,6 +45,16 @@ def _baseline_path(pytester):
     return pytester.path / "baselines" / f"{machine_info(f'wrk-{WrkDriver().version}')['id']}.json"
 
 
+def test_perf_apps_multiplies_variants_by_apps(suite):
+    """--perf-apps selects apps; each selected variant runs every selected app it can serve."""
+    result = suite.runpytest_subprocess("-m", "perf", "--collect-only", "-q", "--perf-variants=gunicorn-sync-w2,uvicorn",
+                                        "--perf-apps=flask,raw-*", "--perf-workloads=json")
+    result.stdout.fnmatch_lines(["*test_throughput?gunicorn-sync-w2-flask-json-c64?",
+                                 "*test_throughput?gunicorn-sync-w2-raw-wsgi-json-c64?",
+                                 "*test_throughput?uvicorn-raw-asgi-json-c64?"])
+    assert "uvicorn-flask" not in result.stdout.str()
+
+
 def test_unknown_variant_lists_the_known_ones(suite):
     """An unknown --perf-variants name stops the run before anything starts, listing the known names."""
     result = suite.runpytest_subprocess("--perf-variants=gunicorn-nope")
@@ -107,24 +117,25 @@ def test_run_records_json_and_saves_then_compares_baselines(suite):
     out = suite.path / "results.json"
     first = suite.runpytest_subprocess(*FAST, f"--perf-json={out}", "--perf-save-baseline")
     first.assert_outcomes(passed=2)
-    first.stdout.fnmatch_lines(["*serverbench results*", "*gunicorn-sync-w2*json*8*", "*saved*", "*baseline for 2 cell(s) saved*"])
+    first.stdout.fnmatch_lines(["*serverbench results*", "*gunicorn-sync-w2/flask*json*8*", "*saved*", "*baseline for 2 cell(s) saved*"])
     record = json.loads(out.read_text())["results"][0]
-    for key in ("nodeid", "variant", "workload", "connections", "duration_s", "requests", "rps", "latency_ms",
+    for key in ("nodeid", "variant", "app", "workload", "connections", "duration_s", "requests", "rps", "latency_ms",
                 "errors", "error_rate", "server", "generator", "machine", "python", "verdict"):
         assert key in record, key
     assert set(record["latency_ms"]) == {"p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev"}
     assert set(record["errors"]) == {"connect", "read", "write", "timeout", "status"}
     assert record["requests"] > 0 and record["server"]["cpu_s"] > 0 and "saturated" in record["generator"]
+    assert record["app"] == "flask" and record["warmup_rps"] == []
 
     path = _baseline_path(suite)
     stored = json.loads(path.read_text())
-    stored["entries"]["test_throughput::gunicorn-sync-w2/json/c8"]["rps"] = record["rps"] * 10
-    stored["entries"]["test_lenient::gunicorn-sync-w2/json/c8"]["rps"] = record["rps"] * 1.5
+    stored["entries"]["test_throughput::gunicorn-sync-w2/flask/json/c8"]["rps"] = record["rps"] * 10
+    stored["entries"]["test_lenient::gunicorn-sync-w2/flask/json/c8"]["rps"] = record["rps"] * 1.5
     path.write_text(json.dumps(stored))
     second = suite.runpytest_subprocess(*FAST)
     second.assert_outcomes(passed=1, failed=1)
     # test_throughput fails at the default tolerance; test_lenient's marker (0.99) lets a 1/1.5 drop pass.
-    second.stdout.fnmatch_lines(["*test_throughput::gunicorn-sync-w2/json/c8: * rps < * = baseline * (1 − 0.3)*"])
+    second.stdout.fnmatch_lines(["*test_throughput::gunicorn-sync-w2/flask/json/c8: * rps < * = baseline * (1 − 0.3)*"])
 
 
 def test_missing_baseline_is_reported_not_silent(suite):
@@ -168,9 +179,10 @@ def test_interrupted_run_leaves_no_server(suite):
 
 
 def test_perf_list_shows_the_matrix_without_starting_anything(suite):
-    """--perf-list prints every variant with its app, interface and status, and runs no test."""
+    """--perf-list prints every variant x app cell with its interface and status, and runs no test."""
     result = suite.runpytest_subprocess("--perf-list")
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["*serverbench variants*", "*uwsgi-p2t2*uwsgi*flask*wsgi*cpython*",
-                                 "*aiohttp*aiohttp*asyncio*aiohttp*"])
+    result.stdout.fnmatch_lines(["*serverbench matrix*", "*uwsgi-p2t2*flask*wsgi*uwsgi*cpython*",
+                                 "*uwsgi-p2t2*django *wsgi*", "*uvicorn*django-asgi*asgi*",
+                                 "*aiohttp*aiohttp*aiohttp*asyncio*"])
     assert "passed" not in result.stdout.str()

@@ -5,7 +5,7 @@ from serverbench.variants import VARIANTS, Variant, registry, validate
 
 
 def _variant(**changes):
-    base = dict(name="x-server", server="gunicorn", worker="sync", app="flask",
+    base = dict(name="x-server", server="gunicorn", worker="sync", interface="wsgi",
                 command=("{python}", "-b", "{host}:{port}", "{target}"), requires=(), install="pip install x")
     base.update(changes)
     return Variant(**base)
@@ -15,29 +15,36 @@ def test_declared_variants_are_valid():
     """The shipped variant table passes validation."""
     assert validate(VARIANTS) == []
     assert set(registry()) >= {"werkzeug-threaded", "gunicorn-sync-w2", "gunicorn-gthread-t10",
-                               "gunicorn-gthread-t100", "gunicorn-gevent-w2", "uwsgi-p2t2", "aiohttp"}
+                               "gunicorn-gthread-t100", "gunicorn-gevent-w2", "uwsgi-p2t2", "aiohttp",
+                               "wsgiref", "gevent-pywsgi", "gevent-pywsgi-nodelay", "meinheld", "bjoern",
+                               "tornado", "cheroot-t10", "waitress-t4", "twisted-wsgi", "paste-t10",
+                               "uvicorn", "granian-wsgi", "granian-asgi", "hypercorn", "eventlet-wsgi"}
+    assert {f"gunicorn-gthread-t{t}" for t in (10, 20, 50, 100, 200, 400, 800, 1000)} <= set(registry())
 
 
 def test_validation_reports_every_problem_in_one_pass():
-    """Unknown app, unknown template field, bad interpreter and a duplicate are all listed together."""
+    """Unknown interface, unknown template field, bad interpreter and a duplicate are all listed together."""
     bad = [
-        _variant(app="nope"),
+        _variant(interface="cgi"),
         _variant(name="y", command=("{python}", "{colour}")),
         _variant(name="z", interpreters=("jython",)),
         _variant(name="z"),
     ]
     problems = validate(bad)
     text = "\n".join(problems)
-    assert "unknown app 'nope'" in text
+    assert "interface 'cgi' is not one of" in text
     assert "{colour}" in text
     assert "jython" in text
     assert "declared twice" in text
 
 
-def test_server_must_speak_the_apps_interface():
-    """A WSGI server cannot serve the aiohttp app."""
-    problems = validate([_variant(app="aiohttp")])
-    assert any("cannot serve aiohttp app" in p for p in problems)
+def test_a_variant_serves_only_apps_of_its_interface():
+    """A WSGI server serves flask and django but not the aiohttp or raw ASGI app."""
+    from serverbench.apps import APPS
+    v = _variant()
+    assert v.serves(APPS["flask"]) and v.serves(APPS["django"])
+    assert not v.serves(APPS["aiohttp"]) and not v.serves(APPS["raw-asgi"])
+    assert v.default_app.name == "flask"
 
 
 def test_registry_raises_config_error():

@@ -1,0 +1,59 @@
+"""Every reference app honours the endpoint contract, TechEmpower-style, before any load.
+
+Each app runs under a reference server of its interface; every endpoint is checked for
+status, Content-Type, the Date and Server headers and the exact body.
+"""
+import pytest
+
+from serverbench.apps import APPS, App
+from serverbench.backends import start_redis
+from serverbench.contract import ENDPOINTS
+from serverbench.errors import VerificationError
+from serverbench.servers import start_variant, unavailable_reason
+from serverbench.variants import registry
+from serverbench.verify import verify
+
+pytestmark = pytest.mark.usefixtures("no_leaks")
+VARIANTS = registry()
+REFERENCE_SERVER = {"wsgi": "gunicorn-sync-w2", "asgi": "uvicorn", "aiohttp": "aiohttp", "tornado": "tornado"}
+
+
+@pytest.fixture(scope="module")
+def redis_service():
+    service = start_redis()
+    yield service
+    service.stop()
+
+
+@pytest.mark.parametrize("app_name", list(APPS))
+def test_app_honours_the_contract(app_name, apps_dir, redis_service):
+    """The app answers every endpoint with the right status, Content-Type, Date/Server headers and body."""
+    app = APPS[app_name]
+    variant = VARIANTS[REFERENCE_SERVER[app.interface]]
+    reason = unavailable_reason(variant, app)
+    assert reason is None, f"the project's test environment must have every app installed: {reason}"
+    redis_service.seed()
+    server = start_variant(variant, app=app, apps_dir=apps_dir,
+                           env={"SERVERBENCH_REDIS_URL": redis_service.url})
+    try:
+        verify(server.url, [ENDPOINTS[e] for e in app.endpoints], f"{variant.name}/{app.name}", headers=True)
+    finally:
+        server.stop()
+
+
+def test_an_app_that_breaks_the_contract_fails_with_a_diff(tmp_path):
+    """A wrong body and a wrong Content-Type are reported with what was expected and what came."""
+    (tmp_path / "broken_app.py").write_text(
+        "def app(environ, start_response):\n"
+        "    start_response('200 OK', [('Content-Type', 'text/html')])\n"
+        "    return [b'Hello, world']\n")
+    broken = App("broken", "wsgi", "broken_app", "app", (), "-")
+    server = start_variant(VARIANTS["gunicorn-sync-w2"], app=broken, apps_dir=tmp_path)
+    try:
+        with pytest.raises(VerificationError) as info:
+            verify(server.url, [ENDPOINTS["plaintext"]], "broken", headers=True)
+    finally:
+        server.stop()
+    text = str(info.value)
+    assert "Content-Type 'text/html' != expected 'text/plain'" in text
+    assert "b'Hello, world' != expected b'Hello, World!'" in text
