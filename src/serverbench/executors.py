@@ -101,7 +101,7 @@ class ManagedProcess:
         self.url = f"http://{LOOPBACK}:{port}"
         log_dir = Path(log_dir or tempfile.gettempdir())
         log_dir.mkdir(parents=True, exist_ok=True)
-        self.log_path = log_dir / f"serverbench-{what.replace(' ', '-')}-{port}.log"
+        self.log_path = log_dir / f"serverbench-{what.replace(' ', '-').replace('/', '-')}-{port}.log"
         self._log = None
         kwargs = dict(cwd=str(cwd) if cwd else None, envvars=dict(env or {}), timeout=timeout,
                       stdin=subprocess.DEVNULL, stderr=subprocess.STDOUT, shell=False)

@@ -73,7 +73,7 @@ def start_variant(variant: Variant, *, apps_dir: Path, app: App | None = None, p
                         apps_dir=str(apps_dir))
     pythonpath = os.pathsep.join(p for p in (str(apps_dir), os.environ.get("PYTHONPATH", "")) if p)
     full_env = {"PYTHONPATH": pythonpath, "PYTHONUNBUFFERED": "1", **variant.env, **(env or {})}
-    name = f"{variant.name}-{app.name}"
+    name = f"{variant.name}/{app.name}"
     process = ManagedProcess(name, argv, port, ready_path=variant.ready_path, cwd=apps_dir,
                              env=full_env, timeout=timeout, log_dir=log_dir)
     return RunningServer(variant.name, process.url, process.start(), app=app.name)

@@ -46,7 +46,7 @@ def test_server_that_cannot_start_shows_its_log_tail(tmp_path):
     with pytest.raises(ServerStartError) as info:
         start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=tmp_path, timeout=20)
     text = str(info.value)
-    assert "gunicorn-sync-w2 did not start" in text
+    assert "gunicorn-sync-w2/flask did not start" in text
     assert "No module named 'flask_app'" in text
     assert "command:" in text and "gunicorn" in text
 
