@@ -99,6 +99,7 @@ class Result:
     timestamp: str
     app: str = ""
     warmup_rps: tuple[float, ...] = ()
+    warmup_settled: bool | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -135,6 +136,7 @@ class Result:
             "duration_s": round(load.duration_s, 3),
             "warmup_s": self.warmup_s,
             "warmup_rps": [round(x, 1) for x in self.warmup_rps],
+            "warmup_settled": self.warmup_settled,
             "url": self.url,
             "requests": load.requests,
             "rps": round(load.rps, 1),

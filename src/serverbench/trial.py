@@ -39,7 +39,8 @@ def warm_up(server: RunningServer, workload: Workload, connections: int, *, driv
 
 def measure(server: RunningServer, workload: Workload, connections: int, *, driver: WrkDriver, duration: int,
             nodeid: str, test: str, machine: Mapping[str, Any], python: Mapping[str, Any], warmup_s: int = 0,
-            warmup_rps: Sequence[float] = (), cpus: Sequence[int] | None = None) -> Result:
+            warmup_rps: Sequence[float] = (), warmup_settled: bool | None = None,
+            cpus: Sequence[int] | None = None) -> Result:
     """One measured window: the driver's report, the server's CPU and peak RSS, the generator's CPU."""
     url = server.url + workload.path
     if server.pid is not None:
@@ -55,7 +56,8 @@ def measure(server: RunningServer, workload: Workload, connections: int, *, driv
     generator = Generator(driver.name, driver.version, max(1, min(driver.threads, connections)),
                           run.cpu_s, run.wall_s, cores)
     return Result(nodeid=nodeid, test=test, variant=server.name, app=server.app, workload=workload.name,
-                  connections=connections, warmup_s=warmup_s, warmup_rps=tuple(warmup_rps), url=url, load=load, generator=generator, server_cpu_s=cpu_s,
+                  connections=connections, warmup_s=warmup_s, warmup_rps=tuple(warmup_rps),
+                  warmup_settled=warmup_settled, url=url, load=load, generator=generator, server_cpu_s=cpu_s,
                   server_rss_mb=rss_mb, machine=machine, python=python,
                   timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
 
@@ -66,7 +68,8 @@ def run_trial(server: RunningServer, workload: Workload, connections: int, *, dr
     """Drive ``workload`` at ``connections`` for ``duration`` seconds after an unmeasured warm-up."""
     rps = warm_up(server, workload, connections, driver=driver, seconds=warmup, rounds=warmup_rounds, settle=settle)
     return measure(server, workload, connections, driver=driver, duration=duration, nodeid=nodeid, test=test,
-                   machine=machine, python=python, warmup_s=warmup * len(rps), warmup_rps=rps)
+                   machine=machine, python=python, warmup_s=warmup * len(rps), warmup_rps=rps,
+                   warmup_settled=settled(rps, settle) if len(rps) >= 2 else None)
 
 
 def check_alive(server: RunningServer) -> None:

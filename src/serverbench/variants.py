@@ -24,7 +24,8 @@ STANDARD_FIELDS = frozenset({"python", "bindir", "host", "port", "target", "modu
 INTERPRETERS = ("cpython", "pypy")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 
-GUNICORN = ("{python}", "-m", "gunicorn", "--no-control-socket", "-b", "{host}:{port}", "-w", "{workers}",
+GUNICORN = ("{python}", "-m", "gunicorn", "-c", "python:serverbench.gunicorn_conf", "-b", "{host}:{port}",
+            "-w", "{workers}",
             "--backlog", "2048")
 
 
