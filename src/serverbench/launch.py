@@ -68,6 +68,7 @@ def eventlet(host: str, port: int, target: str, opts: Mapping[str, str]) -> None
 def meinheld(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
     from meinheld import server
     server.set_access_logger(None)
+    server.set_keepalive(int(opts.get("keepalive", 10)))  # its default closes every connection
     server.listen((host, port))
     server.run(_load(target))
 
@@ -90,7 +91,8 @@ def paste(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
             pass
 
     serve(_load(target), host=host, port=str(port), handler=Quiet, use_threadpool=True,
-          threadpool_workers=int(opts.get("threads", 10)), start_loop=True)
+          threadpool_workers=int(opts.get("threads", 10)), protocol_version="HTTP/1.1",  # default 1.0: no keep-alive
+          start_loop=True)
 
 
 def tornado(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:

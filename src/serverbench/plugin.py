@@ -37,7 +37,6 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     try:
         session = perf_session_of(config)
         rows = [(c, unavailable_reason(c.variant, c.app)) for c in every_cell(session.variants.values())]
-        rows += [(v, unavailable_reason(v)) for v in session.variants.values() if v.unsupported]
         config.get_terminal_writer().write(variant_table(rows, config.get_terminal_writer().fullwidth))
     finally:
         config._ensure_unconfigure()

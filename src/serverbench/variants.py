@@ -136,6 +136,15 @@ VARIANTS: tuple[Variant, ...] = (
         "'Connection: close', which wrk counts as a read error on every response.",
     ),
     Variant(
+        "uwsgi-gevent100", "uwsgi", "gevent", "wsgi",
+        ("{bindir}/uwsgi", "--http11-socket", "{host}:{port}", "--module", "{target}", "--chdir", "{apps_dir}",
+         "--master", "--processes", "{processes}", "--gevent", "{cores}", "--gevent-monkey-patch",
+         "--need-app", "--die-on-term", "--disable-logging", "--lazy-apps"),
+        requires=("pyuwsgi", "gevent"), install="pip install pyuwsgi gevent",
+        settings={"processes": 1, "cores": 100}, interpreters=("cpython",),
+        notes="uWSGI async mode: 100 gevent cores in one process, the standard library monkey-patched.",
+    ),
+    Variant(
         "gevent-pywsgi", "gevent", "greenlet", "wsgi", launch("gevent-pywsgi"),
         requires=("gevent",), install="pip install gevent",
         notes="Stock gevent.pywsgi: Nagle on, so each keep-alive response stalls ~40 ms on the client's "
@@ -153,12 +162,12 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     Variant(
         "meinheld", "meinheld", "event-loop", "wsgi", launch("meinheld"), requires=("meinheld",),
-        install="pip install --no-deps meinheld  (next to greenlet>=3)", interpreters=("cpython",),
+        install="pip install --no-deps meinheld  (next to greenlet>=3)",
         notes="meinheld standalone: a C event loop, one process; a blocking call (redis-py) blocks it.",
     ),
     Variant(
         "bjoern", "bjoern", "event-loop", "wsgi", launch("bjoern"), requires=("bjoern",),
-        install="apt-get install libev-dev && pip install bjoern", interpreters=("cpython",),
+        install="apt-get install libev-dev && pip install bjoern",
         notes="bjoern: libev in C, one process, one request at a time in Python.",
     ),
     Variant(
@@ -220,6 +229,25 @@ VARIANTS: tuple[Variant, ...] = (
          "--workers", "1", "{target}"),
         requires=("granian",), install="pip install granian",
         notes="granian: a Rust (hyper/tokio) HTTP server driving an ASGI app on asyncio, one worker.",
+    ),
+    # Servers old comparisons measured that cannot run here: kept as rows, skipped with the reason found.
+    Variant(
+        "cyclone", "cyclone", "twisted-reactor", "tornado", ("cyclone",), requires=("cyclone",),
+        install="pip install cyclone",
+        unsupported="`pip install cyclone` (1.3, 2019) pins Twisted 19.2.1, whose C extension does not build on "
+        "Python 3.11 (longintrepr.h: No such file); `--no-deps cyclone` next to a current Twisted imports, but "
+        "it serves only cyclone's own Tornado-style handlers, for which no reference app is written",
+    ),
+    Variant(
+        "rocket", "rocket", "thread-pool", "wsgi", ("rocket",), requires=("rocket",), install="pip install rocket",
+        unsupported="`pip install rocket` (1.2.8, 2017) fails on its dependency distribute 0.7.3 "
+        "(invalid command 'dist_info'); with --no-deps it installs but `import rocket` fails: "
+        "No module named 'rocket.methods'",
+    ),
+    Variant(
+        "fapws3", "fapws3", "event-loop", "wsgi", ("fapws3",), requires=("fapws",), install="pip install fapws3",
+        unsupported="`pip install fapws3` (0.11.dev, 2012) fails in its setup.py: Python 2 print statement "
+        "(SyntaxError: Missing parentheses in call to 'print')",
     ),
 )
 
