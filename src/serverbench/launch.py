@@ -91,8 +91,7 @@ def paste(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
             pass
 
     serve(_load(target), host=host, port=str(port), handler=Quiet, use_threadpool=True,
-          threadpool_workers=int(opts.get("threads", 10)), protocol_version="HTTP/1.1",  # default 1.0: no keep-alive
-          start_loop=True)
+          threadpool_workers=int(opts.get("threads", 10)), start_loop=True)
 
 
 def tornado(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:

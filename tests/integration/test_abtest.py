@@ -66,3 +66,11 @@ def test_candidate_that_cannot_start_leaves_no_base_server(tmp_path, apps_dir):
     with pytest.raises(ServerStartError):
         run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=tmp_path),
                blocks=1, duration=1, warmup=0, extend=False)
+
+
+def test_gate_rejects_unknown_app_and_an_app_the_variant_cannot_serve(capsys):
+    """--app naming nothing lists the known apps; an app of another interface is refused (exit 2)."""
+    assert gate_main(["--variant", "aiohttp", "--app", "flaks"]) == 2
+    assert "unknown app 'flaks'; known apps: flask" in capsys.readouterr().err
+    assert gate_main(["--variant", "aiohttp", "--app", "flask"]) == 2
+    assert "aiohttp loads aiohttp apps; flask is wsgi" in capsys.readouterr().err
