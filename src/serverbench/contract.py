@@ -48,16 +48,74 @@ def _check_redis(body: bytes) -> str | None:
     return None
 
 
+# MongoDB: database, collections and the seeded documents (the harness seeds, apps read).
+MONGO_DB = "serverbench"
+SMALL_DOC = {"_id": "small", "canonicalUrl": "https://books.example.org/b/0001-python-and-the-server"}
+BIG_DOC = {"_id": "big", **{
+    f"f{i:03d}": (i * 7919 if i % 3 == 0 else f"value-{i:03d}-" + "x" * (i % 17) if i % 3 == 1 else i % 2 == 0)
+    for i in range(300)}}
+# Event queues: about 1 KB and 64 KB of shallow JSON events; queue "0" is empty (204).
+EVENT_SIZES = {"0": 0, "1k": 7, "64k": 440}
+
+
+def event(queue: str, seq: int) -> dict:
+    """One shallow event of about 128 bytes as JSON (without _id and queue, as apps return it)."""
+    return {"seq": seq, "type": ("view", "click", "buy")[seq % 3], "user": f"user{seq % 97:04d}",
+            "path": f"/site/books/{seq % 20 + 1}", "ts": 1_700_000_000 + seq, "payload": "p" * 40}
+
+
+def events(queue: str) -> list[dict]:
+    return [event(queue, i) for i in range(EVENT_SIZES[queue])]
+
+
+UPSTREAM_BODY = {"message": "upstream"}
+UPSTREAM_DELAY_S = 0.1
+
+
+def _without_id(doc: dict) -> dict:
+    return {k: v for k, v in doc.items() if k != "_id"}
+
+
+def _expect_bytes_len(n: int, head: bytes = b"") -> Callable[[bytes], str | None]:
+    def check(body: bytes) -> str | None:
+        if len(body) != n:
+            return f"body is {len(body)} bytes, expected {n}"
+        return None if body.startswith(head) else f"body starts {body[:8]!r}, expected {head!r}"
+
+    return check
+
+
+def _expect_contains(*parts: bytes) -> Callable[[bytes], str | None]:
+    def check(body: bytes) -> str | None:
+        missing = [p for p in parts if p not in body]
+        return f"body {body[:120]!r} lacks {missing!r}" if missing else None
+
+    return check
+
+
+def _expect_nonempty(body: bytes) -> str | None:
+    return None if body else "body is empty"
+
+
+def _expect_empty(body: bytes) -> str | None:
+    return None if not body else f"a 204 must have no body, got {body[:60]!r}"
+
+
 @dataclass(frozen=True)
 class Endpoint:
-    """One endpoint of the contract: where it is, what it must answer, what it needs."""
+    """One endpoint of the contract: where it is, what it must answer, what it needs.
+
+    ``min_seconds``: the response may not come sooner (a sleep or a slow upstream that was
+    skipped is a wrong answer).  ``content_type`` None: no body, nothing to check.
+    """
 
     name: str
     path: str
-    content_type: str
+    content_type: str | None
     check_body: Callable[[bytes], str | None]
     backends: tuple[str, ...] = ()
     status: int = 200
+    min_seconds: float = 0.0
 
 
 ENDPOINTS: Mapping[str, Endpoint] = {
@@ -66,8 +124,30 @@ ENDPOINTS: Mapping[str, Endpoint] = {
         Endpoint("plaintext", "/plaintext", "text/plain", _expect_text(b"Hello, World!")),
         Endpoint("json", "/json", "application/json", _expect_json({"message": "Hello, World!"})),
         Endpoint("redis", "/redis", "application/json", _check_redis, backends=("redis",)),
+        Endpoint("mongo-small", "/mongo/small", "application/json", _expect_json(_without_id(SMALL_DOC)),
+                 backends=("mongo",)),
+        Endpoint("mongo-big", "/mongo/big", "application/json", _expect_json(_without_id(BIG_DOC)),
+                 backends=("mongo",)),
+        Endpoint("events-0", "/events?size=0", None, _expect_empty, backends=("mongo",), status=204),
+        Endpoint("events-1k", "/events?size=1k", "application/json", _expect_json(events("1k")),
+                 backends=("mongo",)),
+        Endpoint("events-64k", "/events?size=64k", "application/json", _expect_json(events("64k")),
+                 backends=("mongo",)),
+        Endpoint("upstream", "/upstream", "application/json", _expect_json({"upstream": UPSTREAM_BODY}),
+                 backends=("upstream",), min_seconds=UPSTREAM_DELAY_S),
+        Endpoint("sleep", "/sleep?ms=100", "application/json", _expect_json({"slept_ms": 100}), min_seconds=0.1),
+        Endpoint("site-search", "/site/search?q=server&page=1", "text/html",
+                 _expect_contains(b"<h1>Results for server, page 1</h1>", b"/site/thumbs/1.jpg")),
+        Endpoint("site-api", "/site/api/books?q=python", "application/json",
+                 _expect_json([{"id": 1, "title": "Book 01: Python and the Server", "author": "Author 1",
+                                "year": 1991}])),
+        Endpoint("site-cover", "/site/covers/3.jpg", "image/jpeg", _expect_bytes_len(30_000, b"\xff\xd8")),
+        Endpoint("site-thumb", "/site/thumbs/3.jpg", "image/jpeg", _expect_bytes_len(3_000, b"\xff\xd8")),
+        Endpoint("site-css", "/site/static/site.css", "text/css", _expect_contains(b"font-family")),
+        Endpoint("site-js", "/site/static/site.js", "application/javascript", _expect_contains(b"function show1")),
     )
 }
+CORE_ENDPOINTS = ("plaintext", "json", "redis")
 
 
 REQUIRED_HEADERS = ("Date", "Server")
@@ -85,7 +165,7 @@ def check_response(endpoint: Endpoint, status: int, headers: Mapping[str, str], 
     if status != endpoint.status:
         problems.append(f"status {status} != expected {endpoint.status}")
     content_type = {k.lower(): v for k, v in headers.items()}.get("content-type", "")
-    if content_type.split(";")[0].strip().lower() != endpoint.content_type:
+    if endpoint.content_type is not None and content_type.split(";")[0].strip().lower() != endpoint.content_type:
         problems.append(f"Content-Type {content_type!r} != expected {endpoint.content_type!r}")
     if status == endpoint.status:
         body_problem = endpoint.check_body(body)
