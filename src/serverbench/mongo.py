@@ -1,0 +1,135 @@
+"""MongoDB over the real wire protocol, chosen in this order: ``--mongo-url`` (a real mongod,
+e.g. a CI service container; noproc), a ``mongod`` on PATH started in a temp dir, else
+SecantusDB's Python server from PyPI (``secantusd-py``, MongoDB's wire protocol over
+WiredTiger) as the embedded default.  Seeded with the contract's documents and events.
+
+SecantusDB serves about 1.4k find_one/s per connection here, so fast servers make it the
+bottleneck: the backend's CPU is sampled during each trial and a saturated backend is
+reported (``backend-bound``), never read as the server's speed.
+"""
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pymongo
+from pymongo.errors import PyMongoError
+
+from .contract import BIG_DOC, EVENT_SIZES, MONGO_DB, SMALL_DOC, event
+from .errors import BackendUnreachable, MissingBinaryError
+from .executors import LOOPBACK, ManagedProcess, free_port
+
+
+@dataclass
+class MongoService:
+    """A reachable MongoDB: the URL apps use, what it is, and the process when serverbench started it."""
+
+    url: str
+    kind: str
+    process: ManagedProcess | None = None
+    _tmp: tempfile.TemporaryDirectory | None = field(default=None, repr=False)
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+    def client(self) -> pymongo.MongoClient:
+        return pymongo.MongoClient(self.url, serverSelectionTimeoutMS=5000)
+
+    def seed(self) -> None:
+        """(Re)write the small and big documents and every event queue, with the index /events uses."""
+        with self.client() as client:
+            db = client[MONGO_DB]
+            db.docs.delete_many({})
+            db.docs.insert_many([dict(SMALL_DOC), dict(BIG_DOC)])
+            db.events.delete_many({})
+            rows = [{"queue": q, **event(q, i)} for q, n in EVENT_SIZES.items() for i in range(n)]
+            db.events.insert_many(rows)
+            db.events.create_index([("queue", 1), ("seq", 1)])
+
+    def opcounters(self) -> dict[str, int] | None:
+        """serverStatus().opcounters (None when the server does not report them)."""
+        try:
+            with self.client() as client:
+                return dict(client.admin.command("serverStatus").get("opcounters") or {}) or None
+        except PyMongoError:
+            return None
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.stop()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+
+def check_mongo_url(url: str) -> str:
+    """A --mongo-url must be mongodb://HOST[:PORT][/...] on loopback."""
+    parts = urlsplit(url)
+    if parts.scheme != "mongodb" or not parts.hostname:
+        raise ValueError(f"expected a URL like mongodb://127.0.0.1:27017/, got {url!r}")
+    return url
+
+
+def _secantus_binary() -> str | None:
+    here = Path(sys.executable).parent / "secantusd-py"
+    return str(here) if here.exists() else shutil.which("secantusd-py")
+
+
+def _start(what: str, kind: str, argv: list[str], port: int, tmp: tempfile.TemporaryDirectory,
+           timeout: float, log_dir: Path | None) -> MongoService:
+    try:
+        process = ManagedProcess(what, argv, port, ready_path=None, timeout=timeout, log_dir=log_dir).start()
+    except Exception:
+        tmp.cleanup()
+        raise
+    service = MongoService(f"mongodb://{LOOPBACK}:{port}/?directConnection=true", kind, process, tmp)
+    try:
+        service.seed()
+    except PyMongoError as exc:
+        log = process.log_tail()
+        service.stop()
+        raise BackendUnreachable(f"{what} started but could not be seeded ({exc}); its log:\n{log}") from None
+    return service
+
+
+def start_mongo(port: int | None = None, timeout: float = 60.0, log_dir: Path | None = None) -> MongoService:
+    """Start mongod from PATH in a temp dir, else SecantusDB's server in memory (the proc fixture)."""
+    port = port if port is not None else free_port()
+    tmp = tempfile.TemporaryDirectory(prefix="serverbench-mongo-")
+    mongod = shutil.which("mongod")
+    if mongod:
+        argv = [mongod, "--dbpath", tmp.name, "--port", str(port), "--bind_ip", LOOPBACK, "--nounixsocket",
+                "--quiet", "--wiredTigerCacheSizeGB", "0.25"]
+        return _start("mongod", "mongod", argv, port, tmp, timeout, log_dir)
+    secantus = _secantus_binary()
+    if secantus:
+        argv = [secantus, "--host", LOOPBACK, "--port", str(port), "--storage-path", ":memory:", "--standalone",
+                "--log-level", "WARNING"]
+        return _start("secantusdb", "secantusdb", argv, port, tmp, timeout, log_dir)
+    tmp.cleanup()
+    raise MissingBinaryError(
+        "no MongoDB server: neither mongod nor SecantusDB's secantusd-py was found. "
+        f"`{sys.executable} -m pip install secantusdb` (the embedded default), put a mongod on PATH, "
+        "or give a running one with --mongo-url mongodb://127.0.0.1:27017/")
+
+
+def connect_mongo(url: str) -> MongoService:
+    """Use a MongoDB someone else runs (the noproc fixture): seeded, or a clear error."""
+    service = MongoService(url, "external")
+    try:
+        service.seed()
+    except PyMongoError as exc:
+        raise BackendUnreachable(
+            f"--mongo-url {url} did not answer ({type(exc).__name__}: {str(exc)[:200]}). Start that server, "
+            "fix the URL, or drop --mongo-url to let serverbench start one.") from None
+    return service
+
+
+def describe(service: MongoService) -> dict[str, Any]:
+    return {"kind": service.kind, "url": service.url}
