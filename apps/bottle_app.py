@@ -1,18 +1,32 @@
-"""The endpoint contract in Bottle (WSGI).  Redis through redis-py, configured by SERVERBENCH_REDIS_URL.
+"""The endpoint contract in Bottle (WSGI).
 
+Redis through redis-py (SERVERBENCH_REDIS_URL), MongoDB through pymongo (SERVERBENCH_MONGO_URL),
+the slow upstream through http.client (SERVERBENCH_UPSTREAM_URL), and the book site of sitedata.
 Served with any WSGI server as ``bottle_app:app``.
 """
+import http.client
+import json
 import os
+import threading
 import time
+from urllib.parse import urlsplit
 
 import bottle
+import pymongo
 import redis
+
+import sitedata
 
 COUNTER_KEY = "serverbench:counter"
 VALUE_KEY = "serverbench:value"
+MONGO_DB = "serverbench"
+EVENT_QUEUES = ("0", "1k", "64k")
 
 app = bottle.Bottle()
 _redis = None
+_mongo = None
+_mongo_lock = threading.Lock()
+_upstream = threading.local()  # one keep-alive connection to the upstream per thread
 # Test-only knob: burn this many microseconds of CPU per request (proves the A/B verdict detects a known cost).
 BURN_S = int(os.environ.get("SERVERBENCH_BURN_US", "0")) / 1e6
 
@@ -24,6 +38,13 @@ if BURN_S:
             pass
 
 
+def _setting(name, needs):
+    value = os.environ.get(name)
+    if not value:
+        bottle.abort(500, f"{name} is not set: {needs}")
+    return value
+
+
 def _client():
     global _redis
     if _redis is None:
@@ -32,6 +53,45 @@ def _client():
             bottle.abort(500, "SERVERBENCH_REDIS_URL is not set: /redis needs a Redis server")
         _redis = redis.Redis.from_url(url, decode_responses=True)
     return _redis
+
+
+def _db():
+    """The pymongo database, the client created on first use (after the server forked its workers)."""
+    global _mongo
+    if _mongo is None:
+        url = _setting("SERVERBENCH_MONGO_URL", "/mongo/* and /events need a MongoDB server")
+        with _mongo_lock:
+            if _mongo is None:
+                _mongo = pymongo.MongoClient(url)
+    return _mongo[MONGO_DB]
+
+
+def _upstream_get():
+    """GET the upstream URL on this thread's keep-alive connection: (status, body)."""
+    url = urlsplit(_setting("SERVERBENCH_UPSTREAM_URL", "/upstream needs an upstream HTTP server"))
+    target = (url.path or "/") + (f"?{url.query}" if url.query else "")
+    conn = getattr(_upstream, "conn", None)
+    reused = conn is not None
+    while True:
+        if conn is None:
+            factory = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+            conn = _upstream.conn = factory(url.hostname, url.port, timeout=30)
+        try:
+            conn.request("GET", target)
+            response = conn.getresponse()
+            return response.status, response.read()
+        except (http.client.HTTPException, ConnectionError):
+            conn.close()
+            conn = _upstream.conn = None
+            if not reused:  # a fresh connection failed: the upstream is down, not a stale keep-alive
+                raise
+            reused = False
+
+
+def _json_list(items):
+    """Bottle turns only dicts into JSON by itself: a list is dumped by hand."""
+    bottle.response.content_type = "application/json"
+    return json.dumps(items)
 
 
 @app.get("/plaintext")
@@ -52,3 +112,87 @@ def redis_endpoint():
     pipe.get(VALUE_KEY)
     counter, value = pipe.execute()
     return {"counter": counter, "value": value}
+
+
+@app.get("/mongo/<doc_id:re:small|big>")
+def mongo_doc(doc_id):
+    doc = _db().docs.find_one({"_id": doc_id}, {"_id": 0})
+    if doc is None:
+        bottle.abort(404, f"no document {doc_id!r}")
+    return doc
+
+
+@app.get("/events")
+def events():
+    size = bottle.request.query.size
+    if size not in EVENT_QUEUES:
+        bottle.abort(400, f"size must be one of {', '.join(EVENT_QUEUES)}")
+    found = list(_db().events.find({"queue": size}, {"_id": 0, "queue": 0}).sort("seq", 1))
+    if not found:
+        return bottle.HTTPResponse(status=204)
+    return _json_list(found)
+
+
+@app.get("/upstream")
+def upstream():
+    status, body = _upstream_get()
+    if status != 200:
+        bottle.abort(502, f"the upstream answered {status}")
+    return {"upstream": json.loads(body)}
+
+
+@app.get("/sleep")
+def sleep():
+    try:
+        ms = int(bottle.request.query.ms)
+    except ValueError:
+        ms = -1
+    if not 0 <= ms <= 10000:
+        bottle.abort(400, "ms must be an integer from 0 to 10000")
+    time.sleep(ms / 1000)
+    return {"slept_ms": ms}
+
+
+@app.get("/site/search")
+def site_search():
+    try:
+        page = int(bottle.request.query.page or 1)
+    except ValueError:
+        page = 0
+    if page < 1:
+        bottle.abort(400, "page must be an integer >= 1")
+    bottle.response.content_type = "text/html; charset=utf-8"
+    return sitedata.search_page(bottle.request.query.q, page)
+
+
+@app.get("/site/api/books")
+def site_api_books():
+    bottle.response.content_type = "application/json"
+    return sitedata.books_json(bottle.request.query.q)
+
+
+@app.get("/site/covers/<n:int>.jpg")
+def site_cover(n):
+    data = sitedata.cover(n)
+    if data is None:
+        bottle.abort(404, "no such cover")
+    bottle.response.content_type = "image/jpeg"
+    return data
+
+
+@app.get("/site/thumbs/<n:int>.jpg")
+def site_thumb(n):
+    data = sitedata.thumb(n)
+    if data is None:
+        bottle.abort(404, "no such thumbnail")
+    bottle.response.content_type = "image/jpeg"
+    return data
+
+
+@app.get("/site/static/<name>")
+def site_static(name):
+    found = sitedata.static(name)
+    if found is None:
+        bottle.abort(404, "no such file")
+    bottle.response.content_type, data = found
+    return data

@@ -1,16 +1,30 @@
 """The endpoint contract in CherryPy, mounted as a plain WSGI app (CherryPy's engine and server never start).
 
-Served with any WSGI server as ``cherrypy_app:app``.  Redis through redis-py, configured by SERVERBENCH_REDIS_URL.
+Served with any WSGI server as ``cherrypy_app:app``.  Redis through redis-py (SERVERBENCH_REDIS_URL),
+MongoDB through pymongo (SERVERBENCH_MONGO_URL), the slow upstream through http.client
+(SERVERBENCH_UPSTREAM_URL), and the book site of sitedata.
 """
+import http.client
+import json
 import os
+import threading
 import time
+from urllib.parse import urlsplit
 
 import cherrypy
+import pymongo
 import redis
+
+import sitedata
 
 COUNTER_KEY = "serverbench:counter"
 VALUE_KEY = "serverbench:value"
+MONGO_DB = "serverbench"
+EVENT_QUEUES = ("0", "1k", "64k")
 _redis = None
+_mongo = None
+_mongo_lock = threading.Lock()
+_upstream = threading.local()  # one keep-alive connection to the upstream per thread
 # Test-only knob: burn this many microseconds of CPU per request (proves the A/B verdict detects a known cost).
 BURN_S = int(os.environ.get("SERVERBENCH_BURN_US", "0")) / 1e6
 
@@ -19,6 +33,13 @@ def _burn():
     end = time.thread_time() + BURN_S
     while time.thread_time() < end:
         pass
+
+
+def _setting(name, needs):
+    value = os.environ.get(name)
+    if not value:
+        raise cherrypy.HTTPError(500, f"{name} is not set: {needs}")
+    return value
 
 
 def _client():
@@ -31,7 +52,98 @@ def _client():
     return _redis
 
 
+def _db():
+    """The pymongo database, the client created on first use (after the server forked its workers)."""
+    global _mongo
+    if _mongo is None:
+        url = _setting("SERVERBENCH_MONGO_URL", "/mongo/* and /events need a MongoDB server")
+        with _mongo_lock:
+            if _mongo is None:
+                _mongo = pymongo.MongoClient(url)
+    return _mongo[MONGO_DB]
+
+
+def _upstream_get():
+    """GET the upstream URL on this thread's keep-alive connection: (status, body)."""
+    url = urlsplit(_setting("SERVERBENCH_UPSTREAM_URL", "/upstream needs an upstream HTTP server"))
+    target = (url.path or "/") + (f"?{url.query}" if url.query else "")
+    conn = getattr(_upstream, "conn", None)
+    reused = conn is not None
+    while True:
+        if conn is None:
+            factory = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+            conn = _upstream.conn = factory(url.hostname, url.port, timeout=30)
+        try:
+            conn.request("GET", target)
+            response = conn.getresponse()
+            return response.status, response.read()
+        except (http.client.HTTPException, ConnectionError):
+            conn.close()
+            conn = _upstream.conn = None
+            if not reused:  # a fresh connection failed: the upstream is down, not a stale keep-alive
+                raise
+            reused = False
+
+
+def _book_number(filename):
+    """The book of "<n>.jpg", else 404."""
+    stem, dot, ext = filename.rpartition(".")
+    try:
+        if dot and ext == "jpg":
+            return int(stem)
+    except ValueError:
+        pass
+    raise cherrypy.NotFound()
+
+
+def _image(data):
+    if data is None:
+        raise cherrypy.NotFound()
+    cherrypy.response.headers["Content-Type"] = "image/jpeg"
+    return data
+
+
+class Api:
+    @cherrypy.expose
+    def books(self, q=""):
+        cherrypy.response.headers["Content-Type"] = "application/json"
+        return sitedata.books_json(q)
+
+
+class Site:
+    api = Api()
+
+    @cherrypy.expose
+    def search(self, q="", page="1"):
+        try:
+            page = int(page)
+        except ValueError:
+            page = 0
+        if page < 1:
+            raise cherrypy.HTTPError(400, "page must be an integer >= 1")
+        cherrypy.response.headers["Content-Type"] = "text/html"
+        return sitedata.search_page(q, page)
+
+    @cherrypy.expose
+    def covers(self, filename):
+        return _image(sitedata.cover(_book_number(filename)))
+
+    @cherrypy.expose
+    def thumbs(self, filename):
+        return _image(sitedata.thumb(_book_number(filename)))
+
+    @cherrypy.expose
+    def static(self, name):
+        found = sitedata.static(name)
+        if found is None:
+            raise cherrypy.NotFound()
+        cherrypy.response.headers["Content-Type"], data = found
+        return data
+
+
 class Root:
+    site = Site()
+
     @cherrypy.expose
     def plaintext(self):
         cherrypy.response.headers["Content-Type"] = "text/plain"
@@ -50,6 +162,47 @@ class Root:
         pipe.get(VALUE_KEY)
         counter, value = pipe.execute()
         return {"counter": counter, "value": value}
+
+    @cherrypy.expose
+    @cherrypy.tools.json_out()
+    def mongo(self, doc_id):
+        if doc_id not in ("small", "big"):
+            raise cherrypy.NotFound()
+        doc = _db().docs.find_one({"_id": doc_id}, {"_id": 0})
+        if doc is None:
+            raise cherrypy.NotFound()
+        return doc
+
+    @cherrypy.expose
+    @cherrypy.tools.json_out()
+    def events(self, size=None):
+        if size not in EVENT_QUEUES:
+            raise cherrypy.HTTPError(400, f"size must be one of {', '.join(EVENT_QUEUES)}")
+        found = list(_db().events.find({"queue": size}, {"_id": 0, "queue": 0}).sort("seq", 1))
+        if not found:
+            cherrypy.response.status = 204  # CherryPy drops the body of a 204
+            return None
+        return found
+
+    @cherrypy.expose
+    @cherrypy.tools.json_out()
+    def upstream(self):
+        status, body = _upstream_get()
+        if status != 200:
+            raise cherrypy.HTTPError(502, f"the upstream answered {status}")
+        return {"upstream": json.loads(body)}
+
+    @cherrypy.expose
+    @cherrypy.tools.json_out()
+    def sleep(self, ms=None):
+        try:
+            ms = int(ms)
+        except (TypeError, ValueError):
+            ms = -1
+        if not 0 <= ms <= 10000:
+            raise cherrypy.HTTPError(400, "ms must be an integer from 0 to 10000")
+        time.sleep(ms / 1000)
+        return {"slept_ms": ms}
 
 
 # "embedded": hosted by a foreign WSGI server (no autoreload, no checker, no screen logging, no signal handlers).

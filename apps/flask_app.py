@@ -1,18 +1,43 @@
-"""The endpoint contract in Flask (WSGI).  Redis through redis-py, configured by SERVERBENCH_REDIS_URL."""
-import os
-import time
+"""The endpoint contract in Flask (WSGI).
 
+Redis through redis-py (SERVERBENCH_REDIS_URL), MongoDB through pymongo (SERVERBENCH_MONGO_URL),
+the slow upstream through http.client (SERVERBENCH_UPSTREAM_URL), and the book site of sitedata.
+"""
+import http.client
+import json
+import os
+import threading
+import time
+from urllib.parse import urlsplit
+
+import pymongo
 import redis
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, abort, jsonify, request
+
+import sitedata
 
 COUNTER_KEY = "serverbench:counter"
 VALUE_KEY = "serverbench:value"
+MONGO_DB = "serverbench"
+EVENT_QUEUES = ("0", "1k", "64k")
 
 app = Flask(__name__)
 app.json.sort_keys = False
 _redis = None
+_mongo = None
+_mongo_lock = threading.Lock()
+_upstream = threading.local()  # one keep-alive connection to the upstream per thread
 # Test-only knob: burn this many microseconds of CPU per request (proves the A/B verdict detects a known cost).
 BURN_S = int(os.environ.get("SERVERBENCH_BURN_US", "0")) / 1e6
+
+
+class MissingSetting(Exception):
+    """An endpoint's backend is not configured: a 500 that names the variable."""
+
+
+@app.errorhandler(MissingSetting)
+def _missing_setting(exc):
+    return Response(str(exc), status=500, content_type="text/plain")
 
 
 @app.before_request
@@ -23,14 +48,52 @@ def _burn():
             pass
 
 
+def _setting(name, needs):
+    value = os.environ.get(name)
+    if not value:
+        raise MissingSetting(f"{name} is not set: {needs}")
+    return value
+
+
 def _client():
     global _redis
     if _redis is None:
-        url = os.environ.get("SERVERBENCH_REDIS_URL")
-        if not url:
-            raise RuntimeError("SERVERBENCH_REDIS_URL is not set: the /redis endpoint needs a Redis server")
-        _redis = redis.Redis.from_url(url, decode_responses=True)
+        _redis = redis.Redis.from_url(_setting("SERVERBENCH_REDIS_URL", "/redis needs a Redis server"),
+                                      decode_responses=True)
     return _redis
+
+
+def _db():
+    """The pymongo database, the client created on first use (after the server forked its workers)."""
+    global _mongo
+    if _mongo is None:
+        url = _setting("SERVERBENCH_MONGO_URL", "/mongo/* and /events need a MongoDB server")
+        with _mongo_lock:
+            if _mongo is None:
+                _mongo = pymongo.MongoClient(url)
+    return _mongo[MONGO_DB]
+
+
+def _upstream_get():
+    """GET the upstream URL on this thread's keep-alive connection: (status, body)."""
+    url = urlsplit(_setting("SERVERBENCH_UPSTREAM_URL", "/upstream needs an upstream HTTP server"))
+    target = (url.path or "/") + (f"?{url.query}" if url.query else "")
+    conn = getattr(_upstream, "conn", None)
+    reused = conn is not None
+    while True:
+        if conn is None:
+            factory = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+            conn = _upstream.conn = factory(url.hostname, url.port, timeout=30)
+        try:
+            conn.request("GET", target)
+            response = conn.getresponse()
+            return response.status, response.read()
+        except (http.client.HTTPException, ConnectionError):
+            conn.close()
+            conn = _upstream.conn = None
+            if not reused:  # a fresh connection failed: the upstream is down, not a stale keep-alive
+                raise
+            reused = False
 
 
 @app.route("/plaintext")
@@ -51,3 +114,80 @@ def redis_endpoint():
     pipe.get(VALUE_KEY)
     counter, value = pipe.execute()
     return jsonify(counter=counter, value=value)
+
+
+@app.route("/mongo/<any(small, big):doc_id>")
+def mongo_doc(doc_id):
+    doc = _db().docs.find_one({"_id": doc_id}, {"_id": 0})
+    if doc is None:
+        abort(404)
+    return jsonify(doc)
+
+
+@app.route("/events")
+def events():
+    size = request.args.get("size")
+    if size not in EVENT_QUEUES:
+        abort(400, description=f"size must be one of {', '.join(EVENT_QUEUES)}")
+    found = list(_db().events.find({"queue": size}, {"_id": 0, "queue": 0}).sort("seq", 1))
+    if not found:
+        return "", 204
+    return jsonify(found)
+
+
+@app.route("/upstream")
+def upstream():
+    status, body = _upstream_get()
+    if status != 200:
+        abort(502, description=f"the upstream answered {status}")
+    return jsonify(upstream=json.loads(body))
+
+
+@app.route("/sleep")
+def sleep():
+    ms = request.args.get("ms", type=int)
+    if ms is None or not 0 <= ms <= 10000:
+        abort(400, description="ms must be an integer from 0 to 10000")
+    time.sleep(ms / 1000)
+    return jsonify(slept_ms=ms)
+
+
+@app.route("/site/search")
+def site_search():
+    try:
+        page = int(request.args.get("page", 1))
+    except ValueError:
+        page = 0
+    if page < 1:
+        abort(400, description="page must be an integer >= 1")
+    return Response(sitedata.search_page(request.args.get("q", ""), page), mimetype="text/html")
+
+
+@app.route("/site/api/books")
+def site_api_books():
+    return Response(sitedata.books_json(request.args.get("q", "")), mimetype="application/json")
+
+
+@app.route("/site/covers/<int:n>.jpg")
+def site_cover(n):
+    data = sitedata.cover(n)
+    if data is None:
+        abort(404)
+    return Response(data, mimetype="image/jpeg")
+
+
+@app.route("/site/thumbs/<int:n>.jpg")
+def site_thumb(n):
+    data = sitedata.thumb(n)
+    if data is None:
+        abort(404)
+    return Response(data, mimetype="image/jpeg")
+
+
+@app.route("/site/static/<name>")
+def site_static(name):
+    found = sitedata.static(name)
+    if found is None:
+        abort(404)
+    content_type, data = found
+    return Response(data, content_type=content_type)

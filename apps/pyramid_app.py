@@ -1,20 +1,35 @@
-"""The endpoint contract in Pyramid (WSGI).  Redis through redis-py, configured by SERVERBENCH_REDIS_URL.
+"""The endpoint contract in Pyramid (WSGI).
 
+Redis through redis-py (SERVERBENCH_REDIS_URL), MongoDB through pymongo (SERVERBENCH_MONGO_URL),
+the slow upstream through http.client (SERVERBENCH_UPSTREAM_URL), and the book site of sitedata.
 Served with any WSGI server as ``pyramid_app:app``.
 """
+import http.client
+import json
 import os
+import threading
 import time
+from urllib.parse import urlsplit
 
+import pymongo
 import redis
 from pyramid.config import Configurator
 from pyramid.events import NewRequest
-from pyramid.httpexceptions import HTTPInternalServerError
+from pyramid.httpexceptions import (HTTPBadGateway, HTTPBadRequest, HTTPInternalServerError, HTTPNoContent,
+                                    HTTPNotFound)
 from pyramid.response import Response
+
+import sitedata
 
 COUNTER_KEY = "serverbench:counter"
 VALUE_KEY = "serverbench:value"
+MONGO_DB = "serverbench"
+EVENT_QUEUES = ("0", "1k", "64k")
 
 _redis = None
+_mongo = None
+_mongo_lock = threading.Lock()
+_upstream = threading.local()  # one keep-alive connection to the upstream per thread
 # Test-only knob: burn this many microseconds of CPU per request (proves the A/B verdict detects a known cost).
 BURN_S = int(os.environ.get("SERVERBENCH_BURN_US", "0")) / 1e6
 
@@ -25,6 +40,13 @@ def _burn(event):
         pass
 
 
+def _setting(name, needs):
+    value = os.environ.get(name)
+    if not value:
+        raise HTTPInternalServerError(f"{name} is not set: {needs}")
+    return value
+
+
 def _client():
     global _redis
     if _redis is None:
@@ -33,6 +55,39 @@ def _client():
             raise HTTPInternalServerError("SERVERBENCH_REDIS_URL is not set: /redis needs a Redis server")
         _redis = redis.Redis.from_url(url, decode_responses=True)
     return _redis
+
+
+def _db():
+    """The pymongo database, the client created on first use (after the server forked its workers)."""
+    global _mongo
+    if _mongo is None:
+        url = _setting("SERVERBENCH_MONGO_URL", "/mongo/* and /events need a MongoDB server")
+        with _mongo_lock:
+            if _mongo is None:
+                _mongo = pymongo.MongoClient(url)
+    return _mongo[MONGO_DB]
+
+
+def _upstream_get():
+    """GET the upstream URL on this thread's keep-alive connection: (status, body)."""
+    url = urlsplit(_setting("SERVERBENCH_UPSTREAM_URL", "/upstream needs an upstream HTTP server"))
+    target = (url.path or "/") + (f"?{url.query}" if url.query else "")
+    conn = getattr(_upstream, "conn", None)
+    reused = conn is not None
+    while True:
+        if conn is None:
+            factory = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+            conn = _upstream.conn = factory(url.hostname, url.port, timeout=30)
+        try:
+            conn.request("GET", target)
+            response = conn.getresponse()
+            return response.status, response.read()
+        except (http.client.HTTPException, ConnectionError):
+            conn.close()
+            conn = _upstream.conn = None
+            if not reused:  # a fresh connection failed: the upstream is down, not a stale keep-alive
+                raise
+            reused = False
 
 
 def plaintext(request):
@@ -51,13 +106,103 @@ def redis_endpoint(request):
     return {"counter": counter, "value": value}
 
 
+def mongo_doc(request):
+    doc_id = request.matchdict["doc_id"]
+    doc = _db().docs.find_one({"_id": doc_id}, {"_id": 0})
+    if doc is None:
+        raise HTTPNotFound(f"no document {doc_id!r}")
+    return doc
+
+
+def events(request):
+    size = request.GET.get("size")
+    if size not in EVENT_QUEUES:
+        raise HTTPBadRequest(f"size must be one of {', '.join(EVENT_QUEUES)}")
+    found = list(_db().events.find({"queue": size}, {"_id": 0, "queue": 0}).sort("seq", 1))
+    if not found:
+        return HTTPNoContent()
+    return found
+
+
+def upstream(request):
+    status, body = _upstream_get()
+    if status != 200:
+        raise HTTPBadGateway(f"the upstream answered {status}")
+    return {"upstream": json.loads(body)}
+
+
+def sleep(request):
+    try:
+        ms = int(request.GET.get("ms", ""))
+    except ValueError:
+        ms = -1
+    if not 0 <= ms <= 10000:
+        raise HTTPBadRequest("ms must be an integer from 0 to 10000")
+    time.sleep(ms / 1000)
+    return {"slept_ms": ms}
+
+
+def site_search(request):
+    try:
+        page = int(request.GET.get("page", 1))
+    except ValueError:
+        page = 0
+    if page < 1:
+        raise HTTPBadRequest("page must be an integer >= 1")
+    return Response(sitedata.search_page(request.GET.get("q", ""), page), content_type="text/html")
+
+
+def site_api_books(request):
+    return Response(sitedata.books_json(request.GET.get("q", "")), content_type="application/json")
+
+
+def site_cover(request):
+    data = sitedata.cover(int(request.matchdict["n"]))
+    if data is None:
+        raise HTTPNotFound("no such cover")
+    return Response(data, content_type="image/jpeg")
+
+
+def site_thumb(request):
+    data = sitedata.thumb(int(request.matchdict["n"]))
+    if data is None:
+        raise HTTPNotFound("no such thumbnail")
+    return Response(data, content_type="image/jpeg")
+
+
+def site_static(request):
+    found = sitedata.static(request.matchdict["name"])
+    if found is None:
+        raise HTTPNotFound("no such file")
+    content_type, data = found
+    return Response(data, content_type=content_type)
+
+
 with Configurator() as config:
     if BURN_S:
         config.add_subscriber(_burn, NewRequest)
     config.add_route("plaintext", "/plaintext")
     config.add_route("json", "/json")
     config.add_route("redis", "/redis")
+    config.add_route("mongo", "/mongo/{doc_id:small|big}")
+    config.add_route("events", "/events")
+    config.add_route("upstream", "/upstream")
+    config.add_route("sleep", "/sleep")
+    config.add_route("site_search", "/site/search")
+    config.add_route("site_api_books", "/site/api/books")
+    config.add_route("site_cover", r"/site/covers/{n:\d+}.jpg")
+    config.add_route("site_thumb", r"/site/thumbs/{n:\d+}.jpg")
+    config.add_route("site_static", "/site/static/{name}")
     config.add_view(plaintext, route_name="plaintext", request_method="GET")
     config.add_view(json_endpoint, route_name="json", request_method="GET", renderer="json")
     config.add_view(redis_endpoint, route_name="redis", request_method="GET", renderer="json")
+    config.add_view(mongo_doc, route_name="mongo", request_method="GET", renderer="json")
+    config.add_view(events, route_name="events", request_method="GET", renderer="json")
+    config.add_view(upstream, route_name="upstream", request_method="GET", renderer="json")
+    config.add_view(sleep, route_name="sleep", request_method="GET", renderer="json")
+    config.add_view(site_search, route_name="site_search", request_method="GET")
+    config.add_view(site_api_books, route_name="site_api_books", request_method="GET")
+    config.add_view(site_cover, route_name="site_cover", request_method="GET")
+    config.add_view(site_thumb, route_name="site_thumb", request_method="GET")
+    config.add_view(site_static, route_name="site_static", request_method="GET")
     app = config.make_wsgi_app()

@@ -35,6 +35,17 @@ class RedisService:
             client.set(REDIS_VALUE_KEY, REDIS_VALUE)
             client.set(REDIS_COUNTER_KEY, 0)
 
+    kind = "redis-server"
+    cores = 1  # Redis executes commands on one thread
+
+    def count(self) -> int | None:
+        """INCR calls served so far (INFO commandstats): one per /redis request."""
+        try:
+            with self.client() as client:
+                return int(client.info("commandstats").get("cmdstat_incr", {}).get("calls", 0))
+        except redis.RedisError:
+            return None
+
     def stop(self) -> None:
         if self.process is not None:
             self.process.stop()

@@ -140,6 +140,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("perf_target", _loopback_url(("http",)), None, "Drive a server someone else started (http://127.0.0.1:PORT) instead of starting variants."),
     Option("perf_target_pid", _int(1), None, "With --perf-target: the server's pid, so its CPU and memory are sampled too."),
     Option("redis_url", _loopback_url(("redis",)), None, "Use this running Redis (redis://127.0.0.1:PORT/DB) instead of starting redis-server."),
+    Option("mongo_url", _loopback_url(("mongodb",)), None, "Use this running MongoDB (mongodb://127.0.0.1:PORT/) instead of starting mongod from PATH or SecantusDB."),
+    Option("upstream_url", _loopback_url(("http",)), None, "Use this running slow upstream (http://127.0.0.1:PORT/PATH) for /upstream instead of starting nginx."),
+    Option("perf_skip_missing_backends", _bool, False, "Skip (instead of fail) the tests whose backend cannot be started or reached; the others still run.", flag_only=True),
     Option("perf_tolerance", _fraction(0.0, 1.0, True), 0.30, "Allowed throughput drop against the stored baseline (0.30 = fail below 70%)."),
     Option("perf_max_error_rate", _fraction(0.0, 1.0, False), 0.01, "Highest error rate (errors / attempts) a trial may have and pass."),
     Option("perf_baseline_dir", str, "baselines", "Folder of stored baselines (one JSON file per machine id), relative to rootdir."),
@@ -176,6 +179,9 @@ class PerfConfig:
     target: str | None
     target_pid: int | None
     redis_url: str | None
+    mongo_url: str | None
+    upstream_url: str | None
+    skip_missing_backends: bool
     thresholds: Thresholds
     baseline_dir: Path
     apps_dir: Path
@@ -242,6 +248,9 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
         target=values["perf_target"],
         target_pid=values["perf_target_pid"],
         redis_url=values["redis_url"],
+        mongo_url=values["mongo_url"],
+        upstream_url=values["upstream_url"],
+        skip_missing_backends=values["perf_skip_missing_backends"],
         thresholds=Thresholds(values["perf_tolerance"], values["perf_max_error_rate"]),
         baseline_dir=path("perf_baseline_dir"),
         apps_dir=path("perf_apps_dir"),

@@ -11,11 +11,13 @@ keyword arguments defaulting to None; a given argument beats the command line an
 """
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import pytest
 
 from .backends import RedisService, connect_redis, start_redis
+from .mongo import MongoService, connect_mongo, start_mongo
+from .upstream import UpstreamService, connect_upstream, start_upstream
 from .config import PerfConfig, resolve_thresholds
 from .errors import ServerbenchError
 from .results import Result
@@ -61,10 +63,98 @@ def redis_noproc(url: str | None = None) -> Callable:
     return fixture
 
 
+def mongo_proc(port: int | None = None) -> Callable:
+    """A session fixture that starts mongod from PATH or SecantusDB, seeded, and stops it by pid."""
+
+    @pytest.fixture(scope="session")
+    def fixture(request: pytest.FixtureRequest) -> Iterator[MongoService]:
+        config = perf_session_of(request.config).config
+        service = start_mongo(port=port, timeout=max(config.start_timeout, 60.0))
+        yield service
+        service.stop()
+
+    return fixture
+
+
+def mongo_noproc(url: str | None = None) -> Callable:
+    """A session fixture for a MongoDB someone else runs: ``url`` > --mongo-url > ini mongo_url."""
+
+    @pytest.fixture(scope="session")
+    def fixture(request: pytest.FixtureRequest) -> MongoService:
+        chosen = url if url is not None else perf_session_of(request.config).config.mongo_url
+        if chosen is None:
+            raise pytest.UsageError("mongo_noproc needs a URL: pass --mongo-url mongodb://127.0.0.1:PORT/")
+        return connect_mongo(chosen)
+
+    return fixture
+
+
+def upstream_proc(port: int | None = None) -> Callable:
+    """A session fixture that starts nginx with the echo module (100 ms answers) and stops it by pid."""
+
+    @pytest.fixture(scope="session")
+    def fixture(request: pytest.FixtureRequest) -> Iterator[UpstreamService]:
+        config = perf_session_of(request.config).config
+        service = start_upstream(port=port, timeout=config.start_timeout)
+        yield service
+        service.stop()
+
+    return fixture
+
+
+def upstream_noproc(url: str | None = None) -> Callable:
+    """A session fixture for an upstream someone else runs: ``url`` > --upstream-url > ini upstream_url."""
+
+    @pytest.fixture(scope="session")
+    def fixture(request: pytest.FixtureRequest) -> UpstreamService:
+        chosen = url if url is not None else perf_session_of(request.config).config.upstream_url
+        if chosen is None:
+            raise pytest.UsageError("upstream_noproc needs a URL: pass --upstream-url http://127.0.0.1:PORT/PATH")
+        return connect_upstream(chosen)
+
+    return fixture
+
+
+BACKEND_ENV = {"redis": "SERVERBENCH_REDIS_URL", "mongo": "SERVERBENCH_MONGO_URL",
+               "upstream": "SERVERBENCH_UPSTREAM_URL"}
+
+
+class BackendPool:
+    """The session's backing services, each started or connected on first need through its fixture
+    (``perf_redis``, ``perf_mongo``, ``perf_upstream``); a service that failed is not retried."""
+
+    def __init__(self, request: pytest.FixtureRequest):
+        self._request = request
+        self._failed: dict[str, ServerbenchError] = {}
+
+    def get(self, name: str):
+        if name in self._failed:
+            raise self._failed[name]
+        try:
+            return self._request.getfixturevalue(f"perf_{name}")
+        except ServerbenchError as exc:
+            self._failed[name] = exc
+            raise
+
+    def available(self, names: Iterable[str]) -> dict:
+        out = {}
+        for name in dict.fromkeys(names):
+            try:
+                out[name] = self.get(name)
+            except ServerbenchError:
+                continue
+        return out
+
+    def env(self, names: Iterable[str]) -> dict[str, str]:
+        return {BACKEND_ENV[n]: service.url for n, service in self.available(names).items()}
+
+
 def _starter(request: pytest.FixtureRequest, config: PerfConfig, port: int | None,
-             with_redis: bool) -> Callable[[Cell], RunningServer]:
+             backends: Iterable[str]) -> Callable[[Cell], RunningServer]:
+    backends = tuple(backends)
+
     def start(cell: Cell) -> RunningServer:
-        env = {"SERVERBENCH_REDIS_URL": request.getfixturevalue("perf_redis").url} if with_redis else {}
+        env = request.getfixturevalue("perf_backends").env(backends)
         return start_variant(cell.variant, app=cell.app, apps_dir=config.apps_dir, port=port, env=env,
                              timeout=config.start_timeout)
 
@@ -92,8 +182,9 @@ def server_proc(variant: str, app: str | None = None, port: int | None = None, w
         if reason:
             pytest.skip(reason)
         chosen_port = port if port is not None else session.config.port
-        endpoints = [WORKLOADS[w].spec for w in WORKLOADS if with_redis or not WORKLOADS[w].backends]
-        pool = ServerPool(_starter(request, session.config, chosen_port, with_redis), endpoints)
+        endpoints = [WORKLOADS[w].spec for w in ("plaintext", "json") + (("redis",) if with_redis else ())]
+        pool = ServerPool(_starter(request, session.config, chosen_port, ("redis",) if with_redis else ()),
+                          endpoints)
         yield pool.get(Cell(spec, chosen))
         pool.close()
 
@@ -104,6 +195,10 @@ def server_proc(variant: str, app: str | None = None, port: int | None = None, w
 
 perf_redis_proc = redis_proc()
 perf_redis_noproc = redis_noproc()
+perf_mongo_proc = mongo_proc()
+perf_mongo_noproc = mongo_noproc()
+perf_upstream_proc = upstream_proc()
+perf_upstream_noproc = upstream_noproc()
 
 
 @pytest.fixture(scope="session")
@@ -120,19 +215,45 @@ def perf_redis(request: pytest.FixtureRequest, perf_session: PerfSession) -> Red
 
 
 @pytest.fixture(scope="session")
-def perf_servers(request: pytest.FixtureRequest, perf_session: PerfSession) -> Iterator[ServerPool]:
-    """Starts and verifies selected variants one at a time; stops them on every exit path."""
+def perf_mongo(request: pytest.FixtureRequest, perf_session: PerfSession) -> MongoService:
+    """MongoDB for the apps: --mongo-url if given (noproc), else mongod from PATH or SecantusDB (proc)."""
+    name = "perf_mongo_noproc" if perf_session.config.mongo_url is not None else "perf_mongo_proc"
+    return request.getfixturevalue(name)
+
+
+@pytest.fixture(scope="session")
+def perf_upstream(request: pytest.FixtureRequest, perf_session: PerfSession) -> UpstreamService:
+    """The slow upstream for /upstream: --upstream-url if given (noproc), else nginx with echo (proc)."""
+    name = "perf_upstream_noproc" if perf_session.config.upstream_url is not None else "perf_upstream_proc"
+    return request.getfixturevalue(name)
+
+
+@pytest.fixture(scope="session")
+def perf_backends(request: pytest.FixtureRequest) -> BackendPool:
+    """Every backing service, started on first need; one that cannot start fails only the tests that need it."""
+    return BackendPool(request)
+
+
+@pytest.fixture(scope="session")
+def perf_servers(request: pytest.FixtureRequest, perf_session: PerfSession,
+                 perf_backends: BackendPool) -> Iterator[ServerPool]:
+    """Starts and verifies selected cells one at a time; stops them on every exit path.
+
+    Verification covers the endpoints of every selected workload whose backends are available.
+    """
     workloads = [WORKLOADS[w] for w in perf_session.workloads]
-    with_redis = any("redis" in w.backends for w in workloads)
-    pool = ServerPool(_starter(request, perf_session.config, perf_session.config.port, with_redis),
-                      [w.spec for w in workloads])
+    needed = [b for w in workloads for b in w.backends]
+    available = perf_backends.available(needed)
+    specs = [e for w in workloads if set(w.backends) <= set(available) for e in w.specs]
+    pool = ServerPool(_starter(request, perf_session.config, perf_session.config.port, available),
+                      list(dict.fromkeys(specs)))
     yield pool
     pool.close()
 
 
 @pytest.fixture
 def perf_server(request: pytest.FixtureRequest, perf_session: PerfSession, perf_variant: str,
-                perf_app: str) -> RunningServer:
+                perf_app: str, perf_workload: str) -> RunningServer:
     """The server under test for this test's variant and app (or the --perf-target server)."""
     if perf_variant == TARGET:
         return RunningServer(TARGET, perf_session.config.target, external_pid=perf_session.config.target_pid)
@@ -140,8 +261,18 @@ def perf_server(request: pytest.FixtureRequest, perf_session: PerfSession, perf_
     reason = unavailable_reason(cell.variant, cell.app)
     if reason:
         pytest.skip(reason)
+    backends: BackendPool = request.getfixturevalue("perf_backends")
+    for name in WORKLOADS[perf_workload].backends:
+        try:
+            backends.get(name)
+        except ServerbenchError as exc:
+            if perf_session.config.skip_missing_backends:
+                pytest.skip(f"backend {name} unavailable (--perf-skip-missing-backends): {exc}")
+            _fail(perf_session, request, exc)
     if any("redis" in WORKLOADS[w].backends for w in perf_session.workloads):
-        request.getfixturevalue("perf_redis").seed()
+        redis_service = backends.available(["redis"]).get("redis")
+        if redis_service is not None:
+            redis_service.seed()
     pool: ServerPool = request.getfixturevalue("perf_servers")
     try:
         return pool.get(cell)
@@ -164,13 +295,17 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
     marker = request.node.get_closest_marker("perf")
     thresholds = resolve_thresholds(config.thresholds, marker.kwargs if marker else {})
 
+    backends = ({} if perf_server.process is None else
+                request.getfixturevalue("perf_backends").available(WORKLOADS[perf_workload].backends))
+
     def trial() -> Result:
         try:
             result = run_trial(perf_server, WORKLOADS[perf_workload], perf_connections,
                                driver=perf_session.driver, duration=config.duration, warmup=config.warmup,
                                nodeid=request.node.nodeid, test=request.node.originalname,
                                machine=perf_session.machine, python=perf_session.python,
-                               warmup_rounds=perf_session.warmup_rounds, settle=config.settle)
+                               warmup_rounds=perf_session.warmup_rounds, settle=config.settle,
+                               backends=backends)
         except ServerbenchError as exc:
             _fail(perf_session, request, exc)
         verdict = perf_check.judge(result, perf_session.baseline(result.key), thresholds)

@@ -60,6 +60,17 @@ class MongoService:
         except PyMongoError:
             return None
 
+    @property
+    def cores(self) -> int:
+        """Cores it can use: SecantusDB serves from one Python process (one core under the GIL)."""
+        import os
+        return 1 if self.kind == "secantusdb" else (os.cpu_count() or 1)
+
+    def count(self) -> int | None:
+        """Queries served so far (serverStatus().opcounters.query): one per /mongo or /events request."""
+        counters = self.opcounters()
+        return None if counters is None else int(counters.get("query", 0))
+
     def stop(self) -> None:
         if self.process is not None:
             self.process.stop()

@@ -7,8 +7,9 @@ from . import config as cfg
 from .errors import ServerbenchError
 from .executors import require_binary
 from .fixtures import (  # noqa: F401  (registered as fixtures by being module attributes)
-    SESSION_KEY, TARGET, perf_check, perf_redis, perf_redis_noproc, perf_redis_proc, perf_server,
-    perf_servers, perf_session, perf_session_of, perf_trial,
+    SESSION_KEY, TARGET, perf_backends, perf_check, perf_mongo, perf_mongo_noproc, perf_mongo_proc, perf_redis,
+    perf_redis_noproc, perf_redis_proc, perf_server, perf_servers, perf_session, perf_session_of, perf_trial,
+    perf_upstream, perf_upstream_noproc, perf_upstream_proc,
 )
 from .report import summary_table, variant_table
 from .servers import unavailable_reason

@@ -36,10 +36,17 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
     table = Table(title="serverbench results", title_justify="left", show_lines=False)
     for column, justify in (("variant", "left"), ("workload", "left"), ("conns", "right"), ("rps", "right"),
                             ("p50 ms", "right"), ("p99 ms", "right"), ("errors", "right"),
-                            ("srv cpu s", "right"), ("gen cpu", "right"), ("verdict", "left")):
+                            ("srv cpu s", "right"), ("gen cpu", "right"), ("backend cpu, ops/req", "left"),
+                            ("verdict", "left")):
         table.add_column(column, justify=justify, no_wrap=True)
-    any_saturated = False
+    any_saturated = any_bound = False
     for r, v in results:
+        backend = []
+        for b in r.backends:
+            pct = "-" if b.cpu_pct is None else f"{b.cpu_pct:.0f}%"
+            ratio = "" if b.ops is None or not r.requests else f" {b.ops / r.requests:.3f}"
+            backend.append(f"{b.name} {pct}{' BND' if b.bound else ''}{ratio}")
+            any_bound |= b.bound
         errors = sum(r.load.errors.values())
         gen = f"{r.generator.cpu_pct:.0f}%"
         if r.generator.saturated:
@@ -51,12 +58,17 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
         table.add_row(f"{r.variant}/{r.app}" if r.app else r.variant, r.workload, str(r.connections), f"{r.rps:,.0f}",
                       f"{r.load.latency_ms['p50']:.2f}", f"{r.load.latency_ms['p99']:.2f}",
                       f"{errors} ({r.error_rate:.1%})" if errors else "0",
-                      "-" if r.server_cpu_s is None else f"{r.server_cpu_s:.1f}", gen, verdict)
+                      "-" if r.server_cpu_s is None else f"{r.server_cpu_s:.1f}", gen, ", ".join(backend) or "-",
+                      verdict)
     for f in failures:
-        table.add_row(f"{f.variant}/{f.app}" if f.app else f.variant, f.workload, str(f.connections), "-", "-", "-", "-", "-", "-", "error")
+        table.add_row(f"{f.variant}/{f.app}" if f.app else f.variant, f.workload, str(f.connections),
+                      "-", "-", "-", "-", "-", "-", "-", "error")
     out = io.StringIO()
     Console(file=out, width=max(width, 200), color_system=None, force_terminal=False).print(table)
     text = out.getvalue()
+    if any_bound:
+        text += ("BND: a backend was >= 90% busy (of the cores it can use): the backend, not the server under "
+                 "test, set this throughput.\n")
     if any_saturated:
         text += ("SAT: the load generator was >= 90% busy; the server may be faster than measured "
                  "(generator-bound trial).\n")

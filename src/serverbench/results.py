@@ -80,6 +80,35 @@ class Generator:
 
 
 @dataclass(frozen=True)
+class BackendUsage:
+    """A backing service during the measured window: its CPU and the operations it counted."""
+
+    name: str
+    kind: str
+    cpu_s: float | None
+    wall_s: float
+    cores: int
+    ops: int | None
+
+    @property
+    def cpu_pct(self) -> float | None:
+        return None if self.cpu_s is None or self.wall_s <= 0 else 100.0 * self.cpu_s / self.wall_s
+
+    @property
+    def bound(self) -> bool:
+        """The backend, not the server under test, was saturated (>= 90% of the cores it can use)."""
+        pct = self.cpu_pct
+        return pct is not None and pct / max(1, self.cores) >= SATURATION_BUSY_PCT
+
+    def to_record(self, requests: int) -> dict[str, Any]:
+        pct = self.cpu_pct
+        return {"name": self.name, "kind": self.kind, "cpu_s": self.cpu_s,
+                "cpu_pct": None if pct is None else round(pct, 1), "cores": self.cores, "bound": self.bound,
+                "ops": self.ops, "ops_per_request": None if self.ops is None or not requests
+                else round(self.ops / requests, 4)}
+
+
+@dataclass(frozen=True)
 class Result:
     """One trial: a variant serving a workload at a number of connections."""
 
@@ -100,6 +129,7 @@ class Result:
     app: str = ""
     warmup_rps: tuple[float, ...] = ()
     warmup_settled: bool | None = None
+    backends: tuple[BackendUsage, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -137,6 +167,7 @@ class Result:
             "warmup_s": self.warmup_s,
             "warmup_rps": [round(x, 1) for x in self.warmup_rps],
             "warmup_settled": self.warmup_settled,
+            "backends": [b.to_record(load.requests) for b in self.backends],
             "url": self.url,
             "requests": load.requests,
             "rps": round(load.rps, 1),

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import time
+from contextlib import ExitStack
 from typing import Any, Mapping, Sequence
 
 from .drivers import WrkDriver
 from .errors import ServerDiedError
-from .results import Generator, Result
+from .results import BackendUsage, Generator, Result
 from .sampling import TreeSampler
 from .servers import RunningServer
 from .workloads import Workload
@@ -29,7 +31,7 @@ def warm_up(server: RunningServer, workload: Workload, connections: int, *, driv
     if seconds <= 0:
         return ()
     for _ in range(rounds):
-        load, _ = driver.run(server.url + workload.path, connections, seconds, cpus=cpus)
+        load, _ = driver.run(server.url + workload.path, connections, seconds, cpus=cpus, mix=workload.mix)
         check_alive(server)
         rps.append(load.rps)
         if settled(rps, settle):
@@ -40,36 +42,47 @@ def warm_up(server: RunningServer, workload: Workload, connections: int, *, driv
 def measure(server: RunningServer, workload: Workload, connections: int, *, driver: WrkDriver, duration: int,
             nodeid: str, test: str, machine: Mapping[str, Any], python: Mapping[str, Any], warmup_s: int = 0,
             warmup_rps: Sequence[float] = (), warmup_settled: bool | None = None,
-            cpus: Sequence[int] | None = None) -> Result:
-    """One measured window: the driver's report, the server's CPU and peak RSS, the generator's CPU."""
+            cpus: Sequence[int] | None = None, backends: Mapping[str, Any] | None = None) -> Result:
+    """One measured window: the driver's report, the server's CPU and peak RSS, the generator's CPU,
+    and for each backend (``name -> service`` with ``pid``, ``kind``, ``cores``, ``count()``) its CPU
+    and the operations it counted during the window."""
     url = server.url + workload.path
-    if server.pid is not None:
-        with TreeSampler(server.pid) as sampler:
-            load, run = driver.run(url, connections, duration, cpus=cpus)
-        usage = sampler.usage()
-        cpu_s, rss_mb = usage.cpu_s, usage.rss_mb
-    else:
-        load, run = driver.run(url, connections, duration, cpus=cpus)
-        cpu_s = rss_mb = None
+    backends = dict(backends or {})
+    with ExitStack() as stack:
+        sampler = stack.enter_context(TreeSampler(server.pid)) if server.pid is not None else None
+        samplers = {name: stack.enter_context(TreeSampler(b.pid)) for name, b in backends.items()
+                    if b.pid is not None}
+        before = {name: b.count() for name, b in backends.items()}
+        started = time.monotonic()
+        load, run = driver.run(url, connections, duration, cpus=cpus, mix=workload.mix)
+        wall = time.monotonic() - started
+    after = {name: b.count() for name, b in backends.items()}
+    usage = sampler.usage() if sampler is not None else None
     check_alive(server)
     cores = len(cpus) if cpus is not None else (os.cpu_count() or 1)
     generator = Generator(driver.name, driver.version, max(1, min(driver.threads, connections)),
                           run.cpu_s, run.wall_s, cores)
+    used = tuple(
+        BackendUsage(name, b.kind, samplers[name].usage().cpu_s if name in samplers else None, wall, b.cores,
+                     None if before[name] is None or after[name] is None else after[name] - before[name])
+        for name, b in backends.items())
     return Result(nodeid=nodeid, test=test, variant=server.name, app=server.app, workload=workload.name,
                   connections=connections, warmup_s=warmup_s, warmup_rps=tuple(warmup_rps),
-                  warmup_settled=warmup_settled, url=url, load=load, generator=generator, server_cpu_s=cpu_s,
-                  server_rss_mb=rss_mb, machine=machine, python=python,
+                  warmup_settled=warmup_settled, url=url, load=load, generator=generator,
+                  server_cpu_s=usage.cpu_s if usage else None, server_rss_mb=usage.rss_mb if usage else None,
+                  machine=machine, python=python, backends=used,
                   timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
 
 
 def run_trial(server: RunningServer, workload: Workload, connections: int, *, driver: WrkDriver,
               duration: int, warmup: int, nodeid: str, test: str, machine: Mapping[str, Any],
-              python: Mapping[str, Any], warmup_rounds: int = 1, settle: float = 0.05) -> Result:
+              python: Mapping[str, Any], warmup_rounds: int = 1, settle: float = 0.05,
+              backends: Mapping[str, Any] | None = None) -> Result:
     """Drive ``workload`` at ``connections`` for ``duration`` seconds after an unmeasured warm-up."""
     rps = warm_up(server, workload, connections, driver=driver, seconds=warmup, rounds=warmup_rounds, settle=settle)
     return measure(server, workload, connections, driver=driver, duration=duration, nodeid=nodeid, test=test,
                    machine=machine, python=python, warmup_s=warmup * len(rps), warmup_rps=rps,
-                   warmup_settled=settled(rps, settle) if len(rps) >= 2 else None)
+                   warmup_settled=settled(rps, settle) if len(rps) >= 2 else None, backends=backends)
 
 
 def check_alive(server: RunningServer) -> None:

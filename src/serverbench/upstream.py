@@ -46,6 +46,7 @@ http {{
             echo '{body}';
         }}
         location = /ready {{ return 204; }}
+        location = /status {{ stub_status; }}
     }}
 }}
 """
@@ -59,6 +60,7 @@ class UpstreamService:
     process: ManagedProcess | None = None
     kind: str = "external"
     _tmp: tempfile.TemporaryDirectory | None = field(default=None, repr=False)
+    _status_reads: int = field(default=0, repr=False)
 
     @property
     def pid(self) -> int | None:
@@ -70,6 +72,22 @@ class UpstreamService:
                 response.read()
         except OSError as exc:
             raise BackendUnreachable(f"the upstream {self.url} did not answer ({exc})") from None
+
+    cores = 1  # one nginx worker
+
+    def count(self) -> int | None:
+        """Requests nginx has served (stub_status), not counting this status request itself."""
+        if self.process is None:
+            return None
+        status_url = self.url.rsplit("/", 1)[0] + "/status"
+        try:
+            with urllib.request.urlopen(status_url, timeout=5) as response:
+                text = response.read().decode()
+        except OSError:
+            return None
+        self._status_reads += 1
+        numbers = text.splitlines()[2].split()  # " accepts handled requests"
+        return int(numbers[2]) - self._status_reads  # every status read so far is itself a request
 
     def stop(self) -> None:
         if self.process is not None:

@@ -31,6 +31,29 @@ class Verdict:
                 "ratio": None if self.ratio is None else round(self.ratio, 4)}
 
 
+OPS_TOLERANCE = 0.015
+
+
+def check_ops(result: Result, tolerance: float = OPS_TOLERANCE) -> list[str]:
+    """TechEmpower-style work check: each backend must have counted one operation per request.
+
+    The bound is ``|ops - requests| <= tolerance × requests + connections``: up to one request
+    per connection can straddle each edge of the measured window (counted by the backend but
+    not by wrk, or the other way round).  A server that answers without doing the work fails.
+    """
+    problems = []
+    requests = result.load.requests
+    for b in result.backends:
+        if b.ops is None:
+            continue
+        slack = tolerance * requests + result.connections
+        if abs(b.ops - requests) > slack:
+            problems.append(f"{b.name} ({b.kind}) counted {b.ops:,} operations for {requests:,} responses "
+                            f"(ratio {b.ops / requests if requests else float('inf'):.3f}; allowed ±{slack:,.0f}): "
+                            "the server did not do the work it answered for")
+    return problems
+
+
 class Check(Protocol):
     def judge(self, result: Result, baseline: Baseline | None, thresholds: Thresholds) -> Verdict: ...
 
@@ -39,7 +62,7 @@ class BaselineCheck:
     """Fail when rps < baseline × (1 − tolerance) or the error rate exceeds its limit."""
 
     def judge(self, result: Result, baseline: Baseline | None, thresholds: Thresholds) -> Verdict:
-        problems = []
+        problems = check_ops(result)
         if result.error_rate > thresholds.max_error_rate:
             errors = ", ".join(f"{k} {v}" for k, v in result.load.errors.items() if v)
             problems.append(f"error rate {result.error_rate:.2%} > limit {thresholds.max_error_rate:.2%} ({errors})")

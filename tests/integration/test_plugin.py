@@ -186,3 +186,51 @@ def test_perf_list_shows_the_matrix_without_starting_anything(suite):
                                  "*uwsgi-p2t2*django *wsgi*", "*aiohttp*aiohttp*aiohttp*asyncio*",
                                  "*uvicorn*django-asgi*asgi*"])
     assert "passed" not in result.stdout.str()
+
+
+def test_unreachable_backend_fails_only_the_tests_that_need_it(suite):
+    """An --upstream-url that answers nothing fails the upstream cell with the fix; /json still runs and passes."""
+    dead = f"http://127.0.0.1:{free_port()}/delay"
+    args = [*FAST[:1], "--perf-workloads=json,upstream", *FAST[2:], f"--upstream-url={dead}", "-k", "throughput"]
+    result = suite.runpytest_subprocess(*args)
+    result.assert_outcomes(passed=1, errors=1)  # the fixture that provides the backend errors
+    result.stdout.fnmatch_lines([f"*--upstream-url: the upstream {dead} did not answer*drop --upstream-url*"])
+    skipped = suite.runpytest_subprocess(*args, "--perf-skip-missing-backends", "-rs")
+    skipped.assert_outcomes(passed=1, skipped=1)
+    skipped.stdout.fnmatch_lines(["*backend upstream unavailable (--perf-skip-missing-backends)*"])
+
+
+CHEATING_APP = '''
+import os, redis
+from flask import Flask, jsonify
+app = Flask(__name__)
+state = {"value": None, "counter": 0}
+
+@app.route("/plaintext")
+def plaintext():
+    return "Hello, World!", 200, {"Content-Type": "text/plain"}
+
+@app.route("/json")
+def json_():
+    return jsonify(message="Hello, World!")
+
+@app.route("/redis")
+def redis_():
+    # answers the contract, but reads Redis once and then makes the counter up
+    if state["value"] is None:
+        client = redis.Redis.from_url(os.environ["SERVERBENCH_REDIS_URL"], decode_responses=True)
+        state["counter"], state["value"] = client.incr("serverbench:counter"), client.get("serverbench:value")
+    state["counter"] += 1
+    return jsonify(counter=state["counter"], value=state["value"])
+'''
+
+
+def test_server_that_skips_the_backend_work_fails_op_verification(suite, tmp_path):
+    """An app that answers /redis correctly but stops calling Redis is caught by the backend's own op count."""
+    apps = tmp_path / "cheat"
+    apps.mkdir()
+    (apps / "flask_app.py").write_text(CHEATING_APP)
+    result = suite.runpytest_subprocess(*FAST[:1], "--perf-workloads=redis", *FAST[2:], f"--perf-apps-dir={apps}",
+                                        "-k", "throughput")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*redis (redis-server) counted * operations for * responses*did not do the work*"])

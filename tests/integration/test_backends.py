@@ -1,0 +1,60 @@
+"""Real backing services: MongoDB (SecantusDB or mongod) and the nginx upstream.  No load."""
+import time
+import urllib.request
+
+import psutil
+import pytest
+
+from serverbench.contract import BIG_DOC, MONGO_DB, SMALL_DOC
+from serverbench.errors import BackendUnreachable
+from serverbench.executors import free_port
+from serverbench.mongo import connect_mongo, start_mongo
+from serverbench.upstream import connect_upstream, start_upstream
+
+pytestmark = pytest.mark.usefixtures("no_leaks")
+
+
+def test_mongo_starts_seeded_counts_queries_and_stops():
+    """The embedded MongoDB answers the seeded documents over the wire, counts queries, and is gone after stop."""
+    service = start_mongo()
+    pid = service.pid
+    try:
+        with service.client() as client:
+            docs = client[MONGO_DB].docs
+            before = service.count()
+            assert docs.find_one({"_id": "small"}) == SMALL_DOC
+            assert len(docs.find_one({"_id": "big"}, {"_id": 0})) == len(BIG_DOC) - 1 == 300
+            assert service.count() - before == 2
+            assert client[MONGO_DB].events.count_documents({"queue": "64k"}) == 440
+    finally:
+        service.stop()
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_unreachable_mongo_url_names_the_fix():
+    """--mongo-url pointing at nothing is a clear error with the remedy."""
+    with pytest.raises(BackendUnreachable, match=r"--mongo-url .* did not answer.*drop --mongo-url"):
+        connect_mongo(f"mongodb://127.0.0.1:{free_port()}/?serverSelectionTimeoutMS=500")
+
+
+def test_upstream_answers_after_100_ms_and_counts_requests():
+    """nginx's echo module answers the contract's body no sooner than 100 ms; stub_status counts it."""
+    service = start_upstream()
+    try:
+        before = service.count()
+        started = time.monotonic()
+        with urllib.request.urlopen(service.url, timeout=5) as response:
+            body = response.read()
+        elapsed = time.monotonic() - started
+        assert body.strip() == b'{"message": "upstream"}'
+        assert 0.1 <= elapsed < 1.0
+        assert service.count() - before == 1
+        assert connect_upstream(service.url).count() is None  # external: no counter claimed
+    finally:
+        service.stop()
+
+
+def test_unreachable_upstream_url_names_the_fix():
+    """--upstream-url pointing at nothing is a clear error with the remedy."""
+    with pytest.raises(BackendUnreachable, match=r"--upstream-url: .*drop --upstream-url"):
+        connect_upstream(f"http://127.0.0.1:{free_port()}/delay")

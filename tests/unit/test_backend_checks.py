@@ -1,0 +1,88 @@
+"""Pure checks around backends: op verification, backend-bound detection, URL mixes (no servers)."""
+import pytest
+
+from serverbench.config import resolve
+from serverbench.contract import ENDPOINTS, check_response, events
+from serverbench.drivers.wrk import mix_script
+from serverbench.errors import ConfigError
+from serverbench.results import BackendUsage, Generator, LoadReport, Result
+from serverbench.verdict import check_ops
+from serverbench.workloads import SITE_MIX, WORKLOADS
+
+
+def _result(requests, *backends, connections=64):
+    load = LoadReport("wrk", requests, 5.0, 0, {k: 1.0 for k in ("p50", "p75", "p90", "p99", "p999", "max",
+                                                                 "mean", "stdev")},
+                      {k: 0 for k in ("connect", "read", "write", "timeout", "status")})
+    return Result(nodeid="n", test="t", variant="v", workload="redis", connections=connections, warmup_s=0,
+                  url="u", load=load, generator=Generator("wrk", "4", 2, 1.0, 5.0, 2), server_cpu_s=1.0,
+                  server_rss_mb=1.0, machine={}, python={}, timestamp="now", backends=tuple(backends))
+
+
+def test_ops_matching_requests_pass_and_missing_work_fails():
+    """One INCR per response passes; a server that answered 10,000 times with 2,000 INCRs fails."""
+    ok = _result(10_000, BackendUsage("redis", "redis-server", 4.0, 5.0, 1, 10_040))
+    assert check_ops(ok) == []
+    cheat = _result(10_000, BackendUsage("redis", "redis-server", 1.0, 5.0, 1, 2_000))
+    (problem,) = check_ops(cheat)
+    assert "counted 2,000 operations for 10,000 responses" in problem and "did not do the work" in problem
+
+
+def test_ops_slack_is_tolerance_plus_one_request_per_connection():
+    """At 200 responses and 64 connections, 64 + 3 ops of slack are allowed, 70 are not."""
+    assert check_ops(_result(200, BackendUsage("mongo", "secantusdb", 5.0, 5.0, 1, 267))) == []
+    assert check_ops(_result(200, BackendUsage("mongo", "secantusdb", 5.0, 5.0, 1, 270)))
+    assert check_ops(_result(200, BackendUsage("upstream", "external", None, 5.0, 1, None))) == []
+
+
+def test_backend_bound_is_90_percent_of_the_cores_it_can_use():
+    """SecantusDB at 4.6 of 5 s on its one core is bound; mongod at 4.6 s of 2 cores is not."""
+    assert BackendUsage("mongo", "secantusdb", 4.6, 5.0, 1, 0).bound
+    assert not BackendUsage("mongo", "mongod", 4.6, 5.0, 2, 0).bound
+    assert not BackendUsage("upstream", "external", None, 5.0, 1, 0).bound
+
+
+def test_mix_script_expands_weights_and_refuses_bad_entries():
+    """The Lua mix lists each path as often as its weight; a bad path or weight is refused."""
+    lua = mix_script([("/a", 2), ("/b?x=1", 1)])
+    assert 'local paths = {"/a", "/a", "/b?x=1"}' in lua and "request = function()" in lua
+    for bad in ([("a", 1)], [("/a", 0)], []):
+        with pytest.raises(ValueError):
+            mix_script(bad)
+
+
+def test_site_mix_is_about_thirty_urls_of_every_kind():
+    """The site workload sends ~30 URLs: pages, API calls, images and static files."""
+    paths = [p for p, _ in SITE_MIX]
+    assert 25 <= len(paths) <= 35 and len(set(paths)) == len(paths)
+    for part in ("/site/search?", "/site/api/", "/site/covers/", "/site/thumbs/", "/site/static/"):
+        assert any(p.startswith(part) for p in paths), part
+    assert WORKLOADS["site"].mix == SITE_MIX
+
+
+def test_events_contract_sizes_and_empty_queue():
+    """The 1k and 64k queues serialize to about 1 KB and 64 KB; the empty queue must answer 204 with no body."""
+    import json
+    assert 900 <= len(json.dumps(events("1k"))) <= 1200
+    assert 60_000 <= len(json.dumps(events("64k"))) <= 70_000
+    empty = ENDPOINTS["events-0"]
+    assert check_response(empty, 204, {}, b"") == []
+    assert check_response(empty, 200, {"Content-Type": "application/json"}, b"[]") != []
+
+
+def test_workloads_declare_the_backends_they_need():
+    """Mongo and upstream workloads need their service; plaintext, sleep and the site need none."""
+    assert WORKLOADS["mongo-big"].backends == ("mongo",)
+    assert WORKLOADS["upstream"].backends == ("upstream",)
+    assert WORKLOADS["sleep"].backends == WORKLOADS["site"].backends == ()
+
+
+@pytest.mark.parametrize("url, message", [
+    ("mongodb://10.0.0.5:27017/", "not a loopback address"),
+    ("http://127.0.0.1:27017/", "expected a URL like mongodb://"),
+    ("mongodb://127.0.0.1:notaport/", "is not a number"),
+])
+def test_malformed_mongo_url_is_a_usage_error(tmp_path, url, message):
+    """--mongo-url must be a mongodb:// URL on loopback; anything else names the flag and the fix."""
+    with pytest.raises(ConfigError, match=message):
+        resolve({"mongo_url": url}, {}, tmp_path)
