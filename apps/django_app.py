@@ -22,6 +22,8 @@ BURN_S = int(os.environ.get("SERVERBENCH_BURN_US", "0")) / 1e6
 
 settings.configure(
     DEBUG=False,
+    # Django's 500 handling reads SECRET_KEY; without one a 500 naming a missing backend URL became bare.
+    SECRET_KEY="serverbench-reference-app-not-secret",
     ALLOWED_HOSTS=["127.0.0.1", "localhost", "::1", "[::1]"],
     ROOT_URLCONF=__name__,
     # CommonMiddleware sets Content-Length (else the server falls back to chunked framing) and checks ALLOWED_HOSTS.

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
+from .contract import ENDPOINTS
+
 INTERFACES = ("wsgi", "asgi", "aiohttp", "tornado")
 
 # The app a variant serves when --perf-apps is not given: one per interface.
@@ -26,7 +28,7 @@ class App:
     callable: str
     requires: tuple[str, ...]
     install: str
-    endpoints: tuple[str, ...] = ("plaintext", "json", "redis")
+    endpoints: tuple[str, ...] = tuple(ENDPOINTS)
     notes: str = ""
 
     @property
@@ -37,19 +39,25 @@ class App:
 APPS: Mapping[str, App] = {
     a.name: a
     for a in (
-        App("flask", "wsgi", "flask_app", "app", ("flask", "redis"), "pip install flask redis"),
-        App("bottle", "wsgi", "bottle_app", "app", ("bottle", "redis"), "pip install bottle redis"),
-        App("pyramid", "wsgi", "pyramid_app", "app", ("pyramid", "redis"), "pip install pyramid redis"),
-        App("django", "wsgi", "django_app", "application", ("django", "redis"), "pip install django redis"),
-        App("django-asgi", "asgi", "django_asgi_app", "application", ("django", "redis"),
-            "pip install django redis", notes="Django's ASGI handler with async views and redis.asyncio."),
-        App("cherrypy", "wsgi", "cherrypy_app", "app", ("cherrypy", "redis"), "pip install cherrypy redis",
+        App("flask", "wsgi", "flask_app", "app", ("flask", "redis", "pymongo"), "pip install flask redis pymongo"),
+        App("bottle", "wsgi", "bottle_app", "app", ("bottle", "redis", "pymongo"), "pip install bottle redis pymongo"),
+        App("pyramid", "wsgi", "pyramid_app", "app", ("pyramid", "redis", "pymongo"),
+            "pip install pyramid redis pymongo"),
+        App("django", "wsgi", "django_app", "application", ("django", "redis", "pymongo"),
+            "pip install django redis pymongo"),
+        App("django-asgi", "asgi", "django_asgi_app", "application", ("django", "redis", "pymongo", "aiohttp"),
+            "pip install django redis pymongo aiohttp", notes="Django's ASGI handler with async views and redis.asyncio."),
+        App("cherrypy", "wsgi", "cherrypy_app", "app", ("cherrypy", "redis", "pymongo"),
+            "pip install cherrypy redis pymongo",
             notes="A CherryPy application mounted as a plain WSGI callable (served by any WSGI server)."),
-        App("raw-wsgi", "wsgi", "raw_wsgi_app", "app", ("redis",), "pip install redis",
+        App("raw-wsgi", "wsgi", "raw_wsgi_app", "app", ("redis", "pymongo"), "pip install redis pymongo",
             notes="Framework-free WSGI: the floor every WSGI framework adds to."),
-        App("raw-asgi", "asgi", "raw_asgi_app", "app", ("redis",), "pip install redis",
+        App("raw-asgi", "asgi", "raw_asgi_app", "app", ("redis", "pymongo", "aiohttp"),
+            "pip install redis pymongo aiohttp",
             notes="Framework-free ASGI: the floor every ASGI framework adds to."),
-        App("aiohttp", "aiohttp", "aiohttp_app", "init", ("aiohttp", "redis"), "pip install aiohttp redis"),
-        App("tornado", "tornado", "tornado_app", "make_app", ("tornado", "redis"), "pip install tornado redis"),
+        App("aiohttp", "aiohttp", "aiohttp_app", "init", ("aiohttp", "redis", "pymongo"),
+            "pip install aiohttp redis pymongo"),
+        App("tornado", "tornado", "tornado_app", "make_app", ("tornado", "redis", "pymongo"),
+            "pip install tornado redis pymongo"),
     )
 }

@@ -94,6 +94,12 @@ def paste(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
           threadpool_workers=int(opts.get("threads", 10)), start_loop=True)
 
 
+def aiohttp(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
+    """web.run_app without `python -m aiohttp.web`'s DEBUG logging and per-request access log."""
+    from aiohttp import web
+    web.run_app(_load(target)(), host=host, port=port, access_log=None, print=None)
+
+
 def tornado(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
     async def main() -> None:
         _load(target)().listen(port, address=host)
@@ -104,7 +110,8 @@ def tornado(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
 
 SERVERS: Mapping[str, Callable[[str, int, str, Mapping[str, str]], None]] = {
     "werkzeug": werkzeug, "wsgiref": wsgiref, "gevent-pywsgi": gevent_pywsgi, "eventlet": eventlet,
-    "meinheld": meinheld, "bjoern": bjoern, "cheroot": cheroot, "paste": paste, "tornado": tornado,
+    "meinheld": meinheld, "bjoern": bjoern, "cheroot": cheroot, "paste": paste, "aiohttp": aiohttp,
+    "tornado": tornado,
 }
 
 

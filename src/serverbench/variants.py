@@ -174,10 +174,10 @@ VARIANTS: tuple[Variant, ...] = (
         notes="bjoern: libev in C, one process, one request at a time in Python.",
     ),
     Variant(
-        "aiohttp", "aiohttp", "asyncio", "aiohttp",
-        ("{python}", "-m", "aiohttp.web", "-H", "{host}", "-P", "{port}", "{target}"),
+        "aiohttp", "aiohttp", "asyncio", "aiohttp", launch("aiohttp"),
         requires=("aiohttp",), install="pip install aiohttp",
-        notes="web.run_app: one process, one event loop; redis.asyncio for the backend.",
+        notes="web.run_app: one process, one event loop, access log off; redis.asyncio for the backend. "
+        "(`python -m aiohttp.web` turns on DEBUG logging and a per-request access log: not used.)",
     ),
     Variant(
         "tornado", "tornado", "asyncio", "tornado", launch("tornado"), requires=("tornado",),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import http.client
+import time
 from typing import Iterable
 from urllib.parse import urlsplit
 
@@ -30,13 +31,18 @@ def verify(base_url: str, endpoints: Iterable[Endpoint], what: str, headers: boo
     failures = []
     for endpoint in endpoints:
         try:
+            started = time.monotonic()
             status, got_headers, body = fetch(base_url, endpoint.path)
+            elapsed = time.monotonic() - started
         except OSError as exc:
             failures.append(f"{endpoint.path}: request failed: {exc}")
             continue
         problems = check_response(endpoint, status, got_headers, body)
         if headers:
             problems += check_headers(got_headers)
+        if elapsed < endpoint.min_seconds:
+            problems.append(f"answered in {elapsed * 1000:.0f} ms, sooner than the {endpoint.min_seconds * 1000:.0f} ms "
+                            "the endpoint must wait (it skipped the sleep or the upstream call)")
         if problems:
             failures.append(f"{endpoint.path}: " + "; ".join(problems))
     if failures:

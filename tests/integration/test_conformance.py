@@ -7,6 +7,8 @@ import pytest
 
 from serverbench.apps import APPS, App
 from serverbench.backends import start_redis
+from serverbench.mongo import start_mongo
+from serverbench.upstream import start_upstream
 from serverbench.contract import ENDPOINTS
 from serverbench.errors import VerificationError
 from serverbench.servers import start_variant, unavailable_reason
@@ -19,22 +21,29 @@ REFERENCE_SERVER = {"wsgi": "gunicorn-sync-w2", "asgi": "uvicorn", "aiohttp": "a
 
 
 @pytest.fixture(scope="module")
-def redis_service():
-    service = start_redis()
-    yield service
-    service.stop()
+def services():
+    """Redis, the embedded MongoDB and the nginx upstream, as the apps read them from the environment."""
+    started = []
+    try:
+        started.append(start_redis())
+        started.append(start_mongo())
+        started.append(start_upstream())
+        yield dict(zip(("SERVERBENCH_REDIS_URL", "SERVERBENCH_MONGO_URL", "SERVERBENCH_UPSTREAM_URL"),
+                       (s.url for s in started)))
+    finally:
+        for service in reversed(started):
+            service.stop()
 
 
 @pytest.mark.parametrize("app_name", list(APPS))
-def test_app_honours_the_contract(app_name, apps_dir, redis_service):
-    """The app answers every endpoint with the right status, Content-Type, Date/Server headers and body."""
+def test_app_honours_the_contract(app_name, apps_dir, services):
+    """The app answers every endpoint (plaintext to the book site) with the right status, Content-Type,
+    Date/Server headers and body, and /sleep and /upstream take their 100 ms."""
     app = APPS[app_name]
     variant = VARIANTS[REFERENCE_SERVER[app.interface]]
     reason = unavailable_reason(variant, app)
     assert reason is None, f"the project's test environment must have every app installed: {reason}"
-    redis_service.seed()
-    server = start_variant(variant, app=app, apps_dir=apps_dir,
-                           env={"SERVERBENCH_REDIS_URL": redis_service.url})
+    server = start_variant(variant, app=app, apps_dir=apps_dir, env=services)
     try:
         verify(server.url, [ENDPOINTS[e] for e in app.endpoints], f"{variant.name}/{app.name}", headers=True)
     finally:

@@ -14,6 +14,8 @@ from serverbench.errors import (BackendUnreachable, MissingBinaryError, ServerDi
                                 VerificationError)
 from serverbench.executors import free_port, require_binary
 from serverbench.machine import machine_info, python_info
+from serverbench.mongo import start_mongo
+from serverbench.upstream import start_upstream
 from serverbench.apps import APPS
 from serverbench.matrix import Cell
 from serverbench.servers import ServerPool, interpreter, start_variant, unavailable_reason
@@ -30,6 +32,19 @@ def redis_service():
     service = start_redis()
     yield service
     service.stop()
+
+
+@pytest.fixture(scope="module")
+def mongo_and_upstream():
+    mongo = start_mongo()
+    try:
+        upstream = start_upstream()
+        try:
+            yield {"SERVERBENCH_MONGO_URL": mongo.url, "SERVERBENCH_UPSTREAM_URL": upstream.url}
+        finally:
+            upstream.stop()
+    finally:
+        mongo.stop()
 
 
 def test_start_stop_leaves_no_process(apps_dir):
@@ -92,7 +107,7 @@ def test_wrong_answer_fails_verification_with_a_diff(tmp_path):
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
-def test_every_variant_honours_the_contract(name, apps_dir, redis_service):
+def test_every_variant_honours_the_contract(name, apps_dir, redis_service, mongo_and_upstream):
     """Each declared variant starts with its reference app, answers every endpoint as the contract says, and stops.
 
     Only a row kept for a server that cannot run here, or one for another interpreter, is skipped:
@@ -104,9 +119,8 @@ def test_every_variant_honours_the_contract(name, apps_dir, redis_service):
     reason = unavailable_reason(variant)
     assert reason is None, reason
     redis_service.seed()
-    pool = ServerPool(lambda c: start_variant(c.variant, app=c.app, apps_dir=apps_dir,
-                                              env={"SERVERBENCH_REDIS_URL": redis_service.url}),
-                      ENDPOINTS.values())
+    env = {"SERVERBENCH_REDIS_URL": redis_service.url, **mongo_and_upstream}
+    pool = ServerPool(lambda c: start_variant(c.variant, app=c.app, apps_dir=apps_dir, env=env), ENDPOINTS.values())
     try:
         pool.get(Cell(variant, variant.default_app))
     finally:
