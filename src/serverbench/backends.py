@@ -39,10 +39,14 @@ class RedisService:
     cores = 1  # Redis executes commands on one thread
 
     def count(self) -> int | None:
-        """INCR calls served so far (INFO commandstats): one per /redis request."""
+        """INCR calls served so far (INFO commandstats): one per /redis request.
+
+        Some Redis builds account INCR under ``incrby`` (Debian's 7.0 does), so both are summed.
+        """
         try:
             with self.client() as client:
-                return int(client.info("commandstats").get("cmdstat_incr", {}).get("calls", 0))
+                stats = client.info("commandstats")
+                return sum(int(stats.get(k, {}).get("calls", 0)) for k in ("cmdstat_incr", "cmdstat_incrby"))
         except redis.RedisError:
             return None
 

@@ -12,6 +12,7 @@ from .errors import ServerDiedError
 from .results import BackendUsage, Generator, Result
 from .sampling import TreeSampler
 from .servers import RunningServer
+from .verify import fetch
 from .workloads import Workload
 
 
@@ -74,12 +75,26 @@ def measure(server: RunningServer, workload: Workload, connections: int, *, driv
                   timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
 
 
+def drain(server: RunningServer, workload: Workload, timeout: float = 60.0) -> None:
+    """Wait until the requests the warm-up left queued in the server are served.
+
+    When wrk exits, requests it sent are still queued in the server (a sync worker's accept
+    queue: 64 requests x 100 ms of /sleep are seconds of work) and would eat the measured
+    window.  One request sent now is served after them; its answer (or failure) ends the wait.
+    """
+    try:
+        fetch(server.url, workload.path, timeout=timeout)
+    except OSError:
+        pass  # a server that cannot answer shows it in the measured window
+
+
 def run_trial(server: RunningServer, workload: Workload, connections: int, *, driver: WrkDriver,
               duration: int, warmup: int, nodeid: str, test: str, machine: Mapping[str, Any],
               python: Mapping[str, Any], warmup_rounds: int = 1, settle: float = 0.05,
               backends: Mapping[str, Any] | None = None) -> Result:
     """Drive ``workload`` at ``connections`` for ``duration`` seconds after an unmeasured warm-up."""
     rps = warm_up(server, workload, connections, driver=driver, seconds=warmup, rounds=warmup_rounds, settle=settle)
+    drain(server, workload)
     return measure(server, workload, connections, driver=driver, duration=duration, nodeid=nodeid, test=test,
                    machine=machine, python=python, warmup_s=warmup * len(rps), warmup_rps=rps,
                    warmup_settled=settled(rps, settle) if len(rps) >= 2 else None, backends=backends)

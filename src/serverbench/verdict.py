@@ -35,21 +35,24 @@ OPS_TOLERANCE = 0.015
 
 
 def check_ops(result: Result, tolerance: float = OPS_TOLERANCE) -> list[str]:
-    """TechEmpower-style work check: each backend must have counted one operation per request.
+    """TechEmpower-style work check: each backend must have counted one operation per response.
 
-    The bound is ``|ops - requests| <= tolerance × requests + connections``: up to one request
-    per connection can straddle each edge of the measured window (counted by the backend but
-    not by wrk, or the other way round).  A server that answers without doing the work fails.
+    ``responses × (1 − tolerance) <= ops <= responses × (1 + tolerance) + connections``.  Warm-up
+    leftovers are drained before the window opens, so every answered request's operation falls
+    inside it; up to one request per connection can still be in flight when the window closes
+    (its operation counted, its response not).  A server that answers without doing the work
+    fails.
     """
     problems = []
     requests = result.load.requests
     for b in result.backends:
         if b.ops is None:
             continue
-        slack = tolerance * requests + result.connections
-        if abs(b.ops - requests) > slack:
+        low, high = requests * (1 - tolerance), requests * (1 + tolerance) + result.connections
+        if not low <= b.ops <= high:
+            ratio = b.ops / requests if requests else float("inf")
             problems.append(f"{b.name} ({b.kind}) counted {b.ops:,} operations for {requests:,} responses "
-                            f"(ratio {b.ops / requests if requests else float('inf'):.3f}; allowed ±{slack:,.0f}): "
+                            f"(ratio {ratio:.3f}; allowed {low:,.0f}..{high:,.0f}): "
                             "the server did not do the work it answered for")
     return problems
 
