@@ -64,6 +64,39 @@ def _int_list(raw: str) -> tuple[int, ...]:
     return tuple(_int(1, 100_000)(p) for p in parts)
 
 
+def _reuse_list(raw: str) -> tuple[int | None, ...]:
+    parts = [p for p in str(raw).replace(" ", "").split(",") if p]
+    if not parts:
+        raise ValueError("expected 'keepalive' and/or request counts, such as keepalive,1,10")
+    out: list[int | None] = []
+    for p in parts:
+        out.append(None if p.lower() in ("keepalive", "keep-alive", "ka") else _int(1, 1_000_000)(p))
+    return tuple(out)
+
+
+def _rate_list(raw: str) -> tuple[float, ...]:
+    parts = [p for p in str(raw).replace(" ", "").split(",") if p]
+    if not parts:
+        raise ValueError("expected request rates per second such as 20,100,500,2000")
+    out = []
+    for p in parts:
+        try:
+            value = float(p)
+        except ValueError:
+            raise ValueError(f"expected a request rate per second, got {p!r}") from None
+        if not 0 < value <= 1_000_000:
+            raise ValueError(f"a rate must be > 0 and <= 1,000,000 requests per second, got {value:g}")
+        out.append(value)
+    return tuple(out)
+
+
+def _int_list_zero(raw: str) -> tuple[int, ...]:
+    parts = [p for p in str(raw).replace(" ", "").split(",") if p]
+    if not parts:
+        raise ValueError("expected one or more whole numbers such as 0 or 0,2")
+    return tuple(_int(0, 64)(p) for p in parts)
+
+
 def _globs(raw: str) -> tuple[str, ...]:
     parts = tuple(p for p in str(raw).replace(" ", "").split(",") if p)
     if not parts:
@@ -134,6 +167,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("perf_warmup_rounds", _int(1, 100), None, "Most warm-up rounds (each --perf-warmup seconds); warm-up stops early once rps settles. Default: 1 on CPython, 10 on PyPy (JIT)."),
     Option("perf_settle", _fraction(0.0, 1.0, True), 0.05, "Warm-up has settled when a round's rps is within this fraction of the previous round's."),
     Option("perf_connections", _int_list, (64,), "Concurrent connections: one count or a comma-separated list, each a test."),
+    Option("perf_requests_per_connection", _reuse_list, (None,), "Connection reuse: 'keepalive' and/or requests per connection (1 = a new connection per request), e.g. keepalive,1,10; each a test."),
+    Option("perf_rates", _rate_list, (), "Open-model rate ladder (requests/s, e.g. 20,50,100,200,500,1000,2000): each rate a test driven by oha at a constant rate, latency from the intended send time."),
+    Option("perf_rate_connections", _int(1, 100_000), 256, "Connections oha may use to hold a rate (its -c)."),
+    Option("perf_replicates", _int(1, 100), 1, "Trials per cell (a fresh warm-up each); the median-rps trial is judged, median and dispersion are reported."),
+    Option("perf_locust_users", _int_list, (50,), "Locust users for the locust scenario tests: one count or a list, each a test."),
+    Option("perf_locust_workers", _int_list_zero, (0,), "Locust worker processes (0 = one process; N = a master and N workers on loopback): one count or a list, each a test."),
     Option("perf_threads", _int(1, 256), 2, "Load-generator threads (wrk -t); capped at the connection count."),
     Option("perf_json", str, None, "Write every result of the session as JSON records to this path."),
     Option("perf_save_baseline", _bool, False, "Store this session's results as the baseline for this machine.", flag_only=True),
@@ -159,6 +198,8 @@ class Thresholds:
 
     tolerance: float
     max_error_rate: float
+    min_rps: float | None = None
+    max_p99_ms: float | None = None
 
 
 @dataclass(frozen=True)
@@ -173,6 +214,12 @@ class PerfConfig:
     warmup_rounds: int | None
     settle: float
     connections: tuple[int, ...]
+    requests_per_connection: tuple[int | None, ...]
+    rates: tuple[float, ...]
+    rate_connections: int
+    replicates: int
+    locust_users: tuple[int, ...]
+    locust_workers: tuple[int, ...]
     threads: int
     json_path: Path | None
     save_baseline: bool
@@ -242,6 +289,12 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
         warmup_rounds=values["perf_warmup_rounds"],
         settle=values["perf_settle"],
         connections=values["perf_connections"],
+        requests_per_connection=values["perf_requests_per_connection"],
+        rates=values["perf_rates"],
+        rate_connections=values["perf_rate_connections"],
+        replicates=values["perf_replicates"],
+        locust_users=values["perf_locust_users"],
+        locust_workers=values["perf_locust_workers"],
         threads=values["perf_threads"],
         json_path=path("perf_json"),
         save_baseline=values["perf_save_baseline"],
@@ -259,7 +312,7 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
     )
 
 
-MARKER_KEYS = ("tolerance", "max_error_rate")
+MARKER_KEYS = ("tolerance", "max_error_rate", "min_rps", "max_p99_ms")
 
 
 def resolve_thresholds(session: Thresholds, marker_kwargs: Mapping[str, Any]) -> Thresholds:
@@ -273,7 +326,14 @@ def resolve_thresholds(session: Thresholds, marker_kwargs: Mapping[str, Any]) ->
         tolerance = parse_option("perf_tolerance", marker_kwargs["tolerance"], "@pytest.mark.perf")
     if marker_kwargs.get("max_error_rate") is not None:
         max_error_rate = parse_option("perf_max_error_rate", marker_kwargs["max_error_rate"], "@pytest.mark.perf")
-    return Thresholds(tolerance, max_error_rate)
+    absolute = {}
+    for key in ("min_rps", "max_p99_ms"):
+        value = marker_kwargs.get(key)
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ConfigError(f"@pytest.mark.perf({key}={value!r}): expected a number > 0")
+            absolute[key] = float(value)
+    return Thresholds(tolerance, max_error_rate, **absolute)
 
 
 def select(names: Sequence[str], patterns: Sequence[str], kind: str) -> list[str]:

@@ -26,7 +26,7 @@ import psutil
 from mirakuru import HTTPExecutor, TCPExecutor
 from mirakuru.exceptions import AlreadyRunning, ProcessExitedWithError, TimeoutExpired
 
-from .errors import GeneratorError, MissingBinaryError, ServerStartError
+from .errors import ConfigError, GeneratorError, MissingBinaryError, ServerStartError
 
 LOOPBACK = "127.0.0.1"
 # Listening ports stay below the ephemeral range, where a client's TIME_WAIT socket can sit on
@@ -240,3 +240,23 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+def raise_open_files(need: int) -> int:
+    """Raise this process's open-file limit (inherited by the servers and generators it starts) to
+    ``need``; an unraisable hard limit is an error naming the fix, before any server starts."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft >= need:
+        return soft
+    try:
+        new_hard = hard if hard == resource.RLIM_INFINITY or hard >= need else need
+        resource.setrlimit(resource.RLIMIT_NOFILE, (need, new_hard))
+    except (ValueError, OSError):
+        raise ConfigError(
+            f"the connection counts asked for need {need} open files, but the limit is {soft} (hard {hard}) and "
+            f"cannot be raised here: run as root or raise it (`ulimit -n {need}`), or sweep fewer connections"
+        ) from None
+    return need
+

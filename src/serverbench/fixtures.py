@@ -11,6 +11,7 @@ keyword arguments defaulting to None; a given argument beats the command line an
 """
 from __future__ import annotations
 
+import sys
 from typing import Callable, Iterable, Iterator
 
 import pytest
@@ -20,7 +21,8 @@ from .mongo import MongoService, connect_mongo, start_mongo
 from .upstream import UpstreamService, connect_upstream, start_upstream
 from .config import PerfConfig, resolve_thresholds
 from .errors import ServerbenchError
-from .results import Result
+from .results import Result, replicated
+from .shapes import LoadShape
 from .servers import RunningServer, ServerPool, start_variant, unavailable_reason
 from .session import Failure, PerfSession
 from .trial import run_trial
@@ -288,9 +290,24 @@ def perf_check() -> Check:
 
 
 @pytest.fixture
+def perf_locust(perf_trial: Callable[[], Result]) -> Callable[[], Result]:
+    """Run this test's locust scenario (users x worker processes, from --perf-locust-users/-workers)
+    headless against the cell's server; thresholds from @pytest.mark.perf (max_error_rate is the fail
+    ratio; min_rps, max_p99_ms)."""
+    return perf_trial
+
+
+@pytest.fixture
+def perf_connections(perf_shape: LoadShape) -> int:
+    """The connection count of this test's load shape."""
+    return perf_shape.connections
+
+
+@pytest.fixture
 def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_server: RunningServer,
-               perf_workload: str, perf_connections: int, perf_check: Check) -> Callable[[], Result]:
-    """Run this test's trial: warm up, measure, record, and fail on a regression."""
+               perf_workload: str, perf_shape: LoadShape, perf_check: Check) -> Callable[[], Result]:
+    """Run this test's trial (``--perf-replicates`` times): warm up, measure, record every
+    replicate, judge the median-rps one, and fail on a regression."""
     config = perf_session.config
     marker = request.node.get_closest_marker("perf")
     thresholds = resolve_thresholds(config.thresholds, marker.kwargs if marker else {})
@@ -298,16 +315,30 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
     backends = ({} if perf_server.process is None else
                 request.getfixturevalue("perf_backends").available(WORKLOADS[perf_workload].backends))
 
+    workers = request.node.callspec.params.get("perf_locust_workers") if hasattr(request.node, "callspec") else None
+    if workers is not None:
+        import importlib.util
+        if importlib.util.find_spec("locust") is None:
+            pytest.skip(f"locust is not installed for {sys.executable}: `{sys.executable} -m pip install locust`")
+        from .drivers.locust import LocustLoad
+        driver = LocustLoad(workers=workers)
+    else:
+        driver = perf_session.driver_for(perf_shape)
+
     def trial() -> Result:
+        runs = []
         try:
-            result = run_trial(perf_server, WORKLOADS[perf_workload], perf_connections,
-                               driver=perf_session.driver, duration=config.duration, warmup=config.warmup,
-                               nodeid=request.node.nodeid, test=request.node.originalname,
-                               machine=perf_session.machine, python=perf_session.python,
-                               warmup_rounds=perf_session.warmup_rounds, settle=config.settle,
-                               backends=backends)
+            for _ in range(config.replicates):
+                runs.append(run_trial(perf_server, WORKLOADS[perf_workload], perf_shape.connections,
+                                      driver=driver, duration=config.duration,
+                                      warmup=config.warmup, nodeid=request.node.nodeid,
+                                      test=request.node.originalname, machine=perf_session.machine,
+                                      python=perf_session.python, warmup_rounds=perf_session.warmup_rounds,
+                                      settle=config.settle, backends=backends, shape=perf_shape,
+                                      label=None if workers is None else f"u{perf_shape.connections}-w{workers}"))
         except ServerbenchError as exc:
             _fail(perf_session, request, exc)
+        result = replicated(runs)
         verdict = perf_check.judge(result, perf_session.baseline(result.key), thresholds)
         perf_session.record(result, verdict)
         if verdict.failed:
@@ -320,5 +351,6 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
 def _fail(session: PerfSession, request: pytest.FixtureRequest, exc: Exception) -> None:
     params = request.node.callspec.params if hasattr(request.node, "callspec") else {}
     session.record_failure(Failure(request.node.nodeid, params.get("perf_variant", "?"), params.get("perf_app", ""),
-                                   params.get("perf_workload", "?"), params.get("perf_connections", 0), str(exc)))
+                                   params.get("perf_workload", "?"),
+                                   getattr(params.get("perf_shape"), "connections", 0), str(exc)))
     pytest.fail(str(exc), pytrace=False)

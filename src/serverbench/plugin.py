@@ -5,9 +5,11 @@ import pytest
 
 from . import config as cfg
 from .errors import ServerbenchError
-from .executors import require_binary
+from . import shapes
+from .drivers.wrk import WRK_CAPABILITIES
+from .executors import raise_open_files, require_binary
 from .fixtures import (  # noqa: F401  (registered as fixtures by being module attributes)
-    SESSION_KEY, TARGET, perf_backends, perf_check, perf_mongo, perf_mongo_noproc, perf_mongo_proc, perf_redis,
+    SESSION_KEY, TARGET, perf_backends, perf_check, perf_connections, perf_locust, perf_mongo, perf_mongo_noproc, perf_mongo_proc, perf_redis,
     perf_redis_noproc, perf_redis_proc, perf_server, perf_servers, perf_session, perf_session_of, perf_trial,
     perf_upstream, perf_upstream_noproc, perf_upstream_proc,
 )
@@ -15,6 +17,7 @@ from .report import summary_table, variant_table
 from .servers import unavailable_reason
 from .session import PerfSession
 from .matrix import cells, every_cell
+from .shapes import LoadShape
 from .variants import registry
 from .workloads import WORKLOADS
 
@@ -65,9 +68,17 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     session = perf_session_of(metafunc.config)
     pairs = [(c.variant.name, c.app.name) for c in session.cells.values()] or [(TARGET, "")]
-    params = [(v, a, w, c) for v, a in pairs for w in session.workloads for c in session.config.connections]
-    metafunc.parametrize("perf_variant,perf_app,perf_workload,perf_connections", params,
-                         ids=[f"{v}-{a}-{w}-c{c}" if a else f"{v}-{w}-c{c}" for v, a, w, c in params])
+    if "perf_locust_workers" in metafunc.fixturenames:  # a locust scenario: the book site, users x workers
+        cfg_ = session.config
+        params = [(v, a, "site", LoadShape(u, cfg_.duration), n) for v, a in pairs for u in cfg_.locust_users
+                  for n in cfg_.locust_workers]
+        metafunc.parametrize("perf_variant,perf_app,perf_workload,perf_shape,perf_locust_workers", params,
+                             ids=[f"{v}-{a}-u{s.connections}-w{n}" if a else f"{v}-u{s.connections}-w{n}"
+                                  for v, a, _, s, n in params])
+        return
+    params = [(v, a, w, s) for v, a in pairs for w in session.workloads for s in session.shapes]
+    metafunc.parametrize("perf_variant,perf_app,perf_workload,perf_shape", params,
+                         ids=[f"{v}-{a}-{w}-{s.label}" if a else f"{v}-{w}-{s.label}" for v, a, w, s in params])
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -77,7 +88,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     session = perf_session_of(config)
     try:
-        require_binary("wrk", "wrk")
+        closed = [s for s in session.shapes if s.rate is None]
+        opened = [s for s in session.shapes if s.rate is not None]
+        if closed:
+            require_binary("wrk", "wrk")
+            shapes.check(closed, WRK_CAPABILITIES)
+        if opened:
+            from .drivers.oha import OHA_CAPABILITIES, OhaDriver
+            shapes.check(opened, OHA_CAPABILITIES)
+            OhaDriver().binary  # noqa: B018 - a missing oha is a usage error now, not in every test
+        raise_open_files(shapes.fd_need([s.connections for s in session.shapes]))
         needs_redis = any("redis" in WORKLOADS[w].backends for w in session.workloads)
         if needs_redis and session.config.redis_url is None and session.config.target is None:
             require_binary("redis-server", "redis-server")

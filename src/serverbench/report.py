@@ -34,7 +34,7 @@ def variant_table(rows: Sequence[tuple[Cell | Variant, str | None]], width: int)
 def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[Failure], width: int,
                   saving: bool = False) -> str:
     table = Table(title="serverbench results", title_justify="left", show_lines=False)
-    for column, justify in (("variant", "left"), ("workload", "left"), ("conns", "right"), ("rps", "right"),
+    for column, justify in (("variant", "left"), ("workload", "left"), ("shape", "right"), ("rps", "right"),
                             ("p50 ms", "right"), ("p99 ms", "right"), ("errors", "right"),
                             ("srv cpu s", "right"), ("gen cpu", "right"), ("backend cpu, ops/req", "left"),
                             ("verdict", "left")):
@@ -55,13 +55,16 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
         verdict = v.status if v.ratio is None else f"{v.status} ({v.ratio - 1:+.1%})"
         if saving and v.status == NO_BASELINE:
             verdict = "saved"
-        table.add_row(f"{r.variant}/{r.app}" if r.app else r.variant, r.workload, str(r.connections), f"{r.rps:,.0f}",
+        reps = r.extra.get("replicates")
+        rps_text = f"{r.rps:,.0f}" + (f" (n={reps['n']}, ±{reps['dispersion']:.0%})" if reps else "")
+        table.add_row(f"{r.variant}/{r.app}" if r.app else r.variant, r.workload, r.shape or f"c{r.connections}",
+                      rps_text,
                       f"{r.load.latency_ms['p50']:.2f}", f"{r.load.latency_ms['p99']:.2f}",
                       f"{errors} ({r.error_rate:.1%})" if errors else "0",
                       "-" if r.server_cpu_s is None else f"{r.server_cpu_s:.1f}", gen, ", ".join(backend) or "-",
                       verdict)
     for f in failures:
-        table.add_row(f"{f.variant}/{f.app}" if f.app else f.variant, f.workload, str(f.connections),
+        table.add_row(f"{f.variant}/{f.app}" if f.app else f.variant, f.workload, f"c{f.connections}",
                       "-", "-", "-", "-", "-", "-", "-", "error")
     out = io.StringIO()
     Console(file=out, width=max(width, 200), color_system=None, force_terminal=False).print(table)

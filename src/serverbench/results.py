@@ -130,13 +130,14 @@ class Result:
     warmup_rps: tuple[float, ...] = ()
     warmup_settled: bool | None = None
     backends: tuple[BackendUsage, ...] = ()
+    shape: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
         """Identity across runs, what a baseline is stored under: the test function and its cell."""
         cell = f"{self.variant}/{self.app}" if self.app else self.variant
-        return f"{self.test}::{cell}/{self.workload}/c{self.connections}"
+        return f"{self.test}::{cell}/{self.workload}/{self.shape or f'c{self.connections}'}"
 
     @property
     def requests(self) -> int:
@@ -163,6 +164,7 @@ class Result:
             "app": self.app or None,
             "workload": self.workload,
             "connections": self.connections,
+            "shape": self.shape or f"c{self.connections}",
             "duration_s": round(load.duration_s, 3),
             "warmup_s": self.warmup_s,
             "warmup_rps": [round(x, 1) for x in self.warmup_rps],
@@ -185,3 +187,23 @@ class Result:
             "verdict": dict(verdict) if verdict is not None else None,
             **({"extra": dict(self.extra)} if self.extra else {}),
         }
+
+
+def replicated(runs: Sequence[Result]) -> Result:
+    """The median-rps run of N replicates, carrying every replicate's rps, their median and dispersion
+    (MAD / median) in ``extra['replicates']``.  One run is returned unchanged."""
+    import dataclasses
+    import statistics
+
+    if len(runs) == 1:
+        return runs[0]
+    ordered = sorted(runs, key=lambda r: r.rps)
+    chosen = ordered[(len(ordered) - 1) // 2]
+    rps = [r.rps for r in runs]
+    median = statistics.median(rps)
+    mad = statistics.median(abs(x - median) for x in rps)
+    summary = {"n": len(runs), "rps": [round(x, 1) for x in rps], "rps_median": round(median, 1),
+               "dispersion": round(mad / median, 4) if median else None,
+               "p99_ms": [round(r.load.latency_ms["p99"], 3) for r in runs]}
+    return dataclasses.replace(chosen, extra={**chosen.extra, "replicates": summary})
+

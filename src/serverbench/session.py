@@ -15,6 +15,7 @@ from .config import PerfConfig
 from .drivers import WrkDriver
 from .machine import machine_info, python_info
 from .results import Result
+from .shapes import LoadShape
 from .matrix import Cell
 from .variants import Variant
 from .verdict import FAIL, Verdict
@@ -40,6 +41,11 @@ class PerfSession:
         self.cells = {c.name: c for c in cells}
         self.workloads = tuple(workloads)
         self.driver = WrkDriver(threads=config.threads)
+        self.shapes = tuple(
+            [LoadShape(c, config.duration, requests_per_connection=r)
+             for c in config.connections for r in config.requests_per_connection]
+            + [LoadShape(config.rate_connections, config.duration, rate=q) for q in config.rates])
+        self._open_driver = None
         self.results: list[tuple[Result, Verdict]] = []
         self.failures: list[Failure] = []
         self.notices: list[str] = []
@@ -51,6 +57,15 @@ class PerfSession:
         if self._machine is None:
             self._machine = machine_info(f"{self.driver.name}-{self.driver.version}")
         return self._machine
+
+    def driver_for(self, shape: LoadShape):
+        """wrk for the closed model, oha for a rate (the open model)."""
+        if shape.rate is None:
+            return self.driver
+        if self._open_driver is None:
+            from .drivers.oha import OhaDriver
+            self._open_driver = OhaDriver()
+        return self._open_driver
 
     @property
     def warmup_rounds(self) -> int:

@@ -12,6 +12,7 @@ from .errors import ServerDiedError
 from .results import BackendUsage, Generator, Result
 from .sampling import TreeSampler
 from .servers import RunningServer
+from .shapes import LoadShape
 from .verify import fetch
 from .workloads import Workload
 
@@ -22,7 +23,8 @@ def settled(rps: Sequence[float], tolerance: float) -> bool:
 
 
 def warm_up(server: RunningServer, workload: Workload, connections: int, *, driver: WrkDriver, seconds: int,
-            rounds: int = 1, settle: float = 0.05, cpus: Sequence[int] | None = None) -> tuple[float, ...]:
+            rounds: int = 1, settle: float = 0.05, cpus: Sequence[int] | None = None,
+            shape: Mapping[str, Any] | None = None) -> tuple[float, ...]:
     """Unmeasured load, so caches, JITs and connection pools are warm before the measured window.
 
     Runs up to ``rounds`` rounds of ``seconds`` each and stops early once rps settles (a JIT
@@ -32,7 +34,8 @@ def warm_up(server: RunningServer, workload: Workload, connections: int, *, driv
     if seconds <= 0:
         return ()
     for _ in range(rounds):
-        load, _ = driver.run(server.url + workload.path, connections, seconds, cpus=cpus, mix=workload.mix)
+        load, _ = driver.run(server.url + workload.path, connections, seconds, cpus=cpus, mix=workload.mix,
+                             **(shape or {}))
         check_alive(server)
         rps.append(load.rps)
         if settled(rps, settle):
@@ -43,7 +46,8 @@ def warm_up(server: RunningServer, workload: Workload, connections: int, *, driv
 def measure(server: RunningServer, workload: Workload, connections: int, *, driver: WrkDriver, duration: int,
             nodeid: str, test: str, machine: Mapping[str, Any], python: Mapping[str, Any], warmup_s: int = 0,
             warmup_rps: Sequence[float] = (), warmup_settled: bool | None = None,
-            cpus: Sequence[int] | None = None, backends: Mapping[str, Any] | None = None) -> Result:
+            cpus: Sequence[int] | None = None, backends: Mapping[str, Any] | None = None,
+            shape: Mapping[str, Any] | None = None, label: str = "") -> Result:
     """One measured window: the driver's report, the server's CPU and peak RSS, the generator's CPU,
     and for each backend (``name -> service`` with ``pid``, ``kind``, ``cores``, ``count()``) its CPU
     and the operations it counted during the window."""
@@ -55,7 +59,7 @@ def measure(server: RunningServer, workload: Workload, connections: int, *, driv
                     if b.pid is not None}
         before = {name: b.count() for name, b in backends.items()}
         started = time.monotonic()
-        load, run = driver.run(url, connections, duration, cpus=cpus, mix=workload.mix)
+        load, run = driver.run(url, connections, duration, cpus=cpus, mix=workload.mix, **(shape or {}))
         wall = time.monotonic() - started
     after = {name: b.count() for name, b in backends.items()}
     usage = sampler.usage() if sampler is not None else None
@@ -71,7 +75,7 @@ def measure(server: RunningServer, workload: Workload, connections: int, *, driv
                   connections=connections, warmup_s=warmup_s, warmup_rps=tuple(warmup_rps),
                   warmup_settled=warmup_settled, url=url, load=load, generator=generator,
                   server_cpu_s=usage.cpu_s if usage else None, server_rss_mb=usage.rss_mb if usage else None,
-                  machine=machine, python=python, backends=used,
+                  machine=machine, python=python, backends=used, shape=label,
                   timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
 
 
@@ -91,13 +95,20 @@ def drain(server: RunningServer, workload: Workload, timeout: float = 60.0) -> N
 def run_trial(server: RunningServer, workload: Workload, connections: int, *, driver: WrkDriver,
               duration: int, warmup: int, nodeid: str, test: str, machine: Mapping[str, Any],
               python: Mapping[str, Any], warmup_rounds: int = 1, settle: float = 0.05,
-              backends: Mapping[str, Any] | None = None) -> Result:
-    """Drive ``workload`` at ``connections`` for ``duration`` seconds after an unmeasured warm-up."""
-    rps = warm_up(server, workload, connections, driver=driver, seconds=warmup, rounds=warmup_rounds, settle=settle)
+              backends: Mapping[str, Any] | None = None, shape: LoadShape | None = None,
+              label: str | None = None) -> Result:
+    """Drive ``workload`` for ``duration`` seconds after an unmeasured warm-up, at ``connections``
+    or as ``shape`` says (connection reuse, an open-model rate: the driver must support it)."""
+    extra = {} if shape is None else {k: v for k, v in (("requests_per_connection", shape.requests_per_connection),
+                                                       ("rate", shape.rate)) if v is not None}
+    label = label if label is not None else "" if shape is None else shape.label
+    rps = warm_up(server, workload, connections, driver=driver, seconds=warmup, rounds=warmup_rounds, settle=settle,
+                  shape=extra)
     drain(server, workload)
     return measure(server, workload, connections, driver=driver, duration=duration, nodeid=nodeid, test=test,
                    machine=machine, python=python, warmup_s=warmup * len(rps), warmup_rps=rps,
-                   warmup_settled=settled(rps, settle) if len(rps) >= 2 else None, backends=backends)
+                   warmup_settled=settled(rps, settle) if len(rps) >= 2 else None, backends=backends,
+                   shape=extra, label=label)
 
 
 def check_alive(server: RunningServer) -> None:

@@ -69,6 +69,11 @@ class BaselineCheck:
         if result.error_rate > thresholds.max_error_rate:
             errors = ", ".join(f"{k} {v}" for k, v in result.load.errors.items() if v)
             problems.append(f"error rate {result.error_rate:.2%} > limit {thresholds.max_error_rate:.2%} ({errors})")
+        if thresholds.min_rps is not None and result.rps < thresholds.min_rps:
+            problems.append(f"{result.rps:,.0f} rps < required {thresholds.min_rps:,.0f}")
+        p99 = result.load.latency_ms["p99"]
+        if thresholds.max_p99_ms is not None and p99 > thresholds.max_p99_ms:
+            problems.append(f"p99 {p99:,.1f} ms > allowed {thresholds.max_p99_ms:,.1f} ms")
         if baseline is None:
             if problems:
                 return Verdict(FAIL, "; ".join(problems))

@@ -5,6 +5,7 @@ import json
 import re
 import subprocess
 import tempfile
+from urllib.parse import urlsplit
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Sequence
 from ..errors import GeneratorError
 from ..executors import require_binary, run_generator
 from ..results import ERROR_KEYS, LATENCY_KEYS, LoadReport
+from ..shapes import Capabilities
 
 REPORTER = Path(__file__).with_name("wrk_report.lua")
 MARKER = "SERVERBENCH-WRK "
@@ -31,6 +33,9 @@ def parse_report(stdout: str) -> LoadReport:
                           bytes=int(data["bytes"]), latency_ms=latency_ms, errors=errors)
     except (ValueError, KeyError, TypeError) as exc:
         raise GeneratorError(f"wrk's report line is malformed ({exc!r}): {lines[0][:300]}") from None
+
+
+WRK_CAPABILITIES = Capabilities("wrk", ("closed",), requests_per_connection=True, ramp=False)
 
 
 @dataclass(frozen=True)
@@ -57,17 +62,19 @@ class WrkDriver:
                 f"--timeout={self.timeout_s}s", "-s", str(script), url]
 
     def run(self, url: str, connections: int, duration: int, cpus: Sequence[int] | None = None,
-            mix: Sequence[tuple[str, int]] = ()):
+            mix: Sequence[tuple[str, int]] = (), requests_per_connection: int | None = None):
         """Drive ``url`` for ``duration`` seconds (optionally pinned to ``cpus``); returns (LoadReport, GeneratorRun).
 
         ``mix``: weighted paths (siege's URL file): each request picks one by weight, so the
-        path part of ``url`` is ignored.
+        path part of ``url`` is ignored.  ``requests_per_connection``: close each connection after
+        that many requests on average (None: keep-alive).
         """
         with tempfile.TemporaryDirectory(prefix="serverbench-wrk-") as tmp:
             script = REPORTER
-            if mix:
-                script = Path(tmp) / "mix.lua"
-                script.write_text(mix_script(mix) + REPORTER.read_text())
+            if mix or requests_per_connection is not None:
+                script = Path(tmp) / "requests.lua"
+                paths = mix or ((urlsplit(url).path + (f"?{urlsplit(url).query}" if urlsplit(url).query else ""), 1),)
+                script.write_text(mix_script(paths, requests_per_connection) + REPORTER.read_text())
             run = run_generator(self.argv(url, connections, duration, script),
                                 timeout=duration + self.timeout_s + 30, cpus=cpus)
         if run.returncode != 0:
@@ -75,18 +82,31 @@ class WrkDriver:
         return parse_report(run.stdout), run
 
 
-def mix_script(mix: Sequence[tuple[str, int]]) -> str:
-    """Lua that makes wrk request the paths in proportion to their weights (requests pre-formatted per thread)."""
+def mix_script(mix: Sequence[tuple[str, int]], requests_per_connection: int | None = None) -> str:
+    """Lua that makes wrk request the paths in proportion to their weights (requests pre-formatted per
+    thread), and with ``requests_per_connection`` N sends every Nth request of a thread with
+    ``Connection: close``: each connection then carries N requests on average (exactly 1 when N = 1).
+    wrk reconnects after a close without counting an error."""
     if not mix or any(w < 1 or not p.startswith("/") for p, w in mix):
         raise ValueError(f"a mix is (path starting with '/', weight >= 1) pairs, got {list(mix)!r}")
+    if requests_per_connection is not None and requests_per_connection < 1:
+        raise ValueError(f"requests per connection must be >= 1, got {requests_per_connection!r}")
     expanded = [p for p, w in mix for _ in range(w)]
     paths = ", ".join(json.dumps(p) for p in expanded)
-    return ("-- serverbench weighted URL mix\n"
+    n = requests_per_connection or 0
+    return ("-- serverbench request script (weighted paths, requests per connection)\n"
             f"local paths = {{{paths}}}\n"
-            "local reqs = {}\n"
+            f"local per_connection = {n}\n"
+            "local reqs, closing, count = {}, {}, 0\n"
             "init = function(args)\n"
-            "  for i, p in ipairs(paths) do reqs[i] = wrk.format('GET', p) end\n"
+            "  for i, p in ipairs(paths) do\n"
+            "    reqs[i] = wrk.format('GET', p)\n"
+            "    closing[i] = wrk.format('GET', p, {['Connection'] = 'close'})\n"
+            "  end\n"
             "end\n"
             "request = function()\n"
-            "  return reqs[math.random(#reqs)]\n"
+            "  local i = #reqs == 1 and 1 or math.random(#reqs)\n"
+            "  count = count + 1\n"
+            "  if per_connection > 0 and count % per_connection == 0 then return closing[i] end\n"
+            "  return reqs[i]\n"
             "end\n")

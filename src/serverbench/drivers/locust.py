@@ -1,0 +1,409 @@
+"""locust as a driver: a Python load generator running a locustfile (by default the book site's visitor).
+
+locust is run as a program (``python -m locust``), never imported here: importing it
+monkey-patches the whole interpreter with gevent.  Its results come from the CSV files it
+writes (``--csv PREFIX``), whose columns are those of the installed locust's
+``locust/stats.py`` (``StatsCSV.requests_csv_columns`` and ``StatsCSV.failures_columns``;
+the percentile columns are ``get_readable_percentiles(PERCENTILES_TO_REPORT)``: "50%", "66%",
+"75%", "80%", "90%", "95%", "98%", "99%", "99.9%", "99.99%", "100%").
+
+One locust process drives with one core at most (gevent: one OS thread runs Python), so a
+single process saturates at ~100% of a core; ``workers=N`` runs a master and N worker
+processes, the master only aggregating.  A run returns a :class:`LocustRun` whose ``cpu_s`` is
+the CPU of every process and ``processes`` the number of processes that send load, so
+``cpu_s / wall_s / processes`` is each one's busy share.
+
+Caveat of the format: locust rewrites ``_stats.csv`` once a second from a greenlet
+(``StatsCSVFileWriter.stats_writer``, CSV_STATS_INTERVAL_SEC) and ``close_files()`` writes no
+final pass, so the file can miss up to the last second of requests.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Mapping, Sequence
+from urllib.parse import urlsplit
+
+from ..config import is_loopback
+from ..errors import ConfigError, GeneratorError
+from ..executors import LOOPBACK, _session_with_parent_death_signal, free_port, run_generator
+from ..shapes import Capabilities
+from ..results import ERROR_KEYS, LoadReport
+
+BOOKSHOP = Path(__file__).resolve().parent.parent / "locustfiles" / "bookshop.py"
+
+# Columns read from <prefix>_stats.csv: LoadReport latency key -> locust's column (milliseconds).
+# "stdev" is not in locust's CSV (only mean, min, max, median and percentiles are): it is 0.0.
+STATS_COLUMNS = {"p50": "50%", "p75": "75%", "p90": "90%", "p99": "99%", "p999": "99.9%",
+                 "max": "Max Response Time", "mean": "Average Response Time"}
+COUNT_COLUMNS = ("Request Count", "Failure Count")
+SIZE_COLUMN = "Average Content Size"
+FAILURE_COLUMNS = ("Method", "Name", "Error", "Occurrences")
+EXCEPTION_COLUMNS = ("Count", "Message")
+AGGREGATED = "Aggregated"
+
+# locust's exit codes: 0, or --exit-code-on-error (default 1) when there were failures or
+# exceptions; both still write the CSV files.  2 is an unhandled greenlet exception.
+_OK_EXIT_CODES = (0, 1)
+
+# How an "Error" text of the failures CSV is classified (the repr of the exception, e.g.
+# "ConnectionRefusedError(111, 'Connection refused')", "LocustBadStatusCode(code=500)",
+# "CatchResponseError('...')", "<Timeout at 0x.... seconds=5.0>").  First match wins, so a
+# wrong answer is "status" even when its message names a connection, and a reset or a closed
+# connection is a read error (as wrk counts it) although ConnectionResetError is an OSError
+# like a refused connect.
+_CLASSES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("status", ("catchresponseerror", "badstatuscode", "http status", "httperror", "status code")),
+    ("timeout", ("timeout", "timed out")),
+    ("read", ("connectionreseterror", "connection reset", "connectionabortederror", "connection aborted",
+              "httpconnectionclosed", "connection closed", "remotedisconnected", "incompleteread",
+              "httpparseerror", "chunkedencodingerror", "protocolerror", "emptyresponse")),
+    ("write", ("brokenpipeerror", "broken pipe")),
+    ("connect", ("connectionrefusederror", "connection refused", "connectionerror", "newconnectionerror",
+                 "gaierror", "name or service not known", "no route to host", "network is unreachable",
+                 "cannot assign requested address", "retriesexceeded")),
+)
+
+
+def classify_error(error: str) -> str:
+    """The LoadReport error class (one of ERROR_KEYS) of a locust failure's Error text; unknown ones are read errors."""
+    text = error.lower()
+    for key, needles in _CLASSES:
+        if any(n in text for n in needles):
+            return key
+    return "read"
+
+
+def _rows(text: str, name: str, required: Sequence[str]) -> list[dict[str, str]]:
+    if not text.strip():
+        raise GeneratorError(f"locust's {name} is empty (no header row): locust did not write its statistics")
+    reader = csv.DictReader(io.StringIO(text))
+    missing = [c for c in required if c not in (reader.fieldnames or ())]
+    if missing:
+        raise GeneratorError(f"locust's {name} is malformed: no column {', '.join(map(repr, missing))}; "
+                             f"its header is {reader.fieldnames!r}")
+    try:
+        return list(reader)
+    except csv.Error as exc:
+        raise GeneratorError(f"locust's {name} is malformed: {exc}") from None
+
+
+def _number(row: Mapping[str, str], column: str, name: str, count: int) -> float:
+    raw = (row.get(column) or "").strip()
+    if raw == "N/A" and count == 0:  # locust writes N/A for the percentiles of an empty run
+        return 0.0
+    try:
+        value = float(raw)
+    except ValueError:
+        raise GeneratorError(f"locust's {name} is malformed: {column!r} of the {AGGREGATED} row "
+                             f"is {raw!r}, not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise GeneratorError(f"locust's {name} is malformed: {column!r} of the {AGGREGATED} row is {raw!r}")
+    return value
+
+
+def parse_failures(failures_csv_text: str, name: str = "failures CSV") -> dict[str, int]:
+    """Occurrences of locust's failures per LoadReport error class."""
+    errors = dict.fromkeys(ERROR_KEYS, 0)
+    for row in _rows(failures_csv_text, name, FAILURE_COLUMNS):
+        try:
+            occurrences = int(row["Occurrences"])
+        except (TypeError, ValueError):
+            raise GeneratorError(f"locust's {name} is malformed: Occurrences {row['Occurrences']!r} "
+                                 f"for {row.get('Error')!r}") from None
+        errors[classify_error(row["Error"] or "")] += occurrences
+    return errors
+
+
+def parse_stats(stats_csv_text: str, failures_csv_text: str, duration_s: float, *,
+                stats_name: str = "stats CSV", failures_name: str = "failures CSV") -> LoadReport:
+    """The LoadReport in locust's ``<prefix>_stats.csv`` (its Aggregated row) and ``<prefix>_failures.csv``.
+
+    ``requests`` counts the completed responses, as wrk does: locust's Request Count (which
+    includes every failure) less the failures that got no answer (connect, read, write,
+    timeout); a wrong answer (``status``) is a completed response and an error, so
+    ``LoadReport.good_requests`` and ``rps`` count right answers only.  Failures of the
+    Aggregated row that the failures CSV does not list are read errors.  ``bytes`` is
+    locust's average content size times Request Count (the CSV has no total).  Latencies are
+    locust's, in milliseconds; locust rounds response times above 100 ms to 2 significant
+    digits in its percentile buckets (stats.py, ``StatsEntry._log_response_time``).
+    """
+    rows = _rows(stats_csv_text, stats_name, ("Type", "Name", *COUNT_COLUMNS, SIZE_COLUMN, *STATS_COLUMNS.values()))
+    total = [r for r in rows if r["Name"] == AGGREGATED and not (r["Type"] or "").strip()]
+    if len(total) != 1:
+        raise GeneratorError(f"locust's {stats_name} is malformed: {len(total)} {AGGREGATED} rows, expected 1")
+    row = total[0]
+    try:
+        count, failed = (int(row[c]) for c in COUNT_COLUMNS)
+    except (TypeError, ValueError):
+        raise GeneratorError(f"locust's {stats_name} is malformed: counts {[row[c] for c in COUNT_COLUMNS]!r} "
+                             f"in the {AGGREGATED} row") from None
+    latency_ms = {key: _number(row, column, stats_name, count) for key, column in STATS_COLUMNS.items()}
+    latency_ms["stdev"] = 0.0  # locust's CSV has no standard deviation
+    errors = parse_failures(failures_csv_text, failures_name)
+    listed = sum(errors.values())
+    if listed < failed:
+        errors["read"] += failed - listed
+    unanswered = errors["connect"] + errors["read"] + errors["write"] + errors["timeout"]
+    size = _number(row, SIZE_COLUMN, stats_name, count)
+    return LoadReport(driver="locust", requests=max(count - unanswered, 0), duration_s=float(duration_s),
+                      bytes=int(round(size * count)), latency_ms=latency_ms, errors=errors)
+
+
+def check_exceptions(exceptions_csv_text: str, name: str = "exceptions CSV") -> None:
+    """A GeneratorError if the locustfile's own code raised (a bug there, not the server's failure)."""
+    rows = _rows(exceptions_csv_text, name, EXCEPTION_COLUMNS)
+    if rows:
+        count = sum(int(r["Count"]) if (r["Count"] or "").isdigit() else 1 for r in rows)
+        raise GeneratorError(f"the locustfile raised {count} exception(s) during the run "
+                             f"(locust's {name}); the first: {rows[0]['Message']}")
+
+
+def read_report(prefix: str | os.PathLike, duration_s: float) -> LoadReport:
+    """Read ``<prefix>_stats.csv``, ``<prefix>_failures.csv`` (and ``_exceptions.csv``, if written)."""
+    texts = {}
+    for kind in ("stats", "failures", "exceptions"):
+        path = Path(f"{os.fspath(prefix)}_{kind}.csv")
+        try:
+            texts[kind] = (path.name, path.read_text())
+        except FileNotFoundError:
+            if kind == "exceptions":
+                continue
+            raise GeneratorError(f"locust wrote no {path.name} (looked for {path})") from None
+    if "exceptions" in texts:
+        check_exceptions(texts["exceptions"][1], texts["exceptions"][0])
+    return parse_stats(texts["stats"][1], texts["failures"][1], duration_s,
+                       stats_name=texts["stats"][0], failures_name=texts["failures"][0])
+
+
+@dataclass(frozen=True)
+class LocustRun:
+    """A locust run's processes: GeneratorRun's fields for the master, plus its workers.
+
+    ``cpu_s`` is the master's CPU plus every worker's; ``wall_s`` the master's wall time;
+    ``processes`` how many processes sent load (the workers, or 1 without workers).
+    """
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    wall_s: float
+    cpu_s: float
+    processes: int
+    master_cpu_s: float
+    worker_cpu_s: tuple[float, ...] = ()
+    worker_returncodes: tuple[int, ...] = ()
+
+    @property
+    def busy_pct(self) -> float:
+        """Percent of one core used per load-sending process (a process saturates near 100)."""
+        return 100.0 * self.cpu_s / self.wall_s / max(1, self.processes) if self.wall_s > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class LocustDriver:
+    """Runs ``python -m locust`` headless with ``users`` users spawned at ``spawn_rate`` per second.
+
+    ``workers=0`` runs one process; ``workers=N`` a master and N workers on a free port.
+    ``connect_timeout_s``: how long the master waits for its workers (--expect-workers-max-wait).
+    ``worker_linger_s``: how long a worker may outlive its master before it is terminated.
+    """
+
+    users: int = 64
+    spawn_rate: int = 64
+    workers: int = 0
+    locustfile: Path = BOOKSHOP
+    stop_timeout_s: int = 2
+    connect_timeout_s: int = 30
+    worker_linger_s: float = 10.0
+    name: str = "locust"
+
+    def __post_init__(self) -> None:
+        if self.users < 1 or self.spawn_rate < 1 or self.workers < 0:
+            raise ConfigError(f"locust needs users >= 1, spawn_rate >= 1 and workers >= 0, got "
+                              f"users={self.users}, spawn_rate={self.spawn_rate}, workers={self.workers}")
+
+    @cached_property
+    def version(self) -> str:
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            return version("locust")
+        except PackageNotFoundError:
+            return "unknown"
+
+    @property
+    def processes(self) -> int:
+        """Processes that send load: the workers, or the one process."""
+        return self.workers or 1
+
+    @property
+    def threads(self) -> int:
+        """For results.Generator: its busy_pct divides by this (one core per locust process)."""
+        return self.processes
+
+    def _common(self) -> list[str]:
+        return [sys.executable, "-m", "locust", "-f", str(self.locustfile)]
+
+    def argv_master(self, host_url: str, duration: int, csv_prefix: str | os.PathLike,
+                    master_port: int | None = None) -> list[str]:
+        """The single process (``workers=0``) or the master, which then needs ``master_port``."""
+        argv = [*self._common(), "--headless", "-u", str(self.users), "-r", str(self.spawn_rate),
+                "-t", f"{duration}s", "-H", host_url, "--csv", os.fspath(csv_prefix), "--only-summary",
+                "--loglevel", "WARNING", "--stop-timeout", str(self.stop_timeout_s)]
+        if self.workers:
+            if master_port is None:
+                raise ValueError("a distributed run (workers > 0) needs the master's port")
+            argv += ["--master", "--master-bind-host", LOOPBACK, "--master-bind-port", str(master_port),
+                     "--expect-workers", str(self.workers),
+                     "--expect-workers-max-wait", str(self.connect_timeout_s)]
+        return argv
+
+    def argv_worker(self, master_port: int) -> list[str]:
+        return [*self._common(), "--worker", "--master-host", LOOPBACK, "--master-port", str(master_port),
+                "--loglevel", "WARNING"]
+
+    def run(self, url: str, duration: int, cpus: Sequence[int] | None = None) -> tuple[LoadReport, LocustRun]:
+        """Drive the server at ``url`` (its scheme://host:port; the locustfile names the paths)
+        for ``duration`` seconds, optionally pinned to ``cpus``.  Returns (LoadReport, LocustRun)."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname or not is_loopback(parts.hostname):
+            raise ConfigError(f"locust drives loopback http URLs only (http://127.0.0.1:PORT), got {url!r}")
+        host_url = f"{parts.scheme}://{parts.netloc}"
+        port = free_port() if self.workers else None
+        timeout = duration + self.stop_timeout_s + self.connect_timeout_s + 60
+        with tempfile.TemporaryDirectory(prefix="serverbench-locust-") as tmp:
+            prefix = Path(tmp) / "run"
+            workers: list[_Worker] = []
+            try:
+                for i in range(self.workers):  # first: the master starts the clock once they are connected
+                    workers.append(_Worker.start(self.argv_worker(port), Path(tmp) / f"worker{i}", cpus))
+                run = run_generator(self.argv_master(host_url, duration, prefix, port), timeout=timeout, cpus=cpus)
+            finally:
+                reaped = [w.reap(self.worker_linger_s) for w in workers]
+            if run.returncode not in _OK_EXIT_CODES:
+                raise GeneratorError(f"locust exited with code {run.returncode}: "
+                                     f"{(run.stderr or run.stdout)[-800:]}{_worker_tails(reaped)}")
+            try:
+                report = read_report(prefix, duration)
+            except GeneratorError as exc:
+                raise GeneratorError(f"{exc}\nlocust's output: {(run.stderr or run.stdout)[-800:]}"
+                                     f"{_worker_tails(reaped)}") from None
+            if run.returncode != 0 and not sum(report.errors.values()):
+                # e.g. "Gave up waiting for workers to connect": the CSV holds an empty run
+                raise GeneratorError(f"locust exited with code {run.returncode} but recorded no failure: "
+                                     f"{(run.stderr or run.stdout)[-800:]}{_worker_tails(reaped)}")
+        worker_cpu = tuple(r.cpu_s for r in reaped)
+        return report, LocustRun(argv=run.argv, returncode=run.returncode, stdout=run.stdout, stderr=run.stderr,
+                                 wall_s=run.wall_s, cpu_s=run.cpu_s + sum(worker_cpu), processes=self.processes,
+                                 master_cpu_s=run.cpu_s, worker_cpu_s=worker_cpu,
+                                 worker_returncodes=tuple(r.returncode for r in reaped))
+
+
+@dataclass(frozen=True)
+class _Reaped:
+    returncode: int
+    cpu_s: float
+    output: str
+
+
+class _Worker:
+    """A locust worker process, started like run_generator starts the master (own session,
+    parent-death signal, same pinning) so its CPU can be read with wait4 when it exits."""
+
+    def __init__(self, process: subprocess.Popen, log: Path):
+        self.process = process
+        self.log = log
+
+    @classmethod
+    def start(cls, argv: Sequence[str], log_base: Path, cpus: Sequence[int] | None) -> "_Worker":
+        def prepare() -> None:
+            _session_with_parent_death_signal()
+            if cpus is not None:
+                os.sched_setaffinity(0, set(cpus))
+
+        log = log_base.with_suffix(".log")
+        with open(log, "wb") as out:
+            process = subprocess.Popen(list(argv), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                       preexec_fn=prepare)
+        return cls(process, log)
+
+    def reap(self, linger_s: float) -> _Reaped:
+        """Wait up to ``linger_s`` for the worker to exit (the master tells it to), then
+        SIGTERM its group, then SIGKILL; its CPU time comes from wait4."""
+        pid = self.process.pid
+        result = self._wait(linger_s)
+        for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, None)):
+            if result is not None:
+                break
+            try:
+                os.killpg(pid, sig)
+            except ProcessLookupError:
+                pass
+            result = self._wait(grace)
+        status, usage = result
+        self.process.returncode = os.waitstatus_to_exitcode(status)
+        try:
+            output = self.log.read_text(errors="replace")
+        except OSError:
+            output = ""
+        return _Reaped(self.process.returncode, usage.ru_utime + usage.ru_stime, output)
+
+    def _wait(self, seconds: float | None):
+        """(status, rusage) once the worker has exited, or None after ``seconds`` (None: block)."""
+        pid = self.process.pid
+        if seconds is None:
+            _, status, usage = os.wait4(pid, 0)
+            return status, usage
+        deadline = time.monotonic() + seconds
+        while True:
+            done, status, usage = os.wait4(pid, os.WNOHANG)
+            if done == pid:
+                return status, usage
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.05)
+
+
+def _worker_tails(reaped: Sequence[_Reaped]) -> str:
+    return "".join(f"\nworker {i} (exit {r.returncode}): {r.output[-300:]}"
+                   for i, r in enumerate(reaped) if r.returncode != 0 or "Error" in r.output)
+
+
+LOCUST_CAPABILITIES = Capabilities("locust", ("closed",), requests_per_connection=False, ramp=True)
+
+
+@dataclass(frozen=True)
+class LocustLoad:
+    """A locust scenario behind the interface the trial drives (wrk's): ``connections`` are users,
+    spawned over ``ramp`` seconds (at once when 0), in one process or ``workers`` worker processes."""
+
+    workers: int = 0
+    ramp: float = 0.0
+    locustfile: Path = BOOKSHOP
+    name: str = "locust"
+
+    @property
+    def version(self) -> str:
+        return LocustDriver(locustfile=self.locustfile).version
+
+    @property
+    def threads(self) -> int:
+        """Processes generating load: a Python generator saturates at one core per process."""
+        return max(1, self.workers)
+
+    def run(self, url: str, connections: int, duration: int, cpus: Sequence[int] | None = None,
+            mix: Sequence[tuple[str, int]] = (), **_: object) -> tuple[LoadReport, LocustRun]:
+        spawn = connections if not self.ramp else max(1, math.ceil(connections / self.ramp))
+        driver = LocustDriver(users=connections, spawn_rate=spawn, workers=self.workers, locustfile=self.locustfile)
+        return driver.run(url, duration, cpus)

@@ -1,0 +1,378 @@
+"""The locust driver without load: argv, CSV parsing, error classes, process handling, the locustfile.
+
+locust itself is imported only in child processes (importing it monkey-patches the interpreter
+with gevent); nothing here sends a request.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from serverbench.drivers.locust import (BOOKSHOP, LocustDriver, classify_error, parse_failures, parse_stats,
+                                        read_report)
+from serverbench.errors import ConfigError, GeneratorError
+from serverbench.results import ERROR_KEYS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# The header rows of locust 2.47's CSV files, from locust/stats.py: StatsCSV.requests_csv_columns
+# (percentiles: get_readable_percentiles(PERCENTILES_TO_REPORT)) and StatsCSV.failures_columns.
+STATS_HEADER = ("Type,Name,Request Count,Failure Count,Median Response Time,Average Response Time,"
+                "Min Response Time,Max Response Time,Average Content Size,Requests/s,Failures/s,"
+                "50%,66%,75%,80%,90%,95%,98%,99%,99.9%,99.99%,100%")
+FAILURES_HEADER = "Method,Name,Error,Occurrences,First Seen,Last Seen"
+EXCEPTIONS_HEADER = "Count,Message,Traceback,Nodes"
+
+# As csv.writer writes them (\r\n line ends, quoting only where needed): one row per name, then Aggregated.
+STATS_CSV = "\r\n".join([
+    STATS_HEADER,
+    "GET,/site/search,4000,10,12,13.51234,0.81,95.2,1052.0,800.1,2.0,12,14,15,16,19,23,27,33,60,90,95",
+    "GET,/site/thumbs/[n].jpg,6000,30,10,11.0,0.5,88.0,3000.0,1200.0,6.0,10,12,13,14,17,21,25,30,55,88,88",
+    ",Aggregated,10000,40,11,12.00525,0.5,95.2,2220.8,2000.2,8.0,11,13,14,15,18,22,26,32,58,90,95",
+    "",
+])
+FAILURES_CSV = "\r\n".join([
+    FAILURES_HEADER,
+    'GET,/site/search,"ConnectionRefusedError(111, \'Connection refused\')",5,2026-01-01T00:00:01Z,2026-01-01T00:00:02Z',
+    "GET,/site/search,LocustBadStatusCode(code=500),3,2026-01-01T00:00:01Z,2026-01-01T00:00:04Z",
+    'GET,/site/thumbs/[n].jpg,"CatchResponseError(""/site/thumbs/3.jpg: Content-Type \'text/html\', '
+    'expected \'image/jpeg\'"")",20,2026-01-01T00:00:01Z,2026-01-01T00:00:05Z',
+    "GET,/site/thumbs/[n].jpg,<Timeout at 0x.... seconds=5.0>,4,2026-01-01T00:00:02Z,2026-01-01T00:00:03Z",
+    'GET,/site/thumbs/[n].jpg,"ConnectionResetError(104, \'Connection reset by peer\')",6,'
+    "2026-01-01T00:00:02Z,2026-01-01T00:00:03Z",
+    "GET,/site/search,HTTPConnectionClosed('connection closed.'),2,2026-01-01T00:00:02Z,2026-01-01T00:00:03Z",
+    "",
+])
+EMPTY_FAILURES = FAILURES_HEADER + "\r\n"
+
+
+def test_argv_single_process():
+    """Without workers the one process runs headless with the users, rate, time, host and CSV prefix."""
+    argv = LocustDriver(users=64, spawn_rate=32).argv_master("http://127.0.0.1:21000", 10, "/tmp/x/run")
+    assert argv == [sys.executable, "-m", "locust", "-f", str(BOOKSHOP), "--headless", "-u", "64", "-r", "32",
+                    "-t", "10s", "-H", "http://127.0.0.1:21000", "--csv", "/tmp/x/run", "--only-summary",
+                    "--loglevel", "WARNING", "--stop-timeout", "2"]
+    assert "--master" not in argv and "--processes" not in argv
+
+
+def test_argv_distributed():
+    """With workers the master binds loopback on the given port and waits for them; each worker connects there."""
+    driver = LocustDriver(users=100, spawn_rate=100, workers=2)
+    master = driver.argv_master("http://127.0.0.1:21000", 5, "/tmp/p", master_port=20001)
+    assert master[:master.index("--master")] == LocustDriver(100, 100).argv_master("http://127.0.0.1:21000", 5, "/tmp/p")
+    assert master[master.index("--master"):] == ["--master", "--master-bind-host", "127.0.0.1",
+                                                 "--master-bind-port", "20001", "--expect-workers", "2",
+                                                 "--expect-workers-max-wait", "30"]
+    assert driver.argv_worker(20001) == [sys.executable, "-m", "locust", "-f", str(BOOKSHOP), "--worker",
+                                         "--master-host", "127.0.0.1", "--master-port", "20001",
+                                         "--loglevel", "WARNING"]
+    assert driver.processes == driver.threads == 2
+    assert LocustDriver().processes == 1
+
+
+def test_distributed_master_needs_a_port():
+    """A master's argv without its port is refused."""
+    with pytest.raises(ValueError, match="port"):
+        LocustDriver(workers=1).argv_master("http://127.0.0.1:1", 5, "/tmp/p")
+
+
+def test_bad_shape_is_a_config_error():
+    """Zero users, a zero spawn rate or negative workers are refused when the driver is built."""
+    with pytest.raises(ConfigError, match="users >= 1"):
+        LocustDriver(users=0)
+    with pytest.raises(ConfigError):
+        LocustDriver(workers=-1)
+
+
+def test_parse_stats_reads_the_aggregated_row():
+    """Latency percentiles, max and mean come from the Aggregated row, in ms; stdev is 0 (not in the CSV)."""
+    report = parse_stats(STATS_CSV, FAILURES_CSV, 5.0)
+    assert report.driver == "locust"
+    assert report.duration_s == 5.0
+    assert dict(report.latency_ms) == {"p50": 11.0, "p75": 14.0, "p90": 18.0, "p99": 32.0, "p999": 58.0,
+                                       "max": 95.2, "mean": pytest.approx(12.00525), "stdev": 0.0}
+    assert report.bytes == round(2220.8 * 10000)
+
+
+def test_parse_failures_classifies_each_row():
+    """Refused → connect, bad status and wrong answers → status, Timeout → timeout, reset/closed → read."""
+    assert parse_failures(FAILURES_CSV) == {"connect": 5, "read": 8, "write": 0, "timeout": 4, "status": 23}
+
+
+def test_requests_count_completed_responses():
+    """Failures that got no answer are not responses (as in wrk); wrong answers are, and are not good."""
+    report = parse_stats(STATS_CSV, FAILURES_CSV, 5.0)
+    assert report.errors == {"connect": 5, "read": 8, "write": 0, "timeout": 4, "status": 23}
+    assert report.requests == 10000 - (5 + 8 + 4)
+    assert report.good_requests == 10000 - (5 + 8 + 4) - 23
+    assert report.rps == pytest.approx((10000 - 40) / 5.0)
+
+
+def test_unlisted_failures_are_read_errors():
+    """Failures of the Aggregated row missing from the failures CSV are counted, as read errors."""
+    report = parse_stats(STATS_CSV, EMPTY_FAILURES, 5.0)  # Failure Count 40, none listed
+    assert report.errors["read"] == 40
+    assert report.requests == 10000 - 40
+
+
+@pytest.mark.parametrize("error, kind", [
+    ("ConnectionRefusedError(111, 'Connection refused')", "connect"),
+    ("gaierror(-2, 'Name or service not known')", "connect"),
+    ("OSError(99, 'Cannot assign requested address')", "connect"),
+    ("ConnectionError(MaxRetryError(\"NewConnectionError('Failed to establish a new connection: "
+     "[Errno 111] Connection refused')\"))", "connect"),
+    ("<Timeout at 0x.... seconds=5.0>", "timeout"),
+    ("TimeoutError('timed out')", "timeout"),
+    ("LocustBadStatusCode(code=503)", "status"),
+    ("CatchResponseError('/site/search?q=loop&page=1: HTTP status 404, expected 200')", "status"),
+    ("CatchResponseError('/site/covers/1.jpg: Connection closed? got 12 bytes')", "status"),
+    ("HTTPError('500 Server Error: INTERNAL SERVER ERROR for url: /x')", "status"),
+    ("ConnectionResetError(104, 'Connection reset by peer')", "read"),
+    ("HTTPConnectionClosed('connection closed.')", "read"),
+    ("ConnectionError(ProtocolError('Connection aborted.', RemoteDisconnected('closed')))", "read"),
+    ("BrokenPipeError(32, 'Broken pipe')", "write"),
+    ("ValueError('something nobody expected')", "read"),
+], ids=lambda v: v if v in ERROR_KEYS else None)
+def test_classify_error(error, kind):
+    """Each kind of locust failure text lands in its LoadReport error class; unknown ones are read errors."""
+    assert classify_error(error) == kind
+
+
+def test_empty_run_has_na_percentiles():
+    """A run with no request (locust writes N/A percentiles) parses to zero requests and zero latencies."""
+    text = STATS_HEADER + "\r\n" + ",Aggregated,0,0,0,0,0,0,0,0,0," + ",".join(["N/A"] * 11) + "\r\n"
+    report = parse_stats(text, EMPTY_FAILURES, 5.0)
+    assert report.requests == 0 and report.rps == 0.0
+    assert set(report.latency_ms.values()) == {0.0}
+
+
+def test_malformed_stats_csv_names_the_file():
+    """A missing column, a missing Aggregated row or a bad number is a GeneratorError naming the file."""
+    no_p999 = STATS_CSV.replace("99.9%", "p999")
+    with pytest.raises(GeneratorError, match=r"run_stats\.csv is malformed: no column '99\.9%'"):
+        parse_stats(no_p999, EMPTY_FAILURES, 5.0, stats_name="run_stats.csv")
+    no_total = "\r\n".join(STATS_CSV.split("\r\n")[:3])
+    with pytest.raises(GeneratorError, match=r"run_stats\.csv is malformed: 0 Aggregated rows"):
+        parse_stats(no_total, EMPTY_FAILURES, 5.0, stats_name="run_stats.csv")
+    bad_number = STATS_CSV.replace(",Aggregated,10000,40,11,12.00525", ",Aggregated,10000,40,11,twelve")
+    with pytest.raises(GeneratorError, match=r"run_stats\.csv is malformed: 'Average Response Time'.*'twelve'"):
+        parse_stats(bad_number, EMPTY_FAILURES, 5.0, stats_name="run_stats.csv")
+    with pytest.raises(GeneratorError, match=r"run_stats\.csv is empty"):
+        parse_stats("", EMPTY_FAILURES, 5.0, stats_name="run_stats.csv")
+
+
+def test_malformed_failures_csv_names_the_file():
+    """A failures CSV without its columns, or with a non-numeric count, is a GeneratorError naming it."""
+    with pytest.raises(GeneratorError, match=r"run_failures\.csv is malformed: no column 'Occurrences'"):
+        parse_stats(STATS_CSV, "Method,Name,Error\r\nGET,/x,boom\r\n", 5.0, failures_name="run_failures.csv")
+    with pytest.raises(GeneratorError, match=r"run_failures\.csv is malformed: Occurrences 'many'"):
+        parse_stats(STATS_CSV, FAILURES_HEADER + "\r\nGET,/x,boom,many,,\r\n", 5.0, failures_name="run_failures.csv")
+
+
+def test_read_report_missing_file_names_it(tmp_path):
+    """read_report says which CSV locust did not write."""
+    (tmp_path / "run_stats.csv").write_text(STATS_CSV)
+    with pytest.raises(GeneratorError, match=r"no run_failures\.csv"):
+        read_report(tmp_path / "run", 5.0)
+    (tmp_path / "run_failures.csv").write_text(FAILURES_CSV)
+    assert read_report(tmp_path / "run", 5.0).errors["status"] == 23
+
+
+def test_exceptions_in_the_locustfile_fail_the_run(tmp_path):
+    """An exception raised by the locustfile's own code (in _exceptions.csv) is a GeneratorError, not a result."""
+    (tmp_path / "run_stats.csv").write_text(STATS_CSV)
+    (tmp_path / "run_failures.csv").write_text(FAILURES_CSV)
+    (tmp_path / "run_exceptions.csv").write_text(
+        EXCEPTIONS_HEADER + '\r\n3,"KeyError(\'title\')","Traceback (most recent call last): ...",local\r\n')
+    with pytest.raises(GeneratorError, match=r"raised 3 exception\(s\).*KeyError\('title'\)"):
+        read_report(tmp_path / "run", 5.0)
+
+
+def test_run_refuses_non_loopback_urls():
+    """Load goes to loopback only: another host is refused before anything starts."""
+    with pytest.raises(ConfigError, match="loopback"):
+        LocustDriver().run("http://10.1.2.3:8000", 5)
+
+
+# A stand-in for locust's master: writes the CSV files and exits, sending nothing.
+FAKE_MASTER = textwrap.dedent("""
+    import sys
+    prefix = sys.argv[1]
+    open(prefix + "_stats.csv", "w").write(sys.argv[2])
+    open(prefix + "_failures.csv", "w").write(sys.argv[3])
+    sys.exit(int(sys.argv[4]))
+""")
+
+
+class _FakeLocust(LocustDriver):
+    """The driver's process handling with stand-in processes (no locust, no requests)."""
+
+    worker_code: str = "import time; time.sleep(0.2)"
+    master_csv: tuple = (STATS_CSV, FAILURES_CSV, "1")  # locust exits 1 when there were failures
+
+    def argv_master(self, host_url, duration, csv_prefix, master_port=None):
+        return [sys.executable, "-c", FAKE_MASTER, str(csv_prefix), *self.master_csv]
+
+    def argv_worker(self, master_port):
+        return [sys.executable, "-c", self.worker_code]
+
+
+def test_run_collects_master_and_worker_cpu():
+    """Workers are reaped with wait4 after the master; cpu_s adds theirs to the master's."""
+    report, run = _FakeLocust(workers=2).run("http://127.0.0.1:9", 5)
+    assert report.requests == 10000 - 17 and report.duration_s == 5.0
+    assert run.returncode == 1 and run.processes == 2
+    assert run.worker_returncodes == (0, 0)
+    assert len(run.worker_cpu_s) == 2 and all(c > 0 for c in run.worker_cpu_s)
+    assert run.cpu_s == pytest.approx(run.master_cpu_s + sum(run.worker_cpu_s))
+    assert run.wall_s > 0
+
+
+def test_lingering_worker_is_terminated():
+    """A worker still running after the linger time is sent SIGTERM and still reaped."""
+    class Stuck(_FakeLocust):
+        worker_code = "import time; time.sleep(60)"
+
+    _, run = Stuck(workers=1, worker_linger_s=0.3).run("http://127.0.0.1:9", 5)
+    assert run.worker_returncodes == (-15,)
+
+
+def test_master_failure_is_a_generator_error():
+    """A master that exits with a code other than 0 or 1 is a GeneratorError with its output."""
+    class Broken(_FakeLocust):
+        def argv_master(self, host_url, duration, csv_prefix, master_port=None):
+            return [sys.executable, "-c", "import sys; sys.stderr.write('no locustfile found'); sys.exit(2)"]
+
+    with pytest.raises(GeneratorError, match="(?s)code 2.*no locustfile found"):
+        Broken().run("http://127.0.0.1:9", 5)
+
+
+def test_exit_code_1_without_failures_is_a_generator_error():
+    """Exit code 1 with no failure recorded (e.g. the master gave up waiting for workers) is not a result."""
+    class GaveUp(_FakeLocust):
+        master_csv = (STATS_CSV.replace(",Aggregated,10000,40,", ",Aggregated,0,0,"), EMPTY_FAILURES, "1")
+
+    with pytest.raises(GeneratorError, match="code 1 but recorded no failure"):
+        GaveUp(workers=1).run("http://127.0.0.1:9", 5)
+
+
+# Facts about the installed locust and the bookshop locustfile, gathered in a child process.
+PROBE = textwrap.dedent("""
+    import importlib.util, json, os, sys
+    from collections import Counter
+    import locust.stats as stats
+    from locust.argument_parser import get_parser
+
+    driver_argv = json.loads(sys.argv[1])
+    out = {"version": __import__("locust").__version__}
+    csv_writer = stats.StatsCSV(None, stats.PERCENTILES_TO_REPORT)
+    out["stats_header"] = ",".join(csv_writer.requests_csv_columns)
+    out["failures_header"] = ",".join(csv_writer.failures_columns)
+    out["exceptions_header"] = ",".join(csv_writer.exceptions_columns)
+    parsed = {}
+    for role, argv in driver_argv.items():
+        opts = get_parser(default_config_files=[]).parse_args(argv[3:])
+        parsed[role] = {k: getattr(opts, k) for k in ("headless", "num_users", "spawn_rate", "run_time", "host",
+                        "csv_prefix", "only_summary", "loglevel", "stop_timeout", "master", "master_bind_host",
+                        "master_bind_port", "expect_workers", "expect_workers_max_wait", "worker", "master_host",
+                        "master_port", "locustfile")}
+    out["parsed"] = parsed
+
+    spec = importlib.util.spec_from_file_location("bookshop", driver_argv["single"][4])
+    shop = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shop)
+    out["weights"] = dict(Counter(t.__name__ for t in shop.Visitor.tasks))
+    out["wait"] = shop.Visitor.wait_time(None)
+    out["think"] = {}
+    for raw in ("", "0.25", "abc", "-1"):
+        os.environ[shop.WAIT_ENV] = raw
+        try:
+            out["think"][raw] = shop.think_time()
+        except ValueError as exc:
+            out["think"][raw] = "ValueError: " + str(exc)
+
+    # The locustfile's checks against the real site's answers (apps/sitedata.py), and wrong ones.
+    sys.path.insert(0, sys.argv[2])
+    import sitedata
+    right = []
+    for word in shop.WORDS:
+        for page in (1, 2, 3):
+            right.append(shop.problem(200, "text/html; charset=utf-8", sitedata.search_page(word, page), "text/html",
+                                      shop.has(f"<h1>Results for {word}, page {page}</h1>".encode())))
+        right.append(shop.problem(200, "application/json", sitedata.books_json(word), "application/json",
+                                  shop.books_about(word)))
+    for n in shop.BOOKS:
+        right.append(shop.problem(200, "image/jpeg", sitedata.cover(n), "image/jpeg", shop.image(shop.COVER_BYTES)))
+        right.append(shop.problem(200, "image/jpeg", sitedata.thumb(n), "image/jpeg", shop.image(shop.THUMB_BYTES)))
+    for name, needle in (("site.css", b"font-family"), ("site.js", b"function show1")):
+        ctype, body = sitedata.static(name)
+        right.append(shop.problem(200, ctype, body, ctype, shop.has(needle)))
+    out["right"] = right
+    out["wrong"] = [
+        shop.problem(404, "text/html", b"", "text/html", shop.has(b"x")),
+        shop.problem(200, "text/html", b"{}", "application/json", shop.books_about("python")),
+        shop.problem(200, "application/json", sitedata.books_json("redis"), "application/json",
+                     shop.books_about("python")),
+        shop.problem(200, "image/jpeg", sitedata.thumb(1), "image/jpeg", shop.image(shop.COVER_BYTES)),
+        shop.problem(200, "text/css", b"body{}", "text/css", shop.has(b"font-family")),
+    ]
+    print("PROBE " + json.dumps(out))
+""")
+
+
+@pytest.fixture(scope="module")
+def probe():
+    """What the installed locust says about our argv and CSV headers, and what the locustfile holds."""
+    driver = LocustDriver(users=8, spawn_rate=4, workers=2)
+    argv = {"single": LocustDriver(users=8, spawn_rate=4).argv_master("http://127.0.0.1:21000", 7, "/tmp/p/run"),
+            "master": driver.argv_master("http://127.0.0.1:21000", 7, "/tmp/p/run", master_port=20001),
+            "worker": driver.argv_worker(20001)}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LOCUST_")}
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(argv), str(ROOT / "apps")], capture_output=True,
+                          text=True, env=env, timeout=120)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("PROBE ")]
+    assert done.returncode == 0 and lines, done.stderr[-2000:]
+    return json.loads(lines[0][len("PROBE "):])
+
+
+def test_csv_headers_match_installed_locust(probe):
+    """The hand-written CSVs above carry exactly the installed locust's header rows."""
+    assert probe["stats_header"] == STATS_HEADER
+    assert probe["failures_header"] == FAILURES_HEADER
+    assert probe["exceptions_header"] == EXCEPTIONS_HEADER
+
+
+def test_installed_locust_accepts_the_argv(probe):
+    """locust's own argument parser reads every flag the driver builds, with the intended values."""
+    single, master, worker = probe["parsed"]["single"], probe["parsed"]["master"], probe["parsed"]["worker"]
+    assert (single["headless"], single["num_users"], single["spawn_rate"], single["run_time"]) == (True, 8, 4, 7)
+    assert (single["host"], single["csv_prefix"], single["only_summary"]) == ("http://127.0.0.1:21000", "/tmp/p/run", True)
+    assert (single["loglevel"], single["stop_timeout"], single["master"]) == ("WARNING", 2, False)
+    assert (master["master"], master["master_bind_host"], master["master_bind_port"]) == (True, "127.0.0.1", 20001)
+    assert (master["expect_workers"], master["expect_workers_max_wait"]) == (2, 30)
+    assert (worker["worker"], worker["master_host"], worker["master_port"]) == (True, "127.0.0.1", 20001)
+    assert single["locustfile"] == worker["locustfile"] == str(BOOKSHOP)
+
+
+def test_locustfile_visitor_tasks_and_wait(probe):
+    """Visitor's task weights follow SITE_MIX; it waits 0 s unless SERVERBENCH_LOCUST_WAIT says otherwise."""
+    assert probe["weights"] == {"search": 21, "open_book": 10, "thumbnail": 36, "cover": 6, "stylesheet": 5,
+                                "script": 5}
+    assert probe["wait"] == 0
+    assert probe["think"][""] == 0.0 and probe["think"]["0.25"] == 0.25
+    assert probe["think"]["abc"].startswith("ValueError: SERVERBENCH_LOCUST_WAIT must be a number")
+    assert probe["think"]["-1"].startswith("ValueError: SERVERBENCH_LOCUST_WAIT must be >= 0")
+
+
+def test_locustfile_checks_accept_the_site_and_refuse_wrong_answers(probe):
+    """Every answer the real site gives passes the locustfile's checks; wrong ones each name the problem."""
+    assert probe["right"] == [None] * len(probe["right"])
+    assert probe["wrong"][0] == "HTTP status 404, expected 200"
+    assert probe["wrong"][1].startswith("Content-Type 'text/html'")
+    assert "does not match 'python'" in probe["wrong"][2]
+    assert probe["wrong"][3].startswith("expected a 30000-byte JPEG, got 3000 bytes")
+    assert probe["wrong"][4] == "body lacks b'font-family'"
