@@ -204,7 +204,8 @@ def pin_tree(pid: int, cpus: Sequence[int]) -> None:
             continue
 
 
-def run_generator(argv: Sequence[str], timeout: float, cpus: Sequence[int] | None = None) -> GeneratorRun:
+def run_generator(argv: Sequence[str], timeout: float, cpus: Sequence[int] | None = None,
+                  env: dict[str, str] | None = None) -> GeneratorRun:
     """Run a load generator to completion, bounded by ``timeout``, and measure its own CPU time.
 
     ``cpus`` pins the generator to those cores (the A/B runner gives each arm its own core).
@@ -216,7 +217,7 @@ def run_generator(argv: Sequence[str], timeout: float, cpus: Sequence[int] | Non
 
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.monotonic()
-        process = subprocess.Popen(list(argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+        process = subprocess.Popen(list(argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
                                    preexec_fn=prepare)
         watchdog = threading.Timer(timeout, _kill_group, args=(process.pid,))
         watchdog.start()

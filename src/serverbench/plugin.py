@@ -13,7 +13,7 @@ from .fixtures import (  # noqa: F401  (registered as fixtures by being module a
     perf_redis_noproc, perf_redis_proc, perf_server, perf_servers, perf_session, perf_session_of, perf_trial,
     perf_upstream, perf_upstream_noproc, perf_upstream_proc,
 )
-from .report import summary_table, variant_table
+from .report import rate_ladders, summary_table, variant_table
 from .servers import unavailable_reason
 from .session import PerfSession
 from .matrix import cells, every_cell
@@ -129,5 +129,7 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         terminalreporter.write_line(
             f"{len(missing)} result(s) have no stored baseline for machine {perf.machine['id']}; "
             f"store them with `pytest -m perf --perf-save-baseline`.")
+    for line in rate_ladders([r for r, _ in perf.results]):
+        terminalreporter.write_line(line)
     for notice in perf.notices:
         terminalreporter.write_line(notice)

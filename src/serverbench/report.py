@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .results import Result
+from .shapes import knee
 from .session import Failure
 from .matrix import Cell
 from .variants import Variant
@@ -76,3 +77,24 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
         text += ("SAT: the load generator was >= 90% busy; the server may be faster than measured "
                  "(generator-bound trial).\n")
     return text
+
+
+def rate_ladders(results: Sequence[Result]) -> list[str]:
+    """One line per open-model ladder (same test, cell and workload, two or more rates): where latency breaks."""
+    groups: dict[tuple, list[Result]] = {}
+    for r in results:
+        if r.shape.startswith("r"):
+            groups.setdefault((r.test, r.variant, r.app, r.workload), []).append(r)
+    lines = []
+    for (test, variant, app, workload), runs in groups.items():
+        if len(runs) < 2:
+            continue
+        runs.sort(key=lambda r: float(r.shape[1:]))
+        rates = [float(r.shape[1:]) for r in runs]
+        p99 = [r.load.latency_ms["p99"] for r in runs]
+        at = knee(rates, p99, [r.rps for r in runs])
+        curve = ", ".join(f"{q:g}: {r.rps:,.0f} rps p99 {r.load.latency_ms['p99']:,.1f} ms" for q, r in zip(rates, runs))
+        where = "no knee up to the top rate" if at is None else f"knee at {at:g} req/s"
+        lines.append(f"rate ladder {variant}/{app} {workload}: {where} ({curve})")
+    return lines
+

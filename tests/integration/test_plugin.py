@@ -1,6 +1,7 @@
 """The plugin end to end through pytester: options, errors, JSON records, baselines, the summary."""
 import json
 import os
+import sys
 import signal
 import time
 
@@ -234,3 +235,71 @@ def test_server_that_skips_the_backend_work_fails_op_verification(suite, tmp_pat
                                         "-k", "throughput")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*redis (redis-server) counted * operations for * responses*did not do the work*"])
+
+
+AIO = ["--perf-variants=aiohttp", "--perf-workloads=json", "--perf-duration=1", "--perf-warmup=0",
+       "--perf-connections=8", "--perf-threads=1", "-p", "no:cacheprovider", "-k", "throughput"]
+
+
+def test_connection_reuse_shapes_each_run_as_a_test(suite):
+    """keep-alive and one request per connection are two tests of the same cell, both recorded without errors."""
+    out = suite.path / "r.json"
+    result = suite.runpytest_subprocess(*AIO, "--perf-requests-per-connection=keepalive,1", f"--perf-json={out}")
+    result.assert_outcomes(passed=2)
+    records = {r["shape"]: r for r in json.loads(out.read_text())["results"]}
+    assert set(records) == {"c8", "c8-rpc1"}
+    assert all(r["error_rate"] == 0 and r["requests"] > 0 for r in records.values())
+
+
+def test_replicates_report_median_and_dispersion(suite):
+    """--perf-replicates 3 runs three trials and records their rps, median and dispersion."""
+    out = suite.path / "r.json"
+    result = suite.runpytest_subprocess(*AIO, "--perf-replicates=3", f"--perf-json={out}")
+    result.assert_outcomes(passed=1)
+    reps = json.loads(out.read_text())["results"][0]["extra"]["replicates"]
+    assert reps["n"] == 3 and len(reps["rps"]) == 3 and reps["dispersion"] is not None
+
+
+def test_rate_ladder_runs_open_model_and_reports_the_knee(suite):
+    """--perf-rates runs oha at each rate; the summary prints the ladder with its knee (or none)."""
+    out = suite.path / "r.json"
+    result = suite.runpytest_subprocess(*AIO, "--perf-rates=50,100", "--perf-rate-connections=16",
+                                        f"--perf-json={out}")
+    result.assert_outcomes(passed=3)  # c8 by wrk, r50 and r100 by oha
+    result.stdout.fnmatch_lines(["*rate ladder aiohttp/aiohttp json: *50: * rps p99*"])
+    records = {r["shape"]: r for r in json.loads(out.read_text())["results"]}
+    assert records["r100"]["generator"]["name"] == "oha"
+    assert 80 <= records["r100"]["rps"] <= 110  # the rate was held
+
+
+def test_a_rate_without_the_open_model_driver_is_refused_before_anything_starts(suite, tmp_path, monkeypatch):
+    """No oha on PATH or in ~/.cargo/bin: a usage error naming the install, no server started."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin:" + os.path.dirname(sys.executable))
+    result = suite.runpytest_subprocess(*AIO, "--perf-rates=100")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*oha (the open-model load generator) was not found*cargo install oha*"])
+
+
+LOCUST_TEST = '''
+import pytest
+
+@pytest.mark.perf(max_error_rate=0.01)
+def test_visitors(perf_locust, perf_locust_workers):
+    """Book-site visitors."""
+    assert perf_locust().requests > 0
+'''
+
+
+def test_locust_scenario_runs_single_and_distributed(suite):
+    """The bookshop scenario runs headless in one process and as a master with a worker on loopback."""
+    suite.makepyfile(test_locust=LOCUST_TEST)
+    out = suite.path / "r.json"
+    result = suite.runpytest_subprocess("--perf-variants=aiohttp", "--perf-duration=3", "--perf-warmup=0",
+                                        "--perf-locust-users=5", "--perf-locust-workers=0,1", f"--perf-json={out}",
+                                        "-p", "no:cacheprovider", "test_locust.py")
+    result.assert_outcomes(passed=2)
+    records = {r["shape"]: r for r in json.loads(out.read_text())["results"]}
+    assert set(records) == {"u5-w0", "u5-w1"}
+    for r in records.values():
+        assert r["generator"]["name"] == "locust" and r["requests"] > 0 and r["error_rate"] <= 0.01
