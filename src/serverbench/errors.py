@@ -15,10 +15,11 @@ class ConfigError(ServerbenchError, pytest.UsageError):
 class MissingBinaryError(ServerbenchError):
     """A program serverbench needs (wrk, redis-server) is not on PATH."""
 
-    def __init__(self, binary: str, package: str):
+    def __init__(self, binary: str, package: str | None = None, *, fix: str | None = None):
         super().__init__(
             f"{binary} was not found on PATH. Install it: `apt-get install {package}` "
             f"(Debian/Ubuntu, as root), or run the README's perf command, which installs it."
+            if fix is None else f"{binary}: {fix}"
         )
 
 

@@ -125,7 +125,7 @@ def start_mongo(port: int | None = None, timeout: float = 60.0, log_dir: Path | 
         return _start("secantusdb", "secantusdb", argv, port, tmp, timeout, log_dir)
     tmp.cleanup()
     raise MissingBinaryError(
-        "no MongoDB server: neither mongod nor SecantusDB's secantusd-py was found. "
+        "a MongoDB server", fix="neither mongod nor SecantusDB's secantusd-py was found. "
         f"`{sys.executable} -m pip install secantusdb` (the embedded default), put a mongod on PATH, "
         "or give a running one with --mongo-url mongodb://127.0.0.1:27017/")
 

@@ -102,8 +102,8 @@ def find_echo_module() -> str:
         if Path(path).is_file():
             return path
     raise MissingBinaryError(
-        "nginx's echo module (ngx_http_echo_module.so) is not installed: "
-        "`apt-get install nginx-light libnginx-mod-http-echo` (./run does it as root), "
+        "nginx's echo module (ngx_http_echo_module.so)",
+        fix="not installed: `apt-get install nginx-light libnginx-mod-http-echo` (./run does it as root), "
         "or give a running upstream with --upstream-url")
 
 

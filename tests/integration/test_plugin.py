@@ -278,7 +278,7 @@ def test_a_rate_without_the_open_model_driver_is_refused_before_anything_starts(
     monkeypatch.setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin:" + os.path.dirname(sys.executable))
     result = suite.runpytest_subprocess(*AIO, "--perf-rates=100")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*oha (the open-model load generator) was not found*cargo install oha*"])
+    result.stderr.fnmatch_lines(["*oha (the open-model load generator): not found on PATH*cargo install oha*"])
 
 
 LOCUST_TEST = '''

@@ -49,4 +49,4 @@ def test_argv_holds_a_rate_with_latency_correction():
     driver.__dict__["binary"] = "oha"  # the cached binary lookup, so no oha is needed here
     argv = driver.argv("http://127.0.0.1:9/json", 64, 5, 250.0)
     assert argv[:8] == ["oha", "-z", "5s", "-c", "64", "-q", "250", "--latency-correction"]
-    assert "-j" in argv and argv[-1] == "http://127.0.0.1:9/json"
+    assert argv[argv.index("--output-format") + 1] == "json" and argv[-1] == "http://127.0.0.1:9/json"

@@ -86,8 +86,8 @@ class OhaDriver:
     def binary(self) -> str:
         found = shutil.which("oha") or next((str(p) for p in (Path.home() / ".cargo/bin/oha",) if p.exists()), None)
         if found is None:
-            raise MissingBinaryError(f"oha (the open-model load generator) was not found on PATH or in ~/.cargo/bin: "
-                                     f"{INSTALL}")
+            raise MissingBinaryError("oha (the open-model load generator)",
+                                     fix=f"not found on PATH or in ~/.cargo/bin: {INSTALL}")
         return found
 
     @cached_property
@@ -98,7 +98,7 @@ class OhaDriver:
 
     def argv(self, url: str, connections: int, duration: int, rate: float) -> list[str]:
         return [self.binary, "-z", f"{duration}s", "-c", str(connections), "-q", f"{rate:g}", "--latency-correction",
-                "--no-tui", "-j", "-t", f"{self.timeout_s}s", url]
+                "--no-tui", "--output-format", "json", "-t", f"{self.timeout_s}s", url]
 
     def run(self, url: str, connections: int, duration: int, cpus: Sequence[int] | None = None,
             mix: Sequence[tuple[str, int]] = (), rate: float | None = None, **shape: object):
