@@ -9,13 +9,12 @@ reported (``backend-bound``), never read as the server's speed.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
 
 import pymongo
 from pymongo.errors import PyMongoError
@@ -63,7 +62,6 @@ class MongoService:
     @property
     def cores(self) -> int:
         """Cores it can use: SecantusDB serves from one Python process (one core under the GIL)."""
-        import os
         return 1 if self.kind == "secantusdb" else (os.cpu_count() or 1)
 
     def count(self) -> int | None:
@@ -77,14 +75,6 @@ class MongoService:
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
-
-
-def check_mongo_url(url: str) -> str:
-    """A --mongo-url must be mongodb://HOST[:PORT][/...] on loopback."""
-    parts = urlsplit(url)
-    if parts.scheme != "mongodb" or not parts.hostname:
-        raise ValueError(f"expected a URL like mongodb://127.0.0.1:27017/, got {url!r}")
-    return url
 
 
 def _secantus_binary() -> str | None:
@@ -140,7 +130,3 @@ def connect_mongo(url: str) -> MongoService:
             f"--mongo-url {url} did not answer ({type(exc).__name__}: {str(exc)[:200]}). Start that server, "
             "fix the URL, or drop --mongo-url to let serverbench start one.") from None
     return service
-
-
-def describe(service: MongoService) -> dict[str, Any]:
-    return {"kind": service.kind, "url": service.url}
