@@ -4,18 +4,15 @@ Redis through redis-py (SERVERBENCH_REDIS_URL), MongoDB through pymongo (SERVERB
 the slow upstream through http.client (SERVERBENCH_UPSTREAM_URL), and the book site of sitedata.
 Served with any WSGI server as ``django_app:application`` (the ASGI variant is django_asgi_app.py).
 """
-import http.client
 import json
 import os
-import threading
 import time
-from urllib.parse import urlsplit
 
-import pymongo
 import redis
 from django.conf import settings
 
 import sitedata
+import sync_clients
 
 # Test-only knob: burn this many microseconds of CPU per request (proves the A/B verdict detects a known cost).
 BURN_S = int(os.environ.get("SERVERBENCH_BURN_US", "0")) / 1e6
@@ -37,13 +34,9 @@ from django.urls import path  # noqa: E402
 
 COUNTER_KEY = "serverbench:counter"
 VALUE_KEY = "serverbench:value"
-MONGO_DB = "serverbench"
 EVENT_QUEUES = ("0", "1k", "64k")
 MONGO_NEEDS = "SERVERBENCH_MONGO_URL is not set: /mongo/* and /events need a MongoDB server"
 _redis = None
-_mongo = None
-_mongo_lock = threading.Lock()
-_upstream = threading.local()  # one keep-alive connection to the upstream per thread
 
 
 def burn_middleware(get_response):
@@ -66,38 +59,9 @@ def _client():
 
 
 def _db():
-    """The pymongo database (None when unconfigured), the client created on first use (after the fork)."""
-    global _mongo
-    if _mongo is None:
-        url = os.environ.get("SERVERBENCH_MONGO_URL")
-        if not url:
-            return None
-        with _mongo_lock:
-            if _mongo is None:
-                _mongo = pymongo.MongoClient(url)
-    return _mongo[MONGO_DB]
-
-
-def _upstream_get(url):
-    """GET the upstream URL on this thread's keep-alive connection: (status, body)."""
-    url = urlsplit(url)
-    target = (url.path or "/") + (f"?{url.query}" if url.query else "")
-    conn = getattr(_upstream, "conn", None)
-    reused = conn is not None
-    while True:
-        if conn is None:
-            factory = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
-            conn = _upstream.conn = factory(url.hostname, url.port, timeout=30)
-        try:
-            conn.request("GET", target)
-            response = conn.getresponse()
-            return response.status, response.read()
-        except (http.client.HTTPException, ConnectionError):
-            conn.close()
-            conn = _upstream.conn = None
-            if not reused:  # a fresh connection failed: the upstream is down, not a stale keep-alive
-                raise
-            reused = False
+    """The pymongo database, None when SERVERBENCH_MONGO_URL is not set."""
+    url = os.environ.get("SERVERBENCH_MONGO_URL")
+    return sync_clients.mongo_db(url) if url else None
 
 
 def plaintext(request):
@@ -147,7 +111,7 @@ def upstream(request):
     if not url:
         return HttpResponseServerError("SERVERBENCH_UPSTREAM_URL is not set: /upstream needs an upstream HTTP server",
                                        content_type="text/plain")
-    status, body = _upstream_get(url)
+    status, body = sync_clients.upstream_get(url)
     if status != 200:
         return HttpResponse(f"the upstream answered {status}", status=502, content_type="text/plain")
     return JsonResponse({"upstream": json.loads(body)})

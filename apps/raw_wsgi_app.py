@@ -4,27 +4,21 @@ Redis through redis-py (SERVERBENCH_REDIS_URL), MongoDB through pymongo (SERVERB
 the slow upstream through http.client (SERVERBENCH_UPSTREAM_URL), and the book site of sitedata.
 Served with any WSGI server as ``raw_wsgi_app:app``.
 """
-import http.client
 import json
 import os
-import threading
 import time
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl
 
-import pymongo
 import redis
 
 import sitedata
+import sync_clients
 
 COUNTER_KEY = "serverbench:counter"
 VALUE_KEY = "serverbench:value"
-MONGO_DB = "serverbench"
 EVENT_QUEUES = ("0", "1k", "64k")
 PLAINTEXT = b"Hello, World!"
 _redis = None
-_mongo = None
-_mongo_lock = threading.Lock()
-_upstream = threading.local()  # one keep-alive connection to the upstream per thread
 # Test-only knob: burn this many microseconds of CPU per request (proves the A/B verdict detects a known cost).
 BURN_S = int(os.environ.get("SERVERBENCH_BURN_US", "0")) / 1e6
 
@@ -56,36 +50,11 @@ def _client():
 
 
 def _db():
-    """The pymongo database, the client created on first use (after the server forked its workers)."""
-    global _mongo
-    if _mongo is None:
-        url = _setting("SERVERBENCH_MONGO_URL", "/mongo/* and /events need a MongoDB server")
-        with _mongo_lock:
-            if _mongo is None:
-                _mongo = pymongo.MongoClient(url)
-    return _mongo[MONGO_DB]
+    return sync_clients.mongo_db(_setting("SERVERBENCH_MONGO_URL", "/mongo/* and /events need a MongoDB server"))
 
 
 def _upstream_get():
-    """GET the upstream URL on this thread's keep-alive connection: (status, body)."""
-    url = urlsplit(_setting("SERVERBENCH_UPSTREAM_URL", "/upstream needs an upstream HTTP server"))
-    target = (url.path or "/") + (f"?{url.query}" if url.query else "")
-    conn = getattr(_upstream, "conn", None)
-    reused = conn is not None
-    while True:
-        if conn is None:
-            factory = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
-            conn = _upstream.conn = factory(url.hostname, url.port, timeout=30)
-        try:
-            conn.request("GET", target)
-            response = conn.getresponse()
-            return response.status, response.read()
-        except (http.client.HTTPException, ConnectionError):
-            conn.close()
-            conn = _upstream.conn = None
-            if not reused:  # a fresh connection failed: the upstream is down, not a stale keep-alive
-                raise
-            reused = False
+    return sync_clients.upstream_get(_setting("SERVERBENCH_UPSTREAM_URL", "/upstream needs an upstream HTTP server"))
 
 
 def _respond(start_response, status, content_type, body):
