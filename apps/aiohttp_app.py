@@ -194,7 +194,9 @@ async def _clients_lifecycle(app):
 def init(argv=None):
     # ``python -m aiohttp.web`` configures logging at DEBUG: keep pymongo's per-command debug records out of it.
     logging.getLogger("pymongo").setLevel(logging.WARNING)
-    app = web.Application(middlewares=[_burn] if BURN_S else [])
+    # The burn middleware is installed whenever the knob is set, even to 0, so an A/B proof can give
+    # both arms the same middleware and differ only in the burn itself.
+    app = web.Application(middlewares=[_burn] if "SERVERBENCH_BURN_US" in os.environ else [])
     app.cleanup_ctx.append(_redis_lifecycle)
     app.cleanup_ctx.append(_clients_lifecycle)
     app.router.add_get("/plaintext", plaintext)

@@ -26,8 +26,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def decision(variant, workload, burn_us: int, blocks: int, policy: Policy) -> dict:
     apps = ROOT / "apps"
-    cand_env = {"SERVERBENCH_BURN_US": str(burn_us)} if burn_us else {}
-    run = run_ab(variant, workload, Arm("base", apps_dir=apps), Arm("candidate", apps_dir=apps, env=cand_env),
+    # Both arms run the burn middleware (0 µs in the base): the arms differ only by the injected cost.
+    cand_env = {"SERVERBENCH_BURN_US": str(burn_us)}
+    run = run_ab(variant, workload, Arm("base", apps_dir=apps, env={"SERVERBENCH_BURN_US": "0"}),
+                 Arm("candidate", apps_dir=apps, env=cand_env),
                  blocks=blocks, policy=policy)
     base_cpu = [1e6 * t.server_cpu_s / max(t.load.good_requests, 1) for t in run.trials if t.nodeid == "ab::base"]
     t = run.throughput
