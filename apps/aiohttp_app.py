@@ -14,6 +14,7 @@ import time
 import redis.asyncio as aioredis
 from aiohttp import ClientSession, web
 
+import async_clients
 import sitedata
 
 COUNTER_KEY = "serverbench:counter"
@@ -23,20 +24,6 @@ EVENT_QUEUES = ("0", "1k", "64k")
 MAX_SLEEP_MS = 10_000
 # Test-only knob: burn this many microseconds of CPU per request (proves the A/B verdict detects a known cost).
 BURN_S = int(os.environ.get("SERVERBENCH_BURN_US", "0")) / 1e6
-
-
-def _async_mongo_client_class():
-    """pymongo's native async client (pymongo >= 4.10); Motor's on an older pymongo, when Motor is installed."""
-    try:
-        from pymongo import AsyncMongoClient
-        return AsyncMongoClient
-    except ImportError:
-        pass
-    try:
-        from motor.motor_asyncio import AsyncIOMotorClient
-        return AsyncIOMotorClient
-    except ImportError:
-        return None
 
 
 @web.middleware
@@ -82,7 +69,7 @@ def _mongo_db(app):
         url = os.environ.get("SERVERBENCH_MONGO_URL")
         if not url:
             raise web.HTTPInternalServerError(text="SERVERBENCH_MONGO_URL is not set: this endpoint needs MongoDB")
-        client_class = _async_mongo_client_class()
+        client_class = async_clients.mongo_client_class()
         if client_class is None:
             raise web.HTTPInternalServerError(
                 text="no async MongoDB client: install pymongo >= 4.10 (AsyncMongoClient) or motor")

@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl
 
 import redis.asyncio as aioredis
 
+import async_clients
 import sitedata
 
 try:  # the /upstream client; the other endpoints do without it
@@ -70,20 +71,6 @@ def _client():
     return _redis
 
 
-def _async_mongo_client_class():
-    """pymongo's native async client (pymongo >= 4.10); Motor's on an older pymongo, when Motor is installed."""
-    try:
-        from pymongo import AsyncMongoClient
-        return AsyncMongoClient
-    except ImportError:
-        pass
-    try:
-        from motor.motor_asyncio import AsyncIOMotorClient
-        return AsyncIOMotorClient
-    except ImportError:
-        return None
-
-
 def _mongo_db():
     """The "serverbench" database, its client created once on first use (inside the server's event loop)."""
     global _mongo
@@ -91,7 +78,7 @@ def _mongo_db():
         url = os.environ.get("SERVERBENCH_MONGO_URL")
         if not url:
             raise _Unavailable("SERVERBENCH_MONGO_URL is not set: this endpoint needs MongoDB")
-        client_class = _async_mongo_client_class()
+        client_class = async_clients.mongo_client_class()
         if client_class is None:
             raise _Unavailable("no async MongoDB client: install pymongo >= 4.10 (AsyncMongoClient) or motor")
         _mongo = client_class(url)
