@@ -24,6 +24,8 @@ EVENT_QUEUES = ("0", "1k", "64k")
 MAX_SLEEP_MS = 10_000
 # Test-only knob: burn this many microseconds of CPU per request (proves the A/B verdict detects a known cost).
 BURN_S = int(os.environ.get("SERVERBENCH_BURN_US", "0")) / 1e6
+# Test-only knob: wait this many microseconds (without CPU) before answering: a latency-only regression.
+DELAY_S = int(os.environ.get("SERVERBENCH_DELAY_US", "0")) / 1e6
 
 
 @web.middleware
@@ -31,6 +33,8 @@ async def _burn(request, handler):
     end = time.thread_time() + BURN_S
     while time.thread_time() < end:
         pass
+    if DELAY_S:
+        await asyncio.sleep(DELAY_S)
     return await handler(request)
 
 
@@ -183,7 +187,8 @@ def init(argv=None):
     logging.getLogger("pymongo").setLevel(logging.WARNING)
     # The burn middleware is installed whenever the knob is set, even to 0, so an A/B proof can give
     # both arms the same middleware and differ only in the burn itself.
-    app = web.Application(middlewares=[_burn] if "SERVERBENCH_BURN_US" in os.environ else [])
+    knobs = "SERVERBENCH_BURN_US" in os.environ or "SERVERBENCH_DELAY_US" in os.environ
+    app = web.Application(middlewares=[_burn] if knobs else [])
     app.cleanup_ctx.append(_redis_lifecycle)
     app.cleanup_ctx.append(_clients_lifecycle)
     app.router.add_get("/plaintext", plaintext)

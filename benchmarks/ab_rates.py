@@ -2,11 +2,13 @@
 
     .venv/bin/python benchmarks/ab_rates.py --runs 20 --out ab-rates.json
 
-Each run is one whole gated decision (`serverbench.abtest.run_ab` with the gate's policy) of
-aiohttp on /json.  The injected cost is the apps' test-only knob SERVERBENCH_BURN_US (CPU burnt
-per request), calibrated from a first A/A run so that it costs 10% / 5% of throughput when the
-server is CPU-bound.  Runs are interleaved (A/A, 10%, 5%, A/A, …) so drift hits all alike.
-Every decision is appended to --out as it completes.
+Each run is one whole gated decision (`serverbench.abtest.run_ab` with the gate's policy and
+signals: saturated throughput, latency p50/p90 and CPU per request at the fixed rate) of aiohttp
+on /json.  The injected cost is the apps' test-only knob SERVERBENCH_BURN_US (CPU burnt per
+request), calibrated from a first A/A run so that it costs 10% / 5% of throughput when the server
+is CPU-bound, or SERVERBENCH_DELAY_US (a wait without CPU: a latency-only regression; condition
+names starting with "delay").  Runs are interleaved (A/A, 10%, 5%, A/A, …) so drift hits all
+alike.  Every decision is appended to --out as it completes.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import statistics
 import time
 from pathlib import Path
 
-from serverbench.abtest import GATE_POLICY, Arm, run_ab
+from serverbench.abtest import GATE_BLOCKS, GATE_POLICY, Arm, run_ab
 from serverbench.decision import Policy
 from serverbench.variants import registry
 from serverbench.workloads import WORKLOADS
@@ -24,54 +26,70 @@ from serverbench.workloads import WORKLOADS
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def decision(variant, workload, burn_us: int, blocks: int, policy: Policy) -> dict:
+def decision(variant, workload, knob: str, value: int, blocks: int, policy: Policy) -> dict:
     apps = ROOT / "apps"
-    # Both arms run the burn middleware (0 µs in the base): the arms differ only by the injected cost.
-    cand_env = {"SERVERBENCH_BURN_US": str(burn_us)}
-    run = run_ab(variant, workload, Arm("base", apps_dir=apps, env={"SERVERBENCH_BURN_US": "0"}),
-                 Arm("candidate", apps_dir=apps, env=cand_env),
-                 blocks=blocks, policy=policy)
+    # Both arms run the knob middleware (0 in the base): the arms differ only by the injected cost.
+    run = run_ab(variant, workload, Arm("base", apps_dir=apps, env={knob: "0"}),
+                 Arm("candidate", apps_dir=apps, env={knob: str(value)}), blocks=blocks, policy=policy)
     base_cpu = [1e6 * t.server_cpu_s / max(t.load.good_requests, 1) for t in run.trials if t.nodeid == "ab::base"]
     t = run.throughput
-    return {"burn_us": burn_us, "verdict": t.verdict, "delta": t.delta, "ci": t.ci, "p": t.p, "n": t.n,
-            "dispersion": t.dispersion, "cpu_verdict": run.cpu_per_request.verdict,
-            "cpu_delta": run.cpu_per_request.delta, "extended": run.extended, "reruns": run.reruns,
+    return {"knob": knob, "value": value, "verdict": run.verdict, "delta": t.delta, "ci": t.ci, "p": t.p, "n": t.n,
+            "dispersion": t.dispersion, "signals": {k: {"verdict": d.verdict, "delta": d.delta, "ci": d.ci, "p": d.p,
+                                                        "n": d.n, "dispersion": d.dispersion}
+                                                    for k, d in run.decisions.items()},
+            "rate": run.rate, "extended": run.extended, "reruns": run.reruns,
             "seconds": run.seconds, "base_cpu_us_per_request": statistics.median(base_cpu)}
+
+
+def knob_of(label: str) -> str:
+    return "SERVERBENCH_DELAY_US" if label.startswith("delay") else "SERVERBENCH_BURN_US"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20, help="decisions per condition")
     parser.add_argument("--out", default="ab-rates.json")
-    parser.add_argument("--blocks", type=int, default=4)
+    parser.add_argument("--blocks", type=int, default=GATE_BLOCKS)
     parser.add_argument("--max-dispersion", type=float, default=GATE_POLICY.max_dispersion)
     parser.add_argument("--conditions", default="A/A,10%,5%", help="which of A/A, 10%%, 5%% to run")
     parser.add_argument("--burns", help="explicit burns instead of calibration, e.g. 'A/A=0,10%%=12,5%%=6' (µs)")
+    parser.add_argument("--delays", default="", help="latency-only conditions, e.g. 'delay1ms=1000' (µs waited)")
+    parser.add_argument("--delay-every", type=int, default=1, help="run the delay conditions every Nth round")
+    parser.add_argument("--order", help="the conditions of one round, repeats allowed, e.g. 'A/A,5%%,A/A,10%%' "
+                                        "(default: each condition once)")
     args = parser.parse_args()
     policy = Policy(alpha=GATE_POLICY.alpha, min_effect=GATE_POLICY.min_effect, max_dispersion=args.max_dispersion)
     variant, workload = registry()["aiohttp"], WORKLOADS["json"]
     out = Path(args.out)
     records: list[dict] = []
-    calib = decision(variant, workload, 0, args.blocks, policy)
+    calib = decision(variant, workload, "SERVERBENCH_BURN_US", 0, args.blocks, policy)
     cpu = calib["base_cpu_us_per_request"]
     # Throughput of a CPU-bound server scales as 1/cost: a drop d needs cost × 1/(1-d).
     burns = {"A/A": 0, "10%": round(cpu * (1 / 0.90 - 1)), "5%": round(cpu * (1 / 0.95 - 1))}
     if args.burns:
         burns = {k: int(v) for k, v in (item.split("=") for item in args.burns.split(","))}
     burns = {k: v for k, v in burns.items() if k in args.conditions.split(",")}
-    print(f"calibration: base {cpu:.1f} µs CPU/request -> burn {burns}", flush=True)
+    delays = {k: int(v) for k, v in (item.split("=") for item in args.delays.split(",") if item)}
+    print(f"calibration (an A/A decision): {calib['verdict']}, base {cpu:.1f} µs CPU/request -> burn {burns}", flush=True)
     started = time.monotonic()
     for i in range(args.runs):
-        for label, burn in burns.items():
-            rec = {"condition": label, "round": i, **decision(variant, workload, burn, args.blocks, policy)}
+        order = args.order.split(",") if args.order else list(burns)
+        todo = [(k, burns[k]) for k in order if k in burns]
+        todo += list(delays.items()) if i % args.delay_every == 0 else []
+        for label, value in todo:
+            rec = {"condition": label, "round": i,
+                   **decision(variant, workload, knob_of(label), value, args.blocks, policy)}
             records.append(rec)
-            out.write_text(json.dumps({"calibration": calib, "burns": burns, "blocks": args.blocks,
+            out.write_text(json.dumps({"calibration": calib, "burns": burns, "delays": delays, "blocks": args.blocks,
                                        "max_dispersion": args.max_dispersion, "decisions": records}, indent=1))
             print(f"{i + 1:2d} {label:4s} {rec['verdict']:12s} Δ {rec['delta']:+.1%} p={rec['p']:.4f} "
-                  f"n={rec['n']} disp={rec['dispersion']:.1%} {rec['seconds']:.0f}s", flush=True)
+                  f"n={rec['n']} disp={rec['dispersion']:.1%} {rec['seconds']:.0f}s | "
+                  + " ".join(f"{k}:{d['verdict']}:{d['delta']:+.1%}" for k, d in rec["signals"].items()), flush=True)
     print(f"total {time.monotonic() - started:.0f} s")
-    for label in burns:
+    for label in {**burns, **delays}:
         rs = [r for r in records if r["condition"] == label]
+        if not rs:
+            continue
         flagged = sum(r["verdict"] == "regression" for r in rs)
         verdicts = {v: sum(r["verdict"] == v for r in rs) for v in sorted({r["verdict"] for r in rs})}
         print(f"{label:4s}: regression {flagged}/{len(rs)} ({flagged / len(rs):.0%}); verdicts {verdicts}; "

@@ -10,8 +10,14 @@ Measurement only: the statistics live in :mod:`serverbench.decision`.  Two desig
   round cancels a per-core bias within a pair.  One pair = two rounds (one swap).
 * ``sequential``: classic ABBA blocks, one arm at a time, a fresh server per trial.
 
-A pair in which a load generator was saturated is discarded, not judged (counted in ``reruns``).  A borderline
-throughput verdict gets one bounded extension (half as many blocks again).
+After the saturated rounds, the same block drives both arms at a fixed sub-saturation rate (oha, open
+model: by default half the base arm's saturated throughput) for latency p50/p90 and server CPU per
+request, again simultaneously with the cores swapped.  The signals and which of them gate are data
+(``SIGNALS``); alpha is split over the gated ones, so adding signals does not add false alarms.
+
+A pair in which a load generator was saturated (or the base arm could not hold the fixed rate) is
+discarded, not judged (counted in ``reruns``).  A borderline verdict on any signal gets one bounded
+extension (half as many blocks again).
 """
 from __future__ import annotations
 
@@ -24,14 +30,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from .decision import Decision, Policy, abba_order, decide, pairs_from_abba
+from .decision import Decision, Policy, abba_order, combine, decide, pairs_from_abba
 from .drivers import WrkDriver
+from .drivers.oha import OhaDriver
 from .errors import ConfigError
 from .executors import pin_tree
 from .machine import machine_info, python_info
 from .results import Result, error_rate
 from .servers import RunningServer, ServerPool, start_variant
-from .trial import measure, run_trial, warm_up
+from .trial import drain, measure, run_trial, warm_up
 from .apps import App
 from .matrix import Cell
 from .variants import Variant
@@ -54,24 +61,77 @@ class Arm:
 
 
 @dataclass(frozen=True)
+class Signal:
+    """One compared quantity: where it is measured, which way is better, and whether it gates."""
+
+    name: str
+    label: str
+    higher_is_better: bool
+    gated: bool
+    min_effect: float | None = None  # None: the gate policy's
+    max_dispersion: float | None = None
+
+    def policy(self, gate: Policy, gated_signals: int) -> Policy:
+        """The gate's policy for this signal: alpha split over cells x gated signals, this signal's limits."""
+        return replace(gate, cells=gate.cells * (gated_signals if self.gated else 1),
+                       higher_is_better=self.higher_is_better,
+                       min_effect=gate.min_effect if self.min_effect is None else self.min_effect,
+                       max_dispersion=gate.max_dispersion if self.max_dispersion is None else self.max_dispersion)
+
+
+# Throughput is measured at saturation (closed model, wrk); latency and CPU per request at a fixed
+# sub-saturation rate (open model, oha).  CPU per request moves far less than throughput when a
+# neighbour steals the CPU (measured A/A pair dispersion 1.4-2.6% against 5-8%).  Latency moves far
+# more: one stolen burst queues every request behind it (an A/A p50 went from 0.6 ms to 24-36 ms in
+# one block), so its verdicts need a 10% effect and tolerate 30% dispersion before asking for a rerun.
+SIGNALS = (
+    Signal("throughput", "throughput (rps), saturated", True, True),
+    Signal("p50", "latency p50 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30),
+    Signal("p90", "latency p90 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30),
+    Signal("cpu", "server CPU per request at the fixed rate", False, True),
+    Signal("rss", "peak RSS (reported, not gated)", False, False),
+)
+DEFAULT_LOAD = 0.25  # the fixed rate: this fraction of the base arm's saturated throughput
+
+
+@dataclass(frozen=True)
 class ABRun:
     """Every measured window of both arms and the verdicts on them."""
 
     mode: str
-    base_rps: tuple[float, ...]
-    cand_rps: tuple[float, ...]
+    pairs: Mapping[str, tuple[tuple[float, ...], tuple[float, ...]]]  # signal -> (base values, cand values)
+    decisions: Mapping[str, Decision]
     trials: tuple[Result, ...]
     reruns: int
     extended: bool
-    throughput: Decision
-    cpu_per_request: Decision
     error_rate: Mapping[str, float]
     peak_rss_mb: Mapping[str, float]
     seconds: float
+    rate: float | None = None  # requests/s per arm of the fixed-rate windows; None: not measured
+
+    @property
+    def throughput(self) -> Decision:
+        return self.decisions["throughput"]
+
+    @property
+    def cpu_per_request(self) -> Decision:
+        return self.decisions["cpu"]
+
+    @property
+    def base_rps(self) -> tuple[float, ...]:
+        return self.pairs["throughput"][0]
+
+    @property
+    def cand_rps(self) -> tuple[float, ...]:
+        return self.pairs["throughput"][1]
+
+    @property
+    def gated(self) -> dict[str, Decision]:
+        return {s.name: self.decisions[s.name] for s in SIGNALS if s.gated and s.name in self.decisions}
 
     @property
     def verdict(self) -> str:
-        return self.throughput.verdict
+        return combine(self.gated)
 
 
 @dataclass
@@ -83,6 +143,10 @@ class _Setup:
     warmup: int
     driver: WrkDriver
     redis_url: str | None
+    rate_driver: OhaDriver | None = None
+    load: float = DEFAULT_LOAD
+    rate: float | None = None  # fixed-rate windows' requests/s per arm: given, or set from the first block
+    rate_duration: int = 2
     machine: Mapping[str, Any] = field(init=False)
     python: Mapping[str, Any] = field(init=False)
 
@@ -103,14 +167,30 @@ class _Setup:
                        nodeid=f"ab::{label}", test="ab", machine=self.machine, python=self.python,
                        warmup_s=self.warmup, cpus=cpus)
 
-    def trial(self, arm: Arm) -> Result:
-        """A whole sequential trial: fresh server, warm-up, one measured window, stop."""
+    def measure_rate(self, server: RunningServer, label: str, cpus: Sequence[int] | None) -> Result:
+        """One open-model window at the fixed rate (oha, latency from the intended send time)."""
+        assert self.rate_driver is not None and self.rate is not None
+        return measure(server, self.workload, self.connections, driver=self.rate_driver,
+                       duration=self.rate_duration, nodeid=f"ab::{label}@rate", test="ab", machine=self.machine,
+                       python=self.python, cpus=cpus, shape={"rate": self.rate}, label=f"r{self.rate:g}")
+
+    def set_rate(self, base_rps: float) -> None:
+        if self.rate_driver is not None and self.rate is None:
+            self.rate = max(1.0, round(base_rps * self.load))
+
+    def trial(self, arm: Arm) -> tuple[Result, Result | None]:
+        """A whole sequential trial: fresh server, warm-up, one measured window (and one at the fixed rate), stop."""
         pool = self.start(arm)
         try:
             server = pool.get(self.cell)
-            return run_trial(server, self.workload, self.connections, driver=self.driver, duration=self.duration,
-                             warmup=self.warmup, nodeid=f"ab::{arm.label}", test="ab", machine=self.machine,
-                             python=self.python)
+            window = run_trial(server, self.workload, self.connections, driver=self.driver, duration=self.duration,
+                               warmup=self.warmup, nodeid=f"ab::{arm.label}", test="ab", machine=self.machine,
+                               python=self.python)
+            self.set_rate(window.rps)
+            if self.rate_driver is None:
+                return window, None
+            drain(server, self.workload)
+            return window, self.measure_rate(server, arm.label, None)
         finally:
             pool.close()
 
@@ -140,8 +220,25 @@ def _geomean(values: Sequence[float]) -> float:
     return math.exp(sum(math.log(max(v, 1e-9)) for v in values) / len(values))
 
 
+def _swapped_rounds(servers: Mapping[str, RunningServer], b: int, window: Callable[[str, RunningServer, list[int]], Result]):
+    """Two pairs of rounds, both arms driven at once, each arm and its generator pinned to its own core, the
+    cores swapped every round; returns [[{"A": w, "B": w}, {...}], [...]] (a pair = two rounds, one swap)."""
+    pairs = []
+    for swap in range(2):
+        rounds = []
+        for r in range(2):
+            core_a = (b + swap + r) % 2
+            cores = {"A": [core_a], "B": [1 - core_a]}
+            for k, s in servers.items():
+                pin_tree(s.pid, cores[k])
+            windows = _parallel([lambda k=k, s=s: window(k, s, cores[k]) for k, s in servers.items()])
+            rounds.append(dict(zip(servers, windows)))
+        pairs.append(rounds)
+    return pairs
+
+
 def _simultaneous_blocks(setup: _Setup, base: Arm, cand: Arm, blocks: int, first_block: int):
-    """Yield the rounds of each pair ({"A": base window, "B": candidate window}), two rounds (one core swap) a pair."""
+    """Per block, yield (throughput pairs, fixed-rate pairs); each pair is two rounds of {"A": window, "B": window}."""
     arms = {"A": base, "B": cand}
     for b in range(first_block, first_block + blocks):
         order = ("A", "B") if b % 2 == 0 else ("B", "A")  # who starts (and is driven) first alternates
@@ -152,28 +249,35 @@ def _simultaneous_blocks(setup: _Setup, base: Arm, cand: Arm, blocks: int, first
             servers = {k: pools[k].get(setup.cell) for k in order}
             _parallel([lambda s=s: warm_up(s, setup.workload, setup.connections, driver=setup.driver,
                                            seconds=setup.warmup) for s in servers.values()])
-            for swap in range(2):
-                rounds = []
-                for r in range(2):
-                    core_a = (b + swap + r) % 2
-                    cores = {"A": [core_a], "B": [1 - core_a]}
-                    for k, s in servers.items():
-                        pin_tree(s.pid, cores[k])
-                    windows = _parallel([lambda k=k, s=s: setup.measure(s, arms[k].label, cores[k])
-                                         for k, s in servers.items()])
-                    rounds.append(dict(zip(servers, windows)))
-                yield rounds
+            saturated = _swapped_rounds(servers, b, lambda k, s, cpus: setup.measure(s, arms[k].label, cpus))
+            at_rate: list = []
+            if setup.rate_driver is not None:
+                setup.set_rate(_geomean([rnd["A"].rps for pair in saturated for rnd in pair]))
+                _parallel([lambda s=s: drain(s, setup.workload) for s in servers.values()])
+                at_rate = _swapped_rounds(servers, b, lambda k, s, cpus: setup.measure_rate(s, arms[k].label, cpus))
+            yield saturated, at_rate
         finally:
             for pool in pools.values():
                 pool.close()
 
 
+def _held(window: Result, rate: float) -> bool:
+    """The open-model window delivered the rate it was asked for (within 5%)."""
+    return window.load.good_requests >= 0.95 * rate * window.load.duration_s
+
+
 def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: str | None = None,
            blocks: int = GATE_BLOCKS, connections: int = 32, duration: int = 2, warmup: int = 1,
            driver: WrkDriver | None = None, redis_url: str | None = None,
-           policy: Policy = GATE_POLICY, extend: bool = True, app: App | None = None) -> ABRun:
-    """Measure both arms (``variant`` serving ``app``, default its reference app) and decide on
-    throughput and on server CPU per request."""
+           policy: Policy = GATE_POLICY, extend: bool = True, app: App | None = None,
+           rate: float | str | None = "auto", load: float = DEFAULT_LOAD, rate_duration: int | None = None) -> ABRun:
+    """Measure both arms (``variant`` serving ``app``, default its reference app) and decide each signal.
+
+    ``rate``: the fixed request rate (per arm) of the latency and CPU-per-request windows; ``"auto"`` is
+    ``load`` x the base arm's saturated throughput in the first block; ``None`` measures no fixed-rate
+    windows (no latency verdict; CPU per request then comes from the saturated windows).
+    ``policy.cells`` is the number of gated cells; alpha is further split over the gated signals.
+    """
     cores = len(os.sched_getaffinity(0))
     mode = mode or ("simultaneous" if cores >= 2 else "sequential")
     if mode == "simultaneous" and cores < 2:
@@ -184,53 +288,94 @@ def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: 
         raise ConfigError(f"the two arms need different labels, both are {base.label!r}")
     if workload.backends and redis_url is None:
         raise ConfigError(f"workload {workload.name} needs Redis: pass redis_url")
+    if not (isinstance(load, (int, float)) and 0 < load < 1):
+        raise ConfigError(f"load={load!r}: the fixed rate must be a fraction in (0, 1) of saturated throughput")
+    if rate is not None and rate != "auto" and not (isinstance(rate, (int, float)) and rate > 0):
+        raise ConfigError(f"rate={rate!r}: give requests/s > 0, 'auto' ({load:g} x the base throughput) or None")
+    if workload.mix and rate is not None:
+        raise ConfigError(f"workload {workload.name} is a URL mix; the fixed-rate driver (oha) runs one URL: "
+                          "pass rate=None (--rate off)")
     app = app or variant.default_app
     if not variant.serves(app):
         raise ConfigError(f"{variant.name} loads {variant.interface} apps; {app.name} is {app.interface}")
+    rate_driver = None
+    if rate is not None:
+        rate_driver = OhaDriver()
+        rate_driver.binary  # a missing oha is a usage error with the install, before any server starts
     setup = _Setup(Cell(variant, app), workload, connections, duration, warmup,
-                   driver or WrkDriver(threads=1 if mode == "simultaneous" else 2), redis_url)
+                   driver or WrkDriver(threads=1 if mode == "simultaneous" else 2), redis_url,
+                   rate_driver, load, None if rate in (None, "auto") else float(rate), rate_duration or duration)
     started = time.monotonic()
     trials: list[Result] = []
-    pairs: list[tuple[float, float, float, float]] = []  # base rps, cand rps, base cpu/req, cand cpu/req
+    values: dict[str, tuple[list[float], list[float]]] = {s.name: ([], []) for s in SIGNALS}
     reruns = 0
+
+    def add(signal: str, a: float, b: float) -> None:
+        values[signal][0].append(a)
+        values[signal][1].append(b)
 
     def collect(n_blocks: int, first: int) -> None:
         nonlocal reruns
         if mode == "simultaneous":
-            for rounds in _simultaneous_blocks(setup, base, cand, n_blocks, first):
-                if any(w.generator.saturated for rnd in rounds for w in rnd.values()):
-                    reruns += 1  # generator-bound: the pair says nothing about the servers
-                    continue
-                a = [rnd["A"] for rnd in rounds]
-                b = [rnd["B"] for rnd in rounds]
-                trials.extend(a + b)
-                pairs.append((_geomean([w.rps for w in a]), _geomean([w.rps for w in b]),
-                              _cpu_per_request(a), _cpu_per_request(b)))
+            for saturated, at_rate in _simultaneous_blocks(setup, base, cand, n_blocks, first):
+                for rounds in saturated:
+                    a, b = [rnd["A"] for rnd in rounds], [rnd["B"] for rnd in rounds]
+                    trials.extend(a + b)
+                    if any(w.generator.saturated for w in a + b):
+                        reruns += 1  # generator-bound: the pair says nothing about the servers
+                        continue
+                    add("throughput", _geomean([w.rps for w in a]), _geomean([w.rps for w in b]))
+                    add("rss", max(w.server_rss_mb or 0.0 for w in a), max(w.server_rss_mb or 0.0 for w in b))
+                    if rate_driver is None:
+                        add("cpu", _cpu_per_request(a), _cpu_per_request(b))
+                for rounds in at_rate:
+                    a, b = [rnd["A"] for rnd in rounds], [rnd["B"] for rnd in rounds]
+                    trials.extend(a + b)
+                    if any(w.generator.saturated or not _held(w, setup.rate) for w in a):
+                        reruns += 1  # the base could not hold the rate: the rate is not sub-saturation
+                        continue
+                    _add_rate_pair(add, a, b)
         else:
             order = abba_order(n_blocks)
-            windows = []
-            for label in order:
-                w = setup.trial(base if label == "A" else cand)
+            windows = [setup.trial(base if label == "A" else cand) for label in order]
+            for w, r in windows:
+                trials.extend([w] + ([r] if r is not None else []))
                 reruns += w.generator.saturated
-                windows.append(w)
-            trials.extend(windows)
-            rps_a, rps_b = pairs_from_abba(order, [w.rps for w in windows])
-            cpu_a, cpu_b = pairs_from_abba(order, [_cpu_per_request([w]) for w in windows])
-            pairs.extend(zip(rps_a, rps_b, cpu_a, cpu_b))
+            a_tp, b_tp = pairs_from_abba(order, [w for w, _ in windows])
+            for wa, wb in zip(a_tp, b_tp):
+                add("throughput", wa.rps, wb.rps)
+                add("rss", wa.server_rss_mb or 0.0, wb.server_rss_mb or 0.0)
+                if rate_driver is None:
+                    add("cpu", _cpu_per_request([wa]), _cpu_per_request([wb]))
+            if rate_driver is not None:
+                for ra, rb in zip(*pairs_from_abba(order, [r for _, r in windows])):
+                    _add_rate_pair(add, [ra], [rb])
+
+    def judge() -> dict[str, Decision]:
+        measured = [s for s in SIGNALS if s.name in ("throughput", "rss", "cpu") or rate_driver is not None]
+        gated = sum(s.gated for s in measured)
+        return {s.name: decide(values[s.name][0], values[s.name][1], s.policy(policy, gated)) for s in measured}
 
     collect(blocks, 0)
-    throughput = decide([p[0] for p in pairs], [p[1] for p in pairs], policy)
+    decisions = judge()
     extended = False
-    if extend and throughput.borderline:
+    if extend and any(d.borderline for name, d in decisions.items() if name != "rss"):
         collect(max(1, blocks // 2), blocks)
         extended = True
-        throughput = decide([p[0] for p in pairs], [p[1] for p in pairs], policy)
-    cpu = decide([p[2] for p in pairs], [p[3] for p in pairs], replace(policy, higher_is_better=False))
-    by_arm = {arm.label: [t for t in trials if t.nodeid == f"ab::{arm.label}"] for arm in (base, cand)}
-    return ABRun(mode, tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), tuple(trials), reruns, extended,
-                 throughput, cpu, {k: error_rate([w.load for w in v]) for k, v in by_arm.items()},
+        decisions = judge()
+    labels = {base.label, cand.label}
+    by_arm = {arm.label: [t for t in trials if t.nodeid.split("@")[0] == f"ab::{arm.label}"] for arm in (base, cand)}
+    assert labels == set(by_arm)
+    return ABRun(mode, {k: (tuple(v[0]), tuple(v[1])) for k, v in values.items() if v[0]}, decisions, tuple(trials),
+                 reruns, extended, {k: error_rate([w.load for w in v]) for k, v in by_arm.items()},
                  {k: max((t.server_rss_mb or 0.0) for t in v) if v else 0.0 for k, v in by_arm.items()},
-                 time.monotonic() - started)
+                 time.monotonic() - started, setup.rate)
+
+
+def _add_rate_pair(add: Callable[[str, float, float], None], a: Sequence[Result], b: Sequence[Result]) -> None:
+    for q in ("p50", "p90"):
+        add(q, _geomean([w.load.latency_ms[q] for w in a]), _geomean([w.load.latency_ms[q] for w in b]))
+    add("cpu", _cpu_per_request(a), _cpu_per_request(b))
 
 
 def run_gated(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, retries: int = 1,

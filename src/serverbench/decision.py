@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 from scipy import stats
@@ -220,6 +220,20 @@ def decide(base: Sequence[float], cand: Sequence[float], policy: Policy = Policy
     if b.shape != c.shape:
         raise ValueError(f"base and cand must have the same length, got {b.size} and {c.size}")
     return _decide_batch(b[None, :], c[None, :], policy)[0]
+
+
+def combine(decisions: Mapping[str, Decision]) -> str:
+    """One verdict for a cell from its gated signals' verdicts.
+
+    Any regression fails the cell.  Otherwise a signal that could not be judged (rerun, inconclusive)
+    keeps the cell from passing: rerun when the machine was too noisy, inconclusive when pairs were
+    missing.  Otherwise improvement if any signal improved, else pass.  No signals: inconclusive.
+    """
+    verdicts = [d.verdict for d in decisions.values()]
+    for verdict in ("regression", "rerun", "inconclusive", "improvement", "pass"):
+        if verdict in verdicts:
+            return verdict
+    return "inconclusive"
 
 
 def holm(pvalues: Sequence[float], alpha: float) -> list[bool]:

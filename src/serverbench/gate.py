@@ -16,7 +16,7 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Iterator
 
-from .abtest import GATE_BLOCKS, GATE_POLICY, ABRun, Arm, run_gated
+from .abtest import DEFAULT_LOAD, GATE_BLOCKS, GATE_POLICY, SIGNALS, ABRun, Arm, run_gated
 from .backends import start_redis
 from .config import parse_option
 from .decision import Policy
@@ -51,7 +51,26 @@ def _env(items: list[str]) -> dict[str, str]:
 
 
 def _say_retry(run: ABRun, blocks: int) -> None:
-    print(f"{run.throughput.summary()}; retrying with {blocks} blocks", file=sys.stderr)
+    said = "; ".join(f"{k} {d.summary()}" for k, d in run.gated.items() if d.verdict in ("rerun", "inconclusive"))
+    print(f"{run.verdict}: {said}; retrying with {blocks} blocks", file=sys.stderr)
+
+
+def _rate(text: str) -> float | str | None:
+    if text in ("auto", "off"):
+        return None if text == "off" else "auto"
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise ConfigError(f"--rate {text!r}: give requests/s > 0 per arm, 'auto' or 'off'")
+    return value
+
+
+def rate_line(run: ABRun) -> str:
+    if run.rate is None:
+        return "no fixed-rate windows (--rate off): latency not gated, CPU per request from the saturated windows"
+    return f"{run.rate:g} req/s per arm (oha, open model, latency from the intended send time)"
 
 
 def rss_line(run: ABRun) -> str:
@@ -70,15 +89,16 @@ def exit_status(run: ABRun, max_error_rate: float) -> int:
 
 def markdown(name: str, run: ABRun, max_error_rate: float) -> str:
     """A GitHub step-summary table: per cell Δ, interval, p, n, dispersion and verdict."""
-    t, c = run.throughput, run.cpu_per_request
-    rows = [("throughput (rps)", t), ("server CPU per request", c)]
-    lines = [f"### serverbench A/B: {name}", "", "| signal | Δ | interval | p | n | dispersion | verdict |",
-             "|---|---:|---|---:|---:|---:|---|"]
-    for label, d in rows:
-        lines.append(f"| {label} | {d.delta:+.1%} | [{d.ci[0]:+.1%}, {d.ci[1]:+.1%}] | {d.p:.4f} | {d.n} | "
+    lines = [f"### serverbench A/B: {name}: **{run.verdict}**", "",
+             "| signal | Δ | interval | p | n | dispersion | verdict |", "|---|---:|---|---:|---:|---:|---|"]
+    for signal in SIGNALS:
+        d = run.decisions.get(signal.name)
+        if d is None:
+            continue
+        lines.append(f"| {signal.label} | {d.delta:+.1%} | [{d.ci[0]:+.1%}, {d.ci[1]:+.1%}] | {d.p:.4f} | {d.n} | "
                      f"{d.dispersion:.1%} | **{d.verdict}** |")
     errors = ", ".join(f"{k} {v:.2%}" for k, v in run.error_rate.items())
-    lines += ["", f"peak RSS: {rss_line(run)}", "",
+    lines += ["", f"fixed rate: {rate_line(run)}", "", f"peak RSS: {rss_line(run)}", "",
               f"error rate: {errors} (limit {max_error_rate:.2%}); mode {run.mode}; "
                   f"{len(run.trials)} windows, {run.reruns} re-run, extended: {run.extended}; {run.seconds:.0f} s", ""]
     return "\n".join(lines)
@@ -101,6 +121,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--duration", type=int, default=2)
     parser.add_argument("--warmup", type=int, default=1)
+    parser.add_argument("--rate", default="auto",
+                        help="requests/s per arm of the latency and CPU-per-request windows: 'auto' "
+                             f"(--load x the base throughput), a number, or 'off'")
+    parser.add_argument("--load", type=float, default=DEFAULT_LOAD,
+                        help="the fixed rate as a fraction of the base arm's saturated throughput (auto rate)")
     parser.add_argument("--alpha", type=float, default=GATE_POLICY.alpha,
                         help="family-wise false-failure budget of the whole suite run")
     parser.add_argument("--cells", type=int, default=1,
@@ -123,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
             raise ConfigError("--blocks, --duration, --connections and --cells must be >= 1, --warmup >= 0")
         max_error_rate = parse_option("perf_max_error_rate", args.max_error_rate, "cli")
         policy = Policy(alpha=args.alpha, cells=args.cells, min_effect=args.min_effect)
+        rate = _rate(args.rate)
+        if not 0 < args.load < 1:
+            raise ConfigError(f"--load {args.load}: a fraction in (0, 1) of the base arm's saturated throughput")
         repo = Path(args.repo).resolve()
         workload = WORKLOADS[args.workload]
         redis = start_redis() if workload.backends else None
@@ -137,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                                 retries=args.retries, blocks=args.blocks, on_retry=_say_retry, mode=args.mode,
                                 connections=args.connections, duration=args.duration, warmup=args.warmup,
                                 redis_url=redis.url if redis else None, policy=policy,
-                                app=APPS[args.app] if args.app else None)
+                                app=APPS[args.app] if args.app else None, rate=rate, load=args.load)
         finally:
             if redis is not None:
                 redis.stop()
@@ -147,10 +175,13 @@ def main(argv: list[str] | None = None) -> int:
     name = f"{args.variant}/{args.app or variants[args.variant].default_app.name} {args.workload} c{args.connections}"
     print(f"{name}: {run.mode}, {len(run.trials)} windows, {run.reruns} re-run, extended {run.extended}, "
           f"{run.seconds:.0f} s")
-    print(f"  throughput       {run.throughput.summary()}")
-    print(f"  cpu per request  {run.cpu_per_request.summary()}")
-    print(f"  peak RSS         {rss_line(run)}")
-    print(f"  error rate       {', '.join(f'{k} {v:.2%}' for k, v in run.error_rate.items())}")
+    for signal in SIGNALS:
+        if signal.name in run.decisions:
+            print(f"  {signal.label:42s} {run.decisions[signal.name].summary()}")
+    print(f"  fixed rate  {rate_line(run)}")
+    print(f"  peak RSS    {rss_line(run)}")
+    print(f"  verdict     {run.verdict}")
+    print(f"  error rate  {', '.join(f'{k} {v:.2%}' for k, v in run.error_rate.items())}")
     if args.markdown:
         with open(args.markdown, "a") as f:
             f.write(markdown(name, run, max_error_rate))

@@ -271,3 +271,18 @@ def test_high_dispersion_with_a_straddling_interval_still_reruns():
         d = decide(base[0], cand[0])
         if d.dispersion > 0.10 and d.ci[1] > -0.05 and d.ci[0] < 0.05:
             assert d.verdict == "rerun", d.reason
+
+
+def test_combine_any_regression_fails_and_unjudged_signals_never_pass():
+    """A cell's verdict: any gated regression fails it; a rerun or inconclusive signal keeps it from passing."""
+    from serverbench.decision import combine
+    same = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.1, 100.3, 99.7]
+    ok = decide(same, same)
+    worse = decide(same, [v * 0.8 for v in same])
+    better = decide(same, [v * 1.2 for v in same])
+    few = decide(same[:3], same[:3])
+    assert combine({"throughput": ok, "p50": ok}) == "pass"
+    assert combine({"throughput": ok, "p50": worse, "cpu": few}) == "regression"
+    assert combine({"throughput": ok, "cpu": few}) == "inconclusive"
+    assert combine({"throughput": better, "cpu": ok}) == "improvement"
+    assert combine({}) == "inconclusive"

@@ -1,12 +1,16 @@
 from serverbench.abtest import ABRun
-from serverbench.decision import decide
+from serverbench.decision import Policy, decide
 from serverbench.gate import exit_status, markdown
 
 
-def _run(base, cand, errors=0.0):
+def _run(base, cand, errors=0.0, latency=None):
     d = decide(base, cand)
-    return ABRun("simultaneous", tuple(base), tuple(cand), (), 0, False, d, d,
-                 {"base": 0.0, "candidate": errors}, {"base": 50.0, "candidate": 51.0}, 42.0)
+    decisions = {"throughput": d, "cpu": decide(cand, base, Policy(higher_is_better=False))}
+    if latency is not None:
+        decisions["p50"] = decisions["p90"] = latency
+    return ABRun("simultaneous", {"throughput": (tuple(base), tuple(cand))}, decisions, (), 0, False,
+                 {"base": 0.0, "candidate": errors}, {"base": 50.0, "candidate": 51.0}, 42.0,
+                 rate=None if latency is None else 2000.0)
 
 
 SAME = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.1]
@@ -23,7 +27,30 @@ def test_exit_status_by_verdict():
 def test_markdown_step_summary_has_delta_interval_p_and_verdict():
     """The CI step summary shows Δ, its interval, p, n, dispersion and the verdict per signal."""
     text = markdown("aiohttp json c32", _run(SAME, [v * 0.8 for v in SAME]), 0.01)
-    assert "| throughput (rps) | -20.0% | [" in text
+    assert "| throughput (rps), saturated | -20.0% | [" in text
     assert "**regression**" in text and "| 8 |" in text
     assert "error rate: base 0.00%, candidate 0.00% (limit 1.00%)" in text
     assert "peak RSS: base 50.0 MB, candidate 51.0 MB (+2.0%)" in text
+
+
+def test_a_latency_regression_alone_fails_the_cell():
+    """Throughput and CPU unchanged but p50/p90 at the fixed rate 30% worse: exit 1, and the table says which."""
+    slower = decide(SAME, [v * 1.3 for v in SAME], Policy(higher_is_better=False))
+    run = _run(SAME, SAME, latency=slower)
+    assert run.verdict == "regression" and exit_status(run, 0.01) == 1
+    text = markdown("aiohttp json c32", run, 0.01)
+    assert "| latency p50 at the fixed rate | +30.0% |" in text
+    assert "fixed rate: 2000 req/s per arm" in text and ": **regression**" in text
+
+
+def test_signal_policy_splits_alpha_over_gated_signals_only():
+    """Each gated signal gets alpha / (cells x gated signals); a reported-only signal keeps alpha / cells."""
+    from serverbench.abtest import SIGNALS
+    from serverbench.decision import Policy as P
+    gate = P(alpha=0.01, cells=3, min_effect=0.03, max_dispersion=0.15)
+    by_name = {s.name: s for s in SIGNALS}
+    gated = sum(s.gated for s in SIGNALS)
+    assert by_name["throughput"].policy(gate, gated).cell_alpha == 0.01 / (3 * gated)
+    assert by_name["rss"].policy(gate, gated).cell_alpha == 0.01 / 3
+    assert by_name["p50"].policy(gate, gated).min_effect == 0.10
+    assert by_name["cpu"].policy(gate, gated).higher_is_better is False
