@@ -30,11 +30,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from .decision import Decision, Policy, abba_order, combine, decide, pairs_from_abba
+from .decision import Decision, Policy, abba_order, combine, decide, pairs_from_abba, wilcoxon_min_pairs
 from .drivers import WrkDriver
 from .drivers.oha import OhaDriver
 from .errors import ConfigError
-from .executors import pin_tree
+from .executors import missing_modules_in, pin_tree
 from .machine import machine_info, python_info
 from .results import Result, error_rate
 from .servers import RunningServer, ServerPool, start_variant
@@ -70,6 +70,7 @@ class Signal:
     gated: bool
     min_effect: float | None = None  # None: the gate policy's
     max_dispersion: float | None = None
+    extends: bool = True  # a borderline verdict on this signal earns the bounded extension
 
     def policy(self, gate: Policy, gated_signals: int) -> Policy:
         """The gate's policy for this signal: alpha split over cells x gated signals, this signal's limits."""
@@ -81,17 +82,34 @@ class Signal:
 
 # Throughput is measured at saturation (closed model, wrk); latency and CPU per request at a fixed
 # sub-saturation rate (open model, oha).  CPU per request moves far less than throughput when a
-# neighbour steals the CPU (measured A/A pair dispersion 1.4-2.6% against 5-8%).  Latency moves far
-# more: one stolen burst queues every request behind it (an A/A p50 went from 0.6 ms to 24-36 ms in
-# one block), so its verdicts need a 10% effect and tolerate 30% dispersion before asking for a rerun.
+# neighbour steals the CPU (measured A/A pair dispersion 1.8-4.9% against 6-12%), so it gates at a 2%
+# effect: at a quarter of saturation each request also pays the idle loop's wake-ups (186 µs against
+# 108 µs saturated, aiohttp /json), which dilutes a fixed added cost to about 60% of its throughput
+# effect.  Latency moves far more: one stolen burst queues every request behind it (an A/A p50 went
+# from 0.6 ms to 24-36 ms for one block; at half of saturation pair dispersion was 83-109%), so its
+# verdicts need a 10% effect, tolerate 30% dispersion, and do not trigger the extension (its interval
+# is wide whatever the blocks).
 SIGNALS = (
     Signal("throughput", "throughput (rps), saturated", True, True),
-    Signal("p50", "latency p50 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30),
-    Signal("p90", "latency p90 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30),
-    Signal("cpu", "server CPU per request at the fixed rate", False, True),
-    Signal("rss", "peak RSS (reported, not gated)", False, False),
+    Signal("p50", "latency p50 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30, extends=False),
+    Signal("p90", "latency p90 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30, extends=False),
+    Signal("cpu", "server CPU per request at the fixed rate", False, True, min_effect=0.02),
+    Signal("rss", "peak RSS (reported, not gated)", False, False, extends=False),
 )
 DEFAULT_LOAD = 0.25  # the fixed rate: this fraction of the base arm's saturated throughput
+
+
+def gated_signals(rate: bool) -> list[Signal]:
+    """The signals that gate a decision: the fixed-rate ones only when fixed-rate windows are measured."""
+    return [s for s in SIGNALS if s.gated and (rate or s.name in ("throughput", "cpu"))]
+
+
+def min_blocks(policy: Policy, rate: bool) -> int:
+    """Fewest blocks (2 pairs each) whose pairs can reach every gated signal's significance level."""
+    gated = gated_signals(rate)
+    need = max(max(s.policy(policy, len(gated)).min_pairs, wilcoxon_min_pairs(s.policy(policy, len(gated)).cell_alpha))
+               for s in gated)
+    return math.ceil(need / 2)
 
 
 @dataclass(frozen=True)
@@ -298,6 +316,14 @@ def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: 
     app = app or variant.default_app
     if not variant.serves(app):
         raise ConfigError(f"{variant.name} loads {variant.interface} apps; {app.name} is {app.interface}")
+    needed = list(dict.fromkeys(variant.requires + app.requires))
+    lacking = {arm.label: missing_modules_in(arm.python, needed) for arm in (base, cand)}
+    if any(lacking.values()):
+        said = "; ".join(f"the {k} arm ({arm.python}) lacks {', '.join(v)}"
+                         for arm in (base, cand) for k, v in [(arm.label, lacking[arm.label])] if v)
+        raise ConfigError(f"both arms must be able to run {variant.name} serving {app.name}: {said}. "
+                          f"Install it there ({variant.install or 'pip install ' + ' '.join(needed)}), or gate a "
+                          "variant both environments have")
     rate_driver = None
     if rate is not None:
         rate_driver = OhaDriver()
@@ -353,13 +379,14 @@ def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: 
 
     def judge() -> dict[str, Decision]:
         measured = [s for s in SIGNALS if s.name in ("throughput", "rss", "cpu") or rate_driver is not None]
-        gated = sum(s.gated for s in measured)
+        gated = len(gated_signals(rate_driver is not None))
         return {s.name: decide(values[s.name][0], values[s.name][1], s.policy(policy, gated)) for s in measured}
 
     collect(blocks, 0)
     decisions = judge()
     extended = False
-    if extend and any(d.borderline for name, d in decisions.items() if name != "rss"):
+    extends = {s.name for s in SIGNALS if s.extends}
+    if extend and any(d.borderline for name, d in decisions.items() if name in extends):
         collect(max(1, blocks // 2), blocks)
         extended = True
         decisions = judge()

@@ -70,6 +70,18 @@ def require_binary(binary: str, package: str) -> str:
     return path
 
 
+def missing_modules_in(python: str, modules: Sequence[str], timeout: float = 60.0) -> list[str]:
+    """The modules that interpreter ``python`` cannot import (it is asked, bounded in time)."""
+    probe = "import importlib.util, sys; print(' '.join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))"
+    try:
+        out = subprocess.run([python, "-c", probe, *modules], capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ConfigError(f"the interpreter {python} cannot be run ({exc}); give a python executable") from None
+    if out.returncode != 0:
+        raise ConfigError(f"the interpreter {python} failed ({out.stderr.strip()[-300:]}); give a working python")
+    return out.stdout.split()
+
+
 def free_port() -> int:
     """A free loopback port below the ephemeral range."""
     return port_for.select_random(ports=set(PORT_RANGE))

@@ -16,7 +16,7 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Iterator
 
-from .abtest import DEFAULT_LOAD, GATE_BLOCKS, GATE_POLICY, SIGNALS, ABRun, Arm, run_gated
+from .abtest import DEFAULT_LOAD, GATE_BLOCKS, GATE_POLICY, SIGNALS, ABRun, Arm, min_blocks, run_gated
 from .backends import start_redis
 from .config import parse_option
 from .decision import Policy
@@ -149,6 +149,11 @@ def main(argv: list[str] | None = None) -> int:
         max_error_rate = parse_option("perf_max_error_rate", args.max_error_rate, "cli")
         policy = Policy(alpha=args.alpha, cells=args.cells, min_effect=args.min_effect)
         rate = _rate(args.rate)
+        fewest = min_blocks(policy, rate is not None)
+        if args.blocks < fewest:
+            raise ConfigError(f"--blocks {args.blocks} gives {2 * args.blocks} pairs, too few to ever reach the "
+                              f"significance level alpha {args.alpha:g} / ({args.cells} cells x gated signals): "
+                              f"use --blocks {fewest} or more (or a larger --alpha / fewer --cells)")
         if not 0 < args.load < 1:
             raise ConfigError(f"--load {args.load}: a fraction in (0, 1) of the base arm's saturated throughput")
         repo = Path(args.repo).resolve()

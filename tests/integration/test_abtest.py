@@ -2,7 +2,7 @@
 import pytest
 
 from serverbench.abtest import Arm, run_ab, run_gated
-from serverbench.errors import ConfigError, ServerStartError
+from serverbench.errors import ConfigError, MissingBinaryError, ServerStartError
 from serverbench.gate import main as gate_main
 from serverbench.variants import registry
 from serverbench.workloads import WORKLOADS
@@ -11,22 +11,56 @@ pytestmark = pytest.mark.usefixtures("no_leaks")
 AIOHTTP = registry()["aiohttp"]
 
 
+def _said(run):
+    return "; ".join(f"{k} {d.summary()}" for k, d in run.decisions.items())
+
+
 def test_aa_does_not_raise_an_alarm(apps_dir):
-    """Identical arms are never judged a regression or an improvement."""
+    """Identical arms are never judged a regression or an improvement, on any signal."""
     run = run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=apps_dir),
-                 blocks=4, duration=1, warmup=1)
-    assert run.verdict not in ("regression", "improvement"), run.throughput.summary()
-    assert run.throughput.n >= 8 and run.error_rate["base"] == 0.0
+                 blocks=5, duration=1, warmup=1)
+    assert run.verdict not in ("regression", "improvement"), _said(run)
+    assert set(run.gated) == {"throughput", "p50", "p90", "cpu"} and run.rate > 0
+    assert run.throughput.n >= 8 and run.decisions["p50"].n >= 8 and run.error_rate["base"] == 0.0
 
 
 def test_injected_slowdown_fails(apps_dir):
     """A candidate that burns 100 µs of CPU per request (roughly halving throughput) is a regression."""
     run = run_gated(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir),
                     Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_BURN_US": "100"}),
-                    retries=1, blocks=4, duration=2, warmup=1)
-    assert run.verdict == "regression", run.throughput.summary()
+                    retries=1, blocks=5, duration=2, warmup=1)
+    assert run.verdict == "regression", _said(run)
     assert run.cpu_per_request.verdict == "regression", run.cpu_per_request.summary()
     assert run.throughput.delta < -0.2
+
+
+def test_latency_only_regression_fails_on_latency(apps_dir):
+    """A candidate that waits 1 ms per request without CPU: the fixed-rate p50 catches it, CPU per request does not."""
+    run = run_gated(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir, env={"SERVERBENCH_DELAY_US": "0"}),
+                    Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_DELAY_US": "1000"}),
+                    retries=1, blocks=5, duration=1, warmup=1)
+    assert run.verdict == "regression", _said(run)
+    assert run.decisions["p50"].verdict == "regression" and run.decisions["p50"].delta > 0.5, _said(run)
+    assert run.cpu_per_request.verdict != "regression", _said(run)
+
+
+def test_without_oha_the_fixed_rate_is_refused_before_any_server_starts(apps_dir, monkeypatch, tmp_path):
+    """No oha on PATH or in ~/.cargo/bin: a usage error naming the install; rate=None runs without it."""
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with pytest.raises(MissingBinaryError, match="cargo install oha"):
+        run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=apps_dir))
+    run = run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=apps_dir),
+                 blocks=1, duration=1, warmup=0, extend=False, rate=None)
+    assert set(run.gated) == {"throughput", "cpu"} and run.rate is None
+
+
+def test_gate_refuses_too_few_blocks_and_a_bad_rate(capsys):
+    """Blocks that can never reach the split significance level, or a rate that is not a number, exit 2."""
+    assert gate_main(["--variant", "aiohttp", "--blocks", "2"]) == 2
+    assert "--blocks 2 gives 4 pairs, too few" in capsys.readouterr().err
+    assert gate_main(["--variant", "aiohttp", "--rate", "fast"]) == 2
+    assert "--rate 'fast': give requests/s > 0" in capsys.readouterr().err
 
 
 def test_too_few_pairs_is_inconclusive_never_pass(apps_dir):
@@ -74,3 +108,11 @@ def test_gate_rejects_unknown_app_and_an_app_the_variant_cannot_serve(capsys):
     assert "unknown app 'flaks'; known apps: flask" in capsys.readouterr().err
     assert gate_main(["--variant", "aiohttp", "--app", "flask"]) == 2
     assert "aiohttp loads aiohttp apps; flask is wsgi" in capsys.readouterr().err
+
+
+def test_arms_that_cannot_both_run_the_variant_are_refused(apps_dir):
+    """A base environment without aiohttp (the system python) is refused before any server starts,
+    naming the arm, what it lacks and how to install it."""
+    with pytest.raises(ConfigError, match=r"the base arm \(/usr/bin/python3\) lacks aiohttp.*pip install aiohttp"):
+        run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", python="/usr/bin/python3", apps_dir=apps_dir),
+               Arm("candidate", apps_dir=apps_dir))

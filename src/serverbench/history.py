@@ -1,0 +1,92 @@
+"""Trends and change points over stored runs (``--perf-json`` files, e.g. nightly runs of main).
+
+    python -m serverbench.history benchmarks/history/            # every *.json in the folder
+    python -m serverbench.history run1.json run2.json ... --min-effect 0.1
+
+Runs are ordered by their ``created`` time and grouped by machine id and cell key: numbers from
+different machines are never put in one series.  Each series is searched for sustained level
+shifts (``serverbench.changepoints``).  This is the coarse, slow guard over time; the tight
+per-change verdict is the same-session A/B gate.  Exit status: 0 no shift down, 1 a throughput
+drop was found, 2 bad input (a missing or corrupt file, fewer runs than a segment needs).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from .changepoints import change_points
+from .errors import ConfigError
+
+
+def load_runs(paths: list[str]) -> list[dict]:
+    """Every results file named (folders: their *.json), oldest first; a bad file is a ConfigError naming it."""
+    files: list[Path] = []
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            files += sorted(path.glob("*.json"))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise ConfigError(f"{name}: no such file or folder of --perf-json results")
+    runs = []
+    for path in files:
+        try:
+            data = json.loads(path.read_text())
+            ok = isinstance(data, dict) and isinstance(data.get("results"), list) and "created" in data
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{path}: not a readable serverbench results file ({exc}); "
+                              "remove it or pass only --perf-json outputs") from None
+        if not ok:
+            raise ConfigError(f"{path}: not a serverbench results file (no 'created' and 'results'); "
+                              "pass only --perf-json outputs")
+        runs.append({"path": str(path), **data})
+    return sorted(runs, key=lambda r: r["created"])
+
+
+def series(runs: list[dict]) -> dict[tuple[str, str], list[tuple[str, float]]]:
+    """(machine id, cell key) -> [(created, median rps of that run's replicates)], oldest first."""
+    out: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
+    for run in runs:
+        by_key: dict[str, list[float]] = defaultdict(list)
+        for rec in run["results"]:
+            if rec.get("rps"):
+                by_key[rec["key"]].append(float(rec["rps"]))
+        machine = (run.get("machine") or {}).get("id", "unknown")
+        for key, rps in by_key.items():
+            out[(machine, key)].append((run["created"], statistics.median(rps)))
+    return dict(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m serverbench.history", description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", help="--perf-json result files, or folders of them")
+    parser.add_argument("--alpha", type=float, default=0.01)
+    parser.add_argument("--min-effect", type=float, default=0.10)
+    parser.add_argument("--min-segment", type=int, default=4, help="fewest runs on each side of a change")
+    args = parser.parse_args(argv)
+    try:
+        runs = load_runs(args.paths)
+        if len(runs) < 2 * args.min_segment:
+            raise ConfigError(f"{len(runs)} runs: a change needs at least {args.min_segment} runs on each side "
+                              f"(--min-segment), so at least {2 * args.min_segment} runs")
+        dropped = False
+        for (machine, key), points in sorted(series(runs).items()):
+            found = change_points([v for _, v in points], alpha=args.alpha, min_effect=args.min_effect,
+                                  min_segment=args.min_segment)
+            said = "; ".join(f"{points[c.index][0]}: {c.before:,.0f} -> {c.after:,.0f} rps ({c.change:+.1%}, "
+                             f"p={c.p:.2g})" for c in found) or "no sustained shift"
+            print(f"{machine}  {key}  {len(points)} runs, latest {points[-1][1]:,.0f} rps: {said}")
+            dropped |= any(c.change < 0 for c in found)
+    except (ConfigError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 1 if dropped else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+import json
+
+import numpy as np
+import pytest
+
+from serverbench.changepoints import change_points
+from serverbench.history import main as history_main
+
+RNG = np.random.default_rng(7)
+# This machine's run-to-run spread of one cell across a session: about 6.5% (median move).
+FLAT = 1000 * np.exp(RNG.normal(0, 0.065, 30))
+
+
+def test_flat_noisy_history_has_no_change_point():
+    """30 runs of the same code with 6.5% noise: nothing is reported."""
+    assert change_points(FLAT) == []
+
+
+def test_sustained_20_percent_drop_is_found_where_it_happened():
+    """A drop to 80% from run 15 on is found at run 15 (± 1) with the change it made."""
+    found = change_points(np.concatenate([FLAT[:15], FLAT[15:] * 0.8]))
+    assert len(found) == 1 and abs(found[0].index - 15) <= 1
+    assert -0.27 < found[0].change < -0.13 and found[0].p < 0.01
+
+
+def test_one_wild_run_is_not_a_change():
+    """A single run at 30% of normal (a neighbour stole the CPU) does not make a change point."""
+    spike = FLAT.copy()
+    spike[10] = 300.0
+    assert change_points(spike) == []
+
+
+def test_two_steps_are_both_found():
+    """Down by 25% at run 10, back up at run 20 (a regression later fixed): two change points, in order,
+    each within two runs of where it happened, the first down and the second up."""
+    x = FLAT.copy()
+    x[10:20] *= 0.75
+    found = change_points(x)
+    assert len(found) == 2 and abs(found[0].index - 10) <= 2 and abs(found[1].index - 20) <= 2
+    assert found[0].change < -0.15 and found[1].change > 0.15
+
+
+def test_small_shift_below_min_effect_is_ignored():
+    """A 3% shift is below the default 10% minimum effect: history cannot resolve it, the A/B gate can."""
+    assert change_points(np.concatenate([FLAT[:15], FLAT[15:] * 0.97])) == []
+
+
+def test_bad_series_is_refused():
+    """Non-positive or non-finite values and nonsense parameters are clear errors."""
+    with pytest.raises(ValueError, match="finite numbers > 0"):
+        change_points([1.0, 0.0, 2.0])
+    with pytest.raises(ValueError, match="alpha"):
+        change_points([1.0] * 10, alpha=2)
+
+
+def _write(path, created, rps, key="test_throughput::aiohttp/aiohttp/json/c64"):
+    path.write_text(json.dumps({"created": created, "machine": {"id": "m1"},
+                                "results": [{"key": key, "rps": rps}]}))
+
+
+def test_history_command_reports_a_drop_and_exits_1(tmp_path, capsys):
+    """Sixteen stored runs, the last eight 30% slower: the drop is printed with its date, exit status 1."""
+    for i, v in enumerate([1000, 1010, 990, 1005, 995, 1002, 998, 1004, 700, 710, 690, 705, 695, 702, 698, 701]):
+        _write(tmp_path / f"run{i:02d}.json", f"2026-11-{10 + i:02d}T03:17:00+00:00", v)
+    assert history_main([str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "m1  test_throughput::aiohttp/aiohttp/json/c64  16 runs" in out
+    assert "2026-11-18T03:17:00+00:00: 1,001 -> 700 rps (-30.0%" in out
+
+
+def test_history_command_refuses_a_corrupt_file(tmp_path, capsys):
+    """A file that is not a results file is named in the error (exit 2); nothing is judged."""
+    _write(tmp_path / "a.json", "2026-11-10T00:00:00+00:00", 1000)
+    (tmp_path / "b.json").write_text("{not json")
+    assert history_main([str(tmp_path)]) == 2
+    assert "b.json: not a readable serverbench results file" in capsys.readouterr().err
