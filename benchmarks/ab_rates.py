@@ -49,7 +49,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20, help="decisions per condition")
     parser.add_argument("--out", default="ab-rates.json")
-    parser.add_argument("--blocks", type=int, default=GATE_BLOCKS)
+    parser.add_argument("--blocks", type=int, default=GATE_BLOCKS, help="fresh-server blocks (one pair each)")
     parser.add_argument("--max-dispersion", type=float, default=GATE_POLICY.max_dispersion)
     parser.add_argument("--conditions", default="A/A,10%,5%", help="which of A/A, 10%%, 5%% to run")
     parser.add_argument("--burns", help="explicit burns instead of calibration, e.g. 'A/A=0,10%%=12,5%%=6' (µs)")

@@ -47,7 +47,7 @@ from .workloads import Workload
 # The gate: a family-wise 1% false-failure budget per suite run, a 3% minimum effect, and a
 # dispersion limit fitted to this machine (measured pair dispersion 2-17%; see README).
 GATE_POLICY = Policy(alpha=0.01, min_effect=0.03, max_dispersion=0.15)
-GATE_BLOCKS = 6
+GATE_BLOCKS = 12  # simultaneous: one pair per block (fresh processes), so 12 pairs, 18 when extended
 
 
 @dataclass(frozen=True)
@@ -104,12 +104,21 @@ def gated_signals(rate: bool) -> list[Signal]:
     return [s for s in SIGNALS if s.gated and (rate or s.name in ("throughput", "cpu"))]
 
 
-def min_blocks(policy: Policy, rate: bool) -> int:
-    """Fewest blocks (2 pairs each) whose pairs can reach every gated signal's significance level."""
+def pairs_per_block(mode: str) -> int:
+    """Simultaneous blocks give one pair (two fresh servers); sequential ABBA blocks give two."""
+    return 1 if mode == "simultaneous" else 2
+
+
+def default_mode() -> str:
+    return "simultaneous" if len(os.sched_getaffinity(0)) >= 2 else "sequential"
+
+
+def min_blocks(policy: Policy, rate: bool, mode: str = "simultaneous") -> int:
+    """Fewest blocks whose pairs can reach every gated signal's significance level."""
     gated = gated_signals(rate)
     need = max(max(s.policy(policy, len(gated)).min_pairs, wilcoxon_min_pairs(s.policy(policy, len(gated)).cell_alpha))
                for s in gated)
-    return math.ceil(need / 2)
+    return math.ceil(need / pairs_per_block(mode))
 
 
 @dataclass(frozen=True)
@@ -173,8 +182,11 @@ class _Setup:
         self.machine = machine_info(f"wrk-{self.driver.version}")
         self.python = python_info()
 
-    def start(self, arm: Arm) -> ServerPool:
-        env = {**arm.env, **({"SERVERBENCH_REDIS_URL": self.redis_url} if self.redis_url else {})}
+    def start(self, arm: Arm, seed: int) -> ServerPool:
+        """A fresh, verified server of ``arm``.  ``seed`` fixes PYTHONHASHSEED (unless the arm sets it): both
+        arms of a block share it, so a pair compares the code at one hash layout, and blocks differ."""
+        env = {"PYTHONHASHSEED": str(seed), **arm.env,
+               **({"SERVERBENCH_REDIS_URL": self.redis_url} if self.redis_url else {})}
         pool = ServerPool(lambda c: start_variant(c.variant, app=c.app, apps_dir=arm.apps_dir, env=env,
                                                   python=arm.python), [self.workload.spec])
         pool.get(self.cell)
@@ -196,9 +208,9 @@ class _Setup:
         if self.rate_driver is not None and self.rate is None:
             self.rate = max(1.0, round(base_rps * self.load))
 
-    def trial(self, arm: Arm) -> tuple[Result, Result | None]:
+    def trial(self, arm: Arm, seed: int) -> tuple[Result, Result | None]:
         """A whole sequential trial: fresh server, warm-up, one measured window (and one at the fixed rate), stop."""
-        pool = self.start(arm)
+        pool = self.start(arm, seed)
         try:
             server = pool.get(self.cell)
             window = run_trial(server, self.workload, self.connections, driver=self.driver, duration=self.duration,
@@ -239,38 +251,38 @@ def _geomean(values: Sequence[float]) -> float:
 
 
 def _swapped_rounds(servers: Mapping[str, RunningServer], b: int, window: Callable[[str, RunningServer, list[int]], Result]):
-    """Two pairs of rounds, both arms driven at once, each arm and its generator pinned to its own core, the
-    cores swapped every round; returns [[{"A": w, "B": w}, {...}], [...]] (a pair = two rounds, one swap)."""
-    pairs = []
-    for swap in range(2):
-        rounds = []
-        for r in range(2):
-            core_a = (b + swap + r) % 2
-            cores = {"A": [core_a], "B": [1 - core_a]}
-            for k, s in servers.items():
-                pin_tree(s.pid, cores[k])
-            windows = _parallel([lambda k=k, s=s: window(k, s, cores[k]) for k, s in servers.items()])
-            rounds.append(dict(zip(servers, windows)))
-        pairs.append(rounds)
-    return pairs
+    """One pair: two rounds, both arms driven at once, each arm and its generator pinned to its own core, the
+    cores swapped between the rounds; returns [{"A": window, "B": window}, {...}]."""
+    rounds = []
+    for r in range(2):
+        core_a = (b + r) % 2
+        cores = {"A": [core_a], "B": [1 - core_a]}
+        for k, s in servers.items():
+            pin_tree(s.pid, cores[k])
+        windows = _parallel([lambda k=k, s=s: window(k, s, cores[k]) for k, s in servers.items()])
+        rounds.append(dict(zip(servers, windows)))
+    return rounds
 
 
 def _simultaneous_blocks(setup: _Setup, base: Arm, cand: Arm, blocks: int, first_block: int):
-    """Per block, yield (throughput pairs, fixed-rate pairs); each pair is two rounds of {"A": window, "B": window}."""
+    """Per block (fresh servers: one pair), yield (saturated pair, fixed-rate pair or []); a pair is two rounds of
+    {"A": window, "B": window}.  A pair per pair of processes: CPU per request differs between two processes of
+    the same code (measured: an A/A decision whose pairs shared processes, two pairs per block, judged CPU
+    per request 5.7% "better"), so pairs that share processes are not independent."""
     arms = {"A": base, "B": cand}
     for b in range(first_block, first_block + blocks):
         order = ("A", "B") if b % 2 == 0 else ("B", "A")  # who starts (and is driven) first alternates
         pools: dict[str, ServerPool] = {}
         try:
             for k in order:
-                pools[k] = setup.start(arms[k])
+                pools[k] = setup.start(arms[k], seed=1000 + b)
             servers = {k: pools[k].get(setup.cell) for k in order}
             _parallel([lambda s=s: warm_up(s, setup.workload, setup.connections, driver=setup.driver,
                                            seconds=setup.warmup) for s in servers.values()])
             saturated = _swapped_rounds(servers, b, lambda k, s, cpus: setup.measure(s, arms[k].label, cpus))
             at_rate: list = []
             if setup.rate_driver is not None:
-                setup.set_rate(_geomean([rnd["A"].rps for pair in saturated for rnd in pair]))
+                setup.set_rate(_geomean([rnd["A"].rps for rnd in saturated]))
                 _parallel([lambda s=s: drain(s, setup.workload) for s in servers.values()])
                 at_rate = _swapped_rounds(servers, b, lambda k, s, cpus: setup.measure_rate(s, arms[k].label, cpus))
             yield saturated, at_rate
@@ -297,7 +309,7 @@ def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: 
     ``policy.cells`` is the number of gated cells; alpha is further split over the gated signals.
     """
     cores = len(os.sched_getaffinity(0))
-    mode = mode or ("simultaneous" if cores >= 2 else "sequential")
+    mode = mode or default_mode()
     if mode == "simultaneous" and cores < 2:
         raise ConfigError(f"simultaneous A/B needs 2 cores, this process may use {cores}; use mode='sequential'")
     if mode not in ("simultaneous", "sequential"):
@@ -344,7 +356,7 @@ def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: 
         nonlocal reruns
         if mode == "simultaneous":
             for saturated, at_rate in _simultaneous_blocks(setup, base, cand, n_blocks, first):
-                for rounds in saturated:
+                for rounds in [saturated]:
                     a, b = [rnd["A"] for rnd in rounds], [rnd["B"] for rnd in rounds]
                     trials.extend(a + b)
                     if any(w.generator.saturated for w in a + b):
@@ -354,7 +366,7 @@ def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: 
                     add("rss", max(w.server_rss_mb or 0.0 for w in a), max(w.server_rss_mb or 0.0 for w in b))
                     if rate_driver is None:
                         add("cpu", _cpu_per_request(a), _cpu_per_request(b))
-                for rounds in at_rate:
+                for rounds in [at_rate] if at_rate else []:
                     a, b = [rnd["A"] for rnd in rounds], [rnd["B"] for rnd in rounds]
                     trials.extend(a + b)
                     if any(w.generator.saturated or not _held(w, setup.rate) for w in a):
@@ -363,7 +375,8 @@ def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: 
                     _add_rate_pair(add, a, b)
         else:
             order = abba_order(n_blocks)
-            windows = [setup.trial(base if label == "A" else cand) for label in order]
+            windows = [setup.trial(base if label == "A" else cand, seed=1000 + first + i // 4)
+                       for i, label in enumerate(order)]
             for w, r in windows:
                 trials.extend([w] + ([r] if r is not None else []))
                 reruns += w.generator.saturated

@@ -16,7 +16,8 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Iterator
 
-from .abtest import DEFAULT_LOAD, GATE_BLOCKS, GATE_POLICY, SIGNALS, ABRun, Arm, min_blocks, run_gated
+from .abtest import (DEFAULT_LOAD, GATE_BLOCKS, GATE_POLICY, SIGNALS, ABRun, Arm, default_mode, min_blocks,
+                     pairs_per_block, run_gated)
 from .backends import start_redis
 from .config import parse_option
 from .decision import Policy
@@ -117,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cand-env", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--mode", choices=("simultaneous", "sequential"))
     parser.add_argument("--blocks", type=int, default=GATE_BLOCKS,
-                        help="fresh-server blocks (2 pairs each when simultaneous)")
+                        help="fresh-server blocks (one pair each when simultaneous, two when sequential)")
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--duration", type=int, default=2)
     parser.add_argument("--warmup", type=int, default=1)
@@ -149,9 +150,11 @@ def main(argv: list[str] | None = None) -> int:
         max_error_rate = parse_option("perf_max_error_rate", args.max_error_rate, "cli")
         policy = Policy(alpha=args.alpha, cells=args.cells, min_effect=args.min_effect)
         rate = _rate(args.rate)
-        fewest = min_blocks(policy, rate is not None)
+        mode = args.mode or default_mode()
+        fewest = min_blocks(policy, rate is not None, mode)
         if args.blocks < fewest:
-            raise ConfigError(f"--blocks {args.blocks} gives {2 * args.blocks} pairs, too few to ever reach the "
+            raise ConfigError(f"--blocks {args.blocks} gives {pairs_per_block(mode) * args.blocks} pairs ({mode}), "
+                              "too few to ever reach the "
                               f"significance level alpha {args.alpha:g} / ({args.cells} cells x gated signals): "
                               f"use --blocks {fewest} or more (or a larger --alpha / fewer --cells)")
         if not 0 < args.load < 1:

@@ -18,7 +18,7 @@ def _said(run):
 def test_aa_does_not_raise_an_alarm(apps_dir):
     """Identical arms are never judged a regression or an improvement, on any signal."""
     run = run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=apps_dir),
-                 blocks=5, duration=1, warmup=1)
+                 blocks=10, duration=1, warmup=1)
     assert run.verdict not in ("regression", "improvement"), _said(run)
     assert set(run.gated) == {"throughput", "p50", "p90", "cpu"} and run.rate > 0
     assert run.throughput.n >= 8 and run.decisions["p50"].n >= 8 and run.error_rate["base"] == 0.0
@@ -28,7 +28,7 @@ def test_injected_slowdown_fails(apps_dir):
     """A candidate that burns 100 µs of CPU per request (roughly halving throughput) is a regression."""
     run = run_gated(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir),
                     Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_BURN_US": "100"}),
-                    retries=1, blocks=5, duration=2, warmup=1)
+                    retries=1, blocks=10, duration=1, warmup=1)
     assert run.verdict == "regression", _said(run)
     assert run.cpu_per_request.verdict == "regression", run.cpu_per_request.summary()
     assert run.throughput.delta < -0.2
@@ -38,7 +38,7 @@ def test_latency_only_regression_fails_on_latency(apps_dir):
     """A candidate that waits 1 ms per request without CPU: the fixed-rate p50 catches it, CPU per request does not."""
     run = run_gated(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir, env={"SERVERBENCH_DELAY_US": "0"}),
                     Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_DELAY_US": "1000"}),
-                    retries=1, blocks=5, duration=1, warmup=1)
+                    retries=1, blocks=10, duration=1, warmup=1)
     assert run.verdict == "regression", _said(run)
     assert run.decisions["p50"].verdict == "regression" and run.decisions["p50"].delta > 0.5, _said(run)
     assert run.cpu_per_request.verdict != "regression", _said(run)
@@ -58,7 +58,7 @@ def test_without_oha_the_fixed_rate_is_refused_before_any_server_starts(apps_dir
 def test_gate_refuses_too_few_blocks_and_a_bad_rate(capsys):
     """Blocks that can never reach the split significance level, or a rate that is not a number, exit 2."""
     assert gate_main(["--variant", "aiohttp", "--blocks", "2"]) == 2
-    assert "--blocks 2 gives 4 pairs, too few" in capsys.readouterr().err
+    assert "--blocks 2 gives 2 pairs (simultaneous), too few" in capsys.readouterr().err
     assert gate_main(["--variant", "aiohttp", "--rate", "fast"]) == 2
     assert "--rate 'fast': give requests/s > 0" in capsys.readouterr().err
 
