@@ -18,6 +18,8 @@ import statistics
 import time
 from pathlib import Path
 
+from scipy import stats
+
 from serverbench.abtest import GATE_BLOCKS, GATE_POLICY, Arm, run_ab
 from serverbench.decision import Policy
 from serverbench.variants import registry
@@ -57,20 +59,27 @@ def main() -> None:
     parser.add_argument("--delay-every", type=int, default=1, help="run the delay conditions every Nth round")
     parser.add_argument("--order", help="the conditions of one round, repeats allowed, e.g. 'A/A,5%%,A/A,10%%' "
                                         "(default: each condition once)")
+    parser.add_argument("--summarize", nargs="+", metavar="OUT", help="only summarize these --out files together")
     args = parser.parse_args()
+    if args.summarize:
+        summarize(args.summarize)
+        return
     policy = Policy(alpha=GATE_POLICY.alpha, min_effect=GATE_POLICY.min_effect, max_dispersion=args.max_dispersion)
     variant, workload = registry()["aiohttp"], WORKLOADS["json"]
     out = Path(args.out)
     records: list[dict] = []
-    calib = decision(variant, workload, "SERVERBENCH_BURN_US", 0, args.blocks, policy)
-    cpu = calib["base_cpu_us_per_request"]
-    # Throughput of a CPU-bound server scales as 1/cost: a drop d needs cost × 1/(1-d).
-    burns = {"A/A": 0, "10%": round(cpu * (1 / 0.90 - 1)), "5%": round(cpu * (1 / 0.95 - 1))}
-    if args.burns:
+    calib: dict = {}
+    if args.burns:  # explicit burns: no calibration run
         burns = {k: int(v) for k, v in (item.split("=") for item in args.burns.split(","))}
+    else:
+        calib = decision(variant, workload, "SERVERBENCH_BURN_US", 0, args.blocks, policy)
+        cpu = calib["base_cpu_us_per_request"]
+        # Throughput of a CPU-bound server scales as 1/cost: a drop d needs cost × 1/(1-d).
+        burns = {"A/A": 0, "10%": round(cpu * (1 / 0.90 - 1)), "5%": round(cpu * (1 / 0.95 - 1))}
+        print(f"calibration (an A/A decision): {calib['verdict']}, base {cpu:.1f} µs CPU/request", flush=True)
     burns = {k: v for k, v in burns.items() if k in args.conditions.split(",")}
     delays = {k: int(v) for k, v in (item.split("=") for item in args.delays.split(",") if item)}
-    print(f"calibration (an A/A decision): {calib['verdict']}, base {cpu:.1f} µs CPU/request -> burn {burns}", flush=True)
+    print(f"burns (µs): {burns}", flush=True)
     started = time.monotonic()
     for i in range(args.runs):
         order = args.order.split(",") if args.order else list(burns)
@@ -86,15 +95,39 @@ def main() -> None:
                   f"n={rec['n']} disp={rec['dispersion']:.1%} {rec['seconds']:.0f}s | "
                   + " ".join(f"{k}:{d['verdict']}:{d['delta']:+.1%}" for k, d in rec["signals"].items()), flush=True)
     print(f"total {time.monotonic() - started:.0f} s")
-    for label in {**burns, **delays}:
+    print(summary(records))
+
+
+def summary(records: list[dict]) -> str:
+    """Per condition: how often the gate said regression (with a 95% Clopper-Pearson interval), the other
+    verdicts, which signals fired, the median measured change of throughput and CPU, and the decision time."""
+    lines = []
+    for label in dict.fromkeys(r["condition"] for r in records):
         rs = [r for r in records if r["condition"] == label]
-        if not rs:
-            continue
-        flagged = sum(r["verdict"] == "regression" for r in rs)
+        k, n = sum(r["verdict"] == "regression" for r in rs), len(rs)
+        lo = stats.beta.ppf(0.025, k, n - k + 1) if k else 0.0
+        hi = stats.beta.ppf(0.975, k + 1, n - k) if k < n else 1.0
         verdicts = {v: sum(r["verdict"] == v for r in rs) for v in sorted({r["verdict"] for r in rs})}
-        print(f"{label:4s}: regression {flagged}/{len(rs)} ({flagged / len(rs):.0%}); verdicts {verdicts}; "
-              f"median Δ {statistics.median(r['delta'] for r in rs):+.1%}; "
-              f"time median {statistics.median(r['seconds'] for r in rs):.0f} s, max {max(r['seconds'] for r in rs):.0f} s")
+        fired = {s: sum(r["signals"][s]["verdict"] == "regression" for r in rs) for s in rs[0]["signals"]}
+        med = {s: statistics.median(r["signals"][s]["delta"] for r in rs) for s in ("throughput", "cpu", "p50")
+               if s in rs[0]["signals"]}
+        lines.append(f"{label:8s} regression {k}/{n} (95% CI {lo:.0%}-{hi:.0%}); verdicts {verdicts}; "
+                     f"signals judged regression {fired}; median Δ "
+                     + ", ".join(f"{s} {v:+.1%}" for s, v in med.items())
+                     + f"; time median {statistics.median(r['seconds'] for r in rs):.0f} s, "
+                       f"max {max(r['seconds'] for r in rs):.0f} s")
+    return "\n".join(lines)
+
+
+def summarize(paths: list[str]) -> None:
+    """Print the summary of earlier runs' --out files together (same configuration), calibration runs as A/A."""
+    records = []
+    for path in paths:
+        data = json.loads(Path(path).read_text())
+        if data.get("calibration"):
+            records.append({"condition": "A/A", **data["calibration"]})
+        records += data["decisions"]
+    print(summary(records))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import os
 import sys
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -38,6 +38,7 @@ from .executors import missing_modules_in, pin_tree
 from .machine import machine_info, python_info
 from .results import Result, error_rate
 from .servers import RunningServer, ServerPool, start_variant
+from .signals import SIGNALS, gated_signals
 from .trial import drain, measure, run_trial, warm_up
 from .apps import App
 from .matrix import Cell
@@ -60,48 +61,7 @@ class Arm:
     env: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Signal:
-    """One compared quantity: where it is measured, which way is better, and whether it gates."""
-
-    name: str
-    label: str
-    higher_is_better: bool
-    gated: bool
-    min_effect: float | None = None  # None: the gate policy's
-    max_dispersion: float | None = None
-    extends: bool = True  # a borderline verdict on this signal earns the bounded extension
-
-    def policy(self, gate: Policy, gated_signals: int) -> Policy:
-        """The gate's policy for this signal: alpha split over cells x gated signals, this signal's limits."""
-        return replace(gate, cells=gate.cells * (gated_signals if self.gated else 1),
-                       higher_is_better=self.higher_is_better,
-                       min_effect=gate.min_effect if self.min_effect is None else self.min_effect,
-                       max_dispersion=gate.max_dispersion if self.max_dispersion is None else self.max_dispersion)
-
-
-# Throughput is measured at saturation (closed model, wrk); latency and CPU per request at a fixed
-# sub-saturation rate (open model, oha).  CPU per request moves far less than throughput when a
-# neighbour steals the CPU (measured A/A pair dispersion 1.8-4.9% against 6-12%), so it gates at a 2%
-# effect: at a quarter of saturation each request also pays the idle loop's wake-ups (186 µs against
-# 108 µs saturated, aiohttp /json), which dilutes a fixed added cost to about 60% of its throughput
-# effect.  Latency moves far more: one stolen burst queues every request behind it (an A/A p50 went
-# from 0.6 ms to 24-36 ms for one block; at half of saturation pair dispersion was 83-109%), so its
-# verdicts need a 10% effect, tolerate 30% dispersion, and do not trigger the extension (its interval
-# is wide whatever the blocks).
-SIGNALS = (
-    Signal("throughput", "throughput (rps), saturated", True, True),
-    Signal("p50", "latency p50 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30, extends=False),
-    Signal("p90", "latency p90 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30, extends=False),
-    Signal("cpu", "server CPU per request at the fixed rate", False, True, min_effect=0.02),
-    Signal("rss", "peak RSS (reported, not gated)", False, False, extends=False),
-)
 DEFAULT_LOAD = 0.25  # the fixed rate: this fraction of the base arm's saturated throughput
-
-
-def gated_signals(rate: bool) -> list[Signal]:
-    """The signals that gate a decision: the fixed-rate ones only when fixed-rate windows are measured."""
-    return [s for s in SIGNALS if s.gated and (rate or s.name in ("throughput", "cpu"))]
 
 
 def pairs_per_block(mode: str) -> int:
@@ -356,22 +316,22 @@ def run_ab(variant: Variant, workload: Workload, base: Arm, cand: Arm, *, mode: 
         nonlocal reruns
         if mode == "simultaneous":
             for saturated, at_rate in _simultaneous_blocks(setup, base, cand, n_blocks, first):
-                for rounds in [saturated]:
-                    a, b = [rnd["A"] for rnd in rounds], [rnd["B"] for rnd in rounds]
-                    trials.extend(a + b)
-                    if any(w.generator.saturated for w in a + b):
-                        reruns += 1  # generator-bound: the pair says nothing about the servers
-                        continue
+                a, b = [rnd["A"] for rnd in saturated], [rnd["B"] for rnd in saturated]
+                trials.extend(a + b)
+                if any(w.generator.saturated for w in a + b):
+                    reruns += 1  # generator-bound: the pair says nothing about the servers
+                else:
                     add("throughput", _geomean([w.rps for w in a]), _geomean([w.rps for w in b]))
                     add("rss", max(w.server_rss_mb or 0.0 for w in a), max(w.server_rss_mb or 0.0 for w in b))
                     if rate_driver is None:
                         add("cpu", _cpu_per_request(a), _cpu_per_request(b))
-                for rounds in [at_rate] if at_rate else []:
-                    a, b = [rnd["A"] for rnd in rounds], [rnd["B"] for rnd in rounds]
-                    trials.extend(a + b)
-                    if any(w.generator.saturated or not _held(w, setup.rate) for w in a):
-                        reruns += 1  # the base could not hold the rate: the rate is not sub-saturation
-                        continue
+                if not at_rate:
+                    continue
+                a, b = [rnd["A"] for rnd in at_rate], [rnd["B"] for rnd in at_rate]
+                trials.extend(a + b)
+                if any(w.generator.saturated or not _held(w, setup.rate) for w in a):
+                    reruns += 1  # the base could not hold the rate: the rate is not sub-saturation
+                else:
                     _add_rate_pair(add, a, b)
         else:
             order = abba_order(n_blocks)

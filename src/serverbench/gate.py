@@ -16,12 +16,14 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Iterator
 
-from .abtest import (DEFAULT_LOAD, GATE_BLOCKS, GATE_POLICY, SIGNALS, ABRun, Arm, default_mode, min_blocks,
-                     pairs_per_block, run_gated)
+from .abtest import (DEFAULT_LOAD, GATE_BLOCKS, GATE_POLICY, ABRun, Arm, default_mode, min_blocks, pairs_per_block,
+                     run_gated)
+from .signals import SIGNALS
 from .backends import start_redis
 from .config import parse_option
 from .decision import Policy
 from .errors import ConfigError, ServerbenchError
+from .jsonfile import write_atomic
 from .apps import APPS
 from .variants import registry
 from .workloads import WORKLOADS
@@ -105,6 +107,18 @@ def markdown(name: str, run: ABRun, max_error_rate: float) -> str:
     return "\n".join(lines)
 
 
+def record(name: str, run: ABRun, max_error_rate: float) -> dict:
+    """The whole decision as JSON: every signal's verdict and statistics, the paired values, every window."""
+    return {"cell": name, "verdict": run.verdict, "exit_status": exit_status(run, max_error_rate), "mode": run.mode,
+            "rate": run.rate, "extended": run.extended, "reruns": run.reruns, "seconds": round(run.seconds, 1),
+            "error_rate": dict(run.error_rate), "peak_rss_mb": dict(run.peak_rss_mb),
+            "decisions": {k: {"verdict": d.verdict, "delta": d.delta, "ci": list(d.ci), "p": d.p, "n": d.n,
+                              "dispersion": d.dispersion, "borderline": d.borderline, "reason": d.reason}
+                          for k, d in run.decisions.items()},
+            "pairs": {k: {"base": list(v[0]), "candidate": list(v[1])} for k, v in run.pairs.items()},
+            "windows": [t.to_record() for t in run.trials]}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m serverbench.gate", description=__doc__.splitlines()[0])
     parser.add_argument("--variant", required=True)
@@ -124,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--rate", default="auto",
                         help="requests/s per arm of the latency and CPU-per-request windows: 'auto' "
-                             f"(--load x the base throughput), a number, or 'off'")
+                             "(--load x the base throughput), a number, or 'off'")
     parser.add_argument("--load", type=float, default=DEFAULT_LOAD,
                         help="the fixed rate as a fraction of the base arm's saturated throughput (auto rate)")
     parser.add_argument("--alpha", type=float, default=GATE_POLICY.alpha,
@@ -136,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--retries", type=int, default=1,
                         help="re-run a too-noisy or inconclusive decision this many times, doubling the blocks")
     parser.add_argument("--markdown", help="append a step-summary table to this file ($GITHUB_STEP_SUMMARY)")
+    parser.add_argument("--json", help="write the whole decision (verdicts, pairs, every window) to this file")
     args = parser.parse_args(argv)
     try:
         variants = registry()
@@ -193,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         with open(args.markdown, "a") as f:
             f.write(markdown(name, run, max_error_rate))
+    if args.json:
+        write_atomic(Path(args.json), record(name, run, max_error_rate))
     return exit_status(run, max_error_rate)
 
 

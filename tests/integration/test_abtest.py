@@ -34,14 +34,14 @@ def test_injected_slowdown_fails(apps_dir):
     assert run.throughput.delta < -0.2
 
 
-def test_latency_only_regression_fails_on_latency(apps_dir):
-    """A candidate that waits 1 ms per request without CPU: the fixed-rate p50 catches it, CPU per request does not."""
+def test_injected_delay_fails_on_latency(apps_dir):
+    """A candidate that waits 1 ms per request (asyncio.sleep, no busy CPU) is judged a regression on latency:
+    p50 at the fixed rate is far above the base's."""
     run = run_gated(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir, env={"SERVERBENCH_DELAY_US": "0"}),
                     Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_DELAY_US": "1000"}),
                     retries=1, blocks=10, duration=1, warmup=1)
     assert run.verdict == "regression", _said(run)
     assert run.decisions["p50"].verdict == "regression" and run.decisions["p50"].delta > 0.5, _said(run)
-    assert run.cpu_per_request.verdict != "regression", _said(run)
 
 
 def test_without_oha_the_fixed_rate_is_refused_before_any_server_starts(apps_dir, monkeypatch, tmp_path):

@@ -45,7 +45,7 @@ def test_a_latency_regression_alone_fails_the_cell():
 
 def test_signal_policy_splits_alpha_over_gated_signals_only():
     """Each gated signal gets alpha / (cells x gated signals); a reported-only signal keeps alpha / cells."""
-    from serverbench.abtest import SIGNALS
+    from serverbench.signals import SIGNALS
     from serverbench.decision import Policy as P
     gate = P(alpha=0.01, cells=3, min_effect=0.03, max_dispersion=0.15)
     by_name = {s.name: s for s in SIGNALS}
@@ -54,3 +54,13 @@ def test_signal_policy_splits_alpha_over_gated_signals_only():
     assert by_name["rss"].policy(gate, gated).cell_alpha == 0.01 / 3
     assert by_name["p50"].policy(gate, gated).min_effect == 0.10
     assert by_name["cpu"].policy(gate, gated).higher_is_better is False
+
+
+def test_json_record_keeps_every_signal_and_the_paired_values():
+    """--json writes the verdict, each signal's Δ/interval/p/n and the paired values, and round-trips as JSON."""
+    import json
+    from serverbench.gate import record
+    rec = json.loads(json.dumps(record("aiohttp json c32", _run(SAME, [v * 0.8 for v in SAME]), 0.01)))
+    assert rec["verdict"] == "regression" and rec["exit_status"] == 1
+    assert rec["decisions"]["throughput"]["n"] == 8 and rec["decisions"]["throughput"]["delta"] < -0.19
+    assert rec["pairs"]["throughput"]["base"] == SAME

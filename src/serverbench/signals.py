@@ -1,0 +1,51 @@
+"""What the A/B gate compares: the signals, where each is measured, which way is better, and whether it
+gates.  Data and per-signal policy only; the measurement is in :mod:`serverbench.abtest`, the statistics
+in :mod:`serverbench.decision`."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .decision import Policy
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One compared quantity: where it is measured, which way is better, and whether it gates."""
+
+    name: str
+    label: str
+    higher_is_better: bool
+    gated: bool
+    min_effect: float | None = None  # None: the gate policy's
+    max_dispersion: float | None = None
+    extends: bool = True  # a borderline verdict on this signal earns the bounded extension
+
+    def policy(self, gate: Policy, gated_signals: int) -> Policy:
+        """The gate's policy for this signal: alpha split over cells x gated signals, this signal's limits."""
+        return replace(gate, cells=gate.cells * (gated_signals if self.gated else 1),
+                       higher_is_better=self.higher_is_better,
+                       min_effect=gate.min_effect if self.min_effect is None else self.min_effect,
+                       max_dispersion=gate.max_dispersion if self.max_dispersion is None else self.max_dispersion)
+
+
+# Throughput is measured at saturation (closed model, wrk); latency and CPU per request at a fixed
+# sub-saturation rate (open model, oha).  CPU per request moves far less than throughput when a
+# neighbour steals the CPU (measured A/A pair dispersion 1.8-4.9% against 6-12%), so it gates at a 2%
+# effect: at a quarter of saturation each request also pays the idle loop's wake-ups (186 µs against
+# 108 µs saturated, aiohttp /json), which dilutes a fixed added cost to about 60% of its throughput
+# effect.  Latency moves far more: one stolen burst queues every request behind it (an A/A p50 went
+# from 0.6 ms to 24-36 ms for one block; at half of saturation pair dispersion was 83-109%), so its
+# verdicts need a 10% effect, tolerate 30% dispersion, and do not trigger the extension (its interval
+# is wide whatever the blocks).
+SIGNALS = (
+    Signal("throughput", "throughput (rps), saturated", True, True),
+    Signal("p50", "latency p50 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30, extends=False),
+    Signal("p90", "latency p90 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30, extends=False),
+    Signal("cpu", "server CPU per request at the fixed rate", False, True, min_effect=0.02),
+    Signal("rss", "peak RSS (reported, not gated)", False, False, extends=False),
+)
+
+
+def gated_signals(rate: bool) -> list[Signal]:
+    """The signals that gate a decision: the fixed-rate ones only when fixed-rate windows are measured."""
+    return [s for s in SIGNALS if s.gated and (rate or s.name in ("throughput", "cpu"))]
