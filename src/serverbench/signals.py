@@ -29,14 +29,14 @@ class Signal:
 
 
 # Throughput is measured at saturation (closed model, wrk); latency and CPU per request at a fixed
-# sub-saturation rate (open model, oha).  CPU per request moves far less than throughput when a
-# neighbour steals the CPU (measured A/A pair dispersion 1.8-4.9% against 6-12%), so it gates at a 2%
-# effect: at a quarter of saturation each request also pays the idle loop's wake-ups (186 µs against
-# 108 µs saturated, aiohttp /json), which dilutes a fixed added cost to about 60% of its throughput
-# effect.  Latency moves far more: one stolen burst queues every request behind it (an A/A p50 went
-# from 0.6 ms to 24-36 ms for one block; at half of saturation pair dispersion was 83-109%), so its
-# verdicts need a 10% effect, tolerate 30% dispersion, and do not trigger the extension (its interval
-# is wide whatever the blocks).
+# sub-saturation rate (open model, oha).  CPU per request gates at a 2% effect: at a quarter of
+# saturation each request also pays the idle loop's wake-ups (186 µs against 108 µs saturated,
+# aiohttp /json), which dilutes a fixed added cost to about 60% of its throughput effect.  Its A/A
+# pair dispersion (fresh processes per pair) was 1.8-10.5%, median 6.0%, about throughput's 3.6-12%,
+# median 6.5%: process-to-process differences dominate both.  Latency moves far more: one stolen
+# burst queues every request behind it (an A/A p50 went from 0.6 ms to 24-36 ms for one block; at
+# half of saturation pair dispersion was 83-109%), so its verdicts need a 10% effect, tolerate 30%
+# dispersion, and do not trigger the extension (its interval is wide whatever the blocks).
 SIGNALS = (
     Signal("throughput", "throughput (rps), saturated", True, True),
     Signal("p50", "latency p50 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30, extends=False),
