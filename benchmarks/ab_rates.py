@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/ab_rates.py --runs 20 --out ab-rates.json
 
-Each run is one whole gated decision (`serverbench.abtest.run_ab` with the gate's policy and
+Each run is one whole gated decision (`serverbench.measure.ab.run_ab` with the gate's policy and
 signals: saturated throughput, latency p50/p90 and CPU per request at the fixed rate) of aiohttp
 on /json.  The injected cost is the apps' test-only knob SERVERBENCH_BURN_US (CPU burnt per
 request), calibrated from a first A/A run so that it costs 10% / 5% of throughput when the server
@@ -20,10 +20,10 @@ from pathlib import Path
 
 from scipy import stats
 
-from serverbench.abtest import GATE_BLOCKS, GATE_POLICY, Arm, run_ab
-from serverbench.decision import Policy
-from serverbench.variants import registry
-from serverbench.workloads import WORKLOADS
+from serverbench.measure.ab import GATE_BLOCKS, GATE_POLICY, Arm, run_ab
+from serverbench.judge.decision import Policy
+from serverbench.catalog.variants import registry
+from serverbench.catalog.workloads import WORKLOADS
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 
 from serverbench.drivers import WrkDriver
-from serverbench.executors import run_generator
-from serverbench.servers import start_variant
-from serverbench.variants import registry
+from serverbench.measure.executors import run_generator
+from serverbench.measure.servers import start_variant
+from serverbench.catalog.variants import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,7 +4,7 @@ Each option is a command-line flag (``--perf-duration``) and an ini key (``perf_
 sharing one help text.  :func:`resolve` turns pytest's raw values into a frozen
 :class:`PerfConfig` with one precedence: command line > ini > built-in default.  Values
 from a fixture factory or a ``perf`` marker override the result through
-:func:`resolve_thresholds` and the factories in :mod:`serverbench.fixtures`.
+:func:`resolve_thresholds` and the factories in :mod:`serverbench.pytest_plugin.fixtures`.
 Values are tested with ``is not None``, never ``or``, so 0 and False survive.
 """
 from __future__ import annotations

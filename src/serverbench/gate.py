@@ -16,17 +16,17 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Iterator
 
-from .abtest import (DEFAULT_LOAD, GATE_BLOCKS, GATE_POLICY, ABRun, Arm, default_mode, min_blocks, pairs_per_block,
+from .measure.ab import (DEFAULT_LOAD, GATE_BLOCKS, GATE_POLICY, ABRun, Arm, default_mode, min_blocks, pairs_per_block,
                      run_gated)
-from .signals import SIGNALS
-from .backends import start_redis
+from .judge.signals import SIGNALS
+from .backends.redis import start_redis
 from .config import parse_option
-from .decision import Policy
+from .judge.decision import Policy
 from .errors import ConfigError, ServerbenchError
-from .jsonfile import write_atomic
-from .apps import APPS
-from .variants import registry
-from .workloads import WORKLOADS
+from .records.jsonfile import write_atomic
+from .catalog.apps import APPS
+from .catalog.variants import registry
+from .catalog.workloads import WORKLOADS
 
 
 @contextmanager

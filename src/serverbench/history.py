@@ -5,7 +5,7 @@
 
 Runs are ordered by their ``created`` time and grouped by machine id and cell key: numbers from
 different machines are never put in one series.  Each series is searched for sustained level
-shifts (``serverbench.changepoints``).  This is the coarse, slow guard over time; the tight
+shifts (``serverbench.judge.changepoints``).  This is the coarse, slow guard over time; the tight
 per-change verdict is the same-session A/B gate.  Exit status: 0 no shift down, 1 a throughput
 drop was found, 2 bad input (a missing or corrupt file, fewer runs than a segment needs).
 """
@@ -18,7 +18,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from .changepoints import change_points
+from .judge.changepoints import change_points
 from .errors import ConfigError
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import signal
 import sys
 
-from .backends import start_redis
-from .mongo import start_mongo
-from .upstream import start_upstream
+from .backends.redis import start_redis
+from .backends.mongo import start_mongo
+from .backends.upstream import start_upstream
 
 
 def main() -> int:

@@ -1,11 +1,11 @@
 """The same-session A/B gate on real servers: A/A passes, an injected slowdown fails, bad input is refused."""
 import pytest
 
-from serverbench.abtest import Arm, run_ab, run_gated
+from serverbench.measure.ab import Arm, run_ab, run_gated
 from serverbench.errors import ConfigError, MissingBinaryError, ServerStartError
 from serverbench.gate import main as gate_main
-from serverbench.variants import registry
-from serverbench.workloads import WORKLOADS
+from serverbench.catalog.variants import registry
+from serverbench.catalog.workloads import WORKLOADS
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 AIOHTTP = registry()["aiohttp"]

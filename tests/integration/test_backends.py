@@ -5,11 +5,11 @@ import urllib.request
 import psutil
 import pytest
 
-from serverbench.contract import BIG_DOC, MONGO_DB, SMALL_DOC
+from serverbench.catalog.contract import BIG_DOC, MONGO_DB, SMALL_DOC
 from serverbench.errors import BackendUnreachable
-from serverbench.executors import free_port
-from serverbench.mongo import connect_mongo, start_mongo
-from serverbench.upstream import connect_upstream, start_upstream
+from serverbench.measure.executors import free_port
+from serverbench.backends.mongo import connect_mongo, start_mongo
+from serverbench.backends.upstream import connect_upstream, start_upstream
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 

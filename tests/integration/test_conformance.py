@@ -5,15 +5,15 @@ status, Content-Type, the Date and Server headers and the exact body.
 """
 import pytest
 
-from serverbench.apps import APPS, App
-from serverbench.backends import start_redis
-from serverbench.mongo import start_mongo
-from serverbench.upstream import start_upstream
-from serverbench.contract import ENDPOINTS
+from serverbench.catalog.apps import APPS, App
+from serverbench.backends.redis import start_redis
+from serverbench.backends.mongo import start_mongo
+from serverbench.backends.upstream import start_upstream
+from serverbench.catalog.contract import ENDPOINTS
 from serverbench.errors import VerificationError
-from serverbench.servers import start_variant, unavailable_reason
-from serverbench.variants import registry
-from serverbench.verify import verify
+from serverbench.measure.servers import start_variant, unavailable_reason
+from serverbench.catalog.variants import registry
+from serverbench.measure.verify import verify
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 VARIANTS = registry()

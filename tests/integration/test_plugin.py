@@ -9,10 +9,10 @@ import psutil
 import pytest
 
 from serverbench.drivers import WrkDriver
-from serverbench.executors import free_port
-from serverbench.machine import machine_info
-from serverbench.servers import start_variant
-from serverbench.variants import registry
+from serverbench.measure.executors import free_port
+from serverbench.measure.machine import machine_info
+from serverbench.measure.servers import start_variant
+from serverbench.catalog.variants import registry
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 

@@ -7,21 +7,21 @@ import threading
 import psutil
 import pytest
 
-from serverbench.backends import connect_redis, start_redis
-from serverbench.contract import ENDPOINTS, REDIS_VALUE
+from serverbench.backends.redis import connect_redis, start_redis
+from serverbench.catalog.contract import ENDPOINTS, REDIS_VALUE
 from serverbench.drivers import WrkDriver
 from serverbench.errors import (BackendUnreachable, MissingBinaryError, ServerDiedError, ServerStartError,
                                 VerificationError)
-from serverbench.executors import free_port, require_binary
-from serverbench.machine import machine_info, python_info
-from serverbench.mongo import start_mongo
-from serverbench.upstream import start_upstream
-from serverbench.apps import APPS
-from serverbench.matrix import Cell
-from serverbench.servers import ServerPool, interpreter, start_variant, unavailable_reason
-from serverbench.trial import run_trial
-from serverbench.variants import registry
-from serverbench.workloads import WORKLOADS
+from serverbench.measure.executors import free_port, require_binary
+from serverbench.measure.machine import machine_info, python_info
+from serverbench.backends.mongo import start_mongo
+from serverbench.backends.upstream import start_upstream
+from serverbench.catalog.apps import APPS
+from serverbench.catalog.matrix import Cell
+from serverbench.measure.servers import ServerPool, interpreter, start_variant, unavailable_reason
+from serverbench.measure.trial import run_trial
+from serverbench.catalog.variants import registry
+from serverbench.catalog.workloads import WORKLOADS
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 VARIANTS = registry()

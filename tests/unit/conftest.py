@@ -1,4 +1,4 @@
-from serverbench.results import Generator, LoadReport, Result
+from serverbench.records.results import Generator, LoadReport, Result
 
 import pytest
 

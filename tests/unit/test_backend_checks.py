@@ -2,12 +2,12 @@
 import pytest
 
 from serverbench.config import resolve
-from serverbench.contract import ENDPOINTS, check_response, events
+from serverbench.catalog.contract import ENDPOINTS, check_response, events
 from serverbench.drivers.wrk import mix_script
 from serverbench.errors import ConfigError
-from serverbench.results import BackendUsage, Generator, LoadReport, Result
-from serverbench.verdict import check_ops
-from serverbench.workloads import SITE_MIX, WORKLOADS
+from serverbench.records.results import BackendUsage, Generator, LoadReport, Result
+from serverbench.judge.verdict import check_ops
+from serverbench.catalog.workloads import SITE_MIX, WORKLOADS
 
 
 def _result(requests, *backends, connections=64):

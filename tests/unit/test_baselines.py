@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from serverbench.baselines import BaselineStore
+from serverbench.records.baselines import BaselineStore
 from serverbench.errors import BaselineError
-from serverbench.machine import machine_id, machine_info
+from serverbench.measure.machine import machine_id, machine_info
 
 MACHINE = {"id": "test-cpu-2c-cpython-3.11-wrk-4.1.0", "cpu": "Test CPU", "cores": 2}
 

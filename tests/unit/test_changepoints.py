@@ -3,7 +3,7 @@ import json
 import numpy as np
 import pytest
 
-from serverbench.changepoints import change_points
+from serverbench.judge.changepoints import change_points
 from serverbench.history import main as history_main
 
 RNG = np.random.default_rng(7)

@@ -1,6 +1,6 @@
 import json
 
-from serverbench.contract import ENDPOINTS, REDIS_VALUE, check_response
+from serverbench.catalog.contract import ENDPOINTS, REDIS_VALUE, check_response
 
 
 def test_correct_answers_pass():

@@ -1,4 +1,4 @@
-"""Unit tests for serverbench.decision (synthetic samples only, no servers)."""
+"""Unit tests for serverbench.judge.decision (synthetic samples only, no servers)."""
 import math
 import re
 import sys
@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 try:
-    from serverbench import decision
+    from serverbench.judge import decision
 except ImportError:  # running from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
-    from serverbench import decision
+    from serverbench.judge import decision
 
-from serverbench.decision import Decision, Policy, abba_order, decide, holm, pairs_from_abba
+from serverbench.judge.decision import Decision, Policy, abba_order, decide, holm, pairs_from_abba
 
 NOISE = 0.03   # 3% lognormal noise per trial
 DRIFT = 0.10   # common machine drift per pair (hits base and cand of a pair alike)
@@ -275,7 +275,7 @@ def test_high_dispersion_with_a_straddling_interval_still_reruns():
 
 def test_combine_any_regression_fails_and_unjudged_signals_never_pass():
     """A cell's verdict: any gated regression fails it; a rerun or inconclusive signal keeps it from passing."""
-    from serverbench.decision import combine
+    from serverbench.judge.decision import combine
     same = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.1, 100.3, 99.7]
     ok = decide(same, same)
     worse = decide(same, [v * 0.8 for v in same])

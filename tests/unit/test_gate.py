@@ -1,5 +1,5 @@
-from serverbench.abtest import ABRun
-from serverbench.decision import Policy, decide
+from serverbench.measure.ab import ABRun
+from serverbench.judge.decision import Policy, decide
 from serverbench.gate import exit_status, markdown
 
 
@@ -45,8 +45,8 @@ def test_a_latency_regression_alone_fails_the_cell():
 
 def test_signal_policy_splits_alpha_over_gated_signals_only():
     """Each gated signal gets alpha / (cells x gated signals); a reported-only signal keeps alpha / cells."""
-    from serverbench.signals import SIGNALS
-    from serverbench.decision import Policy as P
+    from serverbench.judge.signals import SIGNALS
+    from serverbench.judge.decision import Policy as P
     gate = P(alpha=0.01, cells=3, min_effect=0.03, max_dispersion=0.15)
     by_name = {s.name: s for s in SIGNALS}
     gated = sum(s.gated for s in SIGNALS)

@@ -15,7 +15,7 @@ import pytest
 from serverbench.drivers.locust import (BOOKSHOP, LocustDriver, classify_error, parse_failures, parse_stats,
                                         read_report)
 from serverbench.errors import ConfigError, GeneratorError
-from serverbench.results import ERROR_KEYS
+from serverbench.records.results import ERROR_KEYS
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,10 +1,10 @@
 """The variant x app matrix: which cells a selection runs (pure, no servers)."""
 import pytest
 
-from serverbench.apps import APPS, DEFAULT_APPS, INTERFACES
+from serverbench.catalog.apps import APPS, DEFAULT_APPS, INTERFACES
 from serverbench.errors import ConfigError
-from serverbench.matrix import cells, every_cell
-from serverbench.variants import VARIANTS, registry
+from serverbench.catalog.matrix import cells, every_cell
+from serverbench.catalog.variants import VARIANTS, registry
 
 
 def test_every_cell_pairs_each_variant_with_each_app_of_its_interface():

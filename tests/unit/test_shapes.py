@@ -2,7 +2,7 @@
 import pytest
 
 from serverbench.errors import ConfigError
-from serverbench.shapes import Capabilities, LoadShape, check, fd_need, knee, refusal
+from serverbench.catalog.shapes import Capabilities, LoadShape, check, fd_need, knee, refusal
 
 WRK = Capabilities("wrk", ("closed",), requests_per_connection=True, ramp=False)
 OHA = Capabilities("oha", ("open", "closed"), requests_per_connection=False, ramp=False)

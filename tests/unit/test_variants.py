@@ -1,7 +1,7 @@
 import pytest
 
 from serverbench.errors import ConfigError
-from serverbench.variants import VARIANTS, Variant, registry, validate
+from serverbench.catalog.variants import VARIANTS, Variant, registry, validate
 
 
 def _variant(**changes):
@@ -40,7 +40,7 @@ def test_validation_reports_every_problem_in_one_pass():
 
 def test_a_variant_serves_only_apps_of_its_interface():
     """A WSGI server serves flask and django but not the aiohttp or raw ASGI app."""
-    from serverbench.apps import APPS
+    from serverbench.catalog.apps import APPS
     v = _variant()
     assert v.serves(APPS["flask"]) and v.serves(APPS["django"])
     assert not v.serves(APPS["aiohttp"]) and not v.serves(APPS["raw-asgi"])
@@ -68,7 +68,7 @@ def test_variant_settings_are_read_only():
 
 def test_missing_package_gives_a_skip_reason_with_the_install_command():
     """A variant whose module cannot be imported is skipped with the pip command, never an ImportError."""
-    from serverbench.servers import unavailable_reason
+    from serverbench.measure.servers import unavailable_reason
 
     reason = unavailable_reason(_variant(requires=("no_such_server_xyz",), install="pip install no-such-server"))
     assert "no_such_server_xyz" in reason and "-m pip install no_such_server_xyz" in reason
@@ -77,7 +77,7 @@ def test_missing_package_gives_a_skip_reason_with_the_install_command():
 
 def test_unsupported_interpreter_gives_a_skip_reason():
     """A variant that does not declare the running interpreter is skipped, saying which it supports."""
-    from serverbench.servers import interpreter, unavailable_reason
+    from serverbench.measure.servers import interpreter, unavailable_reason
 
     other = "pypy" if interpreter() == "cpython" else "cpython"
     assert f"does not run on {interpreter()}" in unavailable_reason(_variant(interpreters=(other,)))

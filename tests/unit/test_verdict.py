@@ -1,6 +1,6 @@
-from serverbench.baselines import Baseline
+from serverbench.records.baselines import Baseline
 from serverbench.config import Thresholds
-from serverbench.verdict import FAIL, NO_BASELINE, PASS, BaselineCheck
+from serverbench.judge.verdict import FAIL, NO_BASELINE, PASS, BaselineCheck
 
 T = Thresholds(tolerance=0.2, max_error_rate=0.01)
 

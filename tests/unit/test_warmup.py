@@ -1,5 +1,5 @@
 """When warm-up has settled: the rule that lets PyPy's JIT warm up before the measured window."""
-from serverbench.trial import settled
+from serverbench.measure.trial import settled
 
 
 def test_one_round_is_never_settled():

@@ -36,9 +36,9 @@ from urllib.parse import urlsplit
 
 from ..config import is_loopback
 from ..errors import ConfigError, GeneratorError
-from ..executors import LOOPBACK, _session_with_parent_death_signal, free_port, run_generator
-from ..shapes import Capabilities
-from ..results import ERROR_KEYS, LoadReport
+from ..measure.executors import LOOPBACK, _session_with_parent_death_signal, free_port, run_generator
+from ..catalog.shapes import Capabilities
+from ..records.results import ERROR_KEYS, LoadReport
 
 BOOKSHOP = Path(__file__).resolve().parent.parent / "locustfiles" / "bookshop.py"
 

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..errors import GeneratorError, MissingBinaryError
-from ..executors import run_generator
-from ..results import ERROR_KEYS, LoadReport
-from ..shapes import Capabilities
+from ..measure.executors import run_generator
+from ..records.results import ERROR_KEYS, LoadReport
+from ..catalog.shapes import Capabilities
 
 OHA_CAPABILITIES = Capabilities("oha", ("open",), requests_per_connection=False, ramp=False)
 INSTALL = "cargo install oha --locked  (./run does it; needs Rust, make and cmake)"

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import GeneratorError
-from ..executors import require_binary, run_generator
-from ..results import ERROR_KEYS, LATENCY_KEYS, LoadReport
-from ..shapes import Capabilities
+from ..measure.executors import require_binary, run_generator
+from ..records.results import ERROR_KEYS, LATENCY_KEYS, LoadReport
+from ..catalog.shapes import Capabilities
 
 REPORTER = Path(__file__).with_name("wrk_report.lua")
 MARKER = "SERVERBENCH-WRK "

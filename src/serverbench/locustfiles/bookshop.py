@@ -4,7 +4,7 @@ Run by serverbench's LocustDriver (``python -m locust -f bookshop.py ...``), or 
 
     locust -f src/serverbench/locustfiles/bookshop.py --headless -u 64 -r 64 -t 10s -H http://127.0.0.1:PORT
 
-Each task is one request, weighted like the wrk ``site`` workload (serverbench.workloads.SITE_MIX,
+Each task is one request, weighted like the wrk ``site`` workload (serverbench.catalog.workloads.SITE_MIX,
 less its /json entry): search pages, the JSON API, thumbnails, covers, the static CSS and JS.
 Every response is checked (status 200, Content-Type, a cheap look at the body), so a wrong answer
 is a failure in locust's statistics, not a fast success.  Requests are named by kind so that the

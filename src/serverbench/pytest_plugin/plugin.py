@@ -3,23 +3,23 @@ from __future__ import annotations
 
 import pytest
 
-from . import config as cfg
-from .errors import ServerbenchError
-from . import shapes
-from .drivers.wrk import WRK_CAPABILITIES
-from .executors import raise_open_files, require_binary
+from .. import config as cfg
+from ..errors import ServerbenchError
+from ..catalog import shapes
+from ..drivers.wrk import WRK_CAPABILITIES
+from ..measure.executors import raise_open_files, require_binary
 from .fixtures import (  # noqa: F401  (registered as fixtures by being module attributes)
     SESSION_KEY, TARGET, perf_backends, perf_check, perf_connections, perf_locust, perf_mongo, perf_mongo_noproc, perf_mongo_proc, perf_redis,
     perf_redis_noproc, perf_redis_proc, perf_server, perf_servers, perf_session, perf_session_of, perf_trial,
     perf_upstream, perf_upstream_noproc, perf_upstream_proc,
 )
-from .report import rate_ladders, summary_table, variant_table
-from .servers import unavailable_reason
+from ..report.terminal import rate_ladders, summary_table, variant_table
+from ..measure.servers import unavailable_reason
 from .session import PerfSession
-from .matrix import cells, every_cell
-from .shapes import LoadShape
-from .variants import registry
-from .workloads import WORKLOADS
+from ..catalog.matrix import cells, every_cell
+from ..catalog.shapes import LoadShape
+from ..catalog.variants import registry
+from ..catalog.workloads import WORKLOADS
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .baselines import SAVE_COMMAND, Baseline
-from .config import Thresholds
-from .results import Result
+from ..records.baselines import SAVE_COMMAND, Baseline
+from ..config import Thresholds
+from ..records.results import Result
 
 PASS, FAIL, NO_BASELINE = "pass", "fail", "no-baseline"
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from .apps import APPS, App
-from .config import select
-from .errors import ConfigError
+from ..config import select
+from ..errors import ConfigError
 from .variants import Variant
 
 

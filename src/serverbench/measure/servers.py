@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
-from .contract import Endpoint
+from ..catalog.contract import Endpoint
 from .executors import LOOPBACK, ManagedProcess, free_port
-from .apps import App
-from .matrix import Cell
-from .variants import Variant
+from ..catalog.apps import App
+from ..catalog.matrix import Cell
+from ..catalog.variants import Variant
 from .verify import verify
 
 

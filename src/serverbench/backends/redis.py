@@ -10,9 +10,9 @@ from pathlib import Path
 
 import redis
 
-from .contract import REDIS_COUNTER_KEY, REDIS_VALUE, REDIS_VALUE_KEY
-from .errors import BackendUnreachable
-from .executors import LOOPBACK, ManagedProcess, free_port, require_binary
+from ..catalog.contract import REDIS_COUNTER_KEY, REDIS_VALUE, REDIS_VALUE_KEY
+from ..errors import BackendUnreachable
+from ..measure.executors import LOOPBACK, ManagedProcess, free_port, require_binary
 
 
 @dataclass

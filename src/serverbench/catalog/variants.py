@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from .apps import APPS, DEFAULT_APPS, INTERFACES, App
-from .errors import ConfigError
+from ..errors import ConfigError
 
 STANDARD_FIELDS = frozenset({"python", "bindir", "host", "port", "target", "module", "callable", "apps_dir"})
 INTERPRETERS = ("cpython", "pypy")

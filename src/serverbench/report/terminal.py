@@ -7,12 +7,12 @@ from typing import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from .results import Result
-from .shapes import knee
-from .session import Failure
-from .matrix import Cell
-from .variants import Variant
-from .verdict import NO_BASELINE, Verdict
+from ..records.results import Result
+from ..catalog.shapes import knee
+from ..pytest_plugin.session import Failure
+from ..catalog.matrix import Cell
+from ..catalog.variants import Variant
+from ..judge.verdict import NO_BASELINE, Verdict
 
 
 def variant_table(rows: Sequence[tuple[Cell | Variant, str | None]], width: int) -> str:

@@ -1,6 +1,6 @@
 """What the A/B gate compares: the signals, where each is measured, which way is better, and whether it
-gates.  Data and per-signal policy only; the measurement is in :mod:`serverbench.abtest`, the statistics
-in :mod:`serverbench.decision`."""
+gates.  Data and per-signal policy only; the measurement is in :mod:`serverbench.measure.ab`, the statistics
+in :mod:`serverbench.judge.decision`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

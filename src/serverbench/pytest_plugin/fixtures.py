@@ -5,7 +5,7 @@ service someone else runs), and function-scope fixtures that reset state.  Facto
 keyword arguments defaulting to None; a given argument beats the command line and ini.
 
     # conftest.py
-    from serverbench.fixtures import redis_proc, server_proc
+    from serverbench.pytest_plugin.fixtures import redis_proc, server_proc
     redis_on_6380 = redis_proc(port=6380)
     gunicorn = server_proc("gunicorn-sync-w2")
 """
@@ -16,20 +16,20 @@ from typing import Callable, Iterable, Iterator
 
 import pytest
 
-from .backends import RedisService, connect_redis, start_redis
-from .mongo import MongoService, connect_mongo, start_mongo
-from .upstream import UpstreamService, connect_upstream, start_upstream
-from .config import PerfConfig, resolve_thresholds
-from .errors import ServerbenchError
-from .results import Result, replicated
-from .shapes import LoadShape
-from .servers import RunningServer, ServerPool, start_variant, unavailable_reason
+from ..backends.redis import RedisService, connect_redis, start_redis
+from ..backends.mongo import MongoService, connect_mongo, start_mongo
+from ..backends.upstream import UpstreamService, connect_upstream, start_upstream
+from ..config import PerfConfig, resolve_thresholds
+from ..errors import ServerbenchError
+from ..records.results import Result, replicated
+from ..catalog.shapes import LoadShape
+from ..measure.servers import RunningServer, ServerPool, start_variant, unavailable_reason
 from .session import Failure, PerfSession
-from .trial import run_trial
-from .apps import APPS
-from .matrix import Cell
-from .verdict import BaselineCheck, Check
-from .workloads import WORKLOADS
+from ..measure.trial import run_trial
+from ..catalog.apps import APPS
+from ..catalog.matrix import Cell
+from ..judge.verdict import BaselineCheck, Check
+from ..catalog.workloads import WORKLOADS
 
 SESSION_KEY = pytest.StashKey[PerfSession]()
 TARGET = "target"  # the pseudo-variant name of a --perf-target server

@@ -12,9 +12,9 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .contract import UPSTREAM_BODY, UPSTREAM_DELAY_S
-from .errors import BackendUnreachable, MissingBinaryError
-from .executors import LOOPBACK, ManagedProcess, free_port, require_binary
+from ..catalog.contract import UPSTREAM_BODY, UPSTREAM_DELAY_S
+from ..errors import BackendUnreachable, MissingBinaryError
+from ..measure.executors import LOOPBACK, ManagedProcess, free_port, require_binary
 
 UPSTREAM_PATH = "/delay"
 ECHO_MODULES = ("/usr/lib/nginx/modules/ngx_http_echo_module.so",

@@ -9,16 +9,17 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from . import __version__, jsonfile
-from .baselines import Baseline, BaselineStore
-from .config import PerfConfig
-from .drivers import WrkDriver
-from .machine import machine_info, python_info
-from .results import Result
-from .shapes import LoadShape
-from .matrix import Cell
-from .variants import Variant
-from .verdict import FAIL, Verdict
+from .. import __version__
+from ..records import jsonfile
+from ..records.baselines import Baseline, BaselineStore
+from ..config import PerfConfig
+from ..drivers import WrkDriver
+from ..measure.machine import machine_info, python_info
+from ..records.results import Result
+from ..catalog.shapes import LoadShape
+from ..catalog.matrix import Cell
+from ..catalog.variants import Variant
+from ..judge.verdict import FAIL, Verdict
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Same-session A/B: a base and a candidate arm measured in one session, judged by paired statistics.
 
-Measurement only: the statistics live in :mod:`serverbench.decision`.  Two designs:
+Measurement only: the statistics live in :mod:`serverbench.judge.decision`.  Two designs:
 
 * ``simultaneous`` (default, needs 2+ cores): per block, a fresh server of each arm is started
   and verified; both are warmed up; then rounds run both arms *at the same time*, each server
@@ -30,20 +30,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from .decision import Decision, Policy, abba_order, combine, decide, pairs_from_abba, wilcoxon_min_pairs
-from .drivers import WrkDriver
-from .drivers.oha import OhaDriver
-from .errors import ConfigError
+from ..judge.decision import Decision, Policy, abba_order, combine, decide, pairs_from_abba, wilcoxon_min_pairs
+from ..drivers import WrkDriver
+from ..drivers.oha import OhaDriver
+from ..errors import ConfigError
 from .executors import missing_modules_in, pin_tree
 from .machine import machine_info, python_info
-from .results import Result, error_rate
+from ..records.results import Result, error_rate
 from .servers import RunningServer, ServerPool, start_variant
-from .signals import SIGNALS, gated_signals
+from ..judge.signals import SIGNALS, gated_signals
 from .trial import drain, measure, run_trial, warm_up
-from .apps import App
-from .matrix import Cell
-from .variants import Variant
-from .workloads import Workload
+from ..catalog.apps import App
+from ..catalog.matrix import Cell
+from ..catalog.variants import Variant
+from ..catalog.workloads import Workload
 
 # The gate: a family-wise 1% false-failure budget per suite run, a 3% minimum effect, and a
 # dispersion limit fitted to this machine (measured pair dispersion 2-17%; see README).

@@ -19,9 +19,9 @@ from pathlib import Path
 import pymongo
 from pymongo.errors import PyMongoError
 
-from .contract import BIG_DOC, EVENT_SIZES, MONGO_DB, SMALL_DOC, event
-from .errors import BackendUnreachable, MissingBinaryError
-from .executors import LOOPBACK, ManagedProcess, free_port
+from ..catalog.contract import BIG_DOC, EVENT_SIZES, MONGO_DB, SMALL_DOC, event
+from ..errors import BackendUnreachable, MissingBinaryError
+from ..measure.executors import LOOPBACK, ManagedProcess, free_port
 
 
 @dataclass

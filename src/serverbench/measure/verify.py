@@ -6,8 +6,8 @@ import time
 from typing import Iterable
 from urllib.parse import urlsplit
 
-from .contract import Endpoint, check_headers, check_response
-from .errors import VerificationError
+from ..catalog.contract import Endpoint, check_headers, check_response
+from ..errors import VerificationError
 
 
 def fetch(base_url: str, path: str, timeout: float = 10.0) -> tuple[int, dict[str, str], bytes]:

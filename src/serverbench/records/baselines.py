@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from . import jsonfile
-from .errors import BaselineError
+from ..errors import BaselineError
 from .results import Result
 
 SCHEMA = 1

@@ -26,7 +26,7 @@ import psutil
 from mirakuru import HTTPExecutor, TCPExecutor
 from mirakuru.exceptions import AlreadyRunning, ProcessExitedWithError, TimeoutExpired
 
-from .errors import ConfigError, GeneratorError, MissingBinaryError, ServerStartError
+from ..errors import ConfigError, GeneratorError, MissingBinaryError, ServerStartError
 
 LOOPBACK = "127.0.0.1"
 # Listening ports stay below the ephemeral range, where a client's TIME_WAIT socket can sit on

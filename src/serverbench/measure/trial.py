@@ -7,14 +7,14 @@ import time
 from contextlib import ExitStack
 from typing import Any, Mapping, Sequence
 
-from .drivers import WrkDriver
-from .errors import ServerDiedError
-from .results import BackendUsage, Generator, Result
+from ..drivers import WrkDriver
+from ..errors import ServerDiedError
+from ..records.results import BackendUsage, Generator, Result
 from .sampling import TreeSampler
 from .servers import RunningServer
-from .shapes import LoadShape
+from ..catalog.shapes import LoadShape
 from .verify import fetch
-from .workloads import Workload
+from ..catalog.workloads import Workload
 
 
 def settled(rps: Sequence[float], tolerance: float) -> bool:

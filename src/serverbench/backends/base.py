@@ -1,0 +1,97 @@
+"""The backend interface and registry: every service an app talks to, declared once.
+
+A backend is data: its name (what a workload's endpoints list), the environment variable that
+hands its URL to the apps, the option that names a running one (``--redis-url``), how to start
+one (proc) and how to use one someone else runs (noproc).  The pytest fixtures, the A/B gate and
+``python -m serverbench.services`` all start backends through this registry, so adding a backend
+is one entry here plus its module.
+"""
+from __future__ import annotations
+
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator, Mapping, Protocol
+
+from ..errors import ConfigError
+
+
+class Service(Protocol):
+    """A reachable backend: started by serverbench (``pid`` set) or someone else's (``pid`` None)."""
+
+    url: str
+    kind: str
+
+    @property
+    def pid(self) -> int | None: ...
+
+    @property
+    def cores(self) -> int: ...
+
+    def seed(self) -> None:
+        """(Re)write the contract's data and reset counters, before a test uses it."""
+
+    def count(self) -> int | None:
+        """Operations served so far (None when the service cannot say): one per request that uses it."""
+
+    def stop(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One kind of backing service."""
+
+    name: str
+    env_var: str  # how the apps find it: SERVERBENCH_<NAME>_URL
+    url_option: str  # the option naming a running one (config.OPTIONS): redis_url, mongo_url, upstream_url
+    start: Callable[..., Service]  # start(port=None, timeout=30.0) -> a seeded Service we own
+    connect: Callable[[str], Service]  # connect(url) -> a seeded Service someone else runs
+    description: str = ""
+
+
+def _registry() -> dict[str, Backend]:
+    from .mongo import connect_mongo, start_mongo
+    from .redis import connect_redis, start_redis
+    from .upstream import connect_upstream, start_upstream
+
+    return {b.name: b for b in (
+        Backend("redis", "SERVERBENCH_REDIS_URL", "redis_url", start_redis, connect_redis,
+                "redis-server without persistence: a click counter and a 2,000-character value"),
+        Backend("mongo", "SERVERBENCH_MONGO_URL", "mongo_url", start_mongo, connect_mongo,
+                "mongod from PATH, else SecantusDB (MongoDB's wire protocol): small and big documents, event queues"),
+        Backend("upstream", "SERVERBENCH_UPSTREAM_URL", "upstream_url", start_upstream, connect_upstream,
+                "nginx with the echo module, answering after 100 ms"),
+    )}
+
+
+BACKENDS: Mapping[str, Backend] = _registry()
+
+
+def backend(name: str) -> Backend:
+    if name not in BACKENDS:
+        raise ConfigError(f"unknown backend {name!r}; known backends: {', '.join(BACKENDS)}")
+    return BACKENDS[name]
+
+
+def provide(name: str, url: str | None = None, timeout: float = 30.0) -> Service:
+    """A seeded service: the one at ``url`` when given (noproc), else one started now (proc)."""
+    b = backend(name)
+    return b.connect(url) if url is not None else b.start(timeout=timeout)
+
+
+def env(services: Mapping[str, Service]) -> dict[str, str]:
+    """The environment variables that hand these services' URLs to the apps."""
+    return {BACKENDS[name].env_var: s.url for name, s in services.items()}
+
+
+@contextmanager
+def started(names: Iterable[str], urls: Mapping[str, str | None] | None = None,
+            timeout: float = 30.0) -> Iterator[dict[str, Service]]:
+    """Every named backend, provided in order and stopped (those we started) on every exit path."""
+    urls = urls or {}
+    with ExitStack() as stack:
+        services: dict[str, Service] = {}
+        for name in dict.fromkeys(names):
+            service = provide(name, urls.get(name), timeout)
+            stack.callback(service.stop)
+            services[name] = service
+        yield services
