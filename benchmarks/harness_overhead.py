@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from serverbench.drivers import WrkDriver
+from serverbench.drivers.wrk import WrkDriver
 from serverbench.measure.executors import run_generator
 from serverbench.measure.servers import start_variant
 from serverbench.catalog.variants import registry

@@ -10,48 +10,45 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import sys
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from rich.console import Console
 from rich.table import Table
 
 from .errors import ConfigError
+from .records import results as results_file
+from .records.schema import Result
 
 
-def load_records(path: Path) -> tuple[str, dict[str, Mapping[str, Any]]]:
-    """(interpreter label, records by key) of one --perf-json file; a bad file is a ConfigError."""
+def load_records(path: Path) -> tuple[str, dict[str, Result]]:
+    """(interpreter label, results by key) of one --perf-json file; a bad file is a ConfigError."""
     try:
-        data = json.loads(Path(path).read_text())
-        records = data["results"]
-        label = "{implementation}-{version}".format(**records[0]["python"]) if records else Path(path).stem
-        return label, {r["key"]: r for r in records}
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file; write one with `pytest -m perf --perf-json {path}`") from None
-    except (ValueError, KeyError, TypeError, IndexError) as exc:
-        raise ConfigError(f"{path} is not a serverbench --perf-json file ({type(exc).__name__}: {exc})") from None
+        stored = results_file.read(path)
+    except results_file.ResultsFileError as exc:
+        raise ConfigError(str(exc)) from None
+    return stored.label, {s.result.key: s.result for s in stored.results}
 
 
-def rows(left: Mapping[str, Mapping[str, Any]], right: Mapping[str, Mapping[str, Any]]) -> list[tuple]:
-    """(key, left record or None, right record or None, right/left rps ratio or None), left's order first."""
+def rows(left: Mapping[str, Result], right: Mapping[str, Result]) -> list[tuple]:
+    """(key, left result or None, right result or None, right/left rps ratio or None), left's order first."""
     keys = list(left) + [k for k in right if k not in left]
     out = []
     for key in keys:
         a, b = left.get(key), right.get(key)
-        ratio = b["rps"] / a["rps"] if a and b and a["rps"] else None
+        ratio = b.rps / a.rps if a and b and a.rps else None
         out.append((key, a, b, ratio))
     return out
 
 
-def _cell(record: Mapping[str, Any] | None) -> tuple[str, str, str]:
-    if record is None:
+def _cell(result: Result | None) -> tuple[str, str, str]:
+    if result is None:
         return "-", "-", "-"
-    warm = record.get("warmup_rps") or []
+    warm = result.warmup_rps
     warm_txt = f"{len(warm)}: " + " ".join(f"{x / 1000:.1f}k" for x in warm) if warm else "-"
-    sat = " SAT" if record["generator"]["saturated"] else ""
-    return f"{record['rps']:,.0f}{sat}", f"{record['latency_ms']['p99']:.1f}", warm_txt
+    sat = " SAT" if result.generator.saturated else ""
+    return f"{result.rps:,.0f}{sat}", f"{result.load.latency_ms['p99']:.1f}", warm_txt
 
 
 def render(labels: Sequence[str], table_rows: Sequence[tuple], width: int = 200) -> str:

@@ -1,14 +1,16 @@
-"""One exception class per failure mode; each message says what was checked, what was found, and the fix."""
-from __future__ import annotations
+"""One exception class per failure mode; each message says what was checked, what was found, and the fix.
 
-import pytest
+No pytest here: the commands (gate, compare, history) raise and catch these too.  The pytest plugin
+turns a ConfigError into pytest's usage error at its boundary.
+"""
+from __future__ import annotations
 
 
 class ServerbenchError(Exception):
     """Base class: anything serverbench refuses or cannot do."""
 
 
-class ConfigError(ServerbenchError, pytest.UsageError):
+class ConfigError(ServerbenchError):
     """A bad option, ini value, marker argument or variant declaration."""
 
 

@@ -12,7 +12,6 @@ drop was found, 2 bad input (a missing or corrupt file, fewer runs than a segmen
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 from collections import defaultdict
@@ -20,9 +19,11 @@ from pathlib import Path
 
 from .judge.changepoints import change_points
 from .errors import ConfigError
+from .records import results as results_file
+from .records.results import ResultsFile
 
 
-def load_runs(paths: list[str]) -> list[dict]:
+def load_runs(paths: list[str]) -> list[ResultsFile]:
     """Every results file named (folders: their *.json), oldest first; a bad file is a ConfigError naming it."""
     files: list[Path] = []
     for name in paths:
@@ -36,29 +37,23 @@ def load_runs(paths: list[str]) -> list[dict]:
     runs = []
     for path in files:
         try:
-            data = json.loads(path.read_text())
-            ok = isinstance(data, dict) and isinstance(data.get("results"), list) and "created" in data
-        except (OSError, ValueError) as exc:
-            raise ConfigError(f"{path}: not a readable serverbench results file ({exc}); "
-                              "remove it or pass only --perf-json outputs") from None
-        if not ok:
-            raise ConfigError(f"{path}: not a serverbench results file (no 'created' and 'results'); "
-                              "pass only --perf-json outputs")
-        runs.append({"path": str(path), **data})
-    return sorted(runs, key=lambda r: r["created"])
+            runs.append(results_file.read(path))
+        except results_file.ResultsFileError as exc:
+            raise ConfigError(str(exc)) from None
+    return sorted(runs, key=lambda r: r.created)
 
 
-def series(runs: list[dict]) -> dict[tuple[str, str], list[tuple[str, float]]]:
+def series(runs: list[ResultsFile]) -> dict[tuple[str, str], list[tuple[str, float]]]:
     """(machine id, cell key) -> [(created, median rps of that run's replicates)], oldest first."""
     out: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
     for run in runs:
         by_key: dict[str, list[float]] = defaultdict(list)
-        for rec in run["results"]:
-            if rec.get("rps"):
-                by_key[rec["key"]].append(float(rec["rps"]))
-        machine = (run.get("machine") or {}).get("id", "unknown")
+        for stored in run.results:
+            if stored.result.rps:
+                by_key[stored.result.key].append(stored.result.rps)
+        machine = run.machine.get("id", "unknown")
         for key, rps in by_key.items():
-            out[(machine, key)].append((run["created"], statistics.median(rps)))
+            out[(machine, key)].append((run.created, statistics.median(rps)))
     return dict(out)
 
 

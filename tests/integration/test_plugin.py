@@ -8,7 +8,7 @@ import time
 import psutil
 import pytest
 
-from serverbench.drivers import WrkDriver
+from serverbench.drivers.wrk import WrkDriver
 from serverbench.measure.executors import free_port
 from serverbench.measure.machine import machine_info
 from serverbench.measure.servers import start_variant
@@ -120,9 +120,10 @@ def test_run_records_json_and_saves_then_compares_baselines(suite):
     first.assert_outcomes(passed=2)
     first.stdout.fnmatch_lines(["*serverbench results*", "*gunicorn-sync-w2/flask*json*8*", "*saved*", "*baseline for 2 cell(s) saved*"])
     record = json.loads(out.read_text())["results"][0]
-    for key in ("nodeid", "variant", "app", "workload", "connections", "duration_s", "requests", "rps", "latency_ms",
+    for key in ("nodeid", "variant", "app", "workload", "shape", "duration_s", "requests", "rps", "latency_ms",
                 "errors", "error_rate", "server", "generator", "machine", "python", "verdict"):
         assert key in record, key
+    assert record["shape"]["connections"] == 8 and record["shape"]["label"] == "c8"
     assert set(record["latency_ms"]) == {"p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev"}
     assert set(record["errors"]) == {"connect", "read", "write", "timeout", "status"}
     assert record["requests"] > 0 and record["server"]["cpu_s"] > 0 and "saturated" in record["generator"]
@@ -246,7 +247,7 @@ def test_connection_reuse_shapes_each_run_as_a_test(suite):
     out = suite.path / "r.json"
     result = suite.runpytest_subprocess(*AIO, "--perf-requests-per-connection=keepalive,1", f"--perf-json={out}")
     result.assert_outcomes(passed=2)
-    records = {r["shape"]: r for r in json.loads(out.read_text())["results"]}
+    records = {r["shape"]["label"]: r for r in json.loads(out.read_text())["results"]}
     assert set(records) == {"c8", "c8-rpc1"}
     assert all(r["error_rate"] == 0 and r["requests"] > 0 for r in records.values())
 
@@ -267,7 +268,7 @@ def test_rate_ladder_runs_open_model_and_reports_the_knee(suite):
                                         f"--perf-json={out}")
     result.assert_outcomes(passed=3)  # c8 by wrk, r50 and r100 by oha
     result.stdout.fnmatch_lines(["*rate ladder aiohttp/aiohttp json: *50: * rps p99*"])
-    records = {r["shape"]: r for r in json.loads(out.read_text())["results"]}
+    records = {r["shape"]["label"]: r for r in json.loads(out.read_text())["results"]}
     assert records["r100"]["generator"]["name"] == "oha"
     assert 80 <= records["r100"]["rps"] <= 110  # the rate was held
 
@@ -299,7 +300,7 @@ def test_locust_scenario_runs_single_and_distributed(suite):
                                         "--perf-locust-users=5", "--perf-locust-workers=0,1", f"--perf-json={out}",
                                         "-p", "no:cacheprovider", "test_locust.py")
     result.assert_outcomes(passed=2)
-    records = {r["shape"]: r for r in json.loads(out.read_text())["results"]}
+    records = {r["shape"]["label"]: r for r in json.loads(out.read_text())["results"]}
     assert set(records) == {"u5-w0", "u5-w1"}
     for r in records.values():
         assert r["generator"]["name"] == "locust" and r["requests"] > 0 and r["error_rate"] <= 0.01

@@ -9,7 +9,7 @@ import pytest
 
 from serverbench.backends.redis import connect_redis, start_redis
 from serverbench.catalog.contract import ENDPOINTS, REDIS_VALUE
-from serverbench.drivers import WrkDriver
+from serverbench.drivers.wrk import WrkDriver
 from serverbench.errors import (BackendUnreachable, MissingBinaryError, ServerDiedError, ServerStartError,
                                 VerificationError)
 from serverbench.measure.executors import free_port, require_binary
@@ -19,7 +19,8 @@ from serverbench.backends.upstream import start_upstream
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.matrix import Cell
 from serverbench.measure.servers import ServerPool, interpreter, start_variant, unavailable_reason
-from serverbench.measure.trial import run_trial
+from serverbench.catalog.shapes import LoadShape
+from serverbench.measure.trial import Trial, Warmup, run_trial
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 
@@ -83,8 +84,8 @@ def test_killed_server_mid_run_is_reported(apps_dir):
     killer.start()
     try:
         with pytest.raises(ServerDiedError, match="gunicorn-sync-w2 exited"):
-            run_trial(server, WORKLOADS["json"], 8, driver=WrkDriver(threads=1), duration=3, warmup=0,
-                      nodeid="t", test="t", machine={}, python=python_info())
+            run_trial(Trial(server, WORKLOADS["json"], LoadShape(8, 3), WrkDriver(threads=1), nodeid="t", test="t",
+                            machine={}, python=python_info()), Warmup(0))
     finally:
         killer.join()
         server.stop()
@@ -157,8 +158,8 @@ def test_generator_cpu_is_measured(apps_dir):
     """A short real trial records wrk's own CPU time and the server's CPU and memory."""
     server = start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=apps_dir)
     try:
-        result = run_trial(server, WORKLOADS["json"], 8, driver=WrkDriver(threads=1), duration=1, warmup=0,
-                           nodeid="t", test="t", machine=machine_info("wrk"), python=python_info())
+        result = run_trial(Trial(server, WORKLOADS["json"], LoadShape(8, 1), WrkDriver(threads=1), nodeid="t",
+                                 test="t", machine=machine_info("wrk"), python=python_info()), Warmup(0))
     finally:
         server.stop()
     assert result.requests > 0 and result.rps > 0

@@ -5,7 +5,8 @@ from serverbench.config import resolve
 from serverbench.catalog.contract import ENDPOINTS, check_response, events
 from serverbench.drivers.wrk import mix_script
 from serverbench.errors import ConfigError
-from serverbench.records.results import BackendUsage, Generator, LoadReport, Result
+from serverbench.catalog.shapes import LoadShape
+from serverbench.records.schema import BackendUsage, Generator, LoadReport, Result
 from serverbench.judge.verdict import check_ops
 from serverbench.catalog.workloads import SITE_MIX, WORKLOADS
 
@@ -14,7 +15,7 @@ def _result(requests, *backends, connections=64):
     load = LoadReport("wrk", requests, 5.0, 0, {k: 1.0 for k in ("p50", "p75", "p90", "p99", "p999", "max",
                                                                  "mean", "stdev")},
                       {k: 0 for k in ("connect", "read", "write", "timeout", "status")})
-    return Result(nodeid="n", test="t", variant="v", workload="redis", connections=connections, warmup_s=0,
+    return Result(nodeid="n", test="t", variant="v", workload="redis", shape=LoadShape(connections), warmup_s=0,
                   url="u", load=load, generator=Generator("wrk", "4", 2, 1.0, 5.0, 2), server_cpu_s=1.0,
                   server_rss_mb=1.0, machine={}, python={}, timestamp="now", backends=tuple(backends))
 

@@ -1,5 +1,7 @@
 import json
 
+from sample_records import record
+
 import numpy as np
 import pytest
 
@@ -54,8 +56,7 @@ def test_bad_series_is_refused():
 
 
 def _write(path, created, rps, key="test_throughput::aiohttp/aiohttp/json/c64"):
-    path.write_text(json.dumps({"created": created, "machine": {"id": "m1"},
-                                "results": [{"key": key, "rps": rps}]}))
+    path.write_text(json.dumps({"created": created, "machine": {"id": "m1"}, "results": [record(key, rps)]}))
 
 
 def test_history_command_reports_a_drop_and_exits_1(tmp_path, capsys):

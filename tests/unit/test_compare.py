@@ -1,16 +1,16 @@
 """The CPython-vs-PyPy side-by-side report: matching cells and refusing bad files (pure, no servers)."""
 import json
 
+from sample_records import record
 from serverbench.compare import load_records, main, rows
 
 
 def _record(key, rps, impl="cpython", warm=()):
-    return {"key": key, "rps": rps, "latency_ms": {"p99": 12.5}, "generator": {"saturated": False},
-            "warmup_rps": list(warm), "python": {"implementation": impl, "version": "3.11.7"}}
+    return record(key, rps, impl=impl, warm=warm)
 
 
 def _write(path, records):
-    path.write_text(json.dumps({"schema": 1, "results": records}))
+    path.write_text(json.dumps({"schema": 2, "created": "2026-11-10T00:00:00+00:00", "results": records}))
     return path
 
 

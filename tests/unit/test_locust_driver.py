@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from serverbench.drivers.locust import (BOOKSHOP, LocustDriver, classify_error, parse_failures, parse_stats,
+from serverbench.drivers.locust import (BOOKSHOP, LocustRunner, classify_error, parse_failures, parse_stats,
                                         read_report)
 from serverbench.errors import ConfigError, GeneratorError
-from serverbench.records.results import ERROR_KEYS
+from serverbench.records.schema import ERROR_KEYS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,7 +52,7 @@ EMPTY_FAILURES = FAILURES_HEADER + "\r\n"
 
 def test_argv_single_process():
     """Without workers the one process runs headless with the users, rate, time, host and CSV prefix."""
-    argv = LocustDriver(users=64, spawn_rate=32).argv_master("http://127.0.0.1:21000", 10, "/tmp/x/run")
+    argv = LocustRunner(users=64, spawn_rate=32).argv_master("http://127.0.0.1:21000", 10, "/tmp/x/run")
     assert argv == [sys.executable, "-m", "locust", "-f", str(BOOKSHOP), "--headless", "-u", "64", "-r", "32",
                     "-t", "10s", "-H", "http://127.0.0.1:21000", "--csv", "/tmp/x/run", "--only-summary",
                     "--loglevel", "WARNING", "--stop-timeout", "2"]
@@ -61,9 +61,9 @@ def test_argv_single_process():
 
 def test_argv_distributed():
     """With workers the master binds loopback on the given port and waits for them; each worker connects there."""
-    driver = LocustDriver(users=100, spawn_rate=100, workers=2)
+    driver = LocustRunner(users=100, spawn_rate=100, workers=2)
     master = driver.argv_master("http://127.0.0.1:21000", 5, "/tmp/p", master_port=20001)
-    assert master[:master.index("--master")] == LocustDriver(100, 100).argv_master("http://127.0.0.1:21000", 5, "/tmp/p")
+    assert master[:master.index("--master")] == LocustRunner(100, 100).argv_master("http://127.0.0.1:21000", 5, "/tmp/p")
     assert master[master.index("--master"):] == ["--master", "--master-bind-host", "127.0.0.1",
                                                  "--master-bind-port", "20001", "--expect-workers", "2",
                                                  "--expect-workers-max-wait", "30"]
@@ -71,21 +71,21 @@ def test_argv_distributed():
                                          "--master-host", "127.0.0.1", "--master-port", "20001",
                                          "--loglevel", "WARNING"]
     assert driver.processes == driver.threads == 2
-    assert LocustDriver().processes == 1
+    assert LocustRunner().processes == 1
 
 
 def test_distributed_master_needs_a_port():
     """A master's argv without its port is refused."""
     with pytest.raises(ValueError, match="port"):
-        LocustDriver(workers=1).argv_master("http://127.0.0.1:1", 5, "/tmp/p")
+        LocustRunner(workers=1).argv_master("http://127.0.0.1:1", 5, "/tmp/p")
 
 
 def test_bad_shape_is_a_config_error():
     """Zero users, a zero spawn rate or negative workers are refused when the driver is built."""
     with pytest.raises(ConfigError, match="users >= 1"):
-        LocustDriver(users=0)
+        LocustRunner(users=0)
     with pytest.raises(ConfigError):
-        LocustDriver(workers=-1)
+        LocustRunner(workers=-1)
 
 
 def test_parse_stats_reads_the_aggregated_row():
@@ -195,7 +195,7 @@ def test_exceptions_in_the_locustfile_fail_the_run(tmp_path):
 def test_run_refuses_non_loopback_urls():
     """Load goes to loopback only: another host is refused before anything starts."""
     with pytest.raises(ConfigError, match="loopback"):
-        LocustDriver().run("http://10.1.2.3:8000", 5)
+        LocustRunner().run("http://10.1.2.3:8000", 5)
 
 
 # A stand-in for locust's master: writes the CSV files and exits, sending nothing.
@@ -208,7 +208,7 @@ FAKE_MASTER = textwrap.dedent("""
 """)
 
 
-class _FakeLocust(LocustDriver):
+class _FakeLocust(LocustRunner):
     """The driver's process handling with stand-in processes (no locust, no requests)."""
 
     worker_code: str = "import time; time.sleep(0.2)"
@@ -327,8 +327,8 @@ PROBE = textwrap.dedent("""
 @pytest.fixture(scope="module")
 def probe():
     """What the installed locust says about our argv and CSV headers, and what the locustfile holds."""
-    driver = LocustDriver(users=8, spawn_rate=4, workers=2)
-    argv = {"single": LocustDriver(users=8, spawn_rate=4).argv_master("http://127.0.0.1:21000", 7, "/tmp/p/run"),
+    driver = LocustRunner(users=8, spawn_rate=4, workers=2)
+    argv = {"single": LocustRunner(users=8, spawn_rate=4).argv_master("http://127.0.0.1:21000", 7, "/tmp/p/run"),
             "master": driver.argv_master("http://127.0.0.1:21000", 7, "/tmp/p/run", master_port=20001),
             "worker": driver.argv_worker(20001)}
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOCUST_")}

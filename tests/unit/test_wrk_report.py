@@ -1,6 +1,6 @@
 import pytest
 
-from serverbench.drivers import parse_report
+from serverbench.drivers.wrk import parse_report
 from serverbench.errors import GeneratorError
 
 # A line captured from a real run of wrk 4.1.0 with serverbench's reporter (gunicorn, /json).

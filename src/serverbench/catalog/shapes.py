@@ -18,13 +18,16 @@ from ..errors import ConfigError
 class LoadShape:
     """``rate`` None is the closed model (each connection sends its next request when the answer
     came); a rate is the open model (requests sent on schedule whatever the answers do).
-    ``requests_per_connection`` None keeps connections alive; 1 opens a new one per request."""
+    ``requests_per_connection`` None keeps connections alive; 1 opens a new one per request.
+    ``workers`` set: a locust scenario, ``connections`` users in that many worker processes (0: one
+    process)."""
 
     connections: int = 64
     duration: int = 5
     rate: float | None = None
     requests_per_connection: int | None = None
     ramp: float = 0.0
+    workers: int | None = None
 
     @property
     def model(self) -> str:
@@ -32,6 +35,9 @@ class LoadShape:
 
     @property
     def label(self) -> str:
+        """The shape in a test id and a record key: c64, r200, c64-rpc1, u50-w2."""
+        if self.workers is not None:
+            return f"u{self.connections}-w{self.workers}"
         parts = [f"c{self.connections}" if self.rate is None else f"r{self.rate:g}"]
         if self.requests_per_connection is not None:
             parts.append(f"rpc{self.requests_per_connection}")
@@ -51,6 +57,8 @@ class LoadShape:
         if self.requests_per_connection is not None and (not isinstance(self.requests_per_connection, int)
                                                          or self.requests_per_connection < 1):
             out.append(f"requests per connection must be >= 1 (or keep-alive), got {self.requests_per_connection!r}")
+        if self.workers is not None and (not isinstance(self.workers, int) or self.workers < 0):
+            out.append(f"locust workers must be a whole number >= 0, got {self.workers!r}")
         if not (isinstance(self.ramp, (int, float)) and 0 <= self.ramp < self.duration):
             out.append(f"ramp must be seconds in [0, duration), got {self.ramp!r}")
         return out

@@ -1,4 +1,5 @@
-"""Load generators.  A driver runs one load shape against a URL and returns a LoadReport."""
-from .wrk import WrkDriver, parse_report
+"""Load generators behind one interface (:mod:`.base`): wrk (closed model), oha (open model), locust
+(scenarios).  :func:`driver_for` chooses one for a load shape."""
+from .base import Driver, driver_for
 
-__all__ = ["WrkDriver", "parse_report"]
+__all__ = ["Driver", "driver_for"]

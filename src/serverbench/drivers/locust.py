@@ -23,11 +23,8 @@ import csv
 import io
 import math
 import os
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -35,10 +32,10 @@ from typing import Mapping, Sequence
 from urllib.parse import urlsplit
 
 from ..config import is_loopback
-from ..errors import ConfigError, GeneratorError
-from ..measure.executors import LOOPBACK, _session_with_parent_death_signal, free_port, run_generator
-from ..catalog.shapes import Capabilities
-from ..records.results import ERROR_KEYS, LoadReport
+from ..errors import ConfigError, GeneratorError, MissingBinaryError
+from ..measure.executors import LOOPBACK, BackgroundProcess, Reaped, free_port, run_generator
+from ..catalog.shapes import Capabilities, LoadShape
+from ..records.schema import ERROR_KEYS, LoadReport
 
 BOOKSHOP = Path(__file__).resolve().parent.parent / "locustfiles" / "bookshop.py"
 
@@ -212,7 +209,7 @@ class LocustRun:
 
 
 @dataclass(frozen=True)
-class LocustDriver:
+class LocustRunner:
     """Runs ``python -m locust`` headless with ``users`` users spawned at ``spawn_rate`` per second.
 
     ``workers=0`` runs one process; ``workers=N`` a master and N workers on a free port.
@@ -284,10 +281,10 @@ class LocustDriver:
         timeout = duration + self.stop_timeout_s + self.connect_timeout_s + 60
         with tempfile.TemporaryDirectory(prefix="serverbench-locust-") as tmp:
             prefix = Path(tmp) / "run"
-            workers: list[_Worker] = []
+            workers: list[BackgroundProcess] = []
             try:
                 for i in range(self.workers):  # first: the master starts the clock once they are connected
-                    workers.append(_Worker.start(self.argv_worker(port), Path(tmp) / f"worker{i}", cpus))
+                    workers.append(BackgroundProcess.start(self.argv_worker(port), Path(tmp) / f"worker{i}.log", cpus))
                 run = run_generator(self.argv_master(host_url, duration, prefix, port), timeout=timeout, cpus=cpus)
             finally:
                 reaped = [w.reap(self.worker_linger_s) for w in workers]
@@ -310,72 +307,7 @@ class LocustDriver:
                                  worker_returncodes=tuple(r.returncode for r in reaped))
 
 
-@dataclass(frozen=True)
-class _Reaped:
-    returncode: int
-    cpu_s: float
-    output: str
-
-
-class _Worker:
-    """A locust worker process, started like run_generator starts the master (own session,
-    parent-death signal, same pinning) so its CPU can be read with wait4 when it exits."""
-
-    def __init__(self, process: subprocess.Popen, log: Path):
-        self.process = process
-        self.log = log
-
-    @classmethod
-    def start(cls, argv: Sequence[str], log_base: Path, cpus: Sequence[int] | None) -> "_Worker":
-        def prepare() -> None:
-            _session_with_parent_death_signal()
-            if cpus is not None:
-                os.sched_setaffinity(0, set(cpus))
-
-        log = log_base.with_suffix(".log")
-        with open(log, "wb") as out:
-            process = subprocess.Popen(list(argv), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                       preexec_fn=prepare)
-        return cls(process, log)
-
-    def reap(self, linger_s: float) -> _Reaped:
-        """Wait up to ``linger_s`` for the worker to exit (the master tells it to), then
-        SIGTERM its group, then SIGKILL; its CPU time comes from wait4."""
-        pid = self.process.pid
-        result = self._wait(linger_s)
-        for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, None)):
-            if result is not None:
-                break
-            try:
-                os.killpg(pid, sig)
-            except ProcessLookupError:
-                pass
-            result = self._wait(grace)
-        status, usage = result
-        self.process.returncode = os.waitstatus_to_exitcode(status)
-        try:
-            output = self.log.read_text(errors="replace")
-        except OSError:
-            output = ""
-        return _Reaped(self.process.returncode, usage.ru_utime + usage.ru_stime, output)
-
-    def _wait(self, seconds: float | None):
-        """(status, rusage) once the worker has exited, or None after ``seconds`` (None: block)."""
-        pid = self.process.pid
-        if seconds is None:
-            _, status, usage = os.wait4(pid, 0)
-            return status, usage
-        deadline = time.monotonic() + seconds
-        while True:
-            done, status, usage = os.wait4(pid, os.WNOHANG)
-            if done == pid:
-                return status, usage
-            if time.monotonic() >= deadline:
-                return None
-            time.sleep(0.05)
-
-
-def _worker_tails(reaped: Sequence[_Reaped]) -> str:
+def _worker_tails(reaped: Sequence[Reaped]) -> str:
     return "".join(f"\nworker {i} (exit {r.returncode}): {r.output[-300:]}"
                    for i, r in enumerate(reaped) if r.returncode != 0 or "Error" in r.output)
 
@@ -384,26 +316,33 @@ LOCUST_CAPABILITIES = Capabilities("locust", ("closed",), requests_per_connectio
 
 
 @dataclass(frozen=True)
-class LocustLoad:
-    """A locust scenario behind the interface the trial drives (wrk's): ``connections`` are users,
-    spawned over ``ramp`` seconds (at once when 0), in one process or ``workers`` worker processes."""
+class LocustDriver:
+    """locust behind the driver interface: a shape's ``connections`` are users, spawned over its
+    ``ramp`` seconds (at once when 0), in one process or ``workers`` worker processes."""
 
     workers: int = 0
-    ramp: float = 0.0
     locustfile: Path = BOOKSHOP
     name: str = "locust"
+    capabilities: Capabilities = LOCUST_CAPABILITIES
 
     @property
     def version(self) -> str:
-        return LocustDriver(locustfile=self.locustfile).version
+        return LocustRunner(locustfile=self.locustfile).version
 
     @property
     def threads(self) -> int:
         """Processes generating load: a Python generator saturates at one core per process."""
         return max(1, self.workers)
 
-    def run(self, url: str, connections: int, duration: int, cpus: Sequence[int] | None = None,
-            mix: Sequence[tuple[str, int]] = (), **_: object) -> tuple[LoadReport, LocustRun]:
-        spawn = connections if not self.ramp else max(1, math.ceil(connections / self.ramp))
-        driver = LocustDriver(users=connections, spawn_rate=spawn, workers=self.workers, locustfile=self.locustfile)
-        return driver.run(url, duration, cpus)
+    def check(self) -> None:
+        import importlib.util
+        if importlib.util.find_spec("locust") is None:
+            raise MissingBinaryError("locust", fix=f"not installed for {sys.executable}: "
+                                     f"`{sys.executable} -m pip install locust`")
+
+    def run(self, url: str, shape: LoadShape, *, cpus: Sequence[int] | None = None,
+            mix: Sequence[tuple[str, int]] = ()) -> tuple[LoadReport, LocustRun]:
+        spawn = shape.connections if not shape.ramp else max(1, math.ceil(shape.connections / shape.ramp))
+        runner = LocustRunner(users=shape.connections, spawn_rate=spawn, workers=self.workers,
+                              locustfile=self.locustfile)
+        return runner.run(url, shape.duration, cpus)

@@ -21,8 +21,8 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import GeneratorError, MissingBinaryError
 from ..measure.executors import run_generator
-from ..records.results import ERROR_KEYS, LoadReport
-from ..catalog.shapes import Capabilities
+from ..records.schema import ERROR_KEYS, LoadReport
+from ..catalog.shapes import Capabilities, LoadShape
 
 OHA_CAPABILITIES = Capabilities("oha", ("open",), requests_per_connection=False, ramp=False)
 INSTALL = "cargo install oha --locked  (./run does it; needs Rust, make and cmake)"
@@ -81,6 +81,7 @@ class OhaDriver:
     timeout_s: int = 5
     name: str = "oha"
     threads: int = 1
+    capabilities: Capabilities = OHA_CAPABILITIES
 
     @cached_property
     def binary(self) -> str:
@@ -100,16 +101,19 @@ class OhaDriver:
         return [self.binary, "-z", f"{duration}s", "-c", str(connections), "-q", f"{rate:g}", "--latency-correction",
                 "--no-tui", "--output-format", "json", "-t", f"{self.timeout_s}s", url]
 
-    def run(self, url: str, connections: int, duration: int, cpus: Sequence[int] | None = None,
-            mix: Sequence[tuple[str, int]] = (), rate: float | None = None, **shape: object):
-        """Hold ``rate`` requests/s on ``url`` for ``duration`` seconds; returns (LoadReport, GeneratorRun)."""
-        if rate is None:
+    def check(self) -> None:
+        self.binary  # noqa: B018 - a missing oha is a usage error with the install, before any server starts
+
+    def run(self, url: str, shape: LoadShape, *, cpus: Sequence[int] | None = None,
+            mix: Sequence[tuple[str, int]] = ()):
+        """Hold the shape's rate on ``url`` for its duration; returns (LoadReport, GeneratorRun)."""
+        if shape.rate is None:
             raise GeneratorError("oha is serverbench's open-model driver: it needs a rate (--perf-rates)")
-        if mix or shape:
-            raise GeneratorError(f"oha runs one URL at a rate; it cannot run {'a URL mix' if mix else shape}")
+        if mix or shape.requests_per_connection is not None:
+            raise GeneratorError(f"oha runs one URL at a rate; it cannot run {'a URL mix' if mix else shape.label}")
         env = {**os.environ, "NO_COLOR": "1"}
-        run = run_generator(self.argv(url, connections, duration, rate), timeout=duration + self.timeout_s + 30,
-                            cpus=cpus, env=env)
+        run = run_generator(self.argv(url, shape.connections, shape.duration, shape.rate),
+                            timeout=shape.duration + self.timeout_s + 30, cpus=cpus, env=env)
         if run.returncode != 0:
             raise GeneratorError(f"oha exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}")
-        return parse_report(run.stdout, duration), run
+        return parse_report(run.stdout, shape.duration), run

@@ -13,8 +13,8 @@ from typing import Sequence
 
 from ..errors import GeneratorError
 from ..measure.executors import require_binary, run_generator
-from ..records.results import ERROR_KEYS, LATENCY_KEYS, LoadReport
-from ..catalog.shapes import Capabilities
+from ..records.schema import ERROR_KEYS, LATENCY_KEYS, LoadReport
+from ..catalog.shapes import Capabilities, LoadShape
 
 REPORTER = Path(__file__).with_name("wrk_report.lua")
 MARKER = "SERVERBENCH-WRK "
@@ -45,6 +45,7 @@ class WrkDriver:
     threads: int = 2
     timeout_s: int = 5
     name: str = "wrk"
+    capabilities: Capabilities = WRK_CAPABILITIES
 
     @cached_property
     def binary(self) -> str:
@@ -61,22 +62,26 @@ class WrkDriver:
         return [self.binary, f"-t{threads}", f"-c{connections}", f"-d{duration}s",
                 f"--timeout={self.timeout_s}s", "-s", str(script), url]
 
-    def run(self, url: str, connections: int, duration: int, cpus: Sequence[int] | None = None,
-            mix: Sequence[tuple[str, int]] = (), requests_per_connection: int | None = None):
-        """Drive ``url`` for ``duration`` seconds (optionally pinned to ``cpus``); returns (LoadReport, GeneratorRun).
+    def check(self) -> None:
+        self.binary  # noqa: B018 - a missing wrk is a usage error before any server starts
+
+    def run(self, url: str, shape: LoadShape, *, cpus: Sequence[int] | None = None,
+            mix: Sequence[tuple[str, int]] = ()):
+        """Drive ``url`` for the shape's duration (optionally pinned to ``cpus``); returns (LoadReport, GeneratorRun).
 
         ``mix``: weighted paths (siege's URL file): each request picks one by weight, so the
-        path part of ``url`` is ignored.  ``requests_per_connection``: close each connection after
-        that many requests on average (None: keep-alive).
+        path part of ``url`` is ignored.  The shape's ``requests_per_connection``: close each
+        connection after that many requests on average (None: keep-alive).
         """
+        rpc = shape.requests_per_connection
         with tempfile.TemporaryDirectory(prefix="serverbench-wrk-") as tmp:
             script = REPORTER
-            if mix or requests_per_connection is not None:
+            if mix or rpc is not None:
                 script = Path(tmp) / "requests.lua"
                 paths = mix or ((urlsplit(url).path + (f"?{urlsplit(url).query}" if urlsplit(url).query else ""), 1),)
-                script.write_text(mix_script(paths, requests_per_connection) + REPORTER.read_text())
-            run = run_generator(self.argv(url, connections, duration, script),
-                                timeout=duration + self.timeout_s + 30, cpus=cpus)
+                script.write_text(mix_script(paths, rpc) + REPORTER.read_text())
+            run = run_generator(self.argv(url, shape.connections, shape.duration, script),
+                                timeout=shape.duration + self.timeout_s + 30, cpus=cpus)
         if run.returncode != 0:
             raise GeneratorError(f"wrk exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}")
         return parse_report(run.stdout), run

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from ..records.baselines import SAVE_COMMAND, Baseline
 from ..config import Thresholds
-from ..records.results import Result
+from ..records.schema import Result
 
 PASS, FAIL, NO_BASELINE = "pass", "fail", "no-baseline"
 

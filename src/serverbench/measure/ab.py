@@ -31,15 +31,16 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ..judge.decision import Decision, Policy, abba_order, combine, decide, pairs_from_abba, wilcoxon_min_pairs
-from ..drivers import WrkDriver
+from ..drivers.wrk import WrkDriver
 from ..drivers.oha import OhaDriver
 from ..errors import ConfigError
 from .executors import missing_modules_in, pin_tree
 from .machine import machine_info, python_info
-from ..records.results import Result, error_rate
+from ..records.schema import Result, error_rate
 from .servers import RunningServer, ServerPool, start_variant
 from ..judge.signals import SIGNALS, gated_signals
-from .trial import drain, measure, run_trial, warm_up
+from .trial import Trial, Warmup, drain, measure, run_trial, warm_up
+from ..catalog.shapes import LoadShape
 from ..catalog.apps import App
 from ..catalog.matrix import Cell
 from ..catalog.variants import Variant
@@ -152,17 +153,21 @@ class _Setup:
         pool.get(self.cell)
         return pool
 
+    def window(self, server: RunningServer, label: str, cpus: Sequence[int] | None, rate: bool = False) -> Trial:
+        """A saturated window of an arm's server, or (``rate``) one at the fixed rate."""
+        shape = (LoadShape(self.connections, self.rate_duration, rate=self.rate) if rate
+                 else LoadShape(self.connections, self.duration))
+        return Trial(server, self.workload, shape, self.rate_driver if rate else self.driver,
+                     nodeid=f"ab::{label}" + ("@rate" if rate else ""), test="ab", machine=self.machine,
+                     python=self.python, cpus=cpus)
+
     def measure(self, server: RunningServer, label: str, cpus: Sequence[int] | None) -> Result:
-        return measure(server, self.workload, self.connections, driver=self.driver, duration=self.duration,
-                       nodeid=f"ab::{label}", test="ab", machine=self.machine, python=self.python,
-                       warmup_s=self.warmup, cpus=cpus)
+        return measure(self.window(server, label, cpus))
 
     def measure_rate(self, server: RunningServer, label: str, cpus: Sequence[int] | None) -> Result:
         """One open-model window at the fixed rate (oha, latency from the intended send time)."""
         assert self.rate_driver is not None and self.rate is not None
-        return measure(server, self.workload, self.connections, driver=self.rate_driver,
-                       duration=self.rate_duration, nodeid=f"ab::{label}@rate", test="ab", machine=self.machine,
-                       python=self.python, cpus=cpus, shape={"rate": self.rate}, label=f"r{self.rate:g}")
+        return measure(self.window(server, label, cpus, rate=True))
 
     def set_rate(self, base_rps: float) -> None:
         if self.rate_driver is not None and self.rate is None:
@@ -173,9 +178,7 @@ class _Setup:
         pool = self.start(arm, seed)
         try:
             server = pool.get(self.cell)
-            window = run_trial(server, self.workload, self.connections, driver=self.driver, duration=self.duration,
-                               warmup=self.warmup, nodeid=f"ab::{arm.label}", test="ab", machine=self.machine,
-                               python=self.python)
+            window = run_trial(self.window(server, arm.label, None), Warmup(self.warmup))
             self.set_rate(window.rps)
             if self.rate_driver is None:
                 return window, None
@@ -237,8 +240,8 @@ def _simultaneous_blocks(setup: _Setup, base: Arm, cand: Arm, blocks: int, first
             for k in order:
                 pools[k] = setup.start(arms[k], seed=1000 + b)
             servers = {k: pools[k].get(setup.cell) for k in order}
-            _parallel([lambda s=s: warm_up(s, setup.workload, setup.connections, driver=setup.driver,
-                                           seconds=setup.warmup) for s in servers.values()])
+            _parallel([lambda k=k, s=s: warm_up(setup.window(s, arms[k].label, None), Warmup(setup.warmup))
+                       for k, s in servers.items()])
             saturated = _swapped_rounds(servers, b, lambda k, s, cpus: setup.measure(s, arms[k].label, cpus))
             at_rate: list = []
             if setup.rate_driver is not None:

@@ -19,7 +19,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import port_for
 import psutil
@@ -222,15 +222,10 @@ def run_generator(argv: Sequence[str], timeout: float, cpus: Sequence[int] | Non
 
     ``cpus`` pins the generator to those cores (the A/B runner gives each arm its own core).
     """
-    def prepare() -> None:
-        _session_with_parent_death_signal()
-        if cpus is not None:
-            os.sched_setaffinity(0, set(cpus))
-
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.monotonic()
         process = subprocess.Popen(list(argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
-                                   preexec_fn=prepare)
+                                   preexec_fn=_prepare(cpus))
         watchdog = threading.Timer(timeout, _kill_group, args=(process.pid,))
         watchdog.start()
         try:
@@ -246,6 +241,76 @@ def run_generator(argv: Sequence[str], timeout: float, cpus: Sequence[int] | Non
     if run.returncode == -signal.SIGKILL and wall >= timeout:
         raise GeneratorError(f"{argv[0]} did not finish within {timeout:g} s and was killed")
     return run
+
+
+def _prepare(cpus: Sequence[int] | None) -> Callable[[], None]:
+    """What a generator's child runs before exec: its own session, the parent-death signal, its cores."""
+    def prepare() -> None:
+        _session_with_parent_death_signal()
+        if cpus is not None:
+            os.sched_setaffinity(0, set(cpus))
+
+    return prepare
+
+
+@dataclass(frozen=True)
+class Reaped:
+    """A background process after it ended: exit code, CPU seconds (wait4) and its output."""
+
+    returncode: int
+    cpu_s: float
+    output: str
+
+
+class BackgroundProcess:
+    """A helper process that runs beside a generator (a locust worker), started like
+    :func:`run_generator` starts one (own session, parent-death signal, same pinning) so its CPU
+    can be read with wait4 when it is reaped."""
+
+    def __init__(self, process: subprocess.Popen, log: Path):
+        self.process = process
+        self.log = log
+
+    @classmethod
+    def start(cls, argv: Sequence[str], log: Path, cpus: Sequence[int] | None = None) -> "BackgroundProcess":
+        with open(log, "wb") as out:
+            process = subprocess.Popen(list(argv), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                       preexec_fn=_prepare(cpus))
+        return cls(process, log)
+
+    def reap(self, linger_s: float) -> Reaped:
+        """Wait up to ``linger_s`` for it to exit on its own, then SIGTERM its group, then SIGKILL."""
+        result = self._wait(linger_s)
+        for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, None)):
+            if result is not None:
+                break
+            try:
+                os.killpg(self.process.pid, sig)
+            except ProcessLookupError:
+                pass
+            result = self._wait(grace)
+        status, usage = result
+        self.process.returncode = os.waitstatus_to_exitcode(status)
+        try:
+            output = self.log.read_text(errors="replace")
+        except OSError:
+            output = ""
+        return Reaped(self.process.returncode, usage.ru_utime + usage.ru_stime, output)
+
+    def _wait(self, seconds: float | None):
+        """(status, rusage) once it has exited, or None after ``seconds`` (None: block)."""
+        pid = self.process.pid
+        if seconds is None:
+            _, status, usage = os.wait4(pid, 0)
+            return status, usage
+        deadline = time.monotonic() + seconds
+        while True:
+            done, status, usage = os.wait4(pid, os.WNOHANG)
+            if done == pid:
+                return status, usage
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.05)
 
 
 def _kill_group(pid: int) -> None:

@@ -11,7 +11,6 @@ keyword arguments defaulting to None; a given argument beats the command line an
 """
 from __future__ import annotations
 
-import sys
 from typing import Callable, Iterable, Iterator
 
 import pytest
@@ -21,11 +20,12 @@ from ..backends.mongo import MongoService, connect_mongo, start_mongo
 from ..backends.upstream import UpstreamService, connect_upstream, start_upstream
 from ..config import PerfConfig, resolve_thresholds
 from ..errors import ServerbenchError
-from ..records.results import Result, replicated
+from ..records.schema import Result, replicated
 from ..catalog.shapes import LoadShape
 from ..measure.servers import RunningServer, ServerPool, start_variant, unavailable_reason
-from .session import Failure, PerfSession
-from ..measure.trial import run_trial
+from ..records.results import Failure
+from .session import PerfSession
+from ..measure.trial import Trial, Warmup, run_trial
 from ..catalog.apps import APPS
 from ..catalog.matrix import Cell
 from ..judge.verdict import BaselineCheck, Check
@@ -315,27 +315,20 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
     backends = ({} if perf_server.process is None else
                 request.getfixturevalue("perf_backends").available(WORKLOADS[perf_workload].backends))
 
-    workers = request.node.callspec.params.get("perf_locust_workers") if hasattr(request.node, "callspec") else None
-    if workers is not None:
-        import importlib.util
-        if importlib.util.find_spec("locust") is None:
-            pytest.skip(f"locust is not installed for {sys.executable}: `{sys.executable} -m pip install locust`")
-        from .drivers.locust import LocustLoad
-        driver = LocustLoad(workers=workers)
-    else:
-        driver = perf_session.driver_for(perf_shape)
+    driver = perf_session.driver_for(perf_shape)
+    if perf_shape.workers is not None:
+        try:
+            driver.check()
+        except ServerbenchError as exc:
+            pytest.skip(str(exc))
+    plan = Trial(perf_server, WORKLOADS[perf_workload], perf_shape, driver, nodeid=request.node.nodeid,
+                 test=request.node.originalname, machine=perf_session.machine, python=perf_session.python,
+                 backends=backends)
+    warmup = Warmup(config.warmup, perf_session.warmup_rounds, config.settle)
 
     def trial() -> Result:
-        runs = []
         try:
-            for _ in range(config.replicates):
-                runs.append(run_trial(perf_server, WORKLOADS[perf_workload], perf_shape.connections,
-                                      driver=driver, duration=config.duration,
-                                      warmup=config.warmup, nodeid=request.node.nodeid,
-                                      test=request.node.originalname, machine=perf_session.machine,
-                                      python=perf_session.python, warmup_rounds=perf_session.warmup_rounds,
-                                      settle=config.settle, backends=backends, shape=perf_shape,
-                                      label=None if workers is None else f"u{perf_shape.connections}-w{workers}"))
+            runs = [run_trial(plan, warmup) for _ in range(config.replicates)]
         except ServerbenchError as exc:
             _fail(perf_session, request, exc)
         result = replicated(runs)

@@ -4,9 +4,8 @@ from __future__ import annotations
 import pytest
 
 from .. import config as cfg
-from ..errors import ServerbenchError
+from ..errors import ConfigError, ServerbenchError
 from ..catalog import shapes
-from ..drivers.wrk import WRK_CAPABILITIES
 from ..measure.executors import raise_open_files, require_binary
 from .fixtures import (  # noqa: F401  (registered as fixtures by being module attributes)
     SESSION_KEY, TARGET, perf_backends, perf_check, perf_connections, perf_locust, perf_mongo, perf_mongo_noproc, perf_mongo_proc, perf_redis,
@@ -17,7 +16,6 @@ from ..report.terminal import rate_ladders, summary_table, variant_table
 from ..measure.servers import unavailable_reason
 from .session import PerfSession
 from ..catalog.matrix import cells, every_cell
-from ..catalog.shapes import LoadShape
 from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
 
@@ -52,14 +50,17 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "perf(tolerance=None, max_error_rate=None): a load test; optional per-test thresholds")
     cli = {o.name: config.getoption(o.name) for o in cfg.OPTIONS}
     ini = {o.name: config.getini(o.name) for o in cfg.OPTIONS}
-    resolved = cfg.resolve(cli, ini, config.rootpath, config.invocation_params.dir)
-    variants = registry()
-    if resolved.target is not None:
-        selected = []
-    else:
-        names = cfg.select(list(variants), resolved.variants, "variant")
-        selected = cells([variants[n] for n in names], resolved.apps)
-    workloads = cfg.select(list(WORKLOADS), resolved.workloads, "workload")
+    try:
+        resolved = cfg.resolve(cli, ini, config.rootpath, config.invocation_params.dir)
+        variants = registry()
+        if resolved.target is not None:
+            selected = []
+        else:
+            names = cfg.select(list(variants), resolved.variants, "variant")
+            selected = cells([variants[n] for n in names], resolved.apps)
+        workloads = cfg.select(list(WORKLOADS), resolved.workloads, "workload")
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
     config.stash[SESSION_KEY] = PerfSession(resolved, variants, selected, workloads)
 
 
@@ -69,12 +70,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     session = perf_session_of(metafunc.config)
     pairs = [(c.variant.name, c.app.name) for c in session.cells.values()] or [(TARGET, "")]
     if "perf_locust_workers" in metafunc.fixturenames:  # a locust scenario: the book site, users x workers
-        cfg_ = session.config
-        params = [(v, a, "site", LoadShape(u, cfg_.duration), n) for v, a in pairs for u in cfg_.locust_users
-                  for n in cfg_.locust_workers]
+        params = [(v, a, "site", s, s.workers) for v, a in pairs for s in session.locust_shapes]
         metafunc.parametrize("perf_variant,perf_app,perf_workload,perf_shape,perf_locust_workers", params,
-                             ids=[f"{v}-{a}-u{s.connections}-w{n}" if a else f"{v}-u{s.connections}-w{n}"
-                                  for v, a, _, s, n in params])
+                             ids=[f"{v}-{a}-{s.label}" if a else f"{v}-{s.label}" for v, a, _, s, _ in params])
         return
     params = [(v, a, w, s) for v, a in pairs for w in session.workloads for s in session.shapes]
     metafunc.parametrize("perf_variant,perf_app,perf_workload,perf_shape", params,
@@ -88,15 +86,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     session = perf_session_of(config)
     try:
-        closed = [s for s in session.shapes if s.rate is None]
-        opened = [s for s in session.shapes if s.rate is not None]
-        if closed:
-            require_binary("wrk", "wrk")
-            shapes.check(closed, WRK_CAPABILITIES)
-        if opened:
-            from .drivers.oha import OHA_CAPABILITIES, OhaDriver
-            shapes.check(opened, OHA_CAPABILITIES)
-            OhaDriver().binary  # noqa: B018 - a missing oha is a usage error now, not in every test
+        for kind in {(s.rate is None): s for s in session.shapes}.values():  # one check per driver kind
+            driver = session.driver_for(kind)
+            driver.check()
+            shapes.check([s for s in session.shapes if session.driver_for(s) is driver], driver.capabilities)
         raise_open_files(shapes.fd_need([s.connections for s in session.shapes]))
         needs_redis = any("redis" in WORKLOADS[w].backends for w in session.workloads)
         if needs_redis and session.config.redis_url is None and session.config.target is None:

@@ -5,33 +5,21 @@ records and, when asked, the baseline.
 """
 from __future__ import annotations
 
-import datetime as dt
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from .. import __version__
-from ..records import jsonfile
-from ..records.baselines import Baseline, BaselineStore
-from ..config import PerfConfig
-from ..drivers import WrkDriver
-from ..measure.machine import machine_info, python_info
-from ..records.results import Result
-from ..catalog.shapes import LoadShape
 from ..catalog.matrix import Cell
+from ..catalog.shapes import LoadShape
 from ..catalog.variants import Variant
+from ..config import PerfConfig
+from ..drivers.base import Driver, driver_for
+from ..drivers.wrk import WrkDriver
 from ..judge.verdict import FAIL, Verdict
-
-
-@dataclass(frozen=True)
-class Failure:
-    """A trial that produced no result (the server died, verification failed, …)."""
-
-    nodeid: str
-    variant: str
-    app: str
-    workload: str
-    connections: int
-    message: str
+from ..measure.machine import machine_info, python_info
+from ..records import results as results_file
+from ..records.baselines import Baseline, BaselineStore
+from ..records.results import Failure
+from ..records.schema import Result
 
 
 class PerfSession:
@@ -41,12 +29,13 @@ class PerfSession:
         self.variants = variants
         self.cells = {c.name: c for c in cells}
         self.workloads = tuple(workloads)
-        self.driver = WrkDriver(threads=config.threads)
         self.shapes = tuple(
             [LoadShape(c, config.duration, requests_per_connection=r)
              for c in config.connections for r in config.requests_per_connection]
             + [LoadShape(config.rate_connections, config.duration, rate=q) for q in config.rates])
-        self._open_driver = None
+        self.locust_shapes = tuple(LoadShape(u, config.duration, workers=n)
+                                   for u in config.locust_users for n in config.locust_workers)
+        self._drivers: dict[tuple, Driver] = {}
         self.results: list[tuple[Result, Verdict]] = []
         self.failures: list[Failure] = []
         self.notices: list[str] = []
@@ -55,18 +44,18 @@ class PerfSession:
 
     @property
     def machine(self) -> dict[str, Any]:
+        """Identity of this machine for baselines: CPU, cores, interpreter and the closed-model driver (wrk)."""
         if self._machine is None:
-            self._machine = machine_info(f"{self.driver.name}-{self.driver.version}")
+            wrk = WrkDriver()
+            self._machine = machine_info(f"{wrk.name}-{wrk.version}")
         return self._machine
 
-    def driver_for(self, shape: LoadShape):
-        """wrk for the closed model, oha for a rate (the open model)."""
-        if shape.rate is None:
-            return self.driver
-        if self._open_driver is None:
-            from .drivers.oha import OhaDriver
-            self._open_driver = OhaDriver()
-        return self._open_driver
+    def driver_for(self, shape: LoadShape) -> Driver:
+        """The driver of a shape (one instance per kind for the session)."""
+        kind = (shape.rate is None, shape.workers)
+        if kind not in self._drivers:
+            self._drivers[kind] = driver_for(shape, threads=self.config.threads)
+        return self._drivers[kind]
 
     @property
     def warmup_rounds(self) -> int:
@@ -100,14 +89,8 @@ class PerfSession:
     def finish(self) -> None:
         """Write the JSON records and the baseline; say what was written in ``notices``."""
         if self.config.json_path is not None and (self.results or self.failures):
-            jsonfile.write_atomic(self.config.json_path, {
-                "schema": 1,
-                "serverbench": __version__,
-                "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                "machine": self.machine,
-                "results": [r.to_record(v.to_record()) for r, v in self.results],
-                "failures": [f.__dict__ for f in self.failures],
-            })
+            results_file.write(self.config.json_path, self.machine, [(r, v.to_record()) for r, v in self.results],
+                               self.failures, __version__)
             self.notices.append(f"results written to {self.config.json_path}")
         if self.config.save_baseline:
             keep = [r for r, v in self.results if v.status != FAIL]

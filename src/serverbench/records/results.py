@@ -1,209 +1,98 @@
-"""Immutable measurement records.
+"""Results files (``--perf-json``): one session's records, written atomically, read back typed.
 
-A :class:`LoadReport` is what a driver measured; a :class:`Result` is one whole trial with its
-context (machine, interpreter, variant, workload, load shape, server and generator usage).
-Judgement is not here: a verdict is attached only when the record is written.
+A file holds the schema version, when and on which machine it was made, every result (each with
+the verdict it got) and every failure (a test that produced no result).  Files of schema 1 (the
+load shape as a label) still load.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from types import MappingProxyType
+import datetime as dt
+import json
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-LATENCY_KEYS = ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")
-ERROR_KEYS = ("connect", "read", "write", "timeout", "status")
-SATURATION_BUSY_PCT = 90.0
+from . import jsonfile
+from .schema import SCHEMA, Result
 
-
-def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
-    return MappingProxyType(dict(mapping))
+READABLE = (1, 2)
 
 
 @dataclass(frozen=True)
-class LoadReport:
-    """One measured run of a load generator."""
-
-    driver: str
-    requests: int
-    duration_s: float
-    bytes: int
-    latency_ms: Mapping[str, float]
-    errors: Mapping[str, int]
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "latency_ms", _frozen(self.latency_ms))
-        object.__setattr__(self, "errors", _frozen(self.errors))
-
-    @property
-    def good_requests(self) -> int:
-        """Completed responses that were not HTTP errors (wrk counts status >= 400 as errors)."""
-        return max(self.requests - self.errors["status"], 0)
-
-    @property
-    def rps(self) -> float:
-        return self.good_requests / self.duration_s if self.duration_s > 0 else 0.0
-
-    @property
-    def error_rate(self) -> float:
-        return error_rate([self])
-
-
-def error_rate(reports: "Sequence[LoadReport]") -> float:
-    """Errors over attempts (completed responses plus connections that failed before one), pooled."""
-    errors = sum(sum(r.errors.values()) for r in reports)
-    attempts = sum(r.requests + r.errors["connect"] + r.errors["read"] + r.errors["write"] for r in reports)
-    return errors / attempts if attempts else (1.0 if errors else 0.0)
-
-
-@dataclass(frozen=True)
-class Generator:
-    name: str
-    version: str
-    threads: int
-    cpu_s: float
-    wall_s: float
-    cores: int
-
-    @property
-    def cpu_pct(self) -> float:
-        """CPU used as percent of one core (can exceed 100 with several threads)."""
-        return 100.0 * self.cpu_s / self.wall_s if self.wall_s > 0 else 0.0
-
-    @property
-    def busy_pct(self) -> float:
-        """Percent of the CPU the generator could use (its threads, at most the cores)."""
-        return self.cpu_pct / max(1, min(self.threads, self.cores))
-
-    @property
-    def saturated(self) -> bool:
-        return self.busy_pct >= SATURATION_BUSY_PCT
-
-
-@dataclass(frozen=True)
-class BackendUsage:
-    """A backing service during the measured window: its CPU and the operations it counted."""
-
-    name: str
-    kind: str
-    cpu_s: float | None
-    wall_s: float
-    cores: int
-    ops: int | None
-
-    @property
-    def cpu_pct(self) -> float | None:
-        return None if self.cpu_s is None or self.wall_s <= 0 else 100.0 * self.cpu_s / self.wall_s
-
-    @property
-    def bound(self) -> bool:
-        """The backend, not the server under test, was saturated (>= 90% of the cores it can use)."""
-        pct = self.cpu_pct
-        return pct is not None and pct / max(1, self.cores) >= SATURATION_BUSY_PCT
-
-    def to_record(self, requests: int) -> dict[str, Any]:
-        pct = self.cpu_pct
-        return {"name": self.name, "kind": self.kind, "cpu_s": self.cpu_s,
-                "cpu_pct": None if pct is None else round(pct, 1), "cores": self.cores, "bound": self.bound,
-                "ops": self.ops, "ops_per_request": None if self.ops is None or not requests
-                else round(self.ops / requests, 4)}
-
-
-@dataclass(frozen=True)
-class Result:
-    """One trial: a variant serving a workload at a number of connections."""
+class Failure:
+    """A test that produced no result (the server died, verification failed, …)."""
 
     nodeid: str
-    test: str
     variant: str
+    app: str
     workload: str
     connections: int
-    warmup_s: int
-    url: str
-    load: LoadReport
-    generator: Generator
-    server_cpu_s: float | None
-    server_rss_mb: float | None
+    message: str
+
+
+@dataclass(frozen=True)
+class Stored:
+    """One result as it was stored, with the verdict it got (a plain mapping: records do not judge)."""
+
+    result: Result
+    verdict: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    path: Path
+    schema: int
+    created: str
     machine: Mapping[str, Any]
-    python: Mapping[str, Any]
-    timestamp: str
-    app: str = ""
-    warmup_rps: tuple[float, ...] = ()
-    warmup_settled: bool | None = None
-    backends: tuple[BackendUsage, ...] = ()
-    shape: str = ""
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    results: tuple[Stored, ...]
+    failures: tuple[Failure, ...]
 
     @property
-    def key(self) -> str:
-        """Identity across runs, what a baseline is stored under: the test function and its cell."""
-        cell = f"{self.variant}/{self.app}" if self.app else self.variant
-        return f"{self.test}::{cell}/{self.workload}/{self.shape or f'c{self.connections}'}"
-
-    @property
-    def requests(self) -> int:
-        return self.load.requests
-
-    @property
-    def rps(self) -> float:
-        return self.load.rps
-
-    @property
-    def error_rate(self) -> float:
-        return self.load.error_rate
-
-    def to_record(self, verdict: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The JSON record documented in the README."""
-        load = self.load
-        per_request = (self.server_cpu_s / load.good_requests * 1e6
-                       if self.server_cpu_s is not None and load.good_requests else None)
-        return {
-            "nodeid": self.nodeid,
-            "key": self.key,
-            "test": self.test,
-            "variant": self.variant,
-            "app": self.app or None,
-            "workload": self.workload,
-            "connections": self.connections,
-            "shape": self.shape or f"c{self.connections}",
-            "duration_s": round(load.duration_s, 3),
-            "warmup_s": self.warmup_s,
-            "warmup_rps": [round(x, 1) for x in self.warmup_rps],
-            "warmup_settled": self.warmup_settled,
-            "backends": [b.to_record(load.requests) for b in self.backends],
-            "url": self.url,
-            "requests": load.requests,
-            "rps": round(load.rps, 1),
-            "latency_ms": {k: round(load.latency_ms[k], 3) for k in LATENCY_KEYS},
-            "errors": {k: load.errors[k] for k in ERROR_KEYS},
-            "error_rate": round(load.error_rate, 6),
-            "server": {"cpu_s": self.server_cpu_s, "rss_mb": self.server_rss_mb,
-                       "cpu_us_per_request": None if per_request is None else round(per_request, 2)},
-            "generator": {"name": self.generator.name, "version": self.generator.version,
-                          "threads": self.generator.threads, "cpu_pct": round(self.generator.cpu_pct, 1),
-                          "busy_pct": round(self.generator.busy_pct, 1), "saturated": self.generator.saturated},
-            "machine": dict(self.machine),
-            "python": dict(self.python),
-            "timestamp": self.timestamp,
-            "verdict": dict(verdict) if verdict is not None else None,
-            **({"extra": dict(self.extra)} if self.extra else {}),
-        }
+    def label(self) -> str:
+        """The interpreter that measured (``cpython-3.11``), else the file's name."""
+        if self.results:
+            py = self.results[0].result.python
+            if py.get("implementation") and py.get("version"):
+                return f"{py['implementation']}-{py['version']}"
+        return self.path.stem
 
 
-def replicated(runs: Sequence[Result]) -> Result:
-    """The median-rps run of N replicates, carrying every replicate's rps, their median and dispersion
-    (MAD / median) in ``extra['replicates']``.  One run is returned unchanged."""
-    import dataclasses
-    import statistics
+class ResultsFileError(ValueError):
+    """A file that is not a readable serverbench results file; the message names it and the fix."""
 
-    if len(runs) == 1:
-        return runs[0]
-    ordered = sorted(runs, key=lambda r: r.rps)
-    chosen = ordered[(len(ordered) - 1) // 2]
-    rps = [r.rps for r in runs]
-    median = statistics.median(rps)
-    mad = statistics.median(abs(x - median) for x in rps)
-    summary = {"n": len(runs), "rps": [round(x, 1) for x in rps], "rps_median": round(median, 1),
-               "dispersion": round(mad / median, 4) if median else None,
-               "p99_ms": [round(r.load.latency_ms["p99"], 3) for r in runs]}
-    return dataclasses.replace(chosen, extra={**chosen.extra, "replicates": summary})
 
+def write(path: Path, machine: Mapping[str, Any], results: Sequence[tuple[Result, Mapping[str, Any] | None]],
+          failures: Sequence[Failure], version: str) -> None:
+    jsonfile.write_atomic(Path(path), {
+        "schema": SCHEMA,
+        "serverbench": version,
+        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "machine": dict(machine),
+        "results": [r.to_record(v) for r, v in results],
+        "failures": [f.__dict__ for f in failures],
+    })
+
+
+def read(path: Path) -> ResultsFile:
+    """A results file, typed; anything else is a ResultsFileError naming the file and what was wrong."""
+    path = Path(path)
+    try:
+        data = jsonfile.read(path)
+    except FileNotFoundError:
+        raise ResultsFileError(f"{path}: no such file; write one with `pytest -m perf --perf-json {path}`") from None
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ResultsFileError(f"{path}: not a readable serverbench results file ({exc}); {path.name} is not a "
+                               "serverbench --perf-json file: pass only --perf-json outputs") from None
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list) or "created" not in data:
+        raise ResultsFileError(f"{path}: not a serverbench results file (no 'created' and 'results'); "
+                               "pass only --perf-json outputs")
+    schema = data.get("schema", 1)
+    if schema not in READABLE:
+        raise ResultsFileError(f"{path}: results schema {schema!r}; this serverbench reads {READABLE}: "
+                               "upgrade serverbench to read it")
+    try:
+        results = tuple(Stored(Result.from_record(r), r.get("verdict")) for r in data["results"])
+        failures = tuple(Failure(**f) for f in data.get("failures") or ())
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ResultsFileError(f"{path} is not a serverbench --perf-json file ({type(exc).__name__}: {exc})") from None
+    return ResultsFile(path, schema, str(data["created"]), data.get("machine") or {}, results, failures)

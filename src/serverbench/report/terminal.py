@@ -7,9 +7,9 @@ from typing import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from ..records.results import Result
+from ..records.schema import Result
 from ..catalog.shapes import knee
-from ..pytest_plugin.session import Failure
+from ..records.results import Failure
 from ..catalog.matrix import Cell
 from ..catalog.variants import Variant
 from ..judge.verdict import NO_BASELINE, Verdict
@@ -58,7 +58,7 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
             verdict = "saved"
         reps = r.extra.get("replicates")
         rps_text = f"{r.rps:,.0f}" + (f" (n={reps['n']}, ±{reps['dispersion']:.0%})" if reps else "")
-        table.add_row(f"{r.variant}/{r.app}" if r.app else r.variant, r.workload, r.shape or f"c{r.connections}",
+        table.add_row(f"{r.variant}/{r.app}" if r.app else r.variant, r.workload, r.shape.label,
                       rps_text,
                       f"{r.load.latency_ms['p50']:.2f}", f"{r.load.latency_ms['p99']:.2f}",
                       f"{errors} ({r.error_rate:.1%})" if errors else "0",
@@ -83,14 +83,14 @@ def rate_ladders(results: Sequence[Result]) -> list[str]:
     """One line per open-model ladder (same test, cell and workload, two or more rates): where latency breaks."""
     groups: dict[tuple, list[Result]] = {}
     for r in results:
-        if r.shape.startswith("r"):
+        if r.shape.rate is not None:
             groups.setdefault((r.test, r.variant, r.app, r.workload), []).append(r)
     lines = []
     for (test, variant, app, workload), runs in groups.items():
         if len(runs) < 2:
             continue
-        runs.sort(key=lambda r: float(r.shape[1:]))
-        rates = [float(r.shape[1:]) for r in runs]
+        runs.sort(key=lambda r: r.shape.rate)
+        rates = [r.shape.rate for r in runs]
         p99 = [r.load.latency_ms["p99"] for r in runs]
         at = knee(rates, p99, [r.rps for r in runs])
         curve = ", ".join(f"{q:g}: {r.rps:,.0f} rps p99 {r.load.latency_ms['p99']:,.1f} ms" for q, r in zip(rates, runs))

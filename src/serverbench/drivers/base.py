@@ -1,0 +1,47 @@
+"""The driver interface, and the one place a driver is chosen for a load shape.
+
+A driver runs one :class:`~serverbench.catalog.shapes.LoadShape` against a URL and returns what it
+measured (a :class:`~serverbench.records.schema.LoadReport`) with its own process's CPU (a
+:class:`~serverbench.measure.executors.GeneratorRun` or a run with the same fields).  It states what
+it can execute as :class:`~serverbench.catalog.shapes.Capabilities`; a shape it cannot run is refused
+before any server starts.
+"""
+from __future__ import annotations
+
+from typing import Any, Protocol, Sequence
+
+from ..catalog.shapes import Capabilities, LoadShape
+
+
+class Driver(Protocol):
+    name: str
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def threads(self) -> int:
+        """Threads or processes generating load: its busy share is its CPU over this many cores."""
+
+    def check(self) -> None:
+        """Raise a usage error (missing binary or package, with the install) before any server starts."""
+
+    def run(self, url: str, shape: LoadShape, *, cpus: Sequence[int] | None = None,
+            mix: Sequence[tuple[str, int]] = ()) -> tuple[Any, Any]:
+        """Drive ``url`` as ``shape`` says (``mix``: weighted paths instead of the URL's path);
+        returns (LoadReport, the run with ``cpu_s`` and ``wall_s``)."""
+
+
+def driver_for(shape: LoadShape, threads: int = 2) -> Driver:
+    """wrk for the closed model, oha for a rate (the open model), locust for a locust scenario."""
+    if shape.workers is not None:
+        from .locust import LocustDriver
+        return LocustDriver(workers=shape.workers)
+    if shape.rate is not None:
+        from .oha import OhaDriver
+        return OhaDriver()
+    from .wrk import WrkDriver
+    return WrkDriver(threads=threads)

@@ -1,0 +1,281 @@
+"""The record schema: immutable measurement records, and their JSON form (versioned).
+
+A :class:`LoadReport` is what a driver measured; a :class:`Result` is one whole trial with its
+context (machine, interpreter, variant, workload, load shape, server and generator usage).
+Judgement is not here: a verdict is attached only when the record is written.
+
+``Result.to_record`` writes schema 2 (the load shape as structured fields); ``Result.from_record``
+reads schema 2 and schema 1 (the shape as a label such as ``c64`` or ``r200-rpc1``, parsed back).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping, Sequence
+
+from ..catalog.shapes import LoadShape
+
+SCHEMA = 2
+LATENCY_KEYS = ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")
+ERROR_KEYS = ("connect", "read", "write", "timeout", "status")
+SATURATION_BUSY_PCT = 90.0
+
+
+def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True)
+class LoadReport:
+    """One measured run of a load generator."""
+
+    driver: str
+    requests: int
+    duration_s: float
+    bytes: int
+    latency_ms: Mapping[str, float]
+    errors: Mapping[str, int]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "latency_ms", _frozen(self.latency_ms))
+        object.__setattr__(self, "errors", _frozen(self.errors))
+
+    @property
+    def good_requests(self) -> int:
+        """Completed responses that were not HTTP errors (wrk counts status >= 400 as errors)."""
+        return max(self.requests - self.errors["status"], 0)
+
+    @property
+    def rps(self) -> float:
+        return self.good_requests / self.duration_s if self.duration_s > 0 else 0.0
+
+    @property
+    def error_rate(self) -> float:
+        return error_rate([self])
+
+
+def error_rate(reports: "Sequence[LoadReport]") -> float:
+    """Errors over attempts (completed responses plus connections that failed before one), pooled."""
+    errors = sum(sum(r.errors.values()) for r in reports)
+    attempts = sum(r.requests + r.errors["connect"] + r.errors["read"] + r.errors["write"] for r in reports)
+    return errors / attempts if attempts else (1.0 if errors else 0.0)
+
+
+@dataclass(frozen=True)
+class Generator:
+    name: str
+    version: str
+    threads: int
+    cpu_s: float
+    wall_s: float
+    cores: int
+
+    @property
+    def cpu_pct(self) -> float:
+        """CPU used as percent of one core (can exceed 100 with several threads)."""
+        return 100.0 * self.cpu_s / self.wall_s if self.wall_s > 0 else 0.0
+
+    @property
+    def busy_pct(self) -> float:
+        """Percent of the CPU the generator could use (its threads, at most the cores)."""
+        return self.cpu_pct / max(1, min(self.threads, self.cores))
+
+    @property
+    def saturated(self) -> bool:
+        return self.busy_pct >= SATURATION_BUSY_PCT
+
+    def to_record(self) -> dict[str, Any]:
+        return {"name": self.name, "version": self.version, "threads": self.threads, "cpu_s": round(self.cpu_s, 4),
+                "wall_s": round(self.wall_s, 4), "cores": self.cores, "cpu_pct": round(self.cpu_pct, 1),
+                "busy_pct": round(self.busy_pct, 1), "saturated": self.saturated}
+
+    @classmethod
+    def from_record(cls, rec: Mapping[str, Any], duration_s: float) -> "Generator":
+        """Schema 1 kept only the percentages: CPU seconds and cores are derived from them."""
+        if "cpu_s" in rec:
+            return cls(rec["name"], rec["version"], int(rec["threads"]), float(rec["cpu_s"]), float(rec["wall_s"]),
+                       int(rec["cores"]))
+        cpu_pct, busy = float(rec["cpu_pct"]), float(rec["busy_pct"])
+        cores = max(1, round(cpu_pct / busy)) if busy else int(rec["threads"])
+        return cls(rec["name"], rec["version"], int(rec["threads"]), cpu_pct / 100 * duration_s, duration_s, cores)
+
+
+@dataclass(frozen=True)
+class BackendUsage:
+    """A backing service during the measured window: its CPU and the operations it counted."""
+
+    name: str
+    kind: str
+    cpu_s: float | None
+    wall_s: float
+    cores: int
+    ops: int | None
+
+    @property
+    def cpu_pct(self) -> float | None:
+        return None if self.cpu_s is None or self.wall_s <= 0 else 100.0 * self.cpu_s / self.wall_s
+
+    @property
+    def bound(self) -> bool:
+        """The backend, not the server under test, was saturated (>= 90% of the cores it can use)."""
+        pct = self.cpu_pct
+        return pct is not None and pct / max(1, self.cores) >= SATURATION_BUSY_PCT
+
+    def to_record(self, requests: int) -> dict[str, Any]:
+        pct = self.cpu_pct
+        return {"name": self.name, "kind": self.kind, "cpu_s": self.cpu_s, "wall_s": round(self.wall_s, 4),
+                "cpu_pct": None if pct is None else round(pct, 1), "cores": self.cores, "bound": self.bound,
+                "ops": self.ops, "ops_per_request": None if self.ops is None or not requests
+                else round(self.ops / requests, 4)}
+
+    @classmethod
+    def from_record(cls, rec: Mapping[str, Any], duration_s: float) -> "BackendUsage":
+        return cls(rec["name"], rec["kind"], rec["cpu_s"], float(rec.get("wall_s", duration_s)), int(rec["cores"]),
+                   rec["ops"])
+
+
+@dataclass(frozen=True)
+class Result:
+    """One trial: a variant serving a workload at a number of connections."""
+
+    nodeid: str
+    test: str
+    variant: str
+    workload: str
+    shape: LoadShape
+    warmup_s: int
+    url: str
+    load: LoadReport
+    generator: Generator
+    server_cpu_s: float | None
+    server_rss_mb: float | None
+    machine: Mapping[str, Any]
+    python: Mapping[str, Any]
+    timestamp: str
+    app: str = ""
+    warmup_rps: tuple[float, ...] = ()
+    warmup_settled: bool | None = None
+    backends: tuple[BackendUsage, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """Identity across runs, what a baseline is stored under: the test function and its cell."""
+        cell = f"{self.variant}/{self.app}" if self.app else self.variant
+        return f"{self.test}::{cell}/{self.workload}/{self.shape.label}"
+
+    @property
+    def connections(self) -> int:
+        return self.shape.connections
+
+    @property
+    def requests(self) -> int:
+        return self.load.requests
+
+    @property
+    def rps(self) -> float:
+        return self.load.rps
+
+    @property
+    def error_rate(self) -> float:
+        return self.load.error_rate
+
+    def to_record(self, verdict: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The JSON record (schema 2, docs/records.md)."""
+        load = self.load
+        per_request = (self.server_cpu_s / load.good_requests * 1e6
+                       if self.server_cpu_s is not None and load.good_requests else None)
+        return {
+            "nodeid": self.nodeid,
+            "key": self.key,
+            "test": self.test,
+            "variant": self.variant,
+            "app": self.app or None,
+            "workload": self.workload,
+            "shape": shape_record(self.shape),
+            "duration_s": round(load.duration_s, 3),
+            "warmup_s": self.warmup_s,
+            "warmup_rps": [round(x, 1) for x in self.warmup_rps],
+            "warmup_settled": self.warmup_settled,
+            "backends": [b.to_record(load.requests) for b in self.backends],
+            "url": self.url,
+            "requests": load.requests,
+            "bytes": load.bytes,
+            "rps": round(load.rps, 1),
+            "latency_ms": {k: round(load.latency_ms[k], 3) for k in LATENCY_KEYS},
+            "errors": {k: load.errors[k] for k in ERROR_KEYS},
+            "error_rate": round(load.error_rate, 6),
+            "server": {"cpu_s": self.server_cpu_s, "rss_mb": self.server_rss_mb,
+                       "cpu_us_per_request": None if per_request is None else round(per_request, 2)},
+            "generator": self.generator.to_record(),
+            "machine": dict(self.machine),
+            "python": dict(self.python),
+            "timestamp": self.timestamp,
+            "verdict": dict(verdict) if verdict is not None else None,
+            **({"extra": dict(self.extra)} if self.extra else {}),
+        }
+
+    @classmethod
+    def from_record(cls, rec: Mapping[str, Any]) -> "Result":
+        """A Result from its JSON record, schema 2 or 1; a malformed one raises KeyError, TypeError or ValueError."""
+        duration = float(rec["duration_s"])
+        load = LoadReport(rec["generator"]["name"], int(rec["requests"]), duration, int(rec.get("bytes") or 0),
+                          {k: float(rec["latency_ms"][k]) for k in LATENCY_KEYS},
+                          {k: int(rec["errors"][k]) for k in ERROR_KEYS})
+        server = rec.get("server") or {}
+        return cls(nodeid=rec["nodeid"], test=rec["test"], variant=rec["variant"], workload=rec["workload"],
+                   shape=shape_from_record(rec), warmup_s=int(rec.get("warmup_s") or 0), url=rec["url"], load=load,
+                   generator=Generator.from_record(rec["generator"], duration),
+                   server_cpu_s=server.get("cpu_s"), server_rss_mb=server.get("rss_mb"),
+                   machine=rec.get("machine") or {}, python=rec.get("python") or {}, timestamp=rec["timestamp"],
+                   app=rec.get("app") or "", warmup_rps=tuple(rec.get("warmup_rps") or ()),
+                   warmup_settled=rec.get("warmup_settled"),
+                   backends=tuple(BackendUsage.from_record(b, duration) for b in rec.get("backends") or ()),
+                   extra=rec.get("extra") or {})
+
+
+SHAPE_FIELDS = ("connections", "duration", "rate", "requests_per_connection", "ramp", "workers")
+
+
+def shape_record(shape: LoadShape) -> dict[str, Any]:
+    """The load shape as structured fields (its label too, for people reading the file)."""
+    return {"model": shape.model, **{k: getattr(shape, k) for k in SHAPE_FIELDS}, "label": shape.label}
+
+
+def shape_from_record(rec: Mapping[str, Any]) -> LoadShape:
+    """Schema 2: the structured fields.  Schema 1: a label (c64, r200, c64-rpc1, u50-w2) and ``connections``."""
+    shape = rec.get("shape")
+    if isinstance(shape, Mapping):
+        return LoadShape(**{k: shape[k] for k in SHAPE_FIELDS if k in shape})
+    label = shape or f"c{rec['connections']}"
+    fields: dict[str, Any] = {"connections": int(rec["connections"]), "duration": max(1, round(float(rec["duration_s"])))}
+    for part in label.split("-"):
+        if part.startswith("rpc"):
+            fields["requests_per_connection"] = int(part[3:])
+        elif part.startswith("ramp"):
+            fields["ramp"] = float(part[4:])
+        elif part.startswith("r"):
+            fields["rate"] = float(part[1:])
+        elif part.startswith("w"):
+            fields["workers"] = int(part[1:])
+    return LoadShape(**fields)
+
+
+def replicated(runs: Sequence[Result]) -> Result:
+    """The median-rps run of N replicates, carrying every replicate's rps, their median and dispersion
+    (MAD / median) in ``extra['replicates']``.  One run is returned unchanged."""
+    import dataclasses
+    import statistics
+
+    if len(runs) == 1:
+        return runs[0]
+    ordered = sorted(runs, key=lambda r: r.rps)
+    chosen = ordered[(len(ordered) - 1) // 2]
+    rps = [r.rps for r in runs]
+    median = statistics.median(rps)
+    mad = statistics.median(abs(x - median) for x in rps)
+    summary = {"n": len(runs), "rps": [round(x, 1) for x in rps], "rps_median": round(median, 1),
+               "dispersion": round(mad / median, 4) if median else None,
+               "p99_ms": [round(r.load.latency_ms["p99"], 3) for r in runs]}
+    return dataclasses.replace(chosen, extra={**chosen.extra, "replicates": summary})
+
