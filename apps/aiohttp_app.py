@@ -15,6 +15,7 @@ import redis.asyncio as aioredis
 from aiohttp import ClientSession, web
 
 import async_clients
+import injected_work
 import sitedata
 
 COUNTER_KEY = "serverbench:counter"
@@ -38,6 +39,13 @@ async def _burn(request, handler):
     return await handler(request)
 
 
+@web.middleware
+async def _work(request, handler):
+    response = await handler(request)
+    response.headers[injected_work.HEADER] = injected_work.run()
+    return response
+
+
 async def plaintext(request):
     return web.Response(body=b"Hello, World!", content_type="text/plain")
 
@@ -47,7 +55,7 @@ async def json_endpoint(request):
 
 
 async def redis_endpoint(request):
-    client = request.app["redis"]
+    client = request.app[REDIS]
     if client is None:
         raise web.HTTPInternalServerError(text="SERVERBENCH_REDIS_URL is not set: /redis needs a Redis server")
     async with client.pipeline(transaction=False) as pipe:
@@ -64,6 +72,7 @@ class _Clients:
 
 # aiohttp >= 3.9 types app keys (a plain string key warns); 3.8 has only strings.
 CLIENTS = web.AppKey("clients", _Clients) if hasattr(web, "AppKey") else "clients"
+REDIS = web.AppKey("redis", object) if hasattr(web, "AppKey") else "redis"  # a redis.asyncio.Redis, or None
 
 
 def _mongo_db(app):
@@ -164,10 +173,10 @@ async def site_static(request):
 
 async def _redis_lifecycle(app):
     url = os.environ.get("SERVERBENCH_REDIS_URL")
-    app["redis"] = aioredis.Redis.from_url(url, decode_responses=True) if url else None
+    app[REDIS] = aioredis.Redis.from_url(url, decode_responses=True) if url else None
     yield
-    if app["redis"] is not None:
-        await app["redis"].aclose()
+    if app[REDIS] is not None:
+        await app[REDIS].aclose()
 
 
 async def _clients_lifecycle(app):
@@ -188,7 +197,7 @@ def init(argv=None):
     # The burn middleware is installed whenever the knob is set, even to 0, so an A/B proof can give
     # both arms the same middleware and differ only in the burn itself.
     knobs = "SERVERBENCH_BURN_US" in os.environ or "SERVERBENCH_DELAY_US" in os.environ
-    app = web.Application(middlewares=[_burn] if knobs else [])
+    app = web.Application(middlewares=([_burn] if knobs else []) + ([_work] if injected_work.ITERS else []))
     app.cleanup_ctx.append(_redis_lifecycle)
     app.cleanup_ctx.append(_clients_lifecycle)
     app.router.add_get("/plaintext", plaintext)

@@ -1,5 +1,6 @@
 """Framework-neutral client plumbing shared by the async reference apps (aiohttp, tornado, raw ASGI,
 Django ASGI); each app keeps its own lazy creation and error answers."""
+import asyncio
 
 
 def mongo_client_class():
@@ -14,3 +15,10 @@ def mongo_client_class():
         return AsyncIOMotorClient
     except ImportError:
         return None
+
+
+async def close_mongo(client):
+    """Close a MongoDB client: a coroutine for pymongo's AsyncMongoClient, a plain call for Motor's."""
+    closed = client.close()
+    if asyncio.iscoroutine(closed):
+        await closed

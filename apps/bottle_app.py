@@ -11,6 +11,7 @@ import time
 import bottle
 import redis
 
+import injected_work
 import sitedata
 import sync_clients
 
@@ -29,6 +30,11 @@ if BURN_S:
         end = time.thread_time() + BURN_S
         while time.thread_time() < end:
             pass
+
+if injected_work.ITERS:  # no hook at all unless the work knob is set
+    @app.hook("after_request")
+    def _work():
+        bottle.response.set_header(injected_work.HEADER, injected_work.run())
 
 
 def _setting(name, needs):

@@ -11,6 +11,7 @@ import time
 import cherrypy
 import redis
 
+import injected_work
 import sitedata
 import sync_clients
 
@@ -26,6 +27,10 @@ def _burn():
     end = time.thread_time() + BURN_S
     while time.thread_time() < end:
         pass
+
+
+def _work():
+    cherrypy.serving.response.headers[injected_work.HEADER] = injected_work.run()
 
 
 def _setting(name, needs):
@@ -179,4 +184,7 @@ config = {}
 if BURN_S:
     cherrypy.tools.burn = cherrypy.Tool("on_start_resource", _burn)
     config = {"/": {"tools.burn.on": True}}
+if injected_work.ITERS:  # no hook at all unless the work knob is set
+    cherrypy.tools.work = cherrypy.Tool("before_finalize", _work)
+    config.setdefault("/", {})["tools.work.on"] = True
 app = cherrypy.tree.mount(Root(), "", config)

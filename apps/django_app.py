@@ -11,6 +11,7 @@ import time
 import redis
 from django.conf import settings
 
+import injected_work
 import sitedata
 import sync_clients
 
@@ -24,7 +25,8 @@ settings.configure(
     ALLOWED_HOSTS=["127.0.0.1", "localhost", "::1", "[::1]"],
     ROOT_URLCONF=__name__,
     # CommonMiddleware sets Content-Length (else the server falls back to chunked framing) and checks ALLOWED_HOSTS.
-    MIDDLEWARE=["django.middleware.common.CommonMiddleware"] + ([f"{__name__}.burn_middleware"] if BURN_S else []),
+    MIDDLEWARE=["django.middleware.common.CommonMiddleware"] + ([f"{__name__}.burn_middleware"] if BURN_S else [])
+    + ([f"{__name__}.work_middleware"] if injected_work.ITERS else []),
 )
 
 from django.core.wsgi import get_wsgi_application  # noqa: E402  (needs settings)
@@ -45,6 +47,15 @@ def burn_middleware(get_response):
         while time.thread_time() < end:
             pass
         return get_response(request)
+
+    return middleware
+
+
+def work_middleware(get_response):
+    def middleware(request):
+        response = get_response(request)
+        response[injected_work.HEADER] = injected_work.run()
+        return response
 
     return middleware
 

@@ -15,6 +15,7 @@ import redis.asyncio as aioredis
 from django.conf import settings
 
 import async_clients
+import injected_work
 import sitedata
 
 try:  # the /upstream client; the other endpoints do without it
@@ -33,7 +34,8 @@ settings.configure(
     SECRET_KEY="serverbench-reference-app-not-secret",
     ROOT_URLCONF=__name__,
     # CommonMiddleware sets Content-Length (else the server falls back to chunked framing) and checks ALLOWED_HOSTS.
-    MIDDLEWARE=["django.middleware.common.CommonMiddleware"] + ([f"{__name__}.burn_middleware"] if BURN_S else []),
+    MIDDLEWARE=["django.middleware.common.CommonMiddleware"] + ([f"{__name__}.burn_middleware"] if BURN_S else [])
+    + ([f"{__name__}.work_middleware"] if injected_work.ITERS else []),
 )
 
 from django.core.asgi import get_asgi_application  # noqa: E402  (needs settings)
@@ -59,6 +61,16 @@ def burn_middleware(get_response):
         while time.thread_time() < end:
             pass
         return await get_response(request)
+
+    return middleware
+
+
+@async_only_middleware
+def work_middleware(get_response):
+    async def middleware(request):
+        response = await get_response(request)
+        response[injected_work.HEADER] = injected_work.run()
+        return response
 
     return middleware
 
@@ -98,6 +110,21 @@ def _http_session():
             raise _Unavailable("aiohttp is not installed: /upstream needs its client")
         _http = aiohttp.ClientSession()
     return _http
+
+
+async def close_clients():
+    """Close the clients made on first use.  Django's ASGI handler has no lifespan, so a server's process just
+    exits with them; a process that outlives the app (the in-process handler benchmarks) calls this."""
+    global _redis, _mongo, _http
+    if _redis is not None:
+        await _redis.aclose()
+        _redis = None
+    if _mongo is not None:
+        await async_clients.close_mongo(_mongo)
+        _mongo = None
+    if _http is not None:
+        await _http.close()
+        _http = None
 
 
 def _unavailable(exc):

@@ -10,6 +10,7 @@ import time
 import redis
 from flask import Flask, Response, abort, jsonify, request
 
+import injected_work
 import sitedata
 import sync_clients
 
@@ -39,6 +40,13 @@ def _burn():
         end = time.thread_time() + BURN_S
         while time.thread_time() < end:
             pass
+
+
+if injected_work.ITERS:  # no hook at all unless the work knob is set
+    @app.after_request
+    def _work(response):
+        response.headers[injected_work.HEADER] = injected_work.run()
+        return response
 
 
 def _setting(name, needs):

@@ -10,11 +10,12 @@ import time
 
 import redis
 from pyramid.config import Configurator
-from pyramid.events import NewRequest
+from pyramid.events import NewRequest, NewResponse
 from pyramid.httpexceptions import (HTTPBadGateway, HTTPBadRequest, HTTPInternalServerError, HTTPNoContent,
                                     HTTPNotFound)
 from pyramid.response import Response
 
+import injected_work
 import sitedata
 import sync_clients
 
@@ -31,6 +32,10 @@ def _burn(event):
     end = time.thread_time() + BURN_S
     while time.thread_time() < end:
         pass
+
+
+def _work(event):
+    event.response.headers[injected_work.HEADER] = injected_work.run()
 
 
 def _setting(name, needs):
@@ -149,6 +154,8 @@ def site_static(request):
 with Configurator() as config:
     if BURN_S:
         config.add_subscriber(_burn, NewRequest)
+    if injected_work.ITERS:  # no hook at all unless the work knob is set
+        config.add_subscriber(_work, NewResponse)
     config.add_route("plaintext", "/plaintext")
     config.add_route("json", "/json")
     config.add_route("redis", "/redis")

@@ -17,6 +17,7 @@ from urllib.parse import parse_qsl
 import redis.asyncio as aioredis
 
 import async_clients
+import injected_work
 import sitedata
 
 try:  # the /upstream client; the other endpoints do without it
@@ -292,5 +293,19 @@ async def _burning_app(scope, receive, send):
     await _app(scope, receive, send)
 
 
-# No hook at all unless the burn knob is set.
-app = _burning_app if BURN_S else _app
+async def _worked_app(scope, receive, send):
+    if scope["type"] != "http":
+        return await _unworked(scope, receive, send)
+    header = (injected_work.HEADER.lower().encode(), injected_work.run().encode())
+
+    async def send_worked(message):
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", ()), header]}
+        await send(message)
+
+    await _unworked(scope, receive, send_worked)
+
+
+# No hook at all unless a knob is set.
+_unworked = _burning_app if BURN_S else _app
+app = _worked_app if injected_work.ITERS else _unworked

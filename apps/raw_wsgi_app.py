@@ -11,6 +11,7 @@ from urllib.parse import parse_qsl
 
 import redis
 
+import injected_work
 import sitedata
 import sync_clients
 
@@ -215,3 +216,15 @@ if BURN_S:
         while time.thread_time() < end:
             pass
         return _app(environ, start_response)
+
+
+if injected_work.ITERS:  # no hook at all unless the work knob is set
+    _unworked = app
+
+    def app(environ, start_response):
+        header = (injected_work.HEADER, injected_work.run())
+
+        def start_worked_response(status, headers, exc_info=None):
+            return start_response(status, headers + [header], exc_info)
+
+        return _unworked(environ, start_worked_response)

@@ -18,6 +18,7 @@ import tornado.web
 from tornado.httpclient import AsyncHTTPClient
 
 import async_clients
+import injected_work
 import sitedata
 
 COUNTER_KEY = "serverbench:counter"
@@ -107,6 +108,15 @@ if BURN_S:  # no hook at all unless the burn knob is set
 
 else:
     _Base = _Handler
+
+if injected_work.ITERS:  # no hook at all unless the work knob is set
+
+    class _Worked(_Base):
+        def prepare(self):
+            super().prepare()
+            self.set_header(injected_work.HEADER, injected_work.run())
+
+    _Base = _Worked
 
 
 class PlaintextHandler(_Base):
@@ -221,6 +231,19 @@ class NotFoundHandler(_Handler):
         self.set_status(404)
         self.set_header("Content-Type", _TEXT)
         self.finish("Not Found")
+
+
+async def close_clients():
+    """Close the clients made on first use.  A Tornado server's process just exits with them; a process that
+    outlives the app (the in-process handler benchmarks) calls this on the app's loop."""
+    global _redis, _mongo
+    if _redis is not None:
+        await _redis.aclose()
+        _redis = None
+    if _mongo is not None:
+        await async_clients.close_mongo(_mongo)
+        _mongo = None
+    AsyncHTTPClient().close()  # the loop's shared upstream client
 
 
 def _no_access_log(handler):

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/ab_rates.py --runs 20 --out ab-rates.json
 
-Each run is one whole gated decision (`serverbench.measure.ab.run_ab` with the gate's policy and
+Each run is one whole gated decision (`serverbench.ab.run` of an `ABPlan` with the gate's policy and
 signals: saturated throughput, latency p50/p90 and CPU per request at the fixed rate) of aiohttp
 on /json.  The injected cost is the apps' test-only knob SERVERBENCH_BURN_US (CPU burnt per
 request), calibrated from a first A/A run so that it costs 10% / 5% of throughput when the server
@@ -20,7 +20,10 @@ from pathlib import Path
 
 from scipy import stats
 
-from serverbench.measure.ab import GATE_BLOCKS, GATE_POLICY, Arm, run_ab
+from serverbench.ab import run as run_decision
+from serverbench.abplan import ABPlan, Arm
+from serverbench.catalog.matrix import Cell
+from serverbench.judge.ab import GATE_BLOCKS, GATE_POLICY
 from serverbench.judge.decision import Policy
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
@@ -31,9 +34,12 @@ ROOT = Path(__file__).resolve().parents[1]
 def decision(variant, workload, knob: str, value: int, blocks: int, policy: Policy) -> dict:
     apps = ROOT / "apps"
     # Both arms run the knob middleware (0 in the base): the arms differ only by the injected cost.
-    run = run_ab(variant, workload, Arm("base", apps_dir=apps, env={knob: "0"}),
-                 Arm("candidate", apps_dir=apps, env={knob: str(value)}), blocks=blocks, policy=policy)
-    base_cpu = [1e6 * t.server_cpu_s / max(t.load.good_requests, 1) for t in run.trials if t.nodeid == "ab::base"]
+    # One attempt (retries=0), as the proof figures are for a single attempt.
+    run = run_decision(ABPlan(Cell(variant, variant.default_app), workload, Arm("base", apps_dir=apps, env={knob: "0"}),
+                              Arm("candidate", apps_dir=apps, env={knob: str(value)}), blocks=blocks, policy=policy,
+                              retries=0))
+    base_cpu = [1e6 * w.result.server_cpu_s / max(w.result.load.good_requests, 1) for w in run.windows
+                if w.arm == "base" and w.phase == "saturated"]
     t = run.throughput
     return {"knob": knob, "value": value, "verdict": run.verdict, "delta": t.delta, "ci": t.ci, "p": t.p, "n": t.n,
             "dispersion": t.dispersion, "signals": {k: {"verdict": d.verdict, "delta": d.delta, "ci": d.ci, "p": d.p,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import urlsplit
@@ -152,21 +152,37 @@ class Option:
     default: Any
     help: str
     flag_only: bool = False
+    # A command whose proven default differs from the pytest session's names it here, in the same row
+    # (``{"gate": 2}``), with the reason in a comment at the row; elsewhere ``default`` holds.
+    context_defaults: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
+
+    @property
+    def command_flag(self) -> str:
+        """The flag in serverbench's own commands (the gate): the name without pytest's ``perf`` prefix."""
+        return "--" + self.name.removeprefix("perf_").replace("_", "-")
+
+    def default_in(self, context: str) -> Any:
+        return self.context_defaults.get(context, self.default)
 
 
 OPTIONS: tuple[Option, ...] = (
     Option("perf_variants", _globs, ("*",), "Server variants to run: comma-separated names or globs (e.g. 'gunicorn-*'). Default: all."),
     Option("perf_apps", _globs, None, "Apps to serve: comma-separated names or globs, 'all' for every app; each variant serves those whose interface it speaks. Default: one reference app per interface (flask, raw-asgi, aiohttp, tornado)."),
     Option("perf_workloads", _globs, ("*",), "Workloads to run: comma-separated names or globs (e.g. 'json,redis'). Default: all."),
-    Option("perf_duration", _int(1, 3600), 5, "Seconds of measured load per trial (whole seconds, >= 1)."),
-    Option("perf_warmup", _int(0, 3600), 2, "Seconds of warm-up load before each trial, not counted (0 disables)."),
+    # The gate's defaults (2 s windows, 1 s warm-up, 32 connections per arm) are those its A/A false-alarm
+    # and detection figures were measured with (docs/gate.md, "Proof: the shipped configuration").
+    Option("perf_duration", _int(1, 3600), 5, "Seconds of measured load per trial (whole seconds, >= 1).",
+           context_defaults={"gate": 2}),
+    Option("perf_warmup", _int(0, 3600), 2, "Seconds of warm-up load before each trial, not counted (0 disables).",
+           context_defaults={"gate": 1}),
     Option("perf_warmup_rounds", _int(1, 100), None, "Most warm-up rounds (each --perf-warmup seconds); warm-up stops early once rps settles. Default: 1 on CPython, 10 on PyPy (JIT)."),
     Option("perf_settle", _fraction(0.0, 1.0, True), 0.05, "Warm-up has settled when a round's rps is within this fraction of the previous round's."),
-    Option("perf_connections", _int_list, (64,), "Concurrent connections: one count or a comma-separated list, each a test."),
+    Option("perf_connections", _int_list, (64,), "Concurrent connections: one count or a comma-separated list, each a test.",
+           context_defaults={"gate": (32,)}),
     Option("perf_requests_per_connection", _reuse_list, (None,), "Connection reuse: 'keepalive' and/or requests per connection (1 = a new connection per request), e.g. keepalive,1,10; each a test."),
     Option("perf_rates", _rate_list, (), "Open-model rate ladder (requests/s, e.g. 20,50,100,200,500,1000,2000): each rate a test driven by oha at a constant rate, latency from the intended send time."),
     Option("perf_rate_connections", _int(1, 100_000), 256, "Connections oha may use to hold a rate (its -c)."),
@@ -175,6 +191,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("perf_locust_workers", _int_list_zero, (0,), "Locust worker processes (0 = one process; N = a master and N workers on loopback): one count or a list, each a test."),
     Option("perf_threads", _int(1, 256), 2, "Load-generator threads (wrk -t); capped at the connection count."),
     Option("perf_json", str, None, "Write every result of the session as JSON records to this path."),
+    Option("perf_html", str, None, "Write the session's results as one self-contained HTML report with plots to this path (python -m serverbench.report builds one from stored files)."),
+    Option("perf_benchmark_json", str, None, "Write the session in pytest-benchmark's JSON format to this path (for `pytest-benchmark compare`); needs pytest-benchmark."),
     Option("perf_save_baseline", _bool, False, "Store this session's results as the baseline for this machine.", flag_only=True),
     Option("perf_target", _loopback_url(("http",)), None, "Drive a server someone else started (http://127.0.0.1:PORT) instead of starting variants."),
     Option("perf_target_pid", _int(1), None, "With --perf-target: the server's pid, so its CPU and memory are sampled too."),
@@ -188,6 +206,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("perf_apps_dir", str, "apps", "Folder holding the reference apps the variants serve, relative to rootdir."),
     Option("perf_start_timeout", _positive_float, 30.0, "Seconds a server or backend may take to become ready."),
     Option("perf_port", _int(1, 32767), None, "Fixed port for the server under test (default: a free port below 32768)."),
+    Option("perf_cost_requests", _int(10, 100_000), 200, "Requests counted per cost test (-m cost): the instructions of exactly this many sequential requests are counted under valgrind."),
+    Option("perf_cost_tolerance", _fraction(0.0, 1.0, True), 0.02, "Allowed rise of instructions per request against the stored cost baseline (0.02 = fail when the count rises by more than 2 percent)."),
+    Option("perf_cost_baseline_dir", str, "baselines/cost", "Folder of stored cost baselines (one JSON file per counting environment: interpreter, ISA level, C library, valgrind), relative to rootdir."),
 )
 OPTIONS_BY_NAME = {o.name: o for o in OPTIONS}
 
@@ -222,6 +243,8 @@ class PerfConfig:
     locust_workers: tuple[int, ...]
     threads: int
     json_path: Path | None
+    html_path: Path | None
+    benchmark_json_path: Path | None
     save_baseline: bool
     target: str | None
     target_pid: int | None
@@ -234,6 +257,9 @@ class PerfConfig:
     apps_dir: Path
     start_timeout: float
     port: int | None
+    cost_requests: int = 200
+    cost_tolerance: float = 0.02
+    cost_baseline_dir: Path | None = None
 
 
 def parse_option(name: str, raw: Any, source: str) -> Any:
@@ -244,7 +270,7 @@ def parse_option(name: str, raw: Any, source: str) -> Any:
     try:
         return option.parse(raw)
     except ValueError as exc:
-        where = {"cli": option.flag, "ini": f"ini key {name}"}.get(source, f"{source} {name}")
+        where = {"cli": option.flag, "ini": f"ini key {name}", "gate": option.command_flag}.get(source, f"{source} {name}")
         raise ConfigError(f"{where}={raw!r}: {exc}") from None
 
 
@@ -297,6 +323,8 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
         locust_workers=values["perf_locust_workers"],
         threads=values["perf_threads"],
         json_path=path("perf_json"),
+        html_path=path("perf_html"),
+        benchmark_json_path=path("perf_benchmark_json"),
         save_baseline=values["perf_save_baseline"],
         target=values["perf_target"],
         target_pid=values["perf_target_pid"],
@@ -309,6 +337,9 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
         apps_dir=path("perf_apps_dir"),
         start_timeout=values["perf_start_timeout"],
         port=values["perf_port"],
+        cost_requests=values["perf_cost_requests"],
+        cost_tolerance=values["perf_cost_tolerance"],
+        cost_baseline_dir=path("perf_cost_baseline_dir"),
     )
 
 

@@ -2,6 +2,7 @@
 
     python -m serverbench.gate --variant aiohttp --workload json --base-ref origin/main
     python -m serverbench.gate --variant aiohttp --workload json --cand-env SERVERBENCH_BURN_US=20
+    python -m serverbench.gate --rejudge decision.json --alpha 0.05      # judge a stored --json again, no server
 
 Exit status: 0 pass (or improvement), 1 regression or error rate over the limit, 3 inconclusive
 or too noisy to judge (never reported as a pass), 2 bad input.
@@ -13,20 +14,29 @@ import subprocess
 import sys
 import tempfile
 from contextlib import contextmanager, nullcontext
+from dataclasses import replace
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
-from .measure.ab import (DEFAULT_LOAD, GATE_BLOCKS, GATE_POLICY, ABRun, Arm, default_mode, min_blocks, pairs_per_block,
-                     run_gated)
-from .judge.signals import SIGNALS
-from .backends.redis import start_redis
-from .config import parse_option
-from .judge.decision import Policy
-from .errors import ConfigError, ServerbenchError
-from .records.jsonfile import write_atomic
+from . import ab
+from .abplan import DEFAULT_LOAD, ABPlan, Arm, default_mode, pairs_per_block
+from .backends import base as backends
 from .catalog.apps import APPS
+from .catalog.matrix import Cell
 from .catalog.variants import registry
 from .catalog.workloads import WORKLOADS
+from .config import OPTIONS_BY_NAME, parse_option
+from .errors import ConfigError, ServerbenchError
+from .judge.ab import GATE_BLOCKS, GATE_POLICY, min_blocks, rejudge, stored_policy
+from .judge.decision import Policy
+from .judge.signals import SIGNALS
+from .records import decisions as decision_file
+from .records.decisions import ABDecision
+
+# Options the gate shares with the pytest session: declared once in the option table, the gate's own
+# defaults given in the same rows (config.Option.context_defaults).
+SHARED = ("perf_duration", "perf_warmup", "perf_connections", "perf_max_error_rate",
+          *(b.url_option for b in backends.BACKENDS.values()))
 
 
 @contextmanager
@@ -53,8 +63,9 @@ def _env(items: list[str]) -> dict[str, str]:
     return dict(i.split("=", 1) for i in items)
 
 
-def _say_retry(run: ABRun, blocks: int) -> None:
-    said = "; ".join(f"{k} {d.summary()}" for k, d in run.gated.items() if d.verdict in ("rerun", "inconclusive"))
+def _say_retry(run: ABDecision, blocks: int) -> None:
+    said = "; ".join(f"{k} {d.summary()}" for k, d in run.gated_decisions().items()
+                     if d.verdict in ("rerun", "inconclusive"))
     print(f"{run.verdict}: {said}; retrying with {blocks} blocks", file=sys.stderr)
 
 
@@ -70,29 +81,21 @@ def _rate(text: str) -> float | str | None:
     return value
 
 
-def rate_line(run: ABRun) -> str:
+def rate_line(run: ABDecision) -> str:
     if run.rate is None:
         return "no fixed-rate windows (--rate off): latency not gated, CPU per request from the saturated windows"
     return f"{run.rate:g} req/s per arm (oha, open model, latency from the intended send time)"
 
 
-def rss_line(run: ABRun) -> str:
+def rss_line(run: ABDecision) -> str:
     base, cand = run.peak_rss_mb.get("base", 0.0), run.peak_rss_mb.get("candidate", 0.0)
     change = f" ({cand / base - 1:+.1%})" if base else ""
     return f"base {base:.1f} MB, candidate {cand:.1f} MB{change}"
 
 
-def exit_status(run: ABRun, max_error_rate: float) -> int:
-    if max(run.error_rate.values()) > max_error_rate or run.verdict == "regression":
-        return 1
-    if run.verdict in ("inconclusive", "rerun"):
-        return 3
-    return 0
-
-
-def markdown(name: str, run: ABRun, max_error_rate: float) -> str:
+def markdown(run: ABDecision) -> str:
     """A GitHub step-summary table: per cell Δ, interval, p, n, dispersion and verdict."""
-    lines = [f"### serverbench A/B: {name}: **{run.verdict}**", "",
+    lines = [f"### serverbench A/B: {run.cell}: **{run.verdict}**", "",
              "| signal | Δ | interval | p | n | dispersion | verdict |", "|---|---:|---|---:|---:|---:|---|"]
     for signal in SIGNALS:
         d = run.decisions.get(signal.name)
@@ -102,101 +105,13 @@ def markdown(name: str, run: ABRun, max_error_rate: float) -> str:
                      f"{d.dispersion:.1%} | **{d.verdict}** |")
     errors = ", ".join(f"{k} {v:.2%}" for k, v in run.error_rate.items())
     lines += ["", f"fixed rate: {rate_line(run)}", "", f"peak RSS: {rss_line(run)}", "",
-              f"error rate: {errors} (limit {max_error_rate:.2%}); mode {run.mode}; "
-                  f"{len(run.trials)} windows, {run.reruns} re-run, extended: {run.extended}; {run.seconds:.0f} s", ""]
+              f"error rate: {errors} (limit {run.max_error_rate:.2%}); mode {run.mode}; "
+              f"{len(run.windows)} windows, {run.reruns} re-run, extended: {run.extended}; {run.seconds:.0f} s", ""]
     return "\n".join(lines)
 
 
-def record(name: str, run: ABRun, max_error_rate: float) -> dict:
-    """The whole decision as JSON: every signal's verdict and statistics, the paired values, every window."""
-    return {"cell": name, "verdict": run.verdict, "exit_status": exit_status(run, max_error_rate), "mode": run.mode,
-            "rate": run.rate, "extended": run.extended, "reruns": run.reruns, "seconds": round(run.seconds, 1),
-            "error_rate": dict(run.error_rate), "peak_rss_mb": dict(run.peak_rss_mb),
-            "decisions": {k: {"verdict": d.verdict, "delta": d.delta, "ci": list(d.ci), "p": d.p, "n": d.n,
-                              "dispersion": d.dispersion, "borderline": d.borderline, "reason": d.reason}
-                          for k, d in run.decisions.items()},
-            "pairs": {k: {"base": list(v[0]), "candidate": list(v[1])} for k, v in run.pairs.items()},
-            "windows": [t.to_record() for t in run.trials]}
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m serverbench.gate", description=__doc__.splitlines()[0])
-    parser.add_argument("--variant", required=True)
-    parser.add_argument("--app", help="the app the variant serves (default: its interface's reference app)")
-    parser.add_argument("--workload", default="json")
-    parser.add_argument("--base-ref", help="git ref whose apps/ folder is the base arm (default: the working tree)")
-    parser.add_argument("--repo", default=".", help="the git checkout holding apps/ (default: .)")
-    parser.add_argument("--base-python", default=sys.executable, help="interpreter (venv) of the base arm")
-    parser.add_argument("--cand-python", default=sys.executable, help="interpreter (venv) of the candidate arm")
-    parser.add_argument("--base-env", action="append", default=[], metavar="NAME=VALUE")
-    parser.add_argument("--cand-env", action="append", default=[], metavar="NAME=VALUE")
-    parser.add_argument("--mode", choices=("simultaneous", "sequential"))
-    parser.add_argument("--blocks", type=int, default=GATE_BLOCKS,
-                        help="fresh-server blocks (one pair each when simultaneous, two when sequential)")
-    parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--duration", type=int, default=2)
-    parser.add_argument("--warmup", type=int, default=1)
-    parser.add_argument("--rate", default="auto",
-                        help="requests/s per arm of the latency and CPU-per-request windows: 'auto' "
-                             "(--load x the base throughput), a number, or 'off'")
-    parser.add_argument("--load", type=float, default=DEFAULT_LOAD,
-                        help="the fixed rate as a fraction of the base arm's saturated throughput (auto rate)")
-    parser.add_argument("--alpha", type=float, default=GATE_POLICY.alpha,
-                        help="family-wise false-failure budget of the whole suite run")
-    parser.add_argument("--cells", type=int, default=1,
-                        help="how many cells this suite run gates (alpha is split between them)")
-    parser.add_argument("--min-effect", type=float, default=GATE_POLICY.min_effect)
-    parser.add_argument("--max-error-rate", default="0.01")
-    parser.add_argument("--retries", type=int, default=1,
-                        help="re-run a too-noisy or inconclusive decision this many times, doubling the blocks")
-    parser.add_argument("--markdown", help="append a step-summary table to this file ($GITHUB_STEP_SUMMARY)")
-    parser.add_argument("--json", help="write the whole decision (verdicts, pairs, every window) to this file")
-    args = parser.parse_args(argv)
-    try:
-        variants = registry()
-        if args.variant not in variants:
-            raise ConfigError(f"unknown variant {args.variant!r}; known variants: {', '.join(variants)}")
-        if args.app is not None and args.app not in APPS:
-            raise ConfigError(f"unknown app {args.app!r}; known apps: {', '.join(APPS)}")
-        if args.workload not in WORKLOADS:
-            raise ConfigError(f"unknown workload {args.workload!r}; known workloads: {', '.join(WORKLOADS)}")
-        if args.blocks < 1 or args.duration < 1 or args.warmup < 0 or args.connections < 1 or args.cells < 1:
-            raise ConfigError("--blocks, --duration, --connections and --cells must be >= 1, --warmup >= 0")
-        max_error_rate = parse_option("perf_max_error_rate", args.max_error_rate, "cli")
-        policy = Policy(alpha=args.alpha, cells=args.cells, min_effect=args.min_effect)
-        rate = _rate(args.rate)
-        mode = args.mode or default_mode()
-        fewest = min_blocks(policy, rate is not None, mode)
-        if args.blocks < fewest:
-            raise ConfigError(f"--blocks {args.blocks} gives {pairs_per_block(mode) * args.blocks} pairs ({mode}), "
-                              "too few to ever reach the "
-                              f"significance level alpha {args.alpha:g} / ({args.cells} cells x gated signals): "
-                              f"use --blocks {fewest} or more (or a larger --alpha / fewer --cells)")
-        if not 0 < args.load < 1:
-            raise ConfigError(f"--load {args.load}: a fraction in (0, 1) of the base arm's saturated throughput")
-        repo = Path(args.repo).resolve()
-        workload = WORKLOADS[args.workload]
-        redis = start_redis() if workload.backends else None
-        try:
-            with (worktree(args.base_ref, repo) if args.base_ref else nullcontext(repo)) as base_root:
-                for root in (base_root, repo):
-                    if not (root / "apps").is_dir():
-                        raise ConfigError(f"{root} has no apps/ folder to serve")
-                run = run_gated(variants[args.variant], workload,
-                                Arm("base", args.base_python, base_root / "apps", _env(args.base_env)),
-                                Arm("candidate", args.cand_python, repo / "apps", _env(args.cand_env)),
-                                retries=args.retries, blocks=args.blocks, on_retry=_say_retry, mode=args.mode,
-                                connections=args.connections, duration=args.duration, warmup=args.warmup,
-                                redis_url=redis.url if redis else None, policy=policy,
-                                app=APPS[args.app] if args.app else None, rate=rate, load=args.load)
-        finally:
-            if redis is not None:
-                redis.stop()
-    except (ServerbenchError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    name = f"{args.variant}/{args.app or variants[args.variant].default_app.name} {args.workload} c{args.connections}"
-    print(f"{name}: {run.mode}, {len(run.trials)} windows, {run.reruns} re-run, extended {run.extended}, "
+def show(run: ABDecision) -> None:
+    print(f"{run.cell}: {run.mode}, {len(run.windows)} windows, {run.reruns} re-run, extended {run.extended}, "
           f"{run.seconds:.0f} s")
     for signal in SIGNALS:
         if signal.name in run.decisions:
@@ -205,12 +120,156 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  peak RSS    {rss_line(run)}")
     print(f"  verdict     {run.verdict}")
     print(f"  error rate  {', '.join(f'{k} {v:.2%}' for k, v in run.error_rate.items())}")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m serverbench.gate", description=__doc__.splitlines()[0])
+    p.add_argument("--variant", help="the server variant to gate (required unless --rejudge)")
+    p.add_argument("--app", help="the app the variant serves (default: its interface's reference app)")
+    p.add_argument("--workload", default="json")
+    p.add_argument("--base-ref", help="git ref whose apps/ folder is the base arm (default: the working tree)")
+    p.add_argument("--repo", default=".", help="the git checkout holding apps/ (default: .)")
+    p.add_argument("--base-python", default=sys.executable, help="interpreter (venv) of the base arm")
+    p.add_argument("--cand-python", default=sys.executable, help="interpreter (venv) of the candidate arm")
+    p.add_argument("--base-env", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument("--cand-env", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument("--mode", choices=("simultaneous", "sequential"))
+    p.add_argument("--blocks", type=int, default=GATE_BLOCKS,
+                   help="fresh-server blocks (one pair each when simultaneous, two when sequential)")
+    for name in SHARED:
+        option = OPTIONS_BY_NAME[name]
+        default = option.default_in("gate")
+        here = (f" Here: one count, default {default[0]}." if isinstance(default, tuple)
+                else "" if default is None else f" Default here: {default}.")
+        p.add_argument(option.command_flag, dest=name, metavar=name.removeprefix("perf_").upper(),
+                       help=option.help + here)
+    p.add_argument("--rate", default="auto",
+                   help="requests/s per arm of the latency and CPU-per-request windows: 'auto' "
+                        "(--load x the base throughput), a number, or 'off'")
+    p.add_argument("--load", type=float, default=DEFAULT_LOAD,
+                   help="the fixed rate as a fraction of the base arm's saturated throughput (auto rate)")
+    p.add_argument("--alpha", type=float, help=f"family-wise false-failure budget of the whole suite run "
+                                               f"(default {GATE_POLICY.alpha:g}; with --rejudge: the stored one)")
+    p.add_argument("--cells", type=int, help="how many cells this suite run gates (alpha is split between them; "
+                                             "default 1; with --rejudge: the stored number)")
+    p.add_argument("--min-effect", type=float, help=f"smallest change that fails (default {GATE_POLICY.min_effect:g}; "
+                                                    "with --rejudge: the stored one)")
+    p.add_argument("--retries", type=int, default=1,
+                   help="re-run a too-noisy or inconclusive decision this many times, doubling the blocks")
+    p.add_argument("--markdown", help="append a step-summary table to this file ($GITHUB_STEP_SUMMARY)")
+    p.add_argument("--json", help="write the whole decision (verdicts, pairs, every window) to this file")
+    p.add_argument("--rejudge", metavar="DECISION.json",
+                   help="judge the pairs of a stored --json decision again (with --alpha, --cells, --min-effect); "
+                        "no server is started")
+    return p
+
+
+def shared_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The shared options' values: given (parsed by the table's parser), else the gate's default.  Every bad
+    value is reported at once."""
+    values, problems = {}, []
+    for name in SHARED:
+        raw = getattr(args, name)
+        try:
+            values[name] = OPTIONS_BY_NAME[name].default_in("gate") if raw is None else parse_option(name, raw, "gate")
+        except ConfigError as exc:
+            problems.append(str(exc))
+    if not problems and len(values["perf_connections"]) != 1:
+        problems.append(f"--connections takes one count in the gate (both arms at once), "
+                        f"got {','.join(map(str, values['perf_connections']))}")
+    if problems:
+        raise ConfigError("\n".join(problems))
+    return values
+
+
+def policy_of(args: argparse.Namespace, policy: Policy) -> Policy:
+    """``policy`` with the limits given on the command line."""
+    given = {"alpha": args.alpha, "cells": args.cells, "min_effect": args.min_effect}
+    try:
+        return replace(policy, **{k: v for k, v in given.items() if v is not None})
+    except ValueError as exc:
+        raise ConfigError(f"--alpha / --cells / --min-effect: {exc}") from None
+
+
+def check_names(args: argparse.Namespace) -> None:
+    variants = registry()
+    problems = []
+    if args.variant not in variants:
+        problems.append(f"unknown variant {args.variant!r}; known variants: {', '.join(variants)}")
+    if args.app is not None and args.app not in APPS:
+        problems.append(f"unknown app {args.app!r}; known apps: {', '.join(APPS)}")
+    if args.workload not in WORKLOADS:
+        problems.append(f"unknown workload {args.workload!r}; known workloads: {', '.join(WORKLOADS)}")
+    if problems:
+        raise ConfigError("\n".join(problems))
+
+
+def check_blocks(args: argparse.Namespace, policy: Policy, rate: float | str | None) -> None:
+    """Enough blocks to ever reach the split significance level (before anything starts)."""
+    mode = args.mode or default_mode()
+    fewest = min_blocks(policy, rate is not None, pairs_per_block(mode))
+    if args.blocks < fewest:
+        raise ConfigError(f"--blocks {args.blocks} gives {pairs_per_block(mode) * args.blocks} pairs ({mode}), "
+                          "too few to ever reach the "
+                          f"significance level alpha {policy.alpha:g} / ({policy.cells} cells x gated signals): "
+                          f"use --blocks {fewest} or more (or a larger --alpha / fewer --cells)")
+
+
+def run_live(args: argparse.Namespace) -> ABDecision:
+    """Resolve the command line into a plan, start the backends the workload needs and the base worktree,
+    and run the decision."""
+    check_names(args)
+    shared = shared_options(args)
+    policy = policy_of(args, GATE_POLICY)
+    rate = _rate(args.rate)
+    check_blocks(args, policy, rate)
+    variant, workload = registry()[args.variant], WORKLOADS[args.workload]
+    repo = Path(args.repo).resolve()
+    urls = {b.name: shared[b.url_option] for b in backends.BACKENDS.values()}
+    with backends.started(workload.backends, urls) as services, \
+            (worktree(args.base_ref, repo) if args.base_ref else nullcontext(repo)) as base_root:
+        for root in (base_root, repo):
+            if not (root / "apps").is_dir():
+                raise ConfigError(f"{root} has no apps/ folder to serve")
+        plan = ABPlan(Cell(variant, APPS[args.app] if args.app else variant.default_app), workload,
+                      Arm("base", args.base_python, base_root / "apps", _env(args.base_env)),
+                      Arm("candidate", args.cand_python, repo / "apps", _env(args.cand_env)),
+                      mode=args.mode, blocks=args.blocks, connections=shared["perf_connections"][0],
+                      duration=shared["perf_duration"], warmup=shared["perf_warmup"], rate=rate, load=args.load,
+                      policy=policy, retries=args.retries, backend_env=backends.env(services),
+                      max_error_rate=shared["perf_max_error_rate"])
+        return ab.run(plan, on_retry=_say_retry)
+
+
+def rejudged(args: argparse.Namespace) -> ABDecision:
+    """The stored decision's pairs judged again under its policy with the limits given; no server starts."""
+    stored = decision_file.read(Path(args.rejudge))
+    given = args.perf_max_error_rate is not None
+    limit = shared_options(args)["perf_max_error_rate"] if given else stored.max_error_rate
+    limit = limit if limit is not None else OPTIONS_BY_NAME["perf_max_error_rate"].default_in("gate")
+    policy = policy_of(args, stored_policy(stored))
+    print(f"re-judged {args.rejudge}: alpha {policy.alpha:g}, {policy.cells} cells, min effect "
+          f"{policy.min_effect:g}; no server started", file=sys.stderr)
+    return rejudge(stored, policy, limit)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser()
+    args = p.parse_args(argv)
+    if args.rejudge is None and args.variant is None:
+        p.error("the following arguments are required: --variant")
+    try:
+        run = rejudged(args) if args.rejudge is not None else run_live(args)
+    except (ServerbenchError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    show(run)
     if args.markdown:
         with open(args.markdown, "a") as f:
-            f.write(markdown(name, run, max_error_rate))
+            f.write(markdown(run))
     if args.json:
-        write_atomic(Path(args.json), record(name, run, max_error_rate))
-    return exit_status(run, max_error_rate)
+        decision_file.write(Path(args.json), run)
+    return run.exit_status
 
 
 if __name__ == "__main__":

@@ -1,14 +1,27 @@
 """The same-session A/B gate on real servers: A/A passes, an injected slowdown fails, bad input is refused."""
 import pytest
 
-from serverbench.measure.ab import Arm, run_ab, run_gated
+from serverbench import ab
+from serverbench.abplan import ABPlan, Arm
+from serverbench.catalog.matrix import Cell
 from serverbench.errors import ConfigError, MissingBinaryError, ServerStartError
 from serverbench.gate import main as gate_main
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
+from serverbench.records import decisions
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 AIOHTTP = registry()["aiohttp"]
+
+
+def run_ab(variant, workload, base, cand, retries=0, **kwargs):
+    """One attempt (no retry) of a decision on ``variant`` serving its reference app."""
+    return ab.run(ABPlan(Cell(variant, variant.default_app), workload, base, cand, retries=retries, **kwargs))
+
+
+def run_gated(variant, workload, base, cand, retries=1, **kwargs):
+    """The gate's decision: retried (twice the blocks) while too noisy or inconclusive."""
+    return run_ab(variant, workload, base, cand, retries=retries, **kwargs)
 
 
 def _said(run):
@@ -63,11 +76,20 @@ def test_gate_refuses_too_few_blocks_and_a_bad_rate(capsys):
     assert "--rate 'fast': give requests/s > 0" in capsys.readouterr().err
 
 
-def test_too_few_pairs_is_inconclusive_never_pass(apps_dir):
-    """One block (2 pairs) cannot reach the gate's significance: the verdict says inconclusive."""
+def test_too_few_pairs_is_inconclusive_never_pass(apps_dir, tmp_path, capsys):
+    """One block (2 pairs) cannot reach the gate's significance: the verdict says inconclusive.  Its stored
+    decision keeps each window's arm and phase, and re-judged with no server gives the same verdicts (exit 3)."""
     run = run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=apps_dir),
                  blocks=1, duration=1, warmup=0, extend=False)
     assert run.verdict == "inconclusive"
+    assert {(w.arm, w.phase, w.block) for w in run.windows} == {
+        (arm, phase, 0) for arm in ("base", "candidate") for phase in ("saturated", "rate")}
+    decisions.write(tmp_path / "decision.json", run)
+    assert gate_main(["--rejudge", str(tmp_path / "decision.json"), "--json", str(tmp_path / "again.json")]) == 3
+    assert "  verdict     inconclusive" in capsys.readouterr().out
+    again = decisions.read(tmp_path / "again.json").decisions
+    assert {k: d.summary() + d.reason for k, d in again.items()} == {k: d.summary() + d.reason
+                                                                     for k, d in run.decisions.items()}
 
 
 def test_environment_that_cannot_import_the_app_is_an_error(tmp_path, apps_dir):

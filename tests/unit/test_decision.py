@@ -13,7 +13,8 @@ except ImportError:  # running from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
     from serverbench.judge import decision
 
-from serverbench.judge.decision import Decision, Policy, abba_order, decide, holm, pairs_from_abba
+from serverbench.judge.decision import Decision, Policy, decide, holm
+from serverbench.measure.ab import abba_order, pairs_from_abba
 
 NOISE = 0.03   # 3% lognormal noise per trial
 DRIFT = 0.10   # common machine drift per pair (hits base and cand of a pair alike)

@@ -93,10 +93,6 @@ def _expect_contains(*parts: bytes) -> Callable[[bytes], str | None]:
     return check
 
 
-def _expect_nonempty(body: bytes) -> str | None:
-    return None if body else "body is empty"
-
-
 def _expect_empty(body: bytes) -> str | None:
     return None if not body else f"a 204 must have no body, got {body[:60]!r}"
 
@@ -147,7 +143,6 @@ ENDPOINTS: Mapping[str, Endpoint] = {
         Endpoint("site-js", "/site/static/site.js", "application/javascript", _expect_contains(b"function show1")),
     )
 }
-CORE_ENDPOINTS = ("plaintext", "json", "redis")
 
 
 REQUIRED_HEADERS = ("Date", "Server")

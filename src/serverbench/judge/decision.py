@@ -16,6 +16,9 @@ High dispersion asks for a rerun, except when the result is unmistakable: signif
 whole confidence interval lies beyond min_effect on one side. The interval is computed from
 the noisy pairs, so noise has already widened it; a 35% drop whose interval is [-46%, -20%]
 does not become doubtful because the machine was busy, and rerunning it only wastes time.
+
+A :class:`Decision` is a record (:mod:`serverbench.records.decisions` stores and reads it back); which
+signals are judged, and when to measure more, is :mod:`serverbench.judge.ab`.
 """
 from __future__ import annotations
 
@@ -25,6 +28,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 from scipy import stats
+
+from ..records.decisions import Decision, percent as _pct, p_text as _fmt_p
 
 VERDICTS = ("pass", "regression", "improvement", "inconclusive", "rerun")
 MAD_SCALE = 1.4826
@@ -74,30 +79,6 @@ def wilcoxon_min_pairs(cell_alpha: float) -> int:
     while 0.5 ** n >= cell_alpha:
         n += 1
     return n
-
-
-def _pct(x: float, sign: bool = True) -> str:
-    return "n/a" if not math.isfinite(x) else (f"{x * 100:+.1f}%" if sign else f"{x * 100:.1f}%")
-
-
-def _fmt_p(p: float) -> str:
-    return "n/a" if not math.isfinite(p) else (f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}")
-
-
-@dataclass(frozen=True)
-class Decision:
-    verdict: str
-    delta: float
-    ci: tuple[float, float]
-    p: float
-    n: int
-    dispersion: float
-    borderline: bool
-    reason: str
-
-    def summary(self) -> str:
-        return (f"Δ {_pct(self.delta)} [{_pct(self.ci[0])}, {_pct(self.ci[1])}] p={_fmt_p(self.p)} "
-                f"n={self.n} disp={_pct(self.dispersion, sign=False)} -> {self.verdict}")
 
 
 def _as_array(x, name: str, ndim: int) -> np.ndarray:
@@ -249,30 +230,3 @@ def holm(pvalues: Sequence[float], alpha: float) -> list[bool]:
             break
         rejected[i] = True
     return rejected
-
-
-def abba_order(blocks: int) -> list[str]:
-    """Trial order of `blocks` counterbalanced ABBA blocks (A = base, B = candidate)."""
-    if not _is_int(blocks) or blocks < 1:
-        raise ValueError(f"blocks={blocks!r} is invalid; accepted: an integer >= 1")
-    return ["A", "B", "B", "A"] * blocks
-
-
-def pairs_from_abba(order: Sequence[str], values: Sequence[float]) -> tuple[list[float], list[float]]:
-    """Split interleaved trials into (base, cand), pairing the 1st A with the 1st B and the
-    2nd A with the 2nd B of each 4-trial block. Blocks must be ABBA (or the mirrored BAAB)."""
-    order, values = list(order), list(values)
-    if len(order) != len(values):
-        raise ValueError(f"order and values differ in length: {len(order)} != {len(values)}")
-    if not order or len(order) % 4:
-        raise ValueError(f"need a positive multiple of 4 trials (whole ABBA blocks), got {len(order)}")
-    base, cand = [], []
-    for k in range(0, len(order), 4):
-        block = "".join(str(x) for x in order[k:k + 4])
-        if block not in ("ABBA", "BAAB"):
-            raise ValueError(f"block {k // 4} is {order[k:k + 4]!r}; each block must be ABBA or BAAB")
-        a = [values[k + j] for j in range(4) if block[j] == "A"]
-        b = [values[k + j] for j in range(4) if block[j] == "B"]
-        base += a
-        cand += b
-    return base, cand

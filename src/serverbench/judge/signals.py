@@ -1,6 +1,7 @@
 """What the A/B gate compares: the signals, where each is measured, which way is better, and whether it
-gates.  Data and per-signal policy only; the measurement is in :mod:`serverbench.measure.ab`, the statistics
-in :mod:`serverbench.judge.decision`."""
+gates.  Data and per-signal policy only; the measurement is in :mod:`serverbench.measure.ab` (it names its
+paired values by these signals' names), the statistics in :mod:`serverbench.judge.decision`, the judging
+of a whole decision in :mod:`serverbench.judge.ab`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -19,6 +20,7 @@ class Signal:
     min_effect: float | None = None  # None: the gate policy's
     max_dispersion: float | None = None
     extends: bool = True  # a borderline verdict on this signal earns the bounded extension
+    rate_only: bool = False  # measured only in the fixed-rate windows (none without them: --rate off)
 
     def policy(self, gate: Policy, gated_signals: int) -> Policy:
         """The gate's policy for this signal: alpha split over cells x gated signals, this signal's limits."""
@@ -39,13 +41,21 @@ class Signal:
 # dispersion, and do not trigger the extension (its interval is wide whatever the blocks).
 SIGNALS = (
     Signal("throughput", "throughput (rps), saturated", True, True),
-    Signal("p50", "latency p50 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30, extends=False),
-    Signal("p90", "latency p90 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30, extends=False),
+    Signal("p50", "latency p50 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30, extends=False,
+           rate_only=True),
+    Signal("p90", "latency p90 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30, extends=False,
+           rate_only=True),
     Signal("cpu", "server CPU per request at the fixed rate", False, True, min_effect=0.02),
     Signal("rss", "peak RSS (reported, not gated)", False, False, extends=False),
 )
 
 
+def judged_signals(rate: bool) -> list[Signal]:
+    """The signals a decision judges: the fixed-rate ones only when fixed-rate windows were measured (without
+    them CPU per request comes from the saturated windows)."""
+    return [s for s in SIGNALS if rate or not s.rate_only]
+
+
 def gated_signals(rate: bool) -> list[Signal]:
-    """The signals that gate a decision: the fixed-rate ones only when fixed-rate windows are measured."""
-    return [s for s in SIGNALS if s.gated and (rate or s.name in ("throughput", "cpu"))]
+    """The judged signals whose verdicts make the decision's verdict."""
+    return [s for s in judged_signals(rate) if s.gated]

@@ -82,8 +82,10 @@ def start_variant(variant: Variant, *, apps_dir: Path, app: App | None = None, p
 class ServerPool:
     """Hands out one started-and-verified server per cell (variant serving an app), stopping the previous one."""
 
-    def __init__(self, start: Callable[[Cell], RunningServer], endpoints: Iterable[Endpoint]):
+    def __init__(self, start: Callable[[Cell], RunningServer], endpoints: Iterable[Endpoint],
+                 progress: Callable[[str, int], None] | None = None):
         self._start = start
+        self._progress = progress  # told "start" and "verify" as each begins
         self._endpoints = tuple(endpoints)
         self._current: tuple[str, RunningServer] | None = None
         self._broken: dict[str, Exception] = {}
@@ -97,12 +99,14 @@ class ServerPool:
             if name == cell.name and server.process is not None and server.process.alive():
                 return server
             self.close()
+        self._report("start")
         try:
             server = self._start(cell)
         except Exception as exc:
             self._broken[cell.name] = exc
             raise
         self._current = (cell.name, server)
+        self._report("verify")
         try:
             verify(server.url, self._endpoints, f"{cell.name} ({server.url})")
         except Exception as exc:
@@ -110,6 +114,10 @@ class ServerPool:
             self.close()
             raise
         return server
+
+    def _report(self, phase: str) -> None:
+        if self._progress is not None:
+            self._progress(phase, 0)
 
     def close(self) -> None:
         if self._current is not None:

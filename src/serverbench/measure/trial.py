@@ -6,7 +6,7 @@ import os
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..backends.base import Service
 from ..catalog.shapes import LoadShape
@@ -39,6 +39,11 @@ class Trial:
     python: Mapping[str, Any]
     backends: Mapping[str, Service] = field(default_factory=dict)
     cpus: Sequence[int] | None = None
+    progress: Callable[[str, int], None] | None = None  # told each phase as it begins: ("warm-up", k), ("measure", 0)
+
+    def report(self, phase: str, round: int = 0) -> None:
+        if self.progress is not None:
+            self.progress(phase, round)
 
     def run_load(self, duration: int):
         """The driver on this trial's URL for ``duration`` seconds of its shape: (LoadReport, generator run)."""
@@ -64,7 +69,8 @@ def warm_up(trial: Trial, warmup: Warmup) -> tuple[float, ...]:
     rps: list[float] = []
     if warmup.seconds <= 0:
         return ()
-    for _ in range(warmup.rounds):
+    for k in range(warmup.rounds):
+        trial.report("warm-up", k + 1)
         load, _ = trial.run_load(warmup.seconds)
         check_alive(trial.server)
         rps.append(load.rps)
@@ -83,6 +89,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
         samplers = {name: stack.enter_context(TreeSampler(b.pid)) for name, b in backends.items()
                     if b.pid is not None}
         before = {name: b.count() for name, b in backends.items()}
+        trial.report("measure")
         started = time.monotonic()
         load, run = trial.run_load(trial.shape.duration)
         wall = time.monotonic() - started

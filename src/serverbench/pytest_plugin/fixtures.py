@@ -248,7 +248,7 @@ def perf_servers(request: pytest.FixtureRequest, perf_session: PerfSession,
     available = perf_backends.available(needed)
     specs = [e for w in workloads if set(w.backends) <= set(available) for e in w.specs]
     pool = ServerPool(_starter(request, perf_session.config, perf_session.config.port, available),
-                      list(dict.fromkeys(specs)))
+                      list(dict.fromkeys(specs)), progress=perf_session.progress)
     yield pool
     pool.close()
 
@@ -323,7 +323,7 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
             pytest.skip(str(exc))
     plan = Trial(perf_server, WORKLOADS[perf_workload], perf_shape, driver, nodeid=request.node.nodeid,
                  test=request.node.originalname, machine=perf_session.machine, python=perf_session.python,
-                 backends=backends)
+                 backends=backends, progress=perf_session.progress)
     warmup = Warmup(config.warmup, perf_session.warmup_rounds, config.settle)
 
     def trial() -> Result:

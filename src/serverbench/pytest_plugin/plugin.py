@@ -13,11 +13,16 @@ from .fixtures import (  # noqa: F401  (registered as fixtures by being module a
     perf_upstream, perf_upstream_noproc, perf_upstream_proc,
 )
 from ..report.terminal import rate_ladders, summary_table, variant_table
+from ..report import reference
 from ..measure.servers import unavailable_reason
+from .progress import ProgressLine, terminal_stream
 from .session import PerfSession
+from ..report import benchmark_json
 from ..catalog.matrix import cells, every_cell
 from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
+
+pytest_plugins = ["serverbench.pytest_plugin.cost"]  # the cost tests (-m cost): counted instructions
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -30,13 +35,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         parser.addini(option.name, option.help, default=None)
     group.addoption("--perf-list", action="store_true", default=False,
                     help="List the whole variant x app matrix with whether each cell can run here (and why not); start nothing.")
+    group.addoption("--markdown", action="store_true", default=False, dest="perf_list_markdown",
+                    help="With --perf-list: print the variants and apps as Markdown, the same on every machine "
+                         "(docs/variants.md holds the committed copy).")
 
 
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
     if not config.getoption("perf_list"):
+        if config.getoption("perf_list_markdown"):
+            raise pytest.UsageError("--markdown only changes --perf-list: run `pytest --perf-list --markdown`")
         return None
     config._do_configure()
     try:
+        if config.getoption("perf_list_markdown"):  # no ready/skip column: the same text on every machine
+            config.get_terminal_writer().write(reference.catalog())
+            return 0
         session = perf_session_of(config)
         rows = [(c, unavailable_reason(c.variant, c.app)) for c in every_cell(session.variants.values())]
         config.get_terminal_writer().write(variant_table(rows, config.get_terminal_writer().fullwidth))
@@ -59,9 +72,16 @@ def pytest_configure(config: pytest.Config) -> None:
             names = cfg.select(list(variants), resolved.variants, "variant")
             selected = cells([variants[n] for n in names], resolved.apps)
         workloads = cfg.select(list(WORKLOADS), resolved.workloads, "workload")
+        if resolved.benchmark_json_path is not None:
+            benchmark_json.check_available()
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[SESSION_KEY] = PerfSession(resolved, variants, selected, workloads)
+    stream = None if config.option.collectonly or hasattr(config, "workerinput") else terminal_stream()
+    if stream is not None:  # a terminal: the live progress line
+        line = ProgressLine(config, config.stash[SESSION_KEY], stream)
+        config.stash[SESSION_KEY].on_progress = line.phase
+        config.pluginmanager.register(line, "serverbench-progress")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -5,7 +5,7 @@ records and, when asked, the baseline.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .. import __version__
 from ..catalog.matrix import Cell
@@ -41,6 +41,12 @@ class PerfSession:
         self.notices: list[str] = []
         self._machine: dict[str, Any] | None = None
         self._baselines: dict[str, Baseline] | None = None
+        self.on_progress: Callable[[str, int], None] | None = None  # the live progress line, when shown
+
+    def progress(self, phase: str, round: int = 0) -> None:
+        """The measuring code reports each phase of the running cell here (start, verify, warm-up, measure)."""
+        if self.on_progress is not None:
+            self.on_progress(phase, round)
 
     @property
     def machine(self) -> dict[str, Any]:
@@ -86,12 +92,26 @@ class PerfSession:
     def record_failure(self, failure: Failure) -> None:
         self.failures.append(failure)
 
+    def write_exports(self) -> None:
+        """The HTML report (--perf-html) and the pytest-benchmark file (--perf-benchmark-json) of this session."""
+        from ..report import exports  # imported when used: the report's statistics (scipy) slow every pytest start
+
+        records = [(r, v.to_record()) for r, v in self.results]
+        if self.config.html_path is not None and (self.results or self.failures):
+            size = exports.write_html(self.config.html_path, self.machine, records, self.failures)
+            self.notices.append(f"HTML report written to {self.config.html_path} ({size / 1024:,.0f} KB)")
+        if self.config.benchmark_json_path is not None and self.results:
+            count = exports.write_benchmark_json(self.config.benchmark_json_path, self.machine, records)
+            self.notices.append(f"pytest-benchmark JSON ({count} benchmarks) written to "
+                                f"{self.config.benchmark_json_path}")
+
     def finish(self) -> None:
         """Write the JSON records and the baseline; say what was written in ``notices``."""
         if self.config.json_path is not None and (self.results or self.failures):
             results_file.write(self.config.json_path, self.machine, [(r, v.to_record()) for r, v in self.results],
                                self.failures, __version__)
             self.notices.append(f"results written to {self.config.json_path}")
+        self.write_exports()
         if self.config.save_baseline:
             keep = [r for r, v in self.results if v.status != FAIL]
             dropped = [r.key for r, v in self.results if v.status == FAIL] + [

@@ -1,0 +1,37 @@
+"""A same-session A/B decision: measure the plan's blocks, judge the pairs, measure more while the judge asks.
+
+The loop between :mod:`serverbench.measure.ab` (paired values, no verdicts) and :mod:`serverbench.judge.ab`
+(verdicts, no processes): a borderline verdict earns one extension of the same attempt, an unreached one
+a fresh attempt with twice the blocks.  ``python -m serverbench.gate`` and the tests call :func:`run`.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from .abplan import ABPlan
+from .judge.ab import decided, judge, next_step
+from .measure.ab import run_blocks
+from .records.decisions import ABDecision
+
+
+def run(plan: ABPlan, on_retry: Callable[[ABDecision, int], None] | None = None) -> ABDecision:
+    """The decision on ``plan``; ``on_retry(decision, blocks)`` is told each unreached decision before it is
+    retried with ``blocks`` blocks."""
+    blocks, attempt, extended = plan.blocks, 0, False
+    measured = run_blocks(plan, blocks)
+    while True:
+        judgement = judge(measured.pairs, measured.rate is not None, plan.policy)
+        decision = decided(plan.name, measured, judgement, extended=extended, policy=plan.policy,
+                           max_error_rate=plan.max_error_rate)
+        step = next_step(judgement, blocks=blocks, extended=extended, attempt=attempt, extend=plan.extend,
+                         retries=plan.retries)
+        if step is None:
+            return decision
+        if step.extend:
+            measured = measured.plus(run_blocks(plan, step.blocks, step.first_block, rate=measured.rate))
+            extended = True
+            continue
+        if on_retry is not None:
+            on_retry(decision, step.blocks)
+        blocks, attempt, extended = step.blocks, attempt + 1, False
+        measured = run_blocks(plan, blocks)

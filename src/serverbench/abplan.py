@@ -1,0 +1,166 @@
+"""What one same-session A/B decision runs, resolved and validated in one place: the :class:`ABPlan`.
+
+The runner (:mod:`serverbench.measure.ab`) reads what to measure from it, the judge
+(:mod:`serverbench.judge.ab`) how to decide and when to measure more; :mod:`serverbench.ab` hands it to
+both.  Its defaults are the gate's proven configuration: the window, warm-up and connections come from
+the option table's gate defaults (:mod:`serverbench.config`), the policy and blocks from the judge.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from .backends.base import BACKENDS
+from .catalog.matrix import Cell
+from .catalog.workloads import Workload
+from .config import OPTIONS_BY_NAME
+from .errors import ConfigError
+from .judge.ab import GATE_BLOCKS, GATE_POLICY, min_blocks
+from .judge.decision import Policy
+from .measure.executors import missing_modules_in
+
+MODES = ("simultaneous", "sequential")
+DEFAULT_LOAD = 0.25  # the fixed rate: this fraction of the base arm's saturated throughput
+
+
+def _gate_default(name: str):
+    return OPTIONS_BY_NAME[name].default_in("gate")
+
+
+def default_mode() -> str:
+    return "simultaneous" if len(os.sched_getaffinity(0)) >= 2 else "sequential"
+
+
+def pairs_per_block(mode: str) -> int:
+    """Simultaneous blocks give one pair (two fresh servers); sequential ABBA blocks give two."""
+    return 1 if mode == "simultaneous" else 2
+
+
+@dataclass(frozen=True)
+class Arm:
+    """What differs between base and candidate: interpreter, app code, environment."""
+
+    label: str
+    python: str = sys.executable
+    apps_dir: Path = Path("apps")
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ABPlan:
+    """One A/B decision: ``cell`` (a variant serving an app) under ``workload``, base against candidate.
+
+    ``mode``: None picks simultaneous on 2+ cores, else sequential.  ``rate``: the fixed request rate
+    (per arm) of the latency and CPU-per-request windows; ``"auto"`` is ``load`` x the base arm's
+    saturated throughput in the first block; None measures no fixed-rate windows (no latency verdict;
+    CPU per request then comes from the saturated windows).  ``rate_duration``: None is ``duration``.
+    ``policy.cells`` is the number of gated cells; alpha is further split over the gated signals.
+    ``extend``: one bounded extension when borderline; ``retries``: fresh attempts with twice the
+    blocks while the verdict is not reached.  ``backend_env``: the variables handing backend URLs to
+    the servers (:func:`serverbench.backends.base.env`).  Every problem is reported at once.
+    """
+
+    cell: Cell
+    workload: Workload
+    base: Arm
+    candidate: Arm
+    mode: str | None = None
+    blocks: int = GATE_BLOCKS
+    connections: int = _gate_default("perf_connections")[0]
+    duration: int = _gate_default("perf_duration")
+    warmup: int = _gate_default("perf_warmup")
+    rate: float | str | None = "auto"
+    load: float = DEFAULT_LOAD
+    rate_duration: int | None = None
+    policy: Policy = GATE_POLICY
+    extend: bool = True
+    retries: int = 1
+    backend_env: Mapping[str, str] = field(default_factory=dict)
+    max_error_rate: float = _gate_default("perf_max_error_rate")
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mode", self.mode or default_mode())
+        object.__setattr__(self, "rate_duration", self.rate_duration or self.duration)
+        problems = self.problems()
+        if len(problems) == 1:
+            raise ConfigError(problems[0])
+        if problems:
+            raise ConfigError(f"the A/B plan has {len(problems)} problems:\n  " + "\n  ".join(problems))
+
+    @property
+    def name(self) -> str:
+        """The cell as reports name it: ``aiohttp/aiohttp json c32``."""
+        return f"{self.cell.name} {self.workload.name} c{self.connections}"
+
+    @property
+    def pairs_per_block(self) -> int:
+        return pairs_per_block(self.mode)
+
+    def fewest_blocks(self) -> int:
+        """Fewest blocks that can reach every gated signal's significance level under the policy."""
+        return min_blocks(self.policy, self.rate is not None, self.pairs_per_block)
+
+    def problems(self) -> list[str]:
+        return [*self._schedule_problems(), *self._load_problems(), *self._environment_problems()]
+
+    def _schedule_problems(self) -> list[str]:
+        out = []
+        cores = len(os.sched_getaffinity(0))
+        if self.mode == "simultaneous" and cores < 2:
+            out.append(f"simultaneous A/B needs 2 cores, this process may use {cores}; use mode='sequential'")
+        if self.mode not in MODES:
+            out.append(f"unknown A/B mode {self.mode!r}; use 'simultaneous' or 'sequential'")
+        if self.base.label == self.candidate.label:
+            out.append(f"the two arms need different labels, both are {self.base.label!r}")
+        if isinstance(self.blocks, bool) or not isinstance(self.blocks, int) or self.blocks < 1:
+            out.append(f"blocks={self.blocks!r}: give a whole number of fresh-server blocks >= 1")
+        return out
+
+    def _load_problems(self) -> list[str]:
+        out = []
+        checked = {"duration": "perf_duration", "warmup": "perf_warmup", "connections": "perf_connections",
+                   "max_error_rate": "perf_max_error_rate"}
+        if self.rate_duration != self.duration:
+            checked["rate_duration"] = "perf_duration"
+        for name, option in checked.items():
+            value = getattr(self, name)
+            try:  # the option table's parser: what the command line accepts, accepted here
+                OPTIONS_BY_NAME[option].parse(str(value))
+            except ValueError as exc:
+                out.append(f"{name}={value!r}: {exc}")
+        load = self.load
+        if not (isinstance(load, (int, float)) and 0 < load < 1):
+            out.append(f"load={load!r}: the fixed rate must be a fraction in (0, 1) of saturated throughput")
+        rate = self.rate
+        if rate is not None and rate != "auto" and not (isinstance(rate, (int, float)) and rate > 0):
+            out.append(f"rate={rate!r}: give requests/s > 0, 'auto' ({load:g} x the base throughput) or None")
+        if self.workload.mix and rate is not None:
+            out.append(f"workload {self.workload.name} is a URL mix; the fixed-rate driver (oha) runs one URL: "
+                       "pass rate=None (--rate off)")
+        return out
+
+    def _environment_problems(self) -> list[str]:
+        out = []
+        for name in self.workload.backends:
+            variable = BACKENDS[name].env_var
+            if variable not in self.backend_env:
+                out.append(f"workload {self.workload.name} needs {name.capitalize()}: pass its URL as {variable} "
+                           "in backend_env (backends.base.started and env give it)")
+        variant, app = self.cell.variant, self.cell.app
+        if not variant.serves(app):
+            out.append(f"{variant.name} loads {variant.interface} apps; {app.name} is {app.interface}")
+        needed = list(dict.fromkeys(variant.requires + app.requires))
+        try:
+            lacking = {arm.label: missing_modules_in(arm.python, needed) for arm in (self.base, self.candidate)}
+        except ConfigError as exc:
+            return out + [str(exc)]
+        if any(lacking.values()):
+            said = "; ".join(f"the {arm.label} arm ({arm.python}) lacks {', '.join(lacking[arm.label])}"
+                             for arm in (self.base, self.candidate) if lacking[arm.label])
+            out.append(f"both arms must be able to run {variant.name} serving {app.name}: {said}. "
+                       f"Install it there ({variant.install or 'pip install ' + ' '.join(needed)}), or gate a "
+                       "variant both environments have")
+        return out

@@ -1,0 +1,167 @@
+"""Judging instruction counts: a cell against its stored cost baseline, the A/A spread, and where a
+change came from.  Pure: records in, verdicts and rows out.
+
+A count does not move with the machine's speed or load, so the stored-baseline check can be tight
+(default 2%): it fails a cell whose instructions per request rose by more than its tolerance.  A
+baseline counted with other package versions does not apply; the verdict names the versions that
+moved.  On a failure the verdict carries the functions whose counts changed most, each with its
+module, package and role (server, framework, app, driver, standard library, interpreter, system).
+"""
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..records.cost import SAVE_COMMAND, CostBaseline, CostRecord, FunctionCost
+
+PASS, FAIL, NO_BASELINE = "pass", "fail", "no-baseline"
+TOP = 10
+
+
+@dataclass(frozen=True)
+class Shift:
+    """One function's change between base and candidate, per request (instructions, or bytecodes at
+    the Python level) and as a share of the base cell's total at that level."""
+
+    level: str
+    function: str
+    module: str
+    package: str
+    role: str
+    base: float | None  # None: not among the base's stored functions (new, or below its cut)
+    candidate: float
+    share: float
+
+    @property
+    def delta(self) -> float:
+        return self.candidate - (self.base or 0.0)
+
+    def to_record(self) -> dict[str, Any]:
+        return {"level": self.level, "function": self.function, "module": self.module, "package": self.package,
+                "role": self.role, "base": None if self.base is None else round(self.base, 1),
+                "candidate": round(self.candidate, 1), "delta": round(self.delta, 1), "share": round(self.share, 5)}
+
+    def line(self) -> str:
+        unit = "instr" if self.level == "c" else "bytecodes"
+        base = "new" if self.base is None else f"{self.base:,.0f}"
+        where = f"{self.module}:{self.function}" if self.level == "c" else f"{self.module}.{self.function}"
+        return (f"{self.share:+7.2%} of the cell  {self.delta:+12,.0f} {unit}/req ({base} -> {self.candidate:,.0f})  "
+                f"{self.role}: {self.package}  {where}")
+
+
+@dataclass(frozen=True)
+class CostVerdict:
+    status: str
+    message: str
+    baseline_per_request: float | None = None
+    ratio: float | None = None
+    shifts: tuple[Shift, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        return self.status == FAIL
+
+    def to_record(self) -> dict[str, Any]:
+        return {"status": self.status, "message": self.message, "baseline_per_request": self.baseline_per_request,
+                "ratio": None if self.ratio is None else round(self.ratio, 6),
+                "attribution": [s.to_record() for s in self.shifts]}
+
+    def report(self) -> str:
+        """The message and, on a failure, the top functions by change."""
+        lines = [self.message]
+        if self.shifts:
+            lines.append(f"where it came from (top {len(self.shifts)} functions by change; C functions in "
+                         "instructions, Python functions in bytecodes, each as a share of the cell at its level):")
+            lines += ["  " + s.line() for s in self.shifts]
+            packages = ", ".join(f"{role} {package} {share:+.2%}" for role, package, share in by_package(self.shifts)[:5])
+            lines.append(f"by package: {packages}")
+        return "\n".join(lines)
+
+
+def judge_cost(record: CostRecord, baseline: CostBaseline | None, tolerance: float) -> CostVerdict:
+    """Fail when instructions per request exceed the baseline's by more than ``tolerance``."""
+    if baseline is None:
+        return CostVerdict(NO_BASELINE, f"no stored cost baseline for {record.key} in this counting environment; "
+                                        f"store one with `{SAVE_COMMAND}`")
+    moved = package_changes(baseline.packages, record.packages)
+    if moved:
+        return CostVerdict(NO_BASELINE, f"the baseline of {record.key} was counted with other packages "
+                                        f"({'; '.join(moved)}): it does not apply; re-save with `{SAVE_COMMAND}`",
+                           baseline.per_request)
+    ratio = record.per_request / baseline.per_request if baseline.per_request > 0 else float("inf")
+    summary = (f"{record.per_request:,.0f} instructions/request vs baseline {baseline.per_request:,.0f} "
+               f"({ratio - 1:+.2%}, tolerance {tolerance:.1%})")
+    if ratio > 1 + tolerance:
+        shifts = attribute(baseline, record)
+        return CostVerdict(FAIL, f"cost rose beyond tolerance: {summary}", baseline.per_request, ratio, shifts)
+    return CostVerdict(PASS, summary, baseline.per_request, ratio)
+
+
+def package_changes(base: Mapping[str, str], candidate: Mapping[str, str]) -> list[str]:
+    """``name old -> new`` for every package whose version differs, was added or was removed."""
+    changes = []
+    for name in sorted(set(base) | set(candidate)):
+        old, new = base.get(name), candidate.get(name)
+        if old != new:
+            changes.append(f"{name} {old or 'absent'} -> {new or 'absent'}")
+    return changes
+
+
+def attribute(baseline: CostBaseline, record: CostRecord, top: int = TOP) -> tuple[Shift, ...]:
+    """The ``top`` functions by absolute change, C and Python levels together, ranked by share of the cell."""
+    shifts = (diff(baseline.functions, record.functions, baseline.per_request)
+              + diff(baseline.python_functions, record.python_functions,
+                     baseline.python_per_request or _total(baseline.python_functions)))
+    return tuple(sorted(shifts, key=lambda s: -abs(s.share))[:top])
+
+
+def diff(base: Sequence[FunctionCost], candidate: Sequence[FunctionCost], base_total: float) -> list[Shift]:
+    """Per function: base and candidate per request, change as a share of ``base_total``.
+
+    The base keeps only its largest functions; one missing there counts from zero if the candidate
+    spends more on it than the smallest stored one (it may be new), and is left out otherwise.
+    """
+    if not candidate:
+        return []
+    stored = {_id(f): f for f in base}
+    floor = min((f.per_request for f in base), default=0.0)
+    out = []
+    for f in candidate:
+        old = stored.pop(_id(f), None)
+        if old is None and f.per_request <= floor:
+            continue
+        out.append(Shift(f.level, f.function, f.module, f.package, f.role, None if old is None else old.per_request,
+                         f.per_request, _share(f.per_request - (old.per_request if old else 0.0), base_total)))
+    for old in stored.values():  # stored in the base, absent from the candidate: all of it went away
+        out.append(Shift(old.level, old.function, old.module, old.package, old.role, old.per_request, 0.0,
+                         _share(-old.per_request, base_total)))
+    return out
+
+
+def by_package(shifts: Iterable[Shift]) -> list[tuple[str, str, float]]:
+    """(role, package, share) summed over the given shifts, largest change first."""
+    sums: dict[tuple[str, str], float] = {}
+    for s in shifts:
+        sums[(s.role, s.package)] = sums.get((s.role, s.package), 0.0) + s.share
+    return sorted(((r, p, v) for (r, p), v in sums.items()), key=lambda row: -abs(row[2]))
+
+
+def spread(values: Sequence[float]) -> float:
+    """(max - min) / median of repeated counts: the A/A spread."""
+    if not values:
+        raise ValueError("spread of no values")
+    median = statistics.median(values)
+    return (max(values) - min(values)) / median if median else 0.0
+
+
+def _id(f: FunctionCost) -> tuple[str, str, str]:
+    return (f.level, f.module, f.function)
+
+
+def _total(rows: Sequence[FunctionCost]) -> float:
+    return sum(f.per_request for f in rows)
+
+
+def _share(delta: float, total: float) -> float:
+    return delta / total if total else 0.0

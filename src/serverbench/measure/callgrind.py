@@ -1,0 +1,123 @@
+"""Valgrind's callgrind as an instruction counter: the command prefix, its controls, its output files.
+
+A server runs under ``valgrind --tool=callgrind --instr-atstart=no``: nothing is counted while it
+starts and warms up.  ``vgdb`` (Valgrind's gdbserver client) switches counting on for every
+process of the server just before the measured window and dumps the counts just after it.  vgdb
+reaches a process blocked in a system call through ptrace, so an idle server answers at once.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from ..errors import MissingBinaryError, ServerbenchError
+
+CONTROL_TIMEOUT_S = 30.0
+_NAMED = re.compile(r"^(c?(?:ob|fn))=\((\d+)\)(?: (.*))?$")
+
+
+class CountingError(ServerbenchError):
+    """Valgrind could not count a server's instructions (vgdb could not reach it, no output, ...)."""
+
+
+def valgrind_command(out_dir: Path) -> tuple[str, ...]:
+    """The prefix that runs a server's command under callgrind, children traced, counting off."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None or shutil.which("vgdb") is None:
+        raise MissingBinaryError("valgrind", "valgrind")
+    return (valgrind, "--tool=callgrind", "--trace-children=yes", "--instr-atstart=no",
+            "--dump-instr=no", "--dump-line=no", "--vgdb=yes",
+            f"--callgrind-out-file={out_dir}/callgrind.%p", f"--log-file={out_dir}/valgrind.%p.log")
+
+
+def valgrind_version() -> str:
+    """``valgrind-3.19.0`` (or ``valgrind-missing``)."""
+    try:
+        return subprocess.run(["valgrind", "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return "valgrind-missing"
+
+
+def control(pids: Iterable[int], *command: str) -> None:
+    """Send a callgrind monitor command (``instrumentation on``, ``dump``) to each process."""
+    for pid in pids:
+        try:
+            out = subprocess.run(["vgdb", f"--pid={pid}", "--max-invoke-ms=20", *command], capture_output=True,
+                                 text=True, timeout=CONTROL_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise CountingError(
+                f"vgdb did not reach pid {pid} within {CONTROL_TIMEOUT_S:g} s to send {' '.join(command)!r}: "
+                "it needs ptrace to wake a process blocked in a system call. Run as root, or allow ptrace "
+                "(`sysctl kernel.yama.ptrace_scope=0`, or the container capability SYS_PTRACE)") from None
+        if out.returncode != 0:
+            raise CountingError(f"vgdb {' '.join(command)!r} for pid {pid} failed (exit {out.returncode}): "
+                                f"{(out.stderr or out.stdout).strip()[-400:]}")
+
+
+@dataclass(frozen=True)
+class Dump:
+    """One callgrind dump of one process: its command, total instructions, and self cost per function."""
+
+    pid: int
+    command: str
+    instructions: int
+    functions: Mapping[tuple[str, str], int]  # (object file, function) -> instructions spent in it
+
+
+def read_dump(path: Path) -> Dump:
+    """Parse a callgrind output file (compressed names, ``calls=`` lines' inclusive costs skipped)."""
+    names: dict[str, dict[str, str]] = {"ob": {}, "fn": {}}
+    functions: Counter = Counter()
+    pid, command, summary = 0, "", None
+    obj = fn = ""
+    skip_next = False
+    with open(path, errors="replace") as f:
+        for line in f:
+            if skip_next:
+                skip_next = False
+                continue
+            head = line[:1]
+            if head.isdigit() or head in "+-*":
+                parts = line.split()
+                if len(parts) >= 2 and fn:
+                    functions[(obj, fn)] += int(parts[1])
+                continue
+            line = line.rstrip("\n")
+            named = _NAMED.match(line)
+            if named:
+                kind, ident, name = named.groups()
+                table = names[kind.lstrip("c")]
+                if name is not None:
+                    table[ident] = name
+                if kind == "ob":
+                    obj = table.get(ident, "???")
+                elif kind == "fn":
+                    fn = table.get(ident, "???")
+            elif line.startswith("calls="):
+                skip_next = True
+            elif line.startswith("pid:"):
+                pid = int(line.split()[1])
+            elif line.startswith("cmd:"):
+                command = line[4:].strip()
+            elif line.startswith("summary:"):
+                summary = int(line.split()[1])
+    if summary is None:
+        raise CountingError(f"{path} has no 'summary:' line: not a complete callgrind dump")
+    return Dump(pid, command, summary, dict(functions))
+
+
+def window_dumps(out_dir: Path, pids: Iterable[int]) -> list[Dump]:
+    """The dump each process wrote for the window (``callgrind.<pid>.1``: its first and only dump)."""
+    dumps = []
+    for pid in pids:
+        path = Path(out_dir) / f"callgrind.{pid}.1"
+        if not path.exists():
+            raise CountingError(f"process {pid} wrote no dump ({path} is missing): it exited during the "
+                                f"window or is not running under valgrind; see {out_dir}/valgrind.{pid}.log")
+        dumps.append(read_dump(path))
+    return dumps

@@ -1,0 +1,189 @@
+"""Count the instructions a server spends per request: one cell under valgrind's callgrind.
+
+The server starts under callgrind with counting off (see :mod:`.callgrind`) in a fixed
+environment, is verified against the contract and warmed up; counting is switched on in every
+process, ``requests`` sequential requests are sent by the quiet-waiting client of
+:mod:`.sequential`, and the counts are dumped.  Start-up, warm-up and shutdown are never counted,
+so one run gives the per-request figure.  A pre-fork server's workers warm up one at a time and
+one of them serves the window (:mod:`.workers`).  What stays non-deterministic is time-driven
+housekeeping (a loop that wakes every 100 ms, a Date header re-rendered each second); the A/A
+benchmark (benchmarks/cost_spread.py) reports it per variant.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Mapping
+
+from . import callgrind
+from .callgrind import CountingError, Dump
+from .sequential import SequentialClient, quiet, server_pids
+from .packages import Owners, installed_versions, isa_level
+from .executors import LOOPBACK, free_port
+from .servers import start_variant
+from .workers import accepting_workers, paused
+from .verify import verify
+from ..catalog.apps import App
+from ..catalog.variants import Variant
+from ..catalog.workloads import Workload
+from ..records.cost import CostRecord, FunctionCost, ProcessCount
+
+START_TIMEOUT_S = 180.0
+STACK_BLOCK = 4096  # bytes of arguments plus environment every counted server starts with
+PAD_VARIABLE = "SERVERBENCH_STACK_PAD"
+
+
+@dataclass(frozen=True)
+class CostPlan:
+    """One cell to count: variant serving app, the workload's request, how many requests."""
+
+    variant: Variant
+    app: App
+    workload: Workload
+    requests: int = 200
+    warmup: int = 200  # enough that each pre-fork worker has run its request path past quickening
+    apps_dir: Path = Path("apps")
+    env: Mapping[str, str] = field(default_factory=dict)
+    python: str = sys.executable
+    port: int | None = None
+    nodeid: str = ""
+    keep_dir: Path | None = None  # keep callgrind's files here (default: a temporary folder, removed)
+
+
+def counting_environment(plan: CostPlan) -> dict[str, object]:
+    """What decides the count besides the code: interpreter, packages, ISA level, C library, valgrind."""
+    modules = tuple(dict.fromkeys(plan.variant.requires + plan.app.requires))
+    implementation = platform.python_implementation().lower() if plan.python == sys.executable else "python"
+    version = platform.python_version() if plan.python == sys.executable else plan.python
+    libc, libc_version = platform.libc_ver()
+    return {"interpreter": f"{implementation}-{version}", "isa": isa_level(),
+            "libc": f"{libc}-{libc_version}" if libc else "libc-unknown",
+            "valgrind": callgrind.valgrind_version().replace("valgrind-", ""),
+            "packages": dict(installed_versions(plan.python, modules))}
+
+
+def measure_cost(plan: CostPlan) -> CostRecord:
+    """Run the cell under callgrind and count ``plan.requests`` requests; the server is always stopped."""
+    out_dir = Path(plan.keep_dir or tempfile.mkdtemp(prefix="serverbench-cost-")).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    port = plan.port if plan.port is not None else free_port()
+    prefix = fixed_environment(plan, port) + callgrind.valgrind_command(out_dir)
+    server = start_variant(replace(plan.variant, command=prefix + plan.variant.command), apps_dir=plan.apps_dir,
+                           app=plan.app, port=port, timeout=START_TIMEOUT_S, python=plan.python)
+    try:
+        pids = run_window(plan, server.process.pid, port,
+                          Window(on=lambda p: callgrind.control(p, "instrumentation", "on"),
+                                 off=lambda p: callgrind.control(p, "dump")))
+        dumps = callgrind.window_dumps(out_dir, pids)
+    finally:
+        server.stop()
+        if plan.keep_dir is None:
+            shutil.rmtree(out_dir, ignore_errors=True)
+    owners = Owners.of(plan.variant.requires, _app_modules(plan.apps_dir), plan.app.requires)
+    return CostRecord(
+        nodeid=plan.nodeid, variant=plan.variant.name, app=plan.app.name, workload=plan.workload.name,
+        path=plan.workload.path, requests=plan.requests, instructions=sum(d.instructions for d in dumps),
+        processes=tuple(ProcessCount(d.pid, d.command, d.instructions) for d in dumps),
+        functions=c_functions(dumps, plan.requests, owners), environment=counting_environment(plan),
+        wall_s=time.monotonic() - started)
+
+
+@dataclass(frozen=True)
+class Window:
+    """How a window is switched: ``on`` before it (every process, none paused), ``end`` right after its
+    last request (the other workers still paused, the client still open), ``off`` once all run again."""
+
+    on: Callable[[list[int]], None]
+    end: Callable[[list[int], "SequentialClient"], None] = lambda pids, client: None
+    off: Callable[[list[int]], None] = lambda pids: None
+
+
+def run_window(plan: CostPlan, leader: int, port: int, window: Window) -> list[int]:
+    """Verify, warm up, then send ``plan.requests`` requests between ``window.on`` and ``window.off``;
+    returns the server's pids.  A pre-fork server's workers warm up one at a time and one of them
+    serves the whole window, the others stopped: every run starts the window from the same state."""
+    verify(f"http://{LOOPBACK}:{port}", plan.workload.specs,
+           f"{plan.variant.name}/{plan.app.name} (port {port})")
+    pids = server_pids(leader)
+    workers = accepting_workers(pids, leader, port)
+    if len(workers) < 2:
+        workers = []
+    for worker in workers or [None]:
+        with paused([w for w in workers if w != worker]):
+            _warm_up(plan, port, pids)
+    quiet(pids)
+    window.on(pids)
+    with paused(workers[1:]):
+        client = SequentialClient(port, plan.workload.path, pids)
+        try:
+            client.send(plan.requests)
+            quiet(pids)
+            window.end(pids, client)
+        finally:
+            client.close()
+    quiet(pids)
+    window.off(pids)
+    return pids
+
+
+def _warm_up(plan: CostPlan, port: int, pids: list[int]) -> None:
+    """Concurrent connections first (every pool thread serves), then sequential requests; then close."""
+    client = SequentialClient(port, plan.workload.path)
+    try:
+        client.warm_up(plan.warmup)
+        client.quiet_pids = pids
+        client.send(max(plan.warmup // 4, 1))
+    finally:
+        client.close()
+
+
+def fixed_environment(plan: CostPlan, port: int) -> tuple[str, ...]:
+    """``env -i`` with only the variables the server needs (and the caller's ``SERVERBENCH_*`` knobs),
+    padded to a constant size.
+
+    The environment and the arguments sit at the top of the main thread's stack, so their length
+    moves every stack address, and with them the paths that glibc's string routines take by
+    alignment: 40 more bytes of environment moved aiohttp's count by 0.3%.  The pad makes the
+    size the same whatever the checkout's path, the port's digits or the caller's variables.
+    """
+    python = plan.python
+    argv = plan.variant.argv(python=python, bindir=os.path.dirname(python), host=LOOPBACK, port=port,
+                             target=plan.app.target, module=plan.app.module, callable=plan.app.callable,
+                             apps_dir=str(plan.apps_dir))
+    passed = {k: v for k, v in os.environ.items() if k.startswith("SERVERBENCH_") and k != PAD_VARIABLE}
+    env = {"PATH": f"{os.path.dirname(python)}:/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/"),
+           "LC_ALL": "C.UTF-8", "PYTHONPATH": str(plan.apps_dir), "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0",
+           **passed, **plan.variant.env, **plan.env}
+    used = sum(len(a) + 1 for a in argv) + sum(len(k) + len(v) + 2 for k, v in env.items())
+    if used + len(PAD_VARIABLE) + 2 > STACK_BLOCK:
+        raise CountingError(f"the server's arguments and environment take {used} bytes, more than the "
+                            f"{STACK_BLOCK} the count is normalised to; shorten the paths (apps folder, interpreter)")
+    env[PAD_VARIABLE] = "x" * (STACK_BLOCK - used - len(PAD_VARIABLE) - 2)
+    return (shutil.which("env") or "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()))
+
+
+def c_functions(dumps: list[Dump], requests: int, owners: Owners) -> tuple[FunctionCost, ...]:
+    """Every C function of the window (all processes summed), per request, with its package and role."""
+    total: Counter = Counter()
+    for dump in dumps:
+        total.update(dump.functions)
+    rows = []
+    for (obj, fn), count in total.most_common():
+        package, role = owners.of_object(obj)
+        rows.append(FunctionCost("c", fn, os.path.basename(obj), package, role, count / requests))
+    return tuple(rows)
+
+
+def _app_modules(apps_dir: Path) -> list[str]:
+    return [Path(p).stem for p in glob.glob(str(Path(apps_dir) / "*.py"))]
+
+

@@ -1,0 +1,79 @@
+"""The workers of a pre-fork server, found by the listening socket they hold, and pausing them.
+
+Pre-fork workers (gunicorn, uWSGI's processes) race for each connection, so which worker serves
+which request changes from run to run, and with it when each worker's garbage collections fall.
+The cost count takes the race out: each worker warms up alone while the others are stopped
+(SIGSTOP), then one worker serves the whole window.  Every worker then starts the window with
+the same history on every run.
+"""
+from __future__ import annotations
+
+import os
+import signal
+from contextlib import contextmanager
+from typing import Iterator, Sequence
+
+_LISTEN = "0A"  # TCP state LISTEN in /proc/net/tcp
+
+
+def listening_inode(port: int) -> str | None:
+    """The socket inode listening on ``port`` (IPv4 or IPv6), from /proc/net/tcp*."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                next(f)
+                for line in f:
+                    fields = line.split()
+                    if fields[3] == _LISTEN and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                        return fields[9]
+        except OSError:
+            continue
+    return None
+
+
+def holders(pids: Sequence[int], inode: str) -> list[int]:
+    """The processes among ``pids`` that hold the socket ``inode`` open."""
+    target = f"socket:[{inode}]"
+    found = []
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
+                    found.append(pid)
+                    break
+            except OSError:
+                continue
+    return found
+
+
+def accepting_workers(pids: Sequence[int], leader: int, port: int) -> list[int]:
+    """The children of the server that hold its listening socket: its pre-fork workers.
+
+    The leader (gunicorn's arbiter, uWSGI's master) holds the socket too but does not accept; a
+    router in front of the workers (uWSGI --http) is the only holder, so nothing is paused there.
+    """
+    inode = listening_inode(port)
+    if inode is None:
+        return []
+    return sorted(p for p in holders(pids, inode) if p != leader)
+
+
+@contextmanager
+def paused(pids: Sequence[int]) -> Iterator[None]:
+    """Stop these processes for the block (SIGSTOP), continue them after (SIGCONT), on every exit path."""
+    stopped = []
+    try:
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+            stopped.append(pid)
+        yield
+    finally:
+        for pid in stopped:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass

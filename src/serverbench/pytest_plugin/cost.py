@@ -1,0 +1,209 @@
+"""Cost tests (``pytest -m cost``): each selected cell counted under valgrind, judged against its
+stored cost baseline, one record each in --perf-json (under ``"cost"``).
+
+Counts do not move with the machine's load, so cost tests may run under pytest-xdist (``-n auto``);
+timed tests (``-m perf``) may not, and are refused there.  Workers hand their records to the
+controller, which writes the results file and the baselines once.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import pytest
+
+from .. import __version__
+from ..config import parse_option
+from ..errors import ConfigError, ServerbenchError
+from ..catalog.workloads import WORKLOADS
+from ..judge.cost import FAIL, CostVerdict, judge_cost
+from ..measure.cost import CostPlan, measure_cost
+from ..measure.pytrace import profile_python
+from ..measure.servers import unavailable_reason
+from ..records.cost import CostBaselineStore, CostRecord, add_to_results_file, environment_id
+from .fixtures import perf_session_of
+
+COST_KEY = pytest.StashKey["CostSession"]()
+WORKER_OUTPUT = "serverbench_cost"
+MARKER_KEYS = ("tolerance",)
+
+
+class CostSession:
+    """The cost records of one session (or, under xdist, gathered from every worker) and their verdicts."""
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []  # CostRecord.to_record(verdict), as written
+        self.notices: list[str] = []
+        self._stores: dict[str, CostBaselineStore] = {}
+
+    def store(self, folder: Path, environment: Mapping[str, Any]) -> CostBaselineStore:
+        """The baseline store of a counting environment (one per environment for the session)."""
+        return self._stores.setdefault(environment_id(environment), CostBaselineStore(folder, environment))
+
+    def finish(self, config: pytest.Config) -> list[str]:
+        """Write the records into --perf-json and, with --perf-save-baseline, the passing ones as baselines."""
+        perf = perf_session_of(config)
+        notices = []
+        if perf.config.json_path is not None and self.records:
+            add_to_results_file(perf.config.json_path, self.records, perf.machine, __version__)
+            notices.append(f"{len(self.records)} cost record(s) written to {perf.config.json_path}")
+        if perf.config.save_baseline:
+            groups: dict[str, list[CostRecord]] = {}
+            for row in self.records:
+                if (row.get("verdict") or {}).get("status") != FAIL:
+                    groups.setdefault(environment_id(row["environment"]), []).append(CostRecord.from_record(row))
+            for group in groups.values():
+                store = self.store(perf.config.cost_baseline_dir, group[0].environment)
+                notices.append(f"cost baseline for {len(store.save(group))} cell(s) saved to {store.path}")
+        return notices
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "cost(tolerance=None): a counted-instructions test (valgrind); "
+                                       "optional per-test tolerance")
+    config.stash[COST_KEY] = CostSession()
+    if _parallel(config) and _selects(config, "perf"):
+        raise pytest.UsageError(
+            "timed tests (-m perf) cannot run under pytest-xdist (-n): their throughput would include the load of "
+            "the tests running beside them. Run `-m perf` without -n; `-m cost` (counted instructions) may use -n.")
+
+
+def _parallel(config: pytest.Config) -> bool:
+    return getattr(config.option, "numprocesses", None) not in (None, 0, "0") and not hasattr(config, "workerinput")
+
+
+def _selects(config: pytest.Config, marker: str) -> bool:
+    """Whether the -m expression selects a test that carries only ``marker``."""
+    from _pytest.mark.expression import Expression  # pytest's own -m parser (no public API for it)
+
+    expression = config.option.markexpr
+    if not expression:
+        return True
+    return Expression.compile(expression).evaluate(lambda name, **_: name == marker)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "cost_variant" not in metafunc.fixturenames:
+        return
+    session = perf_session_of(metafunc.config)
+    params = [(c.variant.name, c.app.name, w) for c in session.cells.values() for w in session.workloads]
+    metafunc.parametrize("cost_variant,cost_app,cost_workload", params, ids=[f"{v}-{a}-{w}" for v, a, w in params])
+
+
+@pytest.fixture
+def perf_cost(request: pytest.FixtureRequest, cost_variant: str, cost_app: str,
+              cost_workload: str) -> Callable[[], CostRecord]:
+    """Count this test's cell under valgrind, record it, judge it against its cost baseline and fail on
+    a rise beyond the tolerance (``--perf-cost-tolerance`` or ``@pytest.mark.cost(tolerance=...)``)."""
+    perf = perf_session_of(request.config)
+    cell = perf.cells[f"{cost_variant}/{cost_app}"]
+    tolerance = _tolerance(request, perf.config.cost_tolerance)
+    reason = unavailable_reason(cell.variant, cell.app)
+    if reason:
+        pytest.skip(reason)
+    workload = WORKLOADS[cost_workload]
+    env = _backend_env(request, perf, workload)
+    plan = CostPlan(cell.variant, cell.app, workload, requests=perf.config.cost_requests,
+                    apps_dir=perf.config.apps_dir, env=env, nodeid=request.node.nodeid)
+
+    def measure() -> CostRecord:
+        try:
+            record = measure_cost(plan)
+        except ServerbenchError as exc:
+            pytest.fail(f"{cell.name} {workload.name}: {exc}", pytrace=False)
+        store = request.config.stash[COST_KEY].store(perf.config.cost_baseline_dir, record.environment)
+        baseline = None if perf.config.save_baseline else store.load().get(record.key)
+        verdict = judge_cost(record, baseline, tolerance)
+        note = ""
+        if perf.config.save_baseline or verdict.failed:  # a baseline keeps, a failure needs, the Python profile
+            record, note = _with_python_profile(plan, record)
+            verdict = judge_cost(record, baseline, tolerance)
+        _record(request, record, verdict)
+        if verdict.failed:
+            pytest.fail(f"{record.key}: {verdict.report()}{note}", pytrace=False)
+        return record
+
+    return measure
+
+
+def _with_python_profile(plan: CostPlan, record: CostRecord) -> tuple[CostRecord, str]:
+    """The record with its Python-level profile (a second, untimed pass), or unchanged and why not."""
+    try:
+        return replace(record, python_functions=profile_python(plan)), ""
+    except ServerbenchError as exc:
+        return record, f"\n(no Python-level profile: {exc})"
+
+
+def _tolerance(request: pytest.FixtureRequest, default: float) -> float:
+    marker = request.node.get_closest_marker("cost")
+    kwargs = marker.kwargs if marker else {}
+    unknown = sorted(set(kwargs) - set(MARKER_KEYS))
+    if unknown:
+        raise pytest.UsageError(f"@pytest.mark.cost got unknown argument(s) {unknown}; it accepts {list(MARKER_KEYS)}")
+    if kwargs.get("tolerance") is None:
+        return default
+    try:
+        return parse_option("perf_cost_tolerance", kwargs["tolerance"], "@pytest.mark.cost")
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def _backend_env(request: pytest.FixtureRequest, perf, workload) -> dict[str, str]:
+    if not workload.backends:
+        return {}
+    backends = request.getfixturevalue("perf_backends")
+    for name in workload.backends:
+        try:
+            service = backends.get(name)
+        except ServerbenchError as exc:
+            if perf.config.skip_missing_backends:
+                pytest.skip(f"backend {name} unavailable (--perf-skip-missing-backends): {exc}")
+            pytest.fail(str(exc), pytrace=False)
+        if name == "redis":
+            service.seed()
+    return backends.env(workload.backends)
+
+
+def _record(request: pytest.FixtureRequest, record: CostRecord, verdict: CostVerdict) -> None:
+    session: CostSession = request.config.stash[COST_KEY]
+    session.records.append(record.to_record(verdict.to_record()))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """xdist controller: gather a finished worker's cost records."""
+    rows = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT)
+    if rows:
+        node.config.stash[COST_KEY].records.extend(rows)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    cost = config.stash.get(COST_KEY, None)
+    if cost is None:
+        return
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller writes
+        config.workeroutput[WORKER_OUTPUT] = cost.records
+        return
+    try:
+        cost.notices = cost.finish(config)
+    except ServerbenchError as exc:
+        cost.notices.append(f"ERROR: {exc}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    cost = config.stash.get(COST_KEY, None)
+    if cost is None or not cost.records:
+        return
+    terminalreporter.section("serverbench cost (instructions per request, counted under valgrind)")
+    for r in sorted(cost.records, key=lambda r: r["key"]):
+        verdict = r.get("verdict") or {}
+        ratio = verdict.get("ratio")
+        change = f"{ratio - 1:+.2%}" if ratio is not None else "--"
+        terminalreporter.write_line(f"{r['key']:<48} {r['instructions_per_request']:>14,.0f}  {change:>8}  "
+                                    f"{verdict.get('status', '?')}")
+    for notice in cost.notices:
+        terminalreporter.write_line(notice)

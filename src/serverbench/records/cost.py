@@ -1,0 +1,220 @@
+"""Cost records (instructions a server spends per request) and the cost-baseline store.
+
+A cost record is one cell's count: the window's instructions in total and per process, and the
+functions they were spent in.  Cost baselines live apart from the timed ones, one JSON file per
+*counting environment* (interpreter version, instruction-set level valgrind reports, C library,
+valgrind), not per CPU model: the same count is expected on any machine of that environment.
+Each entry also carries the versions of the packages that ran in the server; a baseline taken
+with other versions does not apply (the verdict says which versions moved).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
+
+from . import jsonfile
+from ..errors import BaselineError, ServerbenchError
+
+SCHEMA = 1
+SAVE_COMMAND = "pytest -m cost --perf-save-baseline"
+STORED_FUNCTIONS = 60  # per level in a baseline: enough for a top-10 diff after shifts in the ranking
+RECORDED_FUNCTIONS = 200  # per level in a --perf-json record
+
+
+@dataclass(frozen=True)
+class FunctionCost:
+    """Where part of a window's work went: a C function (instructions) or a Python function (bytecodes)."""
+
+    level: str  # "c" (callgrind, instructions) or "python" (the tracer, bytecodes)
+    function: str
+    module: str  # Python module, or the shared object's file name
+    package: str
+    role: str
+    per_request: float
+
+    def to_record(self) -> dict[str, Any]:
+        return {"level": self.level, "function": self.function, "module": self.module, "package": self.package,
+                "role": self.role, "per_request": round(self.per_request, 1)}
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any]) -> "FunctionCost":
+        return cls(str(data["level"]), str(data["function"]), str(data["module"]), str(data["package"]),
+                   str(data["role"]), float(data["per_request"]))
+
+
+@dataclass(frozen=True)
+class ProcessCount:
+    """The window's instructions of one server process."""
+
+    pid: int
+    command: str
+    instructions: int
+
+
+@dataclass(frozen=True)
+class CostRecord:
+    """One cell's counted window, with the environment that decides the count."""
+
+    nodeid: str
+    variant: str
+    app: str
+    workload: str
+    path: str
+    requests: int
+    instructions: int
+    processes: tuple[ProcessCount, ...]
+    functions: tuple[FunctionCost, ...]
+    environment: Mapping[str, Any]
+    wall_s: float
+    timestamp: str = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+    python_functions: tuple[FunctionCost, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "environment", MappingProxyType(dict(self.environment)))
+
+    @property
+    def key(self) -> str:
+        return cell_key(self.variant, self.app, self.workload, self.requests)
+
+    @property
+    def per_request(self) -> float:
+        return self.instructions / self.requests
+
+    @property
+    def python_per_request(self) -> float:
+        """Bytecodes per request over every Python function profiled (0 without a Python profile)."""
+        return sum(f.per_request for f in self.python_functions)
+
+    @property
+    def packages(self) -> Mapping[str, str]:
+        return self.environment.get("packages", {})
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any]) -> "CostRecord":
+        return cls(str(data["nodeid"]), str(data["variant"]), str(data["app"]), str(data["workload"]),
+                   str(data["path"]), int(data["requests"]), int(data["instructions"]),
+                   tuple(ProcessCount(int(p["pid"]), str(p["command"]), int(p["instructions"]))
+                         for p in data["processes"]),
+                   tuple(FunctionCost.from_record(f) for f in data["functions"]), dict(data["environment"]),
+                   float(data["wall_s"]), str(data["timestamp"]),
+                   tuple(FunctionCost.from_record(f) for f in data.get("python_functions", ())))
+
+    def to_record(self, verdict: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        return {
+            "kind": "cost", "key": self.key, "nodeid": self.nodeid, "variant": self.variant, "app": self.app,
+            "workload": self.workload, "path": self.path, "requests": self.requests,
+            "instructions": self.instructions, "instructions_per_request": round(self.per_request, 1),
+            "processes": [{"pid": p.pid, "command": p.command, "instructions": p.instructions,
+                           "per_request": round(p.instructions / self.requests, 1)} for p in self.processes],
+            "functions": [f.to_record() for f in _largest(self.functions, RECORDED_FUNCTIONS)],
+            "python_functions": [f.to_record() for f in _largest(self.python_functions, RECORDED_FUNCTIONS)],
+            "python_bytecodes_per_request": round(self.python_per_request, 1),
+            "environment": dict(self.environment), "wall_s": round(self.wall_s, 2), "timestamp": self.timestamp,
+            "verdict": dict(verdict) if verdict is not None else None,
+        }
+
+
+def cell_key(variant: str, app: str, workload: str, requests: int) -> str:
+    return f"{variant}/{app}/{workload}/n{requests}"
+
+
+def environment_id(environment: Mapping[str, Any]) -> str:
+    """A filename-safe id such as ``cpython-3.11.7-x86-64-v4-glibc-2.36-valgrind-3.19.0``."""
+    parts = [environment["interpreter"], environment["isa"], environment["libc"], f"valgrind-{environment['valgrind']}"]
+    return re.sub(r"[^a-z0-9.]+", "-", "-".join(map(str, parts)).lower()).strip("-")
+
+
+@dataclass(frozen=True)
+class CostBaseline:
+    """The stored count of one cell and the package versions it was counted with."""
+
+    key: str
+    per_request: float
+    packages: Mapping[str, str]
+    functions: tuple[FunctionCost, ...]
+    python_functions: tuple[FunctionCost, ...]
+    recorded_at: str
+    python_per_request: float = 0.0  # bytecodes per request of the whole Python profile
+
+
+class CostBaselineStore:
+    """The cost-baseline file of one counting environment."""
+
+    def __init__(self, folder: Path, environment: Mapping[str, Any]):
+        self.folder = Path(folder)
+        self.environment = dict(environment)
+        self.path = self.folder / f"{environment_id(environment)}.json"
+
+    def load(self) -> dict[str, CostBaseline]:
+        """All stored cells; a missing file is empty, a corrupt one a BaselineError that names the fix."""
+        if not self.path.exists():
+            return {}
+        try:
+            data = jsonfile.read(self.path)
+            if data.get("schema") != SCHEMA:
+                raise ValueError(f"schema {data.get('schema')!r}, expected {SCHEMA}")
+            return {key: CostBaseline(key, float(e["per_request"]), dict(e["packages"]),
+                                      tuple(FunctionCost.from_record(f) for f in e.get("functions", ())),
+                                      tuple(FunctionCost.from_record(f) for f in e.get("python_functions", ())),
+                                      str(e["recorded_at"]), float(e.get("python_per_request", 0.0)))
+                    for key, e in data["entries"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, json.JSONDecodeError) as exc:
+            raise BaselineError(
+                f"cost baseline file {self.path} cannot be read: {exc}. Nothing was overwritten. Restore it "
+                f"(`git checkout -- {self.path.name}` in {self.folder}) or delete it and re-save with "
+                f"`{SAVE_COMMAND}`.") from None
+
+    def save(self, records: Iterable[CostRecord]) -> list[str]:
+        """Merge these records over the stored entries and write atomically; returns the keys written."""
+        current = self.load()  # a corrupt file stops here, before anything is written
+        entries = {key: _entry(b.per_request, b.packages, b.functions, b.python_functions, b.recorded_at,
+                               b.python_per_request) for key, b in current.items()}
+        written = []
+        for r in records:
+            entries[r.key] = _entry(r.per_request, r.packages, r.functions, r.python_functions, r.timestamp,
+                                    r.python_per_request)
+            written.append(r.key)
+        jsonfile.write_atomic(self.path, {"schema": SCHEMA, "environment": {k: v for k, v in self.environment.items()
+                                                                          if k != "packages"},
+                                          "entries": entries})
+        return written
+
+
+def _largest(rows: Iterable[FunctionCost], count: int) -> list[FunctionCost]:
+    return sorted(rows, key=lambda f: -f.per_request)[:count]
+
+
+def _entry(per_request: float, packages: Mapping[str, str], functions: Iterable[FunctionCost],
+           python_functions: Iterable[FunctionCost], recorded_at: str, python_per_request: float) -> dict[str, Any]:
+    def top(rows: Iterable[FunctionCost]) -> list[dict[str, Any]]:
+        return [f.to_record() for f in _largest(rows, STORED_FUNCTIONS)]
+
+    return {"per_request": round(per_request, 1), "packages": dict(packages), "functions": top(functions),
+            "python_functions": top(python_functions), "python_per_request": round(python_per_request, 1),
+            "recorded_at": recorded_at}
+
+
+def add_to_results_file(path: Path, records: Iterable[Mapping[str, Any]], machine: Mapping[str, Any],
+                        version: str) -> None:
+    """Put cost records under ``"cost"`` in a --perf-json file, keeping whatever the timed tests wrote there."""
+    path = Path(path)
+    data: dict[str, Any] = {}
+    if path.exists():
+        try:
+            data = jsonfile.read(path)
+        except (OSError, ValueError) as exc:
+            raise ServerbenchError(f"{path} cannot be read to add the cost records ({exc}); remove it or give "
+                                "--perf-json another path") from None
+    data.setdefault("schema", 2)
+    data.setdefault("serverbench", version)
+    data.setdefault("created", dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+    data.setdefault("machine", dict(machine))
+    data.setdefault("results", [])
+    data.setdefault("failures", [])
+    data["cost"] = list(data.get("cost", [])) + [dict(r) for r in records]
+    jsonfile.write_atomic(path, data)

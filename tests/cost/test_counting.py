@@ -1,0 +1,28 @@
+"""Counting a real cell under valgrind (runs in the default test run: about 15 s)."""
+import shutil
+
+import pytest
+
+from serverbench.catalog.apps import APPS
+from serverbench.catalog.variants import registry
+from serverbench.catalog.workloads import WORKLOADS
+from serverbench.judge.cost import PASS, judge_cost
+from serverbench.measure.cost import CostPlan, measure_cost
+from serverbench.records.cost import CostBaseline
+
+pytestmark = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed "
+                                "(`apt-get install valgrind`)")
+
+
+def test_same_cell_counts_agree(apps_dir, no_leaks):
+    """Two fresh counts of one cell agree within the default cost tolerance, and name their processes."""
+    plan = CostPlan(registry()["waitress-t4"], APPS["raw-wsgi"], WORKLOADS["json"], requests=50, warmup=20,
+                    apps_dir=apps_dir)
+    first, second = measure_cost(plan), measure_cost(plan)
+    assert first.instructions > 50 * 10_000, f"implausibly few instructions: {first.instructions:,}"
+    assert [p.command.split()[-1] for p in first.processes] == ["raw_wsgi_app:app"]
+    assert first.functions[0].role == "interpreter"
+    base = CostBaseline(first.key, first.per_request, first.packages, first.functions, (), first.timestamp)
+    verdict = judge_cost(second, base, tolerance=0.02)
+    assert verdict.status == PASS, verdict.report()
+    assert abs(verdict.ratio - 1) < 0.005, f"two counts differ by {verdict.ratio - 1:+.3%}"

@@ -1,0 +1,104 @@
+"""The cost measurement's pure parts: callgrind's file format, who owns a module or object, the
+listening-socket lookup for pre-fork workers, and the server's fixed environment."""
+import os
+import socket
+
+from serverbench.catalog.apps import APPS
+from serverbench.catalog.variants import registry
+from serverbench.catalog.workloads import WORKLOADS
+from serverbench.measure.callgrind import read_dump
+from serverbench.measure.cost import PAD_VARIABLE, STACK_BLOCK, CostPlan, fixed_environment
+from serverbench.measure.packages import Owners, isa_level
+from serverbench.measure.pytrace import _module_of_path
+from serverbench.measure.workers import holders, listening_inode
+
+DUMP = """# callgrind format
+version: 1
+creator: callgrind-3.19.0
+pid: 4242
+cmd:  /venv/bin/python -m gunicorn app:app
+part: 1
+positions: line
+events: Ir
+summary: 1600
+
+ob=(1) /usr/lib/libpython3.11.so.1.0
+fl=(1) ceval.c
+fn=(1) _PyEval_EvalFrameDefault
+10 1000
++2 200
+cob=(2) /usr/lib/x86_64-linux-gnu/libc.so.6
+cfl=(2) memcpy.S
+cfn=(2) memcpy
+calls=3 0
+12 300
+ob=(2)
+fl=(2)
+fn=(2)
+0 300
+ob=(1)
+fn=(1)
+14 100
+"""
+
+
+def test_dump_keeps_self_cost_per_function(tmp_path):
+    """Self cost goes to (object, function); a call's inclusive cost is not counted twice."""
+    path = tmp_path / "callgrind.4242.1"
+    path.write_text(DUMP)
+    dump = read_dump(path)
+    assert (dump.pid, dump.instructions) == (4242, 1600)
+    assert dump.command == "/venv/bin/python -m gunicorn app:app"
+    assert dump.functions == {("/usr/lib/libpython3.11.so.1.0", "_PyEval_EvalFrameDefault"): 1300,
+                              ("/usr/lib/x86_64-linux-gnu/libc.so.6", "memcpy"): 300}
+
+
+def test_owners_name_package_and_role():
+    """Modules and shared objects map to the server, framework, driver, app, stdlib, interpreter or system."""
+    owners = Owners.of(["gunicorn"], ["flask_app", "sitedata"], ["flask", "redis", "pymongo"])
+    assert owners.of_module("gunicorn.http.message") == ("gunicorn", "server")
+    assert owners.of_module("werkzeug.routing.map") == ("werkzeug", "framework")
+    assert owners.of_module("redis.client") == ("redis", "driver")
+    assert owners.of_module("flask_app") == ("flask_app", "app")
+    assert owners.of_module("json.encoder") == ("json", "standard library")
+    assert owners.of_object("/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0") == ("cpython", "interpreter")
+    assert owners.of_object("/x/lib/python3.11/lib-dynload/_json.cpython-311-x86_64-linux-gnu.so") == (
+        "_json", "standard library")
+    assert owners.of_object("/v/lib/python3.11/site-packages/markupsafe/_speedups.cpython-311.so") == (
+        "markupsafe", "framework")
+    assert owners.of_object("/usr/lib/x86_64-linux-gnu/libc.so.6")[1] == "system"
+
+
+def test_module_of_a_file_no_module_claims():
+    """A file under site-packages gets its dotted module name; others their stem."""
+    assert _module_of_path("/v/lib/python3.11/site-packages/werkzeug/routing/map.py") == "werkzeug.routing.map"
+    assert _module_of_path("/v/lib/python3.11/site-packages/gunicorn/__init__.py") == "gunicorn"
+    assert _module_of_path("<frozen importlib._bootstrap>") == "importlib._bootstrap"
+
+
+def test_isa_level_is_a_level_not_a_model():
+    """The counting environment names an x86-64 level (or the machine), never a CPU model."""
+    assert isa_level().startswith("x86-64") or "x86" not in isa_level()
+
+
+def test_listening_socket_holders_are_found():
+    """The process holding a listening socket is found through /proc."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        inode = listening_inode(sock.getsockname()[1])
+        assert inode is not None
+        assert holders([os.getpid()], inode) == [os.getpid()]
+
+
+def test_fixed_environment_has_a_constant_size(apps_dir):
+    """Arguments plus environment always add up to the same size, whatever the port or paths."""
+    def size(port, env):
+        plan = CostPlan(registry()["waitress-t4"], APPS["flask"], WORKLOADS["json"], apps_dir=apps_dir, env=env)
+        prefix = fixed_environment(plan, port)
+        argv = plan.variant.argv(python=plan.python, bindir=os.path.dirname(plan.python), host="127.0.0.1", port=port,
+                                 target="flask_app:app", module="flask_app", callable="app", apps_dir=str(apps_dir))
+        assert prefix[1] == "-i" and any(p.startswith(PAD_VARIABLE + "=") for p in prefix)
+        return sum(len(a) + 1 for a in argv) + sum(len(e) + 1 for e in prefix[2:])
+
+    assert size(10000, {}) == size(32767, {"SERVERBENCH_REDIS_URL": "redis://127.0.0.1:16379/0"}) == STACK_BLOCK

@@ -1,0 +1,76 @@
+"""Cost records and the cost-baseline store: round trips, keys, corrupt files, the results file."""
+import json
+
+import pytest
+
+from serverbench.errors import BaselineError
+from serverbench.records import jsonfile
+from serverbench.records.cost import (CostBaselineStore, CostRecord, FunctionCost, ProcessCount, add_to_results_file,
+                                      environment_id)
+
+ENV = {"interpreter": "cpython-3.11.7", "isa": "x86-64-v3", "libc": "glibc-2.36", "valgrind": "3.19.0",
+       "packages": {"flask": "3.1.3"}}
+
+
+def make(instructions=1_000_000, requests=100, packages=None):
+    env = {**ENV, "packages": packages or ENV["packages"]}
+    return CostRecord("t::c", "waitress-t4", "flask", "json", "/json", requests, instructions,
+                      (ProcessCount(7, "python -m waitress", instructions),),
+                      (FunctionCost("c", "f", "libpython3.11.so.1.0", "cpython", "interpreter", 10.0),), env, 2.5)
+
+
+def test_key_names_cell_workload_and_request_count():
+    """The key holds what the count depends on besides the environment: cell, workload, N."""
+    assert make().key == "waitress-t4/flask/json/n100"
+    assert make().per_request == 10_000
+
+
+def test_record_round_trips_through_json():
+    """A record written to JSON reads back equal."""
+    r = make()
+    assert CostRecord.from_record(json.loads(json.dumps(r.to_record({"status": "pass"})))) == r
+
+
+def test_environment_id_is_not_the_cpu_model():
+    """The baseline file is named by interpreter, ISA level, C library and valgrind."""
+    assert environment_id(ENV) == "cpython-3.11.7-x86-64-v3-glibc-2.36-valgrind-3.19.0"
+
+
+def test_store_saves_and_loads(tmp_path):
+    """Saved entries load back with their package versions and functions."""
+    store = CostBaselineStore(tmp_path, ENV)
+    assert store.load() == {}
+    assert store.save([make()]) == ["waitress-t4/flask/json/n100"]
+    loaded = store.load()["waitress-t4/flask/json/n100"]
+    assert loaded.per_request == 10_000 and loaded.packages == {"flask": "3.1.3"}
+    assert loaded.functions[0].function == "f"
+
+
+def test_store_merges_over_existing_entries(tmp_path):
+    """Saving one cell keeps the others."""
+    store = CostBaselineStore(tmp_path, ENV)
+    store.save([make(requests=100)])
+    store.save([make(requests=200)])
+    assert set(store.load()) == {"waitress-t4/flask/json/n100", "waitress-t4/flask/json/n200"}
+
+
+def test_corrupt_store_names_the_fix(tmp_path):
+    """A corrupt baseline file is an error naming the file and how to restore or re-save it."""
+    store = CostBaselineStore(tmp_path, ENV)
+    store.path.write_text("{not json")
+    with pytest.raises(BaselineError, match="--perf-save-baseline") as info:
+        store.load()
+    assert store.path.name in str(info.value)
+    with pytest.raises(BaselineError):
+        store.save([make()])
+    assert store.path.read_text() == "{not json"
+
+
+def test_cost_records_join_the_results_file(tmp_path):
+    """Cost records go under "cost" in --perf-json, next to what the timed tests wrote."""
+    path = tmp_path / "r.json"
+    jsonfile.write_atomic(path, {"schema": 2, "created": "x", "machine": {}, "results": [{"a": 1}], "failures": []})
+    add_to_results_file(path, [make().to_record()], {"id": "m"}, "0.1.0")
+    data = jsonfile.read(path)
+    assert data["results"] == [{"a": 1}]
+    assert data["cost"][0]["instructions_per_request"] == 10_000
