@@ -44,6 +44,13 @@ def _setting(name, needs):
     return value
 
 
+def close_clients():
+    """Close the clients made on first use (see sync_clients.close)."""
+    global _redis
+    sync_clients.close(_redis)
+    _redis = None
+
+
 def _client():
     global _redis
     if _redis is None:

@@ -60,6 +60,13 @@ def work_middleware(get_response):
     return middleware
 
 
+def close_clients():
+    """Close the clients made on first use (see sync_clients.close)."""
+    global _redis
+    sync_clients.close(_redis)
+    _redis = None
+
+
 def _client():
     global _redis
     if _redis is None:

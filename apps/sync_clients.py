@@ -42,3 +42,19 @@ def upstream_get(url):
             if not reused:  # a fresh connection failed: the upstream is down, not a stale keep-alive
                 raise
             reused = False
+
+
+def close(redis_client=None):
+    """Close an app's Redis client, the MongoDB client and this thread's upstream connection.  A server's process
+    just exits with them; a process that outlives the app (the in-process handler benchmarks) calls this."""
+    global _mongo
+    if redis_client is not None:
+        redis_client.close()
+    with _mongo_lock:
+        if _mongo is not None:
+            _mongo.close()
+            _mongo = None
+    conn = getattr(_upstream, "conn", None)
+    if conn is not None:
+        conn.close()
+        _upstream.conn = None

@@ -2,23 +2,31 @@
 
 The loop between :mod:`serverbench.measure.ab` (paired values, no verdicts) and :mod:`serverbench.judge.ab`
 (verdicts, no processes): a borderline verdict earns one extension of the same attempt, an unreached one
-a fresh attempt with twice the blocks.  ``python -m serverbench.gate`` and the tests call :func:`run`.
+a fresh attempt with twice the blocks.  Counted instructions per request (``plan.cost_repeats`` fresh
+runs per arm) are measured once, before the timed blocks, and judged with them.
+``python -m serverbench.gate`` and the tests call :func:`run`.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 from .abplan import ABPlan
-from .judge.ab import decided, judge, next_step
-from .measure.ab import run_blocks
-from .records.decisions import ABDecision
+from .judge.ab import COST, decided, judge, next_step
+from .measure.ab import count_arms, run_blocks
+from .records.decisions import ABDecision, Measurement
 
 
 def run(plan: ABPlan, on_retry: Callable[[ABDecision, int], None] | None = None) -> ABDecision:
     """The decision on ``plan``; ``on_retry(decision, blocks)`` is told each unreached decision before it is
     retried with ``blocks`` blocks."""
     blocks, attempt, extended = plan.blocks, 0, False
-    measured = run_blocks(plan, blocks)
+    counts = {COST: count_arms(plan, plan.cost_repeats)} if plan.cost_repeats > 0 else {}
+
+    def with_counts(m: Measurement) -> Measurement:  # measured once: counts do not depend on the attempt
+        return replace(m, pairs={**m.pairs, **counts})
+
+    measured = with_counts(run_blocks(plan, blocks))
     while True:
         judgement = judge(measured.pairs, measured.rate is not None, plan.policy)
         decision = decided(plan.name, measured, judgement, extended=extended, policy=plan.policy,
@@ -34,4 +42,4 @@ def run(plan: ABPlan, on_retry: Callable[[ABDecision, int], None] | None = None)
         if on_retry is not None:
             on_retry(decision, step.blocks)
         blocks, attempt, extended = step.blocks, attempt + 1, False
-        measured = run_blocks(plan, blocks)
+        measured = with_counts(run_blocks(plan, blocks))

@@ -18,9 +18,10 @@ from .catalog.matrix import Cell
 from .catalog.workloads import Workload
 from .config import OPTIONS_BY_NAME
 from .errors import ConfigError
-from .judge.ab import GATE_BLOCKS, GATE_POLICY, min_blocks
+from .judge.ab import GATE_BLOCKS, GATE_POLICY
 from .judge.decision import Policy
 from .measure.executors import missing_modules_in
+from .measure.servers import unavailable_reason
 
 MODES = ("simultaneous", "sequential")
 DEFAULT_LOAD = 0.25  # the fixed rate: this fraction of the base arm's saturated throughput
@@ -59,7 +60,8 @@ class ABPlan:
     CPU per request then comes from the saturated windows).  ``rate_duration``: None is ``duration``.
     ``policy.cells`` is the number of gated cells; alpha is further split over the gated signals.
     ``extend``: one bounded extension when borderline; ``retries``: fresh attempts with twice the
-    blocks while the verdict is not reached.  ``backend_env``: the variables handing backend URLs to
+    blocks while the verdict is not reached.  ``cost_repeats``: counts of instructions per request per arm
+    (:mod:`serverbench.measure.cost`), judged against their own A/A spread.  ``backend_env``: the variables handing backend URLs to
     the servers (:func:`serverbench.backends.base.env`).  Every problem is reported at once.
     """
 
@@ -80,6 +82,7 @@ class ABPlan:
     retries: int = 1
     backend_env: Mapping[str, str] = field(default_factory=dict)
     max_error_rate: float = _gate_default("perf_max_error_rate")
+    cost_repeats: int = 0  # fresh counted-instruction runs per arm (valgrind); 0: no cost signal
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", self.mode or default_mode())
@@ -98,10 +101,6 @@ class ABPlan:
     @property
     def pairs_per_block(self) -> int:
         return pairs_per_block(self.mode)
-
-    def fewest_blocks(self) -> int:
-        """Fewest blocks that can reach every gated signal's significance level under the policy."""
-        return min_blocks(self.policy, self.rate is not None, self.pairs_per_block)
 
     def problems(self) -> list[str]:
         return [*self._schedule_problems(), *self._load_problems(), *self._environment_problems()]
@@ -152,6 +151,15 @@ class ABPlan:
         variant, app = self.cell.variant, self.cell.app
         if not variant.serves(app):
             out.append(f"{variant.name} loads {variant.interface} apps; {app.name} is {app.interface}")
+        if variant.programs or app.installed_files:  # not Python modules: a program, an install in each apps folder
+            out += [f"the {arm.label} arm: {reason}" for arm in (self.base, self.candidate)
+                    if (reason := unavailable_reason(variant, app, arm.apps_dir))]
+        unserved = app.lacks(e.name for e in self.workload.specs)
+        if unserved:
+            out.append(f"{app.name} serves part of the contract, not {', '.join(unserved)}: pick another workload")
+        if self.cost_repeats and app.runtime != "python":
+            out.append(f"cost_repeats={self.cost_repeats}: {app.name} is a {app.runtime} app and instructions are "
+                       "counted for Python servers only; pass cost_repeats=0 (--cost-repeats 0)")
         needed = list(dict.fromkeys(variant.requires + app.requires))
         try:
             lacking = {arm.label: missing_modules_in(arm.python, needed) for arm in (self.base, self.candidate)}

@@ -88,7 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     table_rows = rows(left, right)
     print(render((la, lb), table_rows), end="")
     if args.markdown:
-        args.markdown.write_text(markdown((la, lb), table_rows))
+        try:
+            args.markdown.write_text(markdown((la, lb), table_rows))
+        except (OSError, ValueError) as exc:  # a folder, a missing folder, a NUL byte in the name
+            print(f"error: --markdown {args.markdown}: cannot write the table there ({exc}); name a file", file=sys.stderr)
+            return 2
     return 0
 
 

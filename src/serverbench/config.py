@@ -10,12 +10,14 @@ Values are tested with ``is not None``, never ``or``, so 0 and False survive.
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import urlsplit
 
+from .catalog.shards import Shard
 from .errors import ConfigError
 
 
@@ -52,9 +54,21 @@ def _positive_float(raw: str) -> float:
         value = float(str(raw).strip())
     except ValueError:
         raise ValueError(f"expected a number of seconds, got {raw!r}") from None
-    if not value > 0:
-        raise ValueError(f"expected a number of seconds > 0, got {value}")
+    if not (value > 0 and math.isfinite(value)):  # inf would wait for ever: every wait is bounded
+        raise ValueError(f"expected a number of seconds > 0 (finite), got {value}")
     return value
+
+
+def _path(raw: str) -> str:
+    """A file or folder name the operating system can take (no NUL byte, encodable): resolved later."""
+    text = str(raw)
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError:
+        raise ValueError(f"expected a path, got {raw!r}, which holds characters no file name can") from None
+    if "\x00" in text:
+        raise ValueError(f"expected a path, got {raw!r}, which holds a NUL byte")
+    return text
 
 
 def _int_list(raw: str) -> tuple[int, ...]:
@@ -126,7 +140,10 @@ def is_loopback(host: str) -> bool:
 def _loopback_url(schemes: tuple[str, ...]) -> Callable[[str], str]:
     def parse(raw: str) -> str:
         url = str(raw).strip()
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+        except ValueError as exc:  # an unclosed [IPv6 bracket, characters a host name cannot hold
+            raise ValueError(f"expected a URL like {schemes[0]}://127.0.0.1:PORT, got {raw!r} ({exc})") from None
         if parts.scheme not in schemes or not parts.hostname:
             raise ValueError(f"expected a URL like {schemes[0]}://127.0.0.1:PORT, got {raw!r}")
         try:
@@ -190,9 +207,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("perf_locust_users", _int_list, (50,), "Locust users for the locust scenario tests: one count or a list, each a test."),
     Option("perf_locust_workers", _int_list_zero, (0,), "Locust worker processes (0 = one process; N = a master and N workers on loopback): one count or a list, each a test."),
     Option("perf_threads", _int(1, 256), 2, "Load-generator threads (wrk -t); capped at the connection count."),
-    Option("perf_json", str, None, "Write every result of the session as JSON records to this path."),
-    Option("perf_html", str, None, "Write the session's results as one self-contained HTML report with plots to this path (python -m serverbench.report builds one from stored files)."),
-    Option("perf_benchmark_json", str, None, "Write the session in pytest-benchmark's JSON format to this path (for `pytest-benchmark compare`); needs pytest-benchmark."),
+    Option("perf_json", _path, None, "Write every result of the session as JSON records to this path."),
+    Option("perf_html", _path, None, "Write the session's results as one self-contained HTML report with plots to this path (python -m serverbench.report builds one from stored files)."),
+    Option("perf_benchmark_json", _path, None, "Write the session in pytest-benchmark's JSON format to this path (for `pytest-benchmark compare`); needs pytest-benchmark."),
     Option("perf_save_baseline", _bool, False, "Store this session's results as the baseline for this machine.", flag_only=True),
     Option("perf_target", _loopback_url(("http",)), None, "Drive a server someone else started (http://127.0.0.1:PORT) instead of starting variants."),
     Option("perf_target_pid", _int(1), None, "With --perf-target: the server's pid, so its CPU and memory are sampled too."),
@@ -202,13 +219,14 @@ OPTIONS: tuple[Option, ...] = (
     Option("perf_skip_missing_backends", _bool, False, "Skip (instead of fail) the tests whose backend cannot be started or reached; the others still run.", flag_only=True),
     Option("perf_tolerance", _fraction(0.0, 1.0, True), 0.30, "Allowed throughput drop against the stored baseline (0.30 = fail below 70%)."),
     Option("perf_max_error_rate", _fraction(0.0, 1.0, False), 0.01, "Highest error rate (errors / attempts) a trial may have and pass."),
-    Option("perf_baseline_dir", str, "baselines", "Folder of stored baselines (one JSON file per machine id), relative to rootdir."),
-    Option("perf_apps_dir", str, "apps", "Folder holding the reference apps the variants serve, relative to rootdir."),
+    Option("perf_baseline_dir", _path, "baselines", "Folder of stored baselines (one JSON file per machine id), relative to rootdir."),
+    Option("perf_apps_dir", _path, "apps", "Folder holding the reference apps the variants serve, relative to rootdir."),
     Option("perf_start_timeout", _positive_float, 30.0, "Seconds a server or backend may take to become ready."),
     Option("perf_port", _int(1, 32767), None, "Fixed port for the server under test (default: a free port below 32768)."),
     Option("perf_cost_requests", _int(10, 100_000), 200, "Requests counted per cost test (-m cost): the instructions of exactly this many sequential requests are counted under valgrind."),
     Option("perf_cost_tolerance", _fraction(0.0, 1.0, True), 0.02, "Allowed rise of instructions per request against the stored cost baseline (0.02 = fail when the count rises by more than 2 percent)."),
-    Option("perf_cost_baseline_dir", str, "baselines/cost", "Folder of stored cost baselines (one JSON file per counting environment: interpreter, ISA level, C library, valgrind), relative to rootdir."),
+    Option("perf_cost_baseline_dir", _path, "baselines/cost", "Folder of stored cost baselines (one JSON file per counting environment: interpreter, ISA level, C library, valgrind), relative to rootdir."),
+    Option("perf_shard", Shard.parse, None, "Run only shard K of N (K/N, e.g. 2/4) of the selected perf and cost cells: a deterministic, balanced share; N jobs run every cell once between them (python -m serverbench.merge joins their --perf-json files)."),
 )
 OPTIONS_BY_NAME = {o.name: o for o in OPTIONS}
 
@@ -260,6 +278,7 @@ class PerfConfig:
     cost_requests: int = 200
     cost_tolerance: float = 0.02
     cost_baseline_dir: Path | None = None
+    shard: Shard | None = None
 
 
 def parse_option(name: str, raw: Any, source: str) -> Any:
@@ -274,12 +293,9 @@ def parse_option(name: str, raw: Any, source: str) -> Any:
         raise ConfigError(f"{where}={raw!r}: {exc}") from None
 
 
-def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: Path | None = None) -> PerfConfig:
-    """Resolve options with precedence command line > ini > default; report every bad value at once.
-
-    Paths given on the command line are relative to ``cwd`` (where pytest was invoked), paths
-    from ini or defaults relative to ``rootdir``, as pytest itself does.
-    """
+def _values(cli: Mapping[str, Any], ini: Mapping[str, Any]) -> tuple[dict[str, Any], set[str]]:
+    """Every option's value (command line > ini > default) and the names given on the command line;
+    every bad value reported at once."""
     values: dict[str, Any] = {}
     from_cli: set[str] = set()
     problems: list[str] = []
@@ -299,6 +315,16 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
         problems.append("--perf-target-pid needs --perf-target (the URL of that server)")
     if problems:
         raise ConfigError("invalid serverbench settings:\n  " + "\n  ".join(problems))
+    return values, from_cli
+
+
+def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: Path | None = None) -> PerfConfig:
+    """Resolve options with precedence command line > ini > default; report every bad value at once.
+
+    Paths given on the command line are relative to ``cwd`` (where pytest was invoked), paths
+    from ini or defaults relative to ``rootdir``, as pytest itself does.
+    """
+    values, from_cli = _values(cli, ini)
 
     def path(name: str) -> Path | None:
         value = values[name]
@@ -340,6 +366,7 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
         cost_requests=values["perf_cost_requests"],
         cost_tolerance=values["perf_cost_tolerance"],
         cost_baseline_dir=path("perf_cost_baseline_dir"),
+        shard=values["perf_shard"],
     )
 
 

@@ -10,6 +10,7 @@ or too noisy to judge (never reported as a pass), 2 bad input.
 from __future__ import annotations
 
 import argparse
+import math
 import subprocess
 import sys
 import tempfile
@@ -27,11 +28,14 @@ from .catalog.variants import registry
 from .catalog.workloads import WORKLOADS
 from .config import OPTIONS_BY_NAME, parse_option
 from .errors import ConfigError, ServerbenchError
-from .judge.ab import GATE_BLOCKS, GATE_POLICY, min_blocks, rejudge, stored_policy
+from .judge.ab import COST, GATE_BLOCKS, GATE_POLICY, min_blocks, rejudge, stored_policy
 from .judge.decision import Policy
 from .judge.signals import SIGNALS
+from .measure.callgrind import valgrind_missing
 from .records import decisions as decision_file
-from .records.decisions import ABDecision
+from .records.decisions import ABDecision, p_text
+
+COST_REPEATS = 3  # counted runs per arm: about 30 s (two at a time) for 0.02-0.5% A/A spreads
 
 # Options the gate shares with the pytest session: declared once in the option table, the gate's own
 # defaults given in the same rows (config.Option.context_defaults).
@@ -59,7 +63,7 @@ def worktree(ref: str, repo: Path) -> Iterator[Path]:
 def _env(items: list[str]) -> dict[str, str]:
     bad = [i for i in items if "=" not in i]
     if bad:
-        raise ConfigError(f"environment settings must look like NAME=VALUE, got {bad}")
+        raise ConfigError(f"--base-env / --cand-env settings must look like NAME=VALUE, got {bad}")
     return dict(i.split("=", 1) for i in items)
 
 
@@ -76,8 +80,8 @@ def _rate(text: str) -> float | str | None:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not value > 0:
-        raise ConfigError(f"--rate {text!r}: give requests/s > 0 per arm, 'auto' or 'off'")
+    if not (value > 0 and math.isfinite(value)):
+        raise ConfigError(f"--rate {text!r}: give requests/s > 0 per arm (finite), 'auto' or 'off'")
     return value
 
 
@@ -97,11 +101,11 @@ def markdown(run: ABDecision) -> str:
     """A GitHub step-summary table: per cell Δ, interval, p, n, dispersion and verdict."""
     lines = [f"### serverbench A/B: {run.cell}: **{run.verdict}**", "",
              "| signal | Δ | interval | p | n | dispersion | verdict |", "|---|---:|---|---:|---:|---:|---|"]
-    for signal in SIGNALS:
+    for signal in _shown():
         d = run.decisions.get(signal.name)
         if d is None:
             continue
-        lines.append(f"| {signal.label} | {d.delta:+.1%} | [{d.ci[0]:+.1%}, {d.ci[1]:+.1%}] | {d.p:.4f} | {d.n} | "
+        lines.append(f"| {signal.label} | {d.delta:+.1%} | [{d.ci[0]:+.1%}, {d.ci[1]:+.1%}] | {p_text(d.p)} | {d.n} | "
                      f"{d.dispersion:.1%} | **{d.verdict}** |")
     errors = ", ".join(f"{k} {v:.2%}" for k, v in run.error_rate.items())
     lines += ["", f"fixed rate: {rate_line(run)}", "", f"peak RSS: {rss_line(run)}", "",
@@ -110,10 +114,32 @@ def markdown(run: ABDecision) -> str:
     return "\n".join(lines)
 
 
+def _shown() -> list[Any]:
+    """The timed signals, then the counted cost (a name and a label, as the signals have)."""
+    return [*SIGNALS, argparse.Namespace(name=COST, label="instructions per request (counted)")]
+
+
+def cost_repeats(args: argparse.Namespace) -> int:
+    """--cost-repeats, else the default when valgrind can count here (and a note when it cannot)."""
+    if args.cost_repeats is not None:
+        if args.cost_repeats < 0 or args.cost_repeats == 1:
+            raise ConfigError(f"--cost-repeats {args.cost_repeats}: use 0 (no cost signal) or 2 or more "
+                              "(the A/A spread needs two counts per arm)")
+        return args.cost_repeats
+    if (APPS[args.app] if args.app else registry()[args.variant].default_app).runtime != "python":
+        print("note: no cost signal (instructions are counted for Python servers only)", file=sys.stderr)
+        return 0
+    missing = valgrind_missing()
+    if missing:
+        print(f"note: no cost signal ({missing})", file=sys.stderr)
+        return 0
+    return COST_REPEATS
+
+
 def show(run: ABDecision) -> None:
     print(f"{run.cell}: {run.mode}, {len(run.windows)} windows, {run.reruns} re-run, extended {run.extended}, "
           f"{run.seconds:.0f} s")
-    for signal in SIGNALS:
+    for signal in _shown():
         if signal.name in run.decisions:
             print(f"  {signal.label:42s} {run.decisions[signal.name].summary()}")
     print(f"  fixed rate  {rate_line(run)}")
@@ -156,6 +182,9 @@ def parser() -> argparse.ArgumentParser:
                                                     "with --rejudge: the stored one)")
     p.add_argument("--retries", type=int, default=1,
                    help="re-run a too-noisy or inconclusive decision this many times, doubling the blocks")
+    p.add_argument("--cost-repeats", type=int, default=None,
+                   help="fresh counted runs (valgrind, instructions per request) per arm, gated against their own "
+                        f"A/A spread; 0: none (default {COST_REPEATS} when valgrind is installed, else 0)")
     p.add_argument("--markdown", help="append a step-summary table to this file ($GITHUB_STEP_SUMMARY)")
     p.add_argument("--json", help="write the whole decision (verdicts, pairs, every window) to this file")
     p.add_argument("--rejudge", metavar="DECISION.json",
@@ -223,6 +252,7 @@ def run_live(args: argparse.Namespace) -> ABDecision:
     policy = policy_of(args, GATE_POLICY)
     rate = _rate(args.rate)
     check_blocks(args, policy, rate)
+    repeats = cost_repeats(args)
     variant, workload = registry()[args.variant], WORKLOADS[args.workload]
     repo = Path(args.repo).resolve()
     urls = {b.name: shared[b.url_option] for b in backends.BACKENDS.values()}
@@ -237,7 +267,7 @@ def run_live(args: argparse.Namespace) -> ABDecision:
                       mode=args.mode, blocks=args.blocks, connections=shared["perf_connections"][0],
                       duration=shared["perf_duration"], warmup=shared["perf_warmup"], rate=rate, load=args.load,
                       policy=policy, retries=args.retries, backend_env=backends.env(services),
-                      max_error_rate=shared["perf_max_error_rate"])
+                      max_error_rate=shared["perf_max_error_rate"], cost_repeats=repeats)
         return ab.run(plan, on_retry=_say_retry)
 
 
@@ -247,10 +277,16 @@ def rejudged(args: argparse.Namespace) -> ABDecision:
     given = args.perf_max_error_rate is not None
     limit = shared_options(args)["perf_max_error_rate"] if given else stored.max_error_rate
     limit = limit if limit is not None else OPTIONS_BY_NAME["perf_max_error_rate"].default_in("gate")
-    policy = policy_of(args, stored_policy(stored))
+    try:
+        policy = policy_of(args, stored_policy(stored))
+    except ValueError as exc:  # the limits a file stored: out of range
+        raise ConfigError(f"{args.rejudge}: its stored policy cannot be used ({exc})") from None
     print(f"re-judged {args.rejudge}: alpha {policy.alpha:g}, {policy.cells} cells, min effect "
           f"{policy.min_effect:g}; no server started", file=sys.stderr)
-    return rejudge(stored, policy, limit)
+    try:
+        return rejudge(stored, policy, limit)
+    except (ValueError, OverflowError) as exc:  # stored pairs the judge refuses (<= 0, unequal lengths, 1e-320 vs 1e308)
+        raise ConfigError(f"{args.rejudge}: its pairs cannot be judged again ({exc})") from None
 
 
 def main(argv: list[str] | None = None) -> int:

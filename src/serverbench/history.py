@@ -51,10 +51,20 @@ def series(runs: list[ResultsFile]) -> dict[tuple[str, str], list[tuple[str, flo
         for stored in run.results:
             if stored.result.rps:
                 by_key[stored.result.key].append(stored.result.rps)
-        machine = run.machine.get("id", "unknown")
+        machine = str(run.machine.get("id", "unknown"))  # a file may hold any JSON there
         for key, rps in by_key.items():
             out[(machine, key)].append((run.created, statistics.median(rps)))
     return dict(out)
+
+
+def check_limits(args: argparse.Namespace) -> None:
+    """The change-point search's limits, each named by its flag, checked before any file is read."""
+    problems = [f"{flag} {value!r}: expected {accepted}" for flag, value, ok, accepted in (
+        ("--alpha", args.alpha, 0 < args.alpha < 1, "a number in (0, 1)"),
+        ("--min-effect", args.min_effect, 0 <= args.min_effect < 1, "a number in [0, 1) (0.1 means 10%)"),
+        ("--min-segment", args.min_segment, args.min_segment >= 2, "a whole number of runs >= 2")) if not ok]
+    if problems:
+        raise ConfigError("; ".join(problems))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-segment", type=int, default=4, help="fewest runs on each side of a change")
     args = parser.parse_args(argv)
     try:
+        check_limits(args)
         runs = load_runs(args.paths)
         if len(runs) < 2 * args.min_segment:
             raise ConfigError(f"{len(runs)} runs: a change needs at least {args.min_segment} runs on each side "

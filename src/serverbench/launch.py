@@ -87,6 +87,8 @@ def paste(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
     from paste.httpserver import WSGIHandler, serve
 
     class Quiet(WSGIHandler):
+        protocol_version = opts.get("protocol", WSGIHandler.protocol_version)  # HTTP/1.1: keep-alive
+
         def log_request(self, *args, **kwargs):
             pass
 

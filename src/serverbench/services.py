@@ -4,30 +4,27 @@
 """
 from __future__ import annotations
 
+import argparse
 import signal
 import sys
 
-from .backends.redis import start_redis
-from .backends.mongo import start_mongo
-from .backends.upstream import start_upstream
+from .backends.base import BACKENDS, env, started
 
 
-def main() -> int:
-    started = []
-    try:
-        redis = start_redis()
-        started.append(redis)
-        mongo = start_mongo()
-        started.append(mongo)
-        upstream = start_upstream()
-        started.append(upstream)
-        print(f"export SERVERBENCH_REDIS_URL='{redis.url}'")
-        print(f"export SERVERBENCH_MONGO_URL='{mongo.url}'   # {mongo.kind}, pid {mongo.pid}")
-        print(f"export SERVERBENCH_UPSTREAM_URL='{upstream.url}'", flush=True)
+def parser() -> argparse.ArgumentParser:
+    """No options: any argument is a usage error, and --help prints the docstring instead of starting anything."""
+    return argparse.ArgumentParser(prog="python -m serverbench.services", description=__doc__.splitlines()[0])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser().parse_args(argv)
+    with started(BACKENDS) as services:
+        for variable, url in env(services).items():
+            print(f"export {variable}='{url}'")
+        for name, service in services.items():
+            print(f"# {name}: {service.kind}, pid {service.pid}")
+        sys.stdout.flush()
         signal.sigwait({signal.SIGINT, signal.SIGTERM})
-    finally:
-        for service in reversed(started):
-            service.stop()
     return 0
 
 

@@ -26,3 +26,22 @@ def test_same_cell_counts_agree(apps_dir, no_leaks):
     verdict = judge_cost(second, base, tolerance=0.02)
     assert verdict.status == PASS, verdict.report()
     assert abs(verdict.ratio - 1) < 0.005, f"two counts differ by {verdict.ratio - 1:+.3%}"
+
+
+def test_the_ab_gate_counts_each_arm_and_flags_injected_work(apps_dir, no_leaks):
+    """Two counted runs per arm (aiohttp /json): a candidate doing about 5% more work per request is a cost
+    regression, while each arm's own runs agree (the A/A spread the limit is built from)."""
+    from serverbench.abplan import ABPlan, Arm
+    from serverbench.catalog.matrix import Cell
+    from serverbench.judge.cost import judge_counts
+    from serverbench.measure.ab import count_arms
+
+    variant = registry()["aiohttp"]
+    plan = ABPlan(Cell(variant, variant.default_app), WORKLOADS["json"],
+                  Arm("base", apps_dir=apps_dir, env={"SERVERBENCH_WORK_ITERS": "1"}),
+                  Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_WORK_ITERS": "30"}), rate=None)
+    base, candidate = count_arms(plan, 2)
+    assert len(base) == len(candidate) == 2
+    decision = judge_counts(base, candidate)
+    assert decision.verdict == "regression", decision.reason
+    assert decision.dispersion < 0.005, f"A/A spread {decision.dispersion:.3%} of counted runs"

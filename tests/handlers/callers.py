@@ -38,9 +38,10 @@ class Answer:
 class WsgiCaller:
     """Calls a WSGI app with an environ from ``wsgiref.util.setup_testing_defaults``."""
 
-    def __init__(self, app: Callable):
+    def __init__(self, app: Callable, close_clients: Callable | None = None):
         self.app = app
         self._environs: dict[str, dict] = {}
+        self._close_clients = close_clients
 
     def _environ(self, target: str) -> dict:
         template = self._environs.get(target)
@@ -74,7 +75,8 @@ class WsgiCaller:
         """Nothing: a WSGI call is a plain function call."""
 
     def close(self) -> None:
-        pass
+        if self._close_clients is not None:
+            self._close_clients()
 
 
 class _AsyncCaller:
@@ -104,7 +106,8 @@ class _AsyncCaller:
         leftover = asyncio.all_tasks(self.loop)
         for task in leftover:
             task.cancel()
-        self.loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
+        if leftover:
+            self.loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
         self.loop.run_until_complete(self.loop.shutdown_asyncgens())
         self.loop.close()
 
@@ -309,7 +312,7 @@ def load(app: App, apps_dir: Path) -> Loaded:
     target = getattr(module, app.callable)
     close_clients = getattr(module, "close_clients", None)
     if app.interface == "wsgi":
-        return Loaded(WsgiCaller(target))
+        return Loaded(WsgiCaller(target, close_clients))
     if app.interface == "asgi":
         return Loaded(AsgiCaller(target, close_clients))
     if app.interface == "aiohttp":
@@ -339,5 +342,5 @@ def _load_django(app: App) -> Loaded:
     module = _import(app.module)
     target = getattr(module, app.callable)
     own = settings._wrapped
-    caller = WsgiCaller(target) if app.interface == "wsgi" else AsgiCaller(target, module.close_clients)
+    caller = (WsgiCaller if app.interface == "wsgi" else AsgiCaller)(target, module.close_clients)
     return Loaded(caller, lambda: setattr(settings, "_wrapped", own))

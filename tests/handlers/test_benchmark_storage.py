@@ -17,9 +17,12 @@ def _save(pytester, storage: Path) -> None:
     result.assert_outcomes(passed=len(NAMES))
 
 
-def test_autosaved_runs_are_read_back_by_pytest_benchmark_compare(pytester, tmp_path):
+def test_autosaved_runs_are_read_back_by_pytest_benchmark_compare(pytester, tmp_path, monkeypatch):
     """Two runs saved by --benchmark-autosave hold both benchmarks with their extra info, and
     `pytest-benchmark compare` shows each benchmark of each run."""
+    # Under xdist the sub-session inherits PYTEST_XDIST_WORKER, and pytest-benchmark would take it for a
+    # worker and disable itself with a warning (an error here); it is a plain session of its own.
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     storage = tmp_path / "benchmarks"
     _save(pytester, storage)
     _save(pytester, storage)

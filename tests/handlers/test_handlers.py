@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from serverbench.catalog.apps import APPS
+from serverbench.catalog.apps import PYTHON_APPS as APPS
 from serverbench.catalog.contract import ENDPOINTS, check_response
 
 pytestmark = pytest.mark.handler

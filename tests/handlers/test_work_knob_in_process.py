@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from serverbench.catalog.apps import APPS
+from serverbench.catalog.apps import PYTHON_APPS as APPS
 
 HANDLERS_DIR = Path(__file__).resolve().parent
 APPS_DIR = HANDLERS_DIR.parents[1] / "apps"
@@ -19,7 +19,7 @@ import json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from callers import load
-from serverbench.catalog.apps import APPS
+from serverbench.catalog.apps import PYTHON_APPS as APPS
 answers = {}
 for name, app in APPS.items():
     loaded = load(app, Path(sys.argv[2]))

@@ -17,7 +17,8 @@ from serverbench.measure.verify import verify
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 VARIANTS = registry()
-REFERENCE_SERVER = {"wsgi": "gunicorn-sync-w2", "asgi": "uvicorn", "aiohttp": "aiohttp", "tornado": "tornado"}
+REFERENCE_SERVER = {"wsgi": "gunicorn-sync-w2", "asgi": "uvicorn", "aiohttp": "aiohttp", "tornado": "tornado",
+                    "node": "node-http", "play": "play-pekko"}
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,7 @@ def test_app_honours_the_contract(app_name, apps_dir, services):
     Date/Server headers and body, and /sleep and /upstream take their 100 ms."""
     app = APPS[app_name]
     variant = VARIANTS[REFERENCE_SERVER[app.interface]]
-    reason = unavailable_reason(variant, app)
+    reason = unavailable_reason(variant, app, apps_dir)
     assert reason is None, f"the project's test environment must have every app installed: {reason}"
     server = start_variant(variant, app=app, apps_dir=apps_dir, env=services)
     try:

@@ -123,9 +123,11 @@ def test_every_variant_honours_the_contract(name, apps_dir, redis_service, mongo
     env = {"SERVERBENCH_REDIS_URL": redis_service.url, **mongo_and_upstream}
     pool = ServerPool(lambda c: start_variant(c.variant, app=c.app, apps_dir=apps_dir, env=env), ENDPOINTS.values())
     try:
-        pool.get(Cell(variant, variant.default_app))
+        pool.get(Cell(variant, variant.default_app))  # every endpoint its app serves
     finally:
         pool.close()
+    if variant.default_app.lacks(["redis"]):
+        return
     with redis_service.client() as client:
         assert int(client.get("serverbench:counter")) >= 1, "the /redis endpoint did not INCR the counter"
 

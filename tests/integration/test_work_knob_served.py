@@ -9,7 +9,8 @@ from serverbench.measure.servers import start_variant
 from serverbench.measure.verify import fetch, verify
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
-REFERENCE_SERVER = {"wsgi": "gunicorn-sync-w2", "asgi": "uvicorn", "aiohttp": "aiohttp", "tornado": "tornado"}
+REFERENCE_SERVER = {"wsgi": "gunicorn-sync-w2", "asgi": "uvicorn", "aiohttp": "aiohttp", "tornado": "tornado",
+                    "node": "node-http", "play": "play-pekko"}
 
 
 @pytest.mark.parametrize("app_name", list(APPS))

@@ -109,3 +109,13 @@ def test_command_line_paths_are_relative_to_the_invocation_directory():
     config = resolve({"perf_json": "out.json"}, {"perf_baseline_dir": "b"}, ROOT, cwd=Path("/project/sub"))
     assert config.json_path == Path("/project/sub/out.json")
     assert config.baseline_dir == Path("/project/b")
+
+
+def test_pytest_help_lists_every_option(pytester):
+    """`pytest --help` renders every option's help (a bare % in a help text used to crash argparse)."""
+    from serverbench.config import OPTIONS
+
+    result = pytester.runpytest("--help")
+    assert result.ret == 0, result.stderr.str()
+    text = result.stdout.str()
+    assert all(option.flag in text for option in OPTIONS)

@@ -102,3 +102,18 @@ def test_fixed_environment_has_a_constant_size(apps_dir):
         return sum(len(a) + 1 for a in argv) + sum(len(e) + 1 for e in prefix[2:])
 
     assert size(10000, {}) == size(32767, {"SERVERBENCH_REDIS_URL": "redis://127.0.0.1:16379/0"}) == STACK_BLOCK
+
+
+def test_only_runtime_extras_key_a_cost_baseline():
+    """A runtime extra's requirement counts; test, development, meta and other-platform extras do not
+    (twisted's lists hypothesis and pyflakes, which never run in a server)."""
+    from packaging.requirements import Requirement
+
+    from serverbench.measure.packages import _applies
+
+    extras = ["tls", "http2", "dev", "dev-release", "test", "all-non-platform", "windows-platform", "mypy"]
+    assert _applies(Requirement("pyopenssl; extra == 'tls'"), extras)
+    assert _applies(Requirement("h2; extra == 'http2'"), extras)
+    for extra in extras[2:]:
+        assert not _applies(Requirement(f"hypothesis; extra == '{extra}'"), extras), extra
+    assert _applies(Requirement("click"), [])

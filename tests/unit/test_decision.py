@@ -13,7 +13,7 @@ except ImportError:  # running from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
     from serverbench.judge import decision
 
-from serverbench.judge.decision import Decision, Policy, decide, holm
+from serverbench.judge.decision import Decision, Policy, decide
 from serverbench.measure.ab import abba_order, pairs_from_abba
 
 NOISE = 0.03   # 3% lognormal noise per trial
@@ -173,18 +173,6 @@ def test_invalid_policy_fields_raise_with_field_name(field, value):
     with pytest.raises(ValueError, match=rf"Policy\.{field}=") as exc:
         Policy(**{field: value})
     assert repr(value) in str(exc.value) and "accepted" in str(exc.value)
-
-
-def test_holm_known_pvalues():
-    """Holm step-down matches hand-computed rejections and stops at the first failure."""
-    assert holm([0.01, 0.04, 0.03, 0.005], 0.05) == [True, False, False, True]
-    assert holm([0.01, 0.02, 0.03], 0.05) == [True, True, True]   # Bonferroni would reject 1
-    assert holm([0.03, 0.001, 0.2], 0.05) == [False, True, False]
-    assert holm([], 0.05) == []
-    with pytest.raises(ValueError, match="pvalues"):
-        holm([0.1, 1.5], 0.05)
-    with pytest.raises(ValueError, match="alpha"):
-        holm([0.1], 0.0)
 
 
 def test_abba_order_and_pairs_round_trip():

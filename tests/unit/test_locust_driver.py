@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from serverbench.drivers.locust import (BOOKSHOP, LocustRunner, classify_error, parse_failures, parse_stats,
-                                        read_report)
+from serverbench.drivers.locust import (BOOKSHOP, LocustRunner, classify_error, parse_error_report, parse_failures,
+                                        parse_stats, read_report)
 from serverbench.errors import ConfigError, GeneratorError
 from serverbench.records.schema import ERROR_KEYS
 
@@ -376,3 +376,31 @@ def test_locustfile_checks_accept_the_site_and_refuse_wrong_answers(probe):
     assert "does not match 'python'" in probe["wrong"][2]
     assert probe["wrong"][3].startswith("expected a 30000-byte JPEG, got 3000 bytes")
     assert probe["wrong"][4] == "body lacks b'font-family'"
+
+
+# locust's "Error report" as it prints it when it stops (locust/stats.py get_error_report_summary).
+ERROR_REPORT = ("Error report\n" + f"{'# occurrences':18} {'Error':100}\n" + "-" * 18 + "|" + "-" * 60 + "\n"
+                + "%-18i %-100s\n" % (12, "GET /site/search?q=server&page=1: Timeout('timed out')")
+                + "%-18i %-100s\n" % (3, "GET /site/api/books: ConnectionRefusedError(111, 'Connection refused')")
+                + "-" * 18 + "|" + "-" * 60 + "\n\n")
+
+
+def test_printed_error_report_is_counted_by_class():
+    """The error report locust prints as it stops is counted per error class; no report counts nothing."""
+    errors = parse_error_report("Type Name # reqs\n" + ERROR_REPORT + "Shutting down (exit code 1)\n")
+    assert errors == {**dict.fromkeys(ERROR_KEYS, 0), "timeout": 12, "connect": 3}
+    assert parse_error_report("Shutting down (exit code 0)\n") == dict.fromkeys(ERROR_KEYS, 0)
+
+
+def test_exit_code_1_with_printed_failures_is_a_measured_result():
+    """Exit code 1 with failures only in locust's printed report (the CSV missed the last second) is a result."""
+    class LateTimeouts(_FakeLocust):
+        master_csv = (STATS_CSV.replace(",Aggregated,10000,40,", ",Aggregated,9000,0,"), EMPTY_FAILURES, "1")
+
+        def argv_master(self, host_url, duration, csv_prefix, master_port=None):
+            argv = super().argv_master(host_url, duration, csv_prefix, master_port)
+            return argv[:2] + [f"print({ERROR_REPORT!r})\n" + argv[2]] + argv[3:]
+
+    report, run = LateTimeouts().run("http://127.0.0.1:9", 5)
+    assert run.returncode == 1 and report.requests == 9000
+    assert report.errors["timeout"] == 12 and report.errors["connect"] == 3 and report.error_rate > 0

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from serverbench.catalog.apps import APPS
+from serverbench.catalog.apps import PYTHON_APPS as APPS
 
 APPS_DIR = Path(__file__).resolve().parents[2] / "apps"
 _spec = importlib.util.spec_from_file_location("injected_work", APPS_DIR / "injected_work.py")

@@ -46,6 +46,8 @@ class Backend:
     start: Callable[..., Service]  # start(port=None, timeout=30.0) -> a seeded Service we own
     connect: Callable[[str], Service]  # connect(url) -> a seeded Service someone else runs
     description: str = ""
+    url_example: str = ""  # shown when a noproc fixture has no URL
+    min_start_timeout: float = 0.0  # a floor under --perf-start-timeout (SecantusDB imports slowly)
 
 
 def _registry() -> dict[str, Backend]:
@@ -55,11 +57,13 @@ def _registry() -> dict[str, Backend]:
 
     return {b.name: b for b in (
         Backend("redis", "SERVERBENCH_REDIS_URL", "redis_url", start_redis, connect_redis,
-                "redis-server without persistence: a click counter and a 2,000-character value"),
+                "redis-server without persistence: a click counter and a 2,000-character value",
+                "redis://127.0.0.1:PORT/0"),
         Backend("mongo", "SERVERBENCH_MONGO_URL", "mongo_url", start_mongo, connect_mongo,
-                "mongod from PATH, else SecantusDB (MongoDB's wire protocol): small and big documents, event queues"),
+                "mongod from PATH, else SecantusDB (MongoDB's wire protocol): small and big documents, event queues",
+                "mongodb://127.0.0.1:PORT/", min_start_timeout=60.0),
         Backend("upstream", "SERVERBENCH_UPSTREAM_URL", "upstream_url", start_upstream, connect_upstream,
-                "nginx with the echo module, answering after 100 ms"),
+                "nginx with the echo module, answering after 100 ms", "http://127.0.0.1:PORT/PATH"),
     )}
 
 

@@ -4,23 +4,36 @@ The code lives in the project's ``apps/`` folder (``--perf-apps-dir``).  Which s
 serve which app is decided by interface alone: a variant declares the interface it loads
 (``wsgi``, ``asgi`` or a framework's own server such as ``aiohttp`` and ``tornado``), an app
 declares the one it offers.  Adding an app is an entry here plus its file.
+
+Each interface belongs to one runtime: the ``node`` interface is Node.js's own ``http`` module and
+``play`` is Play on the JVM, so those variants serve only their own app and no Python app, and no
+Python server loads theirs.  An app may serve part of the contract (``endpoints``); a workload
+it does not serve is skipped for it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from .contract import ENDPOINTS
 
-INTERFACES = ("wsgi", "asgi", "aiohttp", "tornado")
+INTERFACES = ("wsgi", "asgi", "aiohttp", "tornado", "node", "play")
+# The runtime an interface's apps are written for (an app declares the same one; see validate()).
+INTERFACE_RUNTIMES: Mapping[str, str] = {"wsgi": "python", "asgi": "python", "aiohttp": "python",
+                                         "tornado": "python", "node": "node", "play": "jvm"}
 
 # The app a variant serves when --perf-apps is not given: one per interface.
-DEFAULT_APPS: Mapping[str, str] = {"wsgi": "flask", "asgi": "raw-asgi", "aiohttp": "aiohttp", "tornado": "tornado"}
+DEFAULT_APPS: Mapping[str, str] = {"wsgi": "flask", "asgi": "raw-asgi", "aiohttp": "aiohttp", "tornado": "tornado",
+                                   "node": "node", "play": "play"}
 
 
 @dataclass(frozen=True)
 class App:
-    """A reference app: its module in the apps folder, the object servers load, what it needs."""
+    """A reference app: its module in the apps folder, the object servers load, what it needs.
+
+    ``requires`` are Python modules; an app of another ``runtime`` names instead the files its
+    install creates under the apps folder (``installed_files``) and the command in ``install``.
+    """
 
     name: str
     interface: str
@@ -30,10 +43,16 @@ class App:
     install: str
     endpoints: tuple[str, ...] = tuple(ENDPOINTS)
     notes: str = ""
+    runtime: str = "python"
+    installed_files: tuple[str, ...] = ()
 
     @property
     def target(self) -> str:
-        return f"{self.module}:{self.callable}"
+        return f"{self.module}:{self.callable}" if self.callable else self.module
+
+    def lacks(self, endpoints: Iterable[str]) -> list[str]:
+        """The endpoints (names) among ``endpoints`` this app does not serve."""
+        return [e for e in endpoints if e not in self.endpoints]
 
 
 APPS: Mapping[str, App] = {
@@ -59,5 +78,17 @@ APPS: Mapping[str, App] = {
             "pip install aiohttp redis pymongo"),
         App("tornado", "tornado", "tornado_app", "make_app", ("tornado", "redis", "pymongo"),
             "pip install tornado redis pymongo"),
+        App("node", "node", "node/server.js", "", (), "npm ci --prefix apps/node", runtime="node",
+            installed_files=("node/node_modules/.package-lock.json",),
+            notes="The contract on Node.js's own http module, with the official redis and mongodb clients "
+            "(apps/node/package-lock.json): the cross-language yardstick. Served only by the node variants."),
+        App("play", "play", "play", "", (), "mvn -q -f apps/play/pom.xml package", runtime="jvm",
+            endpoints=("plaintext", "json", "sleep", "mongo-small", "mongo-big", "events-0", "events-1k", "events-64k"),
+            installed_files=("play/target/classes/serverbench/PlayLoader.class", "play/target/dependency"),
+            notes="Play 3 (Java API, RoutingDsl, Pekko HTTP) with the official MongoDB sync driver on a thread "
+            "pool: part of the contract (no Redis, upstream or book site). Served only by play-pekko."),
     )
 }
+
+# The apps a Python interpreter imports (the in-process handler callers and import-time checks take these).
+PYTHON_APPS: Mapping[str, App] = {name: a for name, a in APPS.items() if a.runtime == "python"}

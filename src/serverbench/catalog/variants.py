@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
-from .apps import APPS, DEFAULT_APPS, INTERFACES, App
+from .apps import APPS, DEFAULT_APPS, INTERFACE_RUNTIMES, INTERFACES, App
 from ..errors import ConfigError
 
 STANDARD_FIELDS = frozenset({"python", "bindir", "host", "port", "target", "module", "callable", "apps_dir"})
@@ -56,6 +56,8 @@ class Variant:
     interpreters: tuple[str, ...] = INTERPRETERS
     notes: str = ""
     unsupported: str = ""
+    cost_tolerance: float | None = None  # a floor under the cost tests' tolerance where counts move more (why: notes)
+    programs: tuple[str, ...] = ()  # executables it runs that are not Python modules (looked up on PATH)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
@@ -219,7 +221,10 @@ VARIANTS: tuple[Variant, ...] = (
     Variant(
         "hypercorn", "hypercorn", "asyncio", "asgi",
         ("{python}", "-m", "hypercorn", "-b", "{host}:{port}", "{target}"),
-        requires=("hypercorn",), install="pip install hypercorn", notes="hypercorn (h11), one process.",
+        requires=("hypercorn",), install="pip install hypercorn",
+        notes="hypercorn (h11), one process. Its counted instructions per request moved +1.3% and +2.0% between "
+        "runs hours apart (time-driven work in its loop), so its cost tests take a 4% tolerance.",
+        cost_tolerance=0.04,
     ),
     Variant(
         "granian-wsgi", "granian", "rust-threads", "wsgi",
@@ -234,6 +239,29 @@ VARIANTS: tuple[Variant, ...] = (
          "--workers", "1", "{target}"),
         requires=("granian",), install="pip install granian",
         notes="granian: a Rust (hyper/tokio) HTTP server driving an ASGI app on asyncio, one worker.",
+    ),
+    # Cross-language yardsticks: the same contract on Node.js (apps/node), no Python in the server.
+    *(Variant(
+        name, "node", worker, "node",
+        ("node", "{apps_dir}/{module}", "--host", "{host}", "--port", "{port}", "--workers", "{workers}"),
+        requires=(), programs=("node",), settings={"workers": workers},
+        install="Node.js >= 20.19 (apt-get install nodejs npm), then `npm ci --prefix apps/node` (./run does it)",
+        notes=notes,
+    ) for name, worker, workers, notes in (
+        ("node-http", "event-loop", 1, "Node.js's own http module: one process, one event loop; the official "
+         "redis and mongodb clients, a kept-alive http.Agent for the upstream."),
+        ("node-cluster-w2", "cluster", 2, "The same server under Node.js's cluster module: 2 worker processes "
+         "sharing the listening socket, like gunicorn -w 2."),
+    )),
+    Variant(
+        "play-pekko", "play", "pekko-http", "play",
+        ("java", "-Dplay.server.http.address={host}", "-Dhttp.port={port}", "-cp",
+         "{apps_dir}/play/target/classes:{apps_dir}/play/target/dependency/*", "play.core.server.ProdServerStart",
+         "{apps_dir}/play"),
+        requires=(), programs=("java",),
+        install="Java >= 17 and Maven (apt-get install openjdk-17-jdk-headless maven), then "
+        "`mvn -q -f apps/play/pom.xml package` (./run does it)",
+        notes="Play 3 on the JVM through its production launcher (ProdServerStart), Pekko HTTP, one process.",
     ),
     # Servers old comparisons measured that cannot run here: kept as rows, skipped with the reason found.
     Variant(
@@ -286,7 +314,15 @@ def validate(variants: Iterable[Variant]) -> list[str]:
             problems.append(f"{where}: ready_path {v.ready_path!r} must start with '/'")
     for interface in {a.interface for a in APPS.values()} - set(INTERFACES):
         problems.append(f"app interface {interface!r} is not one of {INTERFACES}")
+    problems += runtime_problems(APPS.values())
     return problems
+
+
+def runtime_problems(apps: Iterable[App]) -> list[str]:
+    """Apps written for another runtime than their interface loads (a Python app offered to Node.js)."""
+    return [f"app {a.name!r} is a {a.runtime} app but interface {a.interface!r} loads "
+            f"{INTERFACE_RUNTIMES.get(a.interface, 'no known runtime')} apps"
+            for a in apps if INTERFACE_RUNTIMES.get(a.interface) != a.runtime]
 
 
 def registry(variants: Iterable[Variant] = VARIANTS) -> dict[str, Variant]:

@@ -20,9 +20,11 @@ final pass, so the file can miss up to the last second of requests.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -155,6 +157,36 @@ def parse_stats(stats_csv_text: str, failures_csv_text: str, duration_s: float, 
     size = _number(row, SIZE_COLUMN, stats_name, count)
     return LoadReport(driver="locust", requests=max(count - unanswered, 0), duration_s=float(duration_s),
                       bytes=int(round(size * count)), latency_ms=latency_ms, errors=errors)
+
+
+ERROR_REPORT = "Error report"
+_ERROR_ROW = re.compile(r"^\s*(\d+)\s+(\S.*?)\s*$")
+
+
+def parse_error_report(output: str) -> dict[str, int]:
+    """Occurrences per LoadReport error class in the "Error report" table locust prints as it stops
+    (``stats.get_error_report_summary``: a header, a separator, ``"%-18i %-100s"`` rows, a separator).
+    It is final, where the CSV files can miss the last second; all zero when the output has none."""
+    errors = dict.fromkeys(ERROR_KEYS, 0)
+    lines = output.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.strip().endswith(ERROR_REPORT)]
+    if not starts:
+        return errors
+    separators = 0
+    for line in lines[starts[-1] + 1:]:
+        if set(line.strip()) == {"-", "|"}:
+            separators += 1
+            if separators == 2:
+                break
+        elif separators == 1 and (row := _ERROR_ROW.match(line)):
+            errors[classify_error(row.group(2))] += int(row.group(1))
+    return errors
+
+
+def with_printed_errors(report: LoadReport, errors: Mapping[str, int]) -> LoadReport:
+    """The report with the errors locust printed, when its CSV files (written once a second) missed them:
+    those requests are missing from the CSV's counts too, so ``requests`` stays."""
+    return dataclasses.replace(report, errors=dict(errors))
 
 
 def check_exceptions(exceptions_csv_text: str, name: str = "exceptions CSV") -> None:
@@ -296,6 +328,9 @@ class LocustRunner:
             except GeneratorError as exc:
                 raise GeneratorError(f"{exc}\nlocust's output: {(run.stderr or run.stdout)[-800:]}"
                                      f"{_worker_tails(reaped)}") from None
+            printed = parse_error_report(f"{run.stdout}\n{run.stderr}")
+            if run.returncode != 0 and not sum(report.errors.values()) and sum(printed.values()):
+                report = with_printed_errors(report, printed)  # failures of the last second, after the CSV's last write
             if run.returncode != 0 and not sum(report.errors.values()):
                 # e.g. "Gave up waiting for workers to connect": the CSV holds an empty run
                 raise GeneratorError(f"locust exited with code {run.returncode} but recorded no failure: "

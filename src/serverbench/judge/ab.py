@@ -15,7 +15,10 @@ from typing import Any, Mapping, Sequence
 
 from ..records.decisions import ABDecision, Decision, Measurement
 from .decision import Policy, combine, decide, wilcoxon_min_pairs
+from .cost import judge_counts
 from .signals import SIGNALS, gated_signals, judged_signals
+
+COST = "cost"  # the counted signal: instructions per request of fresh runs per arm (not paired by block)
 
 # The gate: a family-wise 1% false-failure budget per suite run, a 3% minimum effect, and a
 # dispersion limit fitted to this machine (measured pair dispersion 2-17%; see docs/measurements.md).
@@ -43,11 +46,16 @@ class Judgement:
 
 def judge(pairs: Mapping[str, tuple[Sequence[float], Sequence[float]]], rate: bool, policy: Policy) -> Judgement:
     """Decide every signal judged (``rate``: fixed-rate windows were measured) under the gate's ``policy``,
-    alpha split over its cells and the gated signals.  A signal without pairs is judged on none (inconclusive)."""
+    alpha split over its cells and the gated signals.  A signal without pairs is judged on none (inconclusive).
+    Counted instructions per request (``pairs["cost"]``, when measured) gate too, judged by :func:`judge_counts`."""
     gated = gated_signals(rate)
     decisions = {s.name: decide(*pairs.get(s.name, ((), ())), s.policy(policy, len(gated)))
                  for s in judged_signals(rate)}
-    return Judgement(decisions, tuple(s.name for s in gated))
+    names = tuple(s.name for s in gated)
+    if COST in pairs:  # counted, so judged by its A/A spread and no share of alpha
+        decisions[COST] = judge_counts(*pairs[COST])
+        names += (COST,)
+    return Judgement(decisions, names)
 
 
 def min_blocks(policy: Policy, rate: bool, pairs_per_block: int = 1) -> int:

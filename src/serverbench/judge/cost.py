@@ -9,11 +9,13 @@ module, package and role (server, framework, app, driver, standard library, inte
 """
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..records.cost import SAVE_COMMAND, CostBaseline, CostRecord, FunctionCost
+from ..records.decisions import Decision
 
 PASS, FAIL, NO_BASELINE = "pass", "fail", "no-baseline"
 TOP = 10
@@ -165,3 +167,32 @@ def _total(rows: Sequence[FunctionCost]) -> float:
 
 def _share(delta: float, total: float) -> float:
     return delta / total if total else 0.0
+
+
+# The A/B gate's cost signal.  Counts barely move between fresh runs (A/A spread 0.015-0.52% over 12
+# variants, benchmarks/results/cost-spread.md), so a t-test over a few noisy samples is the wrong tool:
+# the candidate's median is compared with the base's, against a limit set by the spread the two arms
+# themselves show in this session.
+COST_MIN_EFFECT = 0.01  # never flag less than 1%: below it, time-driven housekeeping moves counts
+COST_SPREAD_FACTOR = 3.0  # the limit grows with the measured A/A spread: 3x the wider arm's
+
+
+def judge_counts(base: Sequence[float], candidate: Sequence[float], min_effect: float = COST_MIN_EFFECT,
+                 factor: float = COST_SPREAD_FACTOR) -> Decision:
+    """The cost signal of an A/B decision: instructions per request of each arm's fresh runs.
+
+    Regression when the candidate's median exceeds the base's by more than the limit, max(``min_effect``,
+    ``factor`` x the wider arm's A/A spread); improvement when below by as much; else pass.  Fewer than
+    two counts in an arm: inconclusive (no spread to judge by).  ``p`` is NaN: this is not a test."""
+    if len(base) < 2 or len(candidate) < 2:
+        return Decision("inconclusive", math.nan, (math.nan, math.nan), math.nan, min(len(base), len(candidate)),
+                        math.nan, False, "cost: fewer than two counts in an arm, no A/A spread to judge by")
+    b, c = statistics.median(base), statistics.median(candidate)
+    delta = c / b - 1
+    noise = max(spread(base), spread(candidate))
+    limit = max(min_effect, factor * noise)
+    verdict = "regression" if delta > limit else "improvement" if delta < -limit else "pass"
+    reason = (f"counted: median {c:,.0f} vs {b:,.0f} instructions/request, limit {limit:.2%} "
+              f"(max of {min_effect:.0%} and {factor:g}x the A/A spread {noise:.3%})")
+    ci = (min(candidate) / max(base) - 1, max(candidate) / min(base) - 1)
+    return Decision(verdict, delta, ci, math.nan, min(len(base), len(candidate)), noise, False, reason)

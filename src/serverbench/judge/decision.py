@@ -215,18 +215,3 @@ def combine(decisions: Mapping[str, Decision]) -> str:
         if verdict in verdicts:
             return verdict
     return "inconclusive"
-
-
-def holm(pvalues: Sequence[float], alpha: float) -> list[bool]:
-    """Holm-Bonferroni step-down; True = rejected. Strict p < alpha/(m-k), as in decide()."""
-    if not (_is_real(alpha) and 0 < alpha < 1):
-        raise ValueError(f"alpha={alpha!r} is invalid; accepted: a number in (0, 1)")
-    p = np.asarray(pvalues, dtype=float)
-    if p.ndim != 1 or np.any(~(p >= 0) | ~(p <= 1)):
-        raise ValueError(f"pvalues must be a 1-D sequence of numbers in [0, 1], got {pvalues!r}")
-    m, rejected = p.size, [False] * p.size
-    for k, i in enumerate(np.argsort(p, kind="stable")):
-        if not p[i] < alpha / (m - k):
-            break
-        rejected[i] = True
-    return rejected

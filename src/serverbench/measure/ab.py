@@ -280,3 +280,18 @@ def run_blocks(plan: "ABPlan", blocks: int, first_block: int = 0, rate: float | 
     (_simultaneous if plan.mode == "simultaneous" else _sequential)(rig, out, blocks, first_block)
     return Measurement.of(plan.mode, (plan.base.label, plan.candidate.label), out.pairs(), out.windows, blocks,
                           out.reruns, rig.rate, time.monotonic() - started)
+
+
+def count_arms(plan: "ABPlan", repeats: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """Instructions per request of ``repeats`` fresh counted runs per arm (valgrind; see :mod:`.cost`),
+    base and candidate alternating, two at a time: a count does not depend on the machine's load."""
+    from .cost import CostPlan, measure_cost  # imported when used: the timed path never needs valgrind
+
+    def count(arm: "Arm") -> Callable[[], float]:
+        cost = CostPlan(plan.cell.variant, plan.cell.app, plan.workload, apps_dir=arm.apps_dir,
+                        env={**plan.backend_env, **arm.env}, python=arm.python, nodeid=f"ab::{arm.label}::cost")
+        return lambda: measure_cost(cost).per_request
+
+    calls = [count(arm) for _ in range(repeats) for arm in (plan.base, plan.candidate)]
+    values = [v for i in range(0, len(calls), 2) for v in _parallel(calls[i:i + 2])]
+    return tuple(values[0::2]), tuple(values[1::2])

@@ -25,14 +25,26 @@ class CountingError(ServerbenchError):
     """Valgrind could not count a server's instructions (vgdb could not reach it, no output, ...)."""
 
 
+# Where valgrind's gdbserver and vgdb meet (FIFOs named by pid).  Fixed, not $TMPDIR: the server runs
+# with a clean environment (so in /tmp) while the caller's TMPDIR may be its own (an xdist worker's).
+VGDB_PREFIX = "/tmp/serverbench-vgdb-pipe"
+
+
 def valgrind_command(out_dir: Path) -> tuple[str, ...]:
     """The prefix that runs a server's command under callgrind, children traced, counting off."""
     valgrind = shutil.which("valgrind")
     if valgrind is None or shutil.which("vgdb") is None:
         raise MissingBinaryError("valgrind", "valgrind")
     return (valgrind, "--tool=callgrind", "--trace-children=yes", "--instr-atstart=no",
-            "--dump-instr=no", "--dump-line=no", "--vgdb=yes",
+            "--dump-instr=no", "--dump-line=no", "--vgdb=yes", f"--vgdb-prefix={VGDB_PREFIX}",
             f"--callgrind-out-file={out_dir}/callgrind.%p", f"--log-file={out_dir}/valgrind.%p.log")
+
+
+def valgrind_missing() -> str | None:
+    """Why instructions cannot be counted here (with the install command), or None."""
+    if shutil.which("valgrind") is None or shutil.which("vgdb") is None:
+        return "valgrind is not installed: apt-get install valgrind"
+    return None
 
 
 def valgrind_version() -> str:
@@ -47,7 +59,8 @@ def control(pids: Iterable[int], *command: str) -> None:
     """Send a callgrind monitor command (``instrumentation on``, ``dump``) to each process."""
     for pid in pids:
         try:
-            out = subprocess.run(["vgdb", f"--pid={pid}", "--max-invoke-ms=20", *command], capture_output=True,
+            out = subprocess.run(["vgdb", f"--vgdb-prefix={VGDB_PREFIX}", f"--pid={pid}", "--max-invoke-ms=20",
+                                  *command], capture_output=True,
                                  text=True, timeout=CONTROL_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             raise CountingError(

@@ -21,17 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-import port_for
 import psutil
 from mirakuru import HTTPExecutor, TCPExecutor
 from mirakuru.exceptions import AlreadyRunning, ProcessExitedWithError, TimeoutExpired
 
 from ..errors import ConfigError, GeneratorError, MissingBinaryError, ServerStartError
+from .ports import PORT_RANGE, free_port  # noqa: F401  (callers import them from here)
 
 LOOPBACK = "127.0.0.1"
-# Listening ports stay below the ephemeral range, where a client's TIME_WAIT socket can sit on
-# "our" port after connection-per-request runs.
-PORT_RANGE = range(10000, 32768)
 _EXCEPTION_LINE = re.compile(r"^\s*[\w.]*(Error|Exception)\b.*:")
 _PR_SET_PDEATHSIG = 1
 
@@ -80,11 +77,6 @@ def missing_modules_in(python: str, modules: Sequence[str], timeout: float = 60.
     if out.returncode != 0:
         raise ConfigError(f"the interpreter {python} failed ({out.stderr.strip()[-300:]}); give a working python")
     return out.stdout.split()
-
-
-def free_port() -> int:
-    """A free loopback port below the ephemeral range."""
-    return port_for.select_random(ports=set(PORT_RANGE))
 
 
 def port_owner(port: int) -> str:

@@ -24,7 +24,7 @@ from typing import Iterable, Mapping, Sequence
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-_DEV_EXTRA = re.compile(r"^(tests?|testing|dev|docs?|lint|typing|mypy|benchmark|all)$", re.I)
+_DEV_EXTRA = re.compile(r"^((tests?|testing|dev|docs?|lint|typing|mypy|benchmarks?|all)([-_].*)?|.*[-_]platform)$", re.I)
 DRIVER_MODULES = frozenset({"redis", "pymongo", "bson", "motor", "psycopg", "psycopg2", "asyncpg", "urllib3"})
 SERVER, FRAMEWORK, APP, DRIVER, STDLIB, INTERPRETER, SYSTEM, OTHER = (
     "server", "framework", "app", "driver", "standard library", "interpreter", "system", "other")
@@ -53,7 +53,9 @@ def _norm(name: str) -> str:
 def _closure(modules: Sequence[str]) -> dict[str, str]:
     """The distributions behind ``modules`` and what they require.  The top-level distributions'
     optional extras count when installed (uvicorn uses httptools and uvloop if present), except
-    test and development extras; further down only unconditional requirements are followed."""
+    test, development, meta ("all-...") and other-platform extras (twisted's ``dev``,
+    ``all-non-platform`` and ``windows-platform`` list hypothesis and pyflakes, which never run in a
+    server); further down only unconditional requirements are followed."""
     dists = metadata.packages_distributions()
     installed = {_norm(d.metadata["Name"]): d for d in metadata.distributions()}
     todo = [(_norm(d), True) for m in modules for d in dists.get(m, [])]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import platform
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,13 +45,23 @@ def interpreter() -> str:
     return "pypy" if platform.python_implementation() == "PyPy" else "cpython"
 
 
-def unavailable_reason(variant: Variant, app: App | None = None) -> str | None:
-    """Why this variant (serving ``app``) cannot run with this interpreter and packages (None when it can)."""
+def unavailable_reason(variant: Variant, app: App | None = None, apps_dir: Path | None = None) -> str | None:
+    """Why this variant (serving ``app``) cannot run with this interpreter and packages (None when it can).
+
+    With ``apps_dir`` the files an app's own install creates there (a Node.js app's node_modules) are checked too.
+    """
     app = app or variant.default_app
     if variant.unsupported:
         return f"{variant.name} is not supported: {variant.unsupported}"
     if interpreter() not in variant.interpreters:
         return f"{variant.name} does not run on {interpreter()} (supports {', '.join(variant.interpreters)})"
+    absent = [p for p in variant.programs if shutil.which(p) is None]
+    if absent:
+        return f"{variant.name} needs {', '.join(absent)} on PATH, which is not there: install {variant.install}"
+    uninstalled = [f for f in app.installed_files if apps_dir is not None and not (Path(apps_dir) / f).exists()]
+    if uninstalled:
+        return (f"{variant.name}/{app.name} is not installed ({', '.join(uninstalled)} missing under {apps_dir}): "
+                f"run `{app.install}` in the project folder")
     missing = variant.missing_modules(app)
     if missing:
         return (f"{variant.name}/{app.name} needs {', '.join(missing)} which {sys.executable} cannot import: "
@@ -108,7 +119,8 @@ class ServerPool:
         self._current = (cell.name, server)
         self._report("verify")
         try:
-            verify(server.url, self._endpoints, f"{cell.name} ({server.url})")
+            served = [e for e in self._endpoints if not cell.app.lacks([e.name])]  # an app may serve part
+            verify(server.url, served, f"{cell.name} ({server.url})")
         except Exception as exc:
             self._broken[cell.name] = exc
             self.close()

@@ -14,6 +14,7 @@ from ..catalog.workloads import Workload
 from ..drivers.base import Driver
 from ..errors import ServerDiedError
 from ..records.schema import BackendUsage, Generator, Result
+from .kernel import listen_counters, window
 from .sampling import TreeSampler
 from .servers import RunningServer
 from .verify import fetch
@@ -89,10 +90,12 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
         samplers = {name: stack.enter_context(TreeSampler(b.pid)) for name, b in backends.items()
                     if b.pid is not None}
         before = {name: b.count() for name, b in backends.items()}
+        listen_before = listen_counters()
         trial.report("measure")
         started = time.monotonic()
         load, run = trial.run_load(trial.shape.duration)
         wall = time.monotonic() - started
+        listen = window(listen_before, listen_counters())
     after = {name: b.count() for name, b in backends.items()}
     usage = sampler.usage() if sampler is not None else None
     check_alive(server)
@@ -110,7 +113,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
                   warmup_settled=settled(warmup_rps, warmup.settle) if warmup and len(warmup_rps) >= 2 else None,
                   url=server.url + trial.workload.path, load=load, generator=generator,
                   server_cpu_s=usage.cpu_s if usage else None, server_rss_mb=usage.rss_mb if usage else None,
-                  machine=trial.machine, python=trial.python, backends=used,
+                  machine=trial.machine, python=trial.python, backends=used, kernel=listen,
                   timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
 
 

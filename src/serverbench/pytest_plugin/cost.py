@@ -2,8 +2,8 @@
 stored cost baseline, one record each in --perf-json (under ``"cost"``).
 
 Counts do not move with the machine's load, so cost tests may run under pytest-xdist (``-n auto``);
-timed tests (``-m perf``) may not, and are refused there.  Workers hand their records to the
-controller, which writes the results file and the baselines once.
+timed tests (``-m perf``) may not, and are refused there (:mod:`.parallel`).  Workers hand their
+records to the controller, which writes the results file and the baselines once.
 """
 from __future__ import annotations
 
@@ -63,24 +63,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "cost(tolerance=None): a counted-instructions test (valgrind); "
                                        "optional per-test tolerance")
     config.stash[COST_KEY] = CostSession()
-    if _parallel(config) and _selects(config, "perf"):
-        raise pytest.UsageError(
-            "timed tests (-m perf) cannot run under pytest-xdist (-n): their throughput would include the load of "
-            "the tests running beside them. Run `-m perf` without -n; `-m cost` (counted instructions) may use -n.")
-
-
-def _parallel(config: pytest.Config) -> bool:
-    return getattr(config.option, "numprocesses", None) not in (None, 0, "0") and not hasattr(config, "workerinput")
-
-
-def _selects(config: pytest.Config, marker: str) -> bool:
-    """Whether the -m expression selects a test that carries only ``marker``."""
-    from _pytest.mark.expression import Expression  # pytest's own -m parser (no public API for it)
-
-    expression = config.option.markexpr
-    if not expression:
-        return True
-    return Expression.compile(expression).evaluate(lambda name, **_: name == marker)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -95,13 +77,17 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def perf_cost(request: pytest.FixtureRequest, cost_variant: str, cost_app: str,
               cost_workload: str) -> Callable[[], CostRecord]:
     """Count this test's cell under valgrind, record it, judge it against its cost baseline and fail on
-    a rise beyond the tolerance (``--perf-cost-tolerance`` or ``@pytest.mark.cost(tolerance=...)``)."""
+    a rise beyond the tolerance (``@pytest.mark.cost(tolerance=...)``, else ``--perf-cost-tolerance`` with
+    the variant's own ``cost_tolerance`` as a floor)."""
     perf = perf_session_of(request.config)
     cell = perf.cells[f"{cost_variant}/{cost_app}"]
-    tolerance = _tolerance(request, perf.config.cost_tolerance)
-    reason = unavailable_reason(cell.variant, cell.app)
+    tolerance = _tolerance(request, max(perf.config.cost_tolerance, cell.variant.cost_tolerance or 0.0))
+    reason = unavailable_reason(cell.variant, cell.app, perf.config.apps_dir)
     if reason:
         pytest.skip(reason)
+    if cell.app.runtime != "python":  # a cost record is keyed by the Python interpreter and attributes Python packages
+        pytest.skip(f"{cell.name}: counted instructions are measured for Python servers only; "
+                    f"{cell.app.runtime} rows are timed, not counted")
     workload = WORKLOADS[cost_workload]
     env = _backend_env(request, perf, workload)
     plan = CostPlan(cell.variant, cell.app, workload, requests=perf.config.cost_requests,

@@ -15,9 +15,8 @@ from typing import Callable, Iterable, Iterator
 
 import pytest
 
-from ..backends.redis import RedisService, connect_redis, start_redis
-from ..backends.mongo import MongoService, connect_mongo, start_mongo
-from ..backends.upstream import UpstreamService, connect_upstream, start_upstream
+from ..backends.base import BACKENDS, Service, backend
+from ..backends.base import env as backends_env
 from ..config import PerfConfig, resolve_thresholds
 from ..errors import ServerbenchError
 from ..records.schema import Result, replicated
@@ -39,97 +38,88 @@ def perf_session_of(config: pytest.Config) -> PerfSession:
     return config.stash[SESSION_KEY]
 
 
-def redis_proc(port: int | None = None, executable: str | None = None) -> Callable:
-    """A session fixture that starts redis-server (no persistence) and stops it by pid."""
+def backend_proc(name: str, port: int | None = None, **options) -> Callable:
+    """A session fixture that starts the registry's backend ``name`` (seeded) and stops it by pid.
+    ``options`` go to its start function (e.g. ``executable`` for redis-server)."""
+    spec = backend(name)
 
-    @pytest.fixture(scope="session")
-    def fixture(request: pytest.FixtureRequest) -> Iterator[RedisService]:
+    def fixture(request: pytest.FixtureRequest) -> Iterator[Service]:
         config = perf_session_of(request.config).config
-        service = start_redis(port=port, executable=executable, timeout=config.start_timeout)
+        service = spec.start(port=port, timeout=max(config.start_timeout, spec.min_start_timeout), **options)
         yield service
         service.stop()
 
-    return fixture
+    fixture.__doc__ = f"Starts {spec.name} ({spec.description}) for the session; stops it by pid."
+    return pytest.fixture(scope="session")(fixture)
+
+
+def backend_noproc(name: str, url: str | None = None) -> Callable:
+    """A session fixture for the backend ``name`` someone else runs: ``url`` > its --*-url option > ini."""
+    spec = backend(name)
+
+    def fixture(request: pytest.FixtureRequest) -> Service:
+        chosen = url if url is not None else getattr(perf_session_of(request.config).config, spec.url_option)
+        if chosen is None:
+            flag = "--" + spec.url_option.replace("_", "-")
+            raise pytest.UsageError(f"{name}_noproc needs a URL: pass {flag} {spec.url_example}")
+        return spec.connect(chosen)
+
+    fixture.__doc__ = f"Uses a running {spec.name} (its URL from {spec.url_option}); seeded, never stopped."
+    return pytest.fixture(scope="session")(fixture)
+
+
+def _chosen(name: str) -> Callable:
+    """The session's ``perf_<name>``: the noproc fixture when its URL option is set, else the proc one."""
+    spec = backend(name)
+
+    def fixture(request: pytest.FixtureRequest, perf_session: PerfSession) -> Service:
+        given = getattr(perf_session.config, spec.url_option) is not None
+        return request.getfixturevalue(f"perf_{name}_{'noproc' if given else 'proc'}")
+
+    fixture.__doc__ = (f"{spec.name} for the apps: --{spec.url_option.replace('_', '-')} if given (noproc), "
+                       f"else one started for the session ({spec.description}).")
+    return pytest.fixture(scope="session")(fixture)
+
+
+def redis_proc(port: int | None = None, executable: str | None = None) -> Callable:
+    """A session fixture that starts redis-server (no persistence) and stops it by pid."""
+    return backend_proc("redis", port, executable=executable)
 
 
 def redis_noproc(url: str | None = None) -> Callable:
     """A session fixture for a Redis someone else runs: ``url`` > --redis-url > ini redis_url."""
-
-    @pytest.fixture(scope="session")
-    def fixture(request: pytest.FixtureRequest) -> RedisService:
-        chosen = url if url is not None else perf_session_of(request.config).config.redis_url
-        if chosen is None:
-            raise pytest.UsageError("redis_noproc needs a URL: pass --redis-url redis://127.0.0.1:PORT/0")
-        return connect_redis(chosen)
-
-    return fixture
+    return backend_noproc("redis", url)
 
 
 def mongo_proc(port: int | None = None) -> Callable:
     """A session fixture that starts mongod from PATH or SecantusDB, seeded, and stops it by pid."""
-
-    @pytest.fixture(scope="session")
-    def fixture(request: pytest.FixtureRequest) -> Iterator[MongoService]:
-        config = perf_session_of(request.config).config
-        service = start_mongo(port=port, timeout=max(config.start_timeout, 60.0))
-        yield service
-        service.stop()
-
-    return fixture
+    return backend_proc("mongo", port)
 
 
 def mongo_noproc(url: str | None = None) -> Callable:
     """A session fixture for a MongoDB someone else runs: ``url`` > --mongo-url > ini mongo_url."""
-
-    @pytest.fixture(scope="session")
-    def fixture(request: pytest.FixtureRequest) -> MongoService:
-        chosen = url if url is not None else perf_session_of(request.config).config.mongo_url
-        if chosen is None:
-            raise pytest.UsageError("mongo_noproc needs a URL: pass --mongo-url mongodb://127.0.0.1:PORT/")
-        return connect_mongo(chosen)
-
-    return fixture
+    return backend_noproc("mongo", url)
 
 
 def upstream_proc(port: int | None = None) -> Callable:
     """A session fixture that starts nginx with the echo module (100 ms answers) and stops it by pid."""
-
-    @pytest.fixture(scope="session")
-    def fixture(request: pytest.FixtureRequest) -> Iterator[UpstreamService]:
-        config = perf_session_of(request.config).config
-        service = start_upstream(port=port, timeout=config.start_timeout)
-        yield service
-        service.stop()
-
-    return fixture
+    return backend_proc("upstream", port)
 
 
 def upstream_noproc(url: str | None = None) -> Callable:
     """A session fixture for an upstream someone else runs: ``url`` > --upstream-url > ini upstream_url."""
-
-    @pytest.fixture(scope="session")
-    def fixture(request: pytest.FixtureRequest) -> UpstreamService:
-        chosen = url if url is not None else perf_session_of(request.config).config.upstream_url
-        if chosen is None:
-            raise pytest.UsageError("upstream_noproc needs a URL: pass --upstream-url http://127.0.0.1:PORT/PATH")
-        return connect_upstream(chosen)
-
-    return fixture
-
-
-BACKEND_ENV = {"redis": "SERVERBENCH_REDIS_URL", "mongo": "SERVERBENCH_MONGO_URL",
-               "upstream": "SERVERBENCH_UPSTREAM_URL"}
+    return backend_noproc("upstream", url)
 
 
 class BackendPool:
     """The session's backing services, each started or connected on first need through its fixture
-    (``perf_redis``, ``perf_mongo``, ``perf_upstream``); a service that failed is not retried."""
+    (``perf_<backend>``); a service that failed is not retried."""
 
     def __init__(self, request: pytest.FixtureRequest):
         self._request = request
         self._failed: dict[str, ServerbenchError] = {}
 
-    def get(self, name: str):
+    def get(self, name: str) -> Service:
         if name in self._failed:
             raise self._failed[name]
         try:
@@ -138,7 +128,7 @@ class BackendPool:
             self._failed[name] = exc
             raise
 
-    def available(self, names: Iterable[str]) -> dict:
+    def available(self, names: Iterable[str]) -> dict[str, Service]:
         out = {}
         for name in dict.fromkeys(names):
             try:
@@ -148,7 +138,7 @@ class BackendPool:
         return out
 
     def env(self, names: Iterable[str]) -> dict[str, str]:
-        return {BACKEND_ENV[n]: service.url for n, service in self.available(names).items()}
+        return backends_env(self.available(names))
 
 
 def _starter(request: pytest.FixtureRequest, config: PerfConfig, port: int | None,
@@ -180,7 +170,7 @@ def server_proc(variant: str, app: str | None = None, port: int | None = None, w
         if not spec.serves(chosen):
             raise pytest.UsageError(f"server_proc: {variant} loads {spec.interface} apps; {chosen.name} is "
                                     f"{chosen.interface}")
-        reason = unavailable_reason(spec, chosen)
+        reason = unavailable_reason(spec, chosen, session.config.apps_dir)
         if reason:
             pytest.skip(reason)
         chosen_port = port if port is not None else session.config.port
@@ -195,39 +185,16 @@ def server_proc(variant: str, app: str | None = None, port: int | None = None, w
 
 # --- the fixtures registered by the plugin ------------------------------------------------
 
-perf_redis_proc = redis_proc()
-perf_redis_noproc = redis_noproc()
-perf_mongo_proc = mongo_proc()
-perf_mongo_noproc = mongo_noproc()
-perf_upstream_proc = upstream_proc()
-perf_upstream_noproc = upstream_noproc()
+for _name in BACKENDS:  # perf_<backend>_proc, perf_<backend>_noproc and perf_<backend>, from the registry
+    globals()[f"perf_{_name}_proc"] = backend_proc(_name)
+    globals()[f"perf_{_name}_noproc"] = backend_noproc(_name)
+    globals()[f"perf_{_name}"] = _chosen(_name)
 
 
 @pytest.fixture(scope="session")
 def perf_session(request: pytest.FixtureRequest) -> PerfSession:
     """The session's resolved settings, results and baselines."""
     return perf_session_of(request.config)
-
-
-@pytest.fixture(scope="session")
-def perf_redis(request: pytest.FixtureRequest, perf_session: PerfSession) -> RedisService:
-    """Redis for the apps: --redis-url if given (noproc), else a redis-server started for the session."""
-    name = "perf_redis_noproc" if perf_session.config.redis_url is not None else "perf_redis_proc"
-    return request.getfixturevalue(name)
-
-
-@pytest.fixture(scope="session")
-def perf_mongo(request: pytest.FixtureRequest, perf_session: PerfSession) -> MongoService:
-    """MongoDB for the apps: --mongo-url if given (noproc), else mongod from PATH or SecantusDB (proc)."""
-    name = "perf_mongo_noproc" if perf_session.config.mongo_url is not None else "perf_mongo_proc"
-    return request.getfixturevalue(name)
-
-
-@pytest.fixture(scope="session")
-def perf_upstream(request: pytest.FixtureRequest, perf_session: PerfSession) -> UpstreamService:
-    """The slow upstream for /upstream: --upstream-url if given (noproc), else nginx with echo (proc)."""
-    name = "perf_upstream_noproc" if perf_session.config.upstream_url is not None else "perf_upstream_proc"
-    return request.getfixturevalue(name)
 
 
 @pytest.fixture(scope="session")
@@ -260,21 +227,20 @@ def perf_server(request: pytest.FixtureRequest, perf_session: PerfSession, perf_
     if perf_variant == TARGET:
         return RunningServer(TARGET, perf_session.config.target, external_pid=perf_session.config.target_pid)
     cell = perf_session.cells[f"{perf_variant}/{perf_app}"]
-    reason = unavailable_reason(cell.variant, cell.app)
+    reason = unavailable_reason(cell.variant, cell.app, perf_session.config.apps_dir)
     if reason:
         pytest.skip(reason)
+    unserved = cell.app.lacks(e.name for e in WORKLOADS[perf_workload].specs)
+    if unserved:
+        pytest.skip(f"{cell.app.name} serves part of the contract, not {', '.join(unserved)}")
     backends: BackendPool = request.getfixturevalue("perf_backends")
     for name in WORKLOADS[perf_workload].backends:
         try:
-            backends.get(name)
+            backends.get(name).seed()  # each test starts from the contract's data (counters reset)
         except ServerbenchError as exc:
             if perf_session.config.skip_missing_backends:
                 pytest.skip(f"backend {name} unavailable (--perf-skip-missing-backends): {exc}")
             _fail(perf_session, request, exc)
-    if any("redis" in WORKLOADS[w].backends for w in perf_session.workloads):
-        redis_service = backends.available(["redis"]).get("redis")
-        if redis_service is not None:
-            redis_service.seed()
     pool: ServerPool = request.getfixturevalue("perf_servers")
     try:
         return pool.get(cell)

@@ -7,11 +7,7 @@ from .. import config as cfg
 from ..errors import ConfigError, ServerbenchError
 from ..catalog import shapes
 from ..measure.executors import raise_open_files, require_binary
-from .fixtures import (  # noqa: F401  (registered as fixtures by being module attributes)
-    SESSION_KEY, TARGET, perf_backends, perf_check, perf_connections, perf_locust, perf_mongo, perf_mongo_noproc, perf_mongo_proc, perf_redis,
-    perf_redis_noproc, perf_redis_proc, perf_server, perf_servers, perf_session, perf_session_of, perf_trial,
-    perf_upstream, perf_upstream_noproc, perf_upstream_proc,
-)
+from .fixtures import SESSION_KEY, TARGET, perf_session_of
 from ..report.terminal import rate_ladders, summary_table, variant_table
 from ..report import reference
 from ..measure.servers import unavailable_reason
@@ -22,16 +18,19 @@ from ..catalog.matrix import cells, every_cell
 from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
 
-pytest_plugins = ["serverbench.pytest_plugin.cost"]  # the cost tests (-m cost): counted instructions
+# The fixtures (one proc/noproc pair per backend of the registry, the servers, the trial), the cost
+# tests (-m cost: counted instructions) and parallel runs (shards, xdist) are plugins of their own.
+pytest_plugins = ["serverbench.pytest_plugin.fixtures", "serverbench.pytest_plugin.cost",
+                  "serverbench.pytest_plugin.parallel"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("serverbench", "serverbench: web server performance")
     for option in cfg.OPTIONS:
         if option.flag_only or isinstance(option.default, bool):
-            group.addoption(option.flag, action="store_true", default=None, dest=option.name, help=option.help)
+            group.addoption(option.flag, action="store_true", default=None, dest=option.name, help=option.help.replace("%", "%%"))
         else:
-            group.addoption(option.flag, action="store", default=None, dest=option.name, help=option.help)
+            group.addoption(option.flag, action="store", default=None, dest=option.name, help=option.help.replace("%", "%%"))
         parser.addini(option.name, option.help, default=None)
     group.addoption("--perf-list", action="store_true", default=False,
                     help="List the whole variant x app matrix with whether each cell can run here (and why not); start nothing.")
@@ -51,7 +50,8 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
             config.get_terminal_writer().write(reference.catalog())
             return 0
         session = perf_session_of(config)
-        rows = [(c, unavailable_reason(c.variant, c.app)) for c in every_cell(session.variants.values())]
+        rows = [(c, unavailable_reason(c.variant, c.app, session.config.apps_dir))
+                for c in every_cell(session.variants.values())]
         config.get_terminal_writer().write(variant_table(rows, config.get_terminal_writer().fullwidth))
     finally:
         config._ensure_unconfigure()

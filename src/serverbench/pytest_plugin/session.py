@@ -14,6 +14,7 @@ from ..catalog.variants import Variant
 from ..config import PerfConfig
 from ..drivers.base import Driver, driver_for
 from ..drivers.wrk import WrkDriver
+from ..judge.checks import check_session
 from ..judge.verdict import FAIL, Verdict
 from ..measure.machine import machine_info, python_info
 from ..records import results as results_file
@@ -108,8 +109,9 @@ class PerfSession:
     def finish(self) -> None:
         """Write the JSON records and the baseline; say what was written in ``notices``."""
         if self.config.json_path is not None and (self.results or self.failures):
+            flags = [[f.to_record() for f in fs] for fs in check_session([r for r, _ in self.results])]
             results_file.write(self.config.json_path, self.machine, [(r, v.to_record()) for r, v in self.results],
-                               self.failures, __version__)
+                               self.failures, __version__, flags=flags)
             self.notices.append(f"results written to {self.config.json_path}")
         self.write_exports()
         if self.config.save_baseline:

@@ -50,7 +50,7 @@ class BaselineStore:
                                   p50_ms=float(e["p50_ms"]), p99_ms=float(e["p99_ms"]),
                                   recorded_at=str(e["recorded_at"]))
                     for key, e in data["entries"].items()}
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, OverflowError, json.JSONDecodeError) as exc:
             raise BaselineError(
                 f"baseline file {self.path} cannot be read: {exc}. Nothing was overwritten. Restore it "
                 f"(`git checkout -- {self.path.name}` in {self.folder}) or delete it and re-save with `{SAVE_COMMAND}`."

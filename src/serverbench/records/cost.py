@@ -163,7 +163,7 @@ class CostBaselineStore:
                                       tuple(FunctionCost.from_record(f) for f in e.get("python_functions", ())),
                                       str(e["recorded_at"]), float(e.get("python_per_request", 0.0)))
                     for key, e in data["entries"].items()}
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, OverflowError, json.JSONDecodeError) as exc:
             raise BaselineError(
                 f"cost baseline file {self.path} cannot be read: {exc}. Nothing was overwritten. Restore it "
                 f"(`git checkout -- {self.path.name}` in {self.folder}) or delete it and re-save with "
@@ -210,6 +210,9 @@ def add_to_results_file(path: Path, records: Iterable[Mapping[str, Any]], machin
         except (OSError, ValueError) as exc:
             raise ServerbenchError(f"{path} cannot be read to add the cost records ({exc}); remove it or give "
                                 "--perf-json another path") from None
+        if not isinstance(data, dict) or not isinstance(data.get("cost", []), list):
+            raise ServerbenchError(f"{path} is not a --perf-json results file (no object with a 'cost' list) to add "
+                                   "the cost records to; remove it or give --perf-json another path")
     data.setdefault("schema", 2)
     data.setdefault("serverbench", version)
     data.setdefault("created", dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))

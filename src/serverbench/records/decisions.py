@@ -53,13 +53,15 @@ class Decision:
                 f"n={self.n} disp={percent(self.dispersion, sign=False)} -> {self.verdict}")
 
     def to_record(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "delta": self.delta, "ci": list(self.ci), "p": self.p, "n": self.n,
+        return {"verdict": self.verdict, "delta": self.delta, "ci": list(self.ci),
+                "p": self.p if math.isfinite(self.p) else None, "n": self.n,  # None: not a test (counted cost)
                 "dispersion": self.dispersion, "borderline": self.borderline, "reason": self.reason}
 
     @classmethod
     def from_record(cls, rec: Mapping[str, Any]) -> "Decision":
         lo, hi = rec["ci"]
-        return cls(str(rec["verdict"]), float(rec["delta"]), (float(lo), float(hi)), float(rec["p"]), int(rec["n"]),
+        p = math.nan if rec["p"] is None else float(rec["p"])
+        return cls(str(rec["verdict"]), float(rec["delta"]), (float(lo), float(hi)), p, int(rec["n"]),
                    float(rec["dispersion"]), bool(rec["borderline"]), str(rec.get("reason") or ""))
 
 
@@ -78,7 +80,7 @@ class Window:
     @classmethod
     def from_record(cls, rec: Mapping[str, Any]) -> "Window":
         if "arm" in rec:
-            return cls(str(rec["arm"]), str(rec["phase"]), rec.get("block"), Result.from_record(rec))
+            return cls(str(rec["arm"]), str(rec["phase"]), _whole(rec.get("block")), Result.from_record(rec))
         # Schema 1: the nodeid was "ab::<label>" for a saturated window, "ab::<label>@rate" at the fixed rate.
         label, _, rate = str(rec["nodeid"]).removeprefix("ab::").partition("@")
         return cls(label, "rate" if rate else "saturated", None, Result.from_record(rec))
@@ -197,14 +199,20 @@ class ABDecision:
         measurement = Measurement(
             str(rec["mode"]), (str(arms[0]), str(arms[1])),
             {k: (tuple(map(float, v["base"])), tuple(map(float, v["candidate"]))) for k, v in rec["pairs"].items()},
-            tuple(Window.from_record(w) for w in rec.get("windows") or ()), rec.get("blocks"), int(rec["reruns"]),
+            tuple(Window.from_record(w) for w in rec.get("windows") or ()), _whole(rec.get("blocks")), int(rec["reruns"]),
             None if rec.get("rate") is None else float(rec["rate"]), float(rec["seconds"]),
             {k: float(v) for k, v in rec["error_rate"].items()},
             {k: float(v) for k, v in (rec.get("peak_rss_mb") or {}).items()})
-        gated = rec.get("gated")
+        gated, policy, limit = rec.get("gated"), rec.get("policy"), rec.get("max_error_rate")
+        if policy is not None and not isinstance(policy, Mapping):
+            raise TypeError(f"'policy' must be an object, found {policy!r}")
         return cls(str(rec["cell"]), measurement, {k: Decision.from_record(d) for k, d in rec["decisions"].items()},
-                   None if gated is None else tuple(gated), str(rec["verdict"]), int(rec["exit_status"]),
-                   bool(rec.get("extended")), rec.get("policy"), rec.get("max_error_rate"), int(rec.get("schema", 1)))
+                   None if gated is None else tuple(map(str, gated)), str(rec["verdict"]), int(rec["exit_status"]),
+                   bool(rec.get("extended")), policy, None if limit is None else float(limit), int(rec.get("schema", 1)))
+
+
+def _whole(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 class DecisionFileError(ValueError):
@@ -233,6 +241,6 @@ def read(path: Path) -> ABDecision:
                                 "upgrade serverbench to read it")
     try:
         return ABDecision.from_record(data)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise DecisionFileError(f"{path}: an A/B decision file that cannot be read ({type(exc).__name__}: {exc}); "
                                 f"{fix}") from None

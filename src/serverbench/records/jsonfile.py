@@ -27,5 +27,15 @@ def write_atomic(path: Path, data: Any) -> None:
 
 
 def read(path: Path) -> Any:
+    """The JSON value in ``path``.  Text that is not JSON, nested deeper than Python recurses or holding a
+    number too long to convert is a json.JSONDecodeError: each reader names the file and the fix."""
     with open(path) as f:
-        return json.load(f)
+        text = f.read()
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # an integer longer than sys.get_int_max_str_digits()
+        raise json.JSONDecodeError(str(exc), text, 0) from None

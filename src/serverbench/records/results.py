@@ -1,14 +1,15 @@
 """Results files (``--perf-json``): one session's records, written atomically, read back typed.
 
 A file holds the schema version, when and on which machine it was made, every result (each with
-the verdict it got) and every failure (a test that produced no result).  Files of schema 1 (the
-load shape as a label) still load.
+the verdict it got), every failure (a test that produced no result) and the cost records of
+``-m cost`` tests (kept as written, :mod:`serverbench.records.cost` reads them).  Files of
+schema 1 (the load shape as a label) still load.
 """
 from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -36,6 +37,7 @@ class Stored:
 
     result: Result
     verdict: Mapping[str, Any] | None
+    record: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)  # as stored, schema 2
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class ResultsFile:
     machine: Mapping[str, Any]
     results: tuple[Stored, ...]
     failures: tuple[Failure, ...]
+    cost: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def label(self) -> str:
@@ -62,14 +65,36 @@ class ResultsFileError(ValueError):
 
 
 def write(path: Path, machine: Mapping[str, Any], results: Sequence[tuple[Result, Mapping[str, Any] | None]],
-          failures: Sequence[Failure], version: str) -> None:
+          failures: Sequence[Failure], version: str,
+          flags: Sequence[Sequence[Mapping[str, str]]] | None = None) -> None:
+    """``flags``: each result's consistency flags (judge.checks), in the order of ``results``."""
     jsonfile.write_atomic(Path(path), {
         "schema": SCHEMA,
         "serverbench": version,
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "machine": dict(machine),
-        "results": [r.to_record(v) for r, v in results],
+        "results": [r.to_record(v, None if flags is None else flags[i]) for i, (r, v) in enumerate(results)],
         "failures": [f.__dict__ for f in failures],
+    })
+
+
+def write_merged(path: Path, files: Sequence[ResultsFile], machine: Mapping[str, Any], version: str) -> None:
+    """One file holding several files' results, failures and cost records (python -m serverbench.merge).
+
+    Records of the current schema are copied as stored (writing them again from the typed result
+    would round their numbers a second time); older ones are upgraded.  ``created`` is the
+    earliest file's: when the measurements began.
+    """
+    cost = [dict(c) for f in files for c in f.cost]
+    jsonfile.write_atomic(Path(path), {
+        "schema": SCHEMA,
+        "serverbench": version,
+        "created": min(f.created for f in files),
+        "machine": dict(machine),
+        "results": [dict(s.record) if s.record is not None else s.result.to_record(s.verdict)
+                    for f in files for s in f.results],
+        "failures": [x.__dict__ for f in files for x in f.failures],
+        **({"cost": cost} if cost else {}),
     })
 
 
@@ -91,8 +116,13 @@ def read(path: Path) -> ResultsFile:
         raise ResultsFileError(f"{path}: results schema {schema!r}; this serverbench reads {READABLE}: "
                                "upgrade serverbench to read it")
     try:
-        results = tuple(Stored(Result.from_record(r), r.get("verdict")) for r in data["results"])
+        results = tuple(Stored(Result.from_record(r), r.get("verdict"), r if schema == SCHEMA else None)
+                        for r in data["results"])
         failures = tuple(Failure(**f) for f in data.get("failures") or ())
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        cost = tuple(dict(c) for c in data.get("cost") or ())
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise ResultsFileError(f"{path} is not a serverbench --perf-json file ({type(exc).__name__}: {exc})") from None
-    return ResultsFile(path, schema, str(data["created"]), data.get("machine") or {}, results, failures)
+    machine = data.get("machine") or {}
+    if not isinstance(machine, dict):
+        raise ResultsFileError(f"{path} is not a serverbench --perf-json file ('machine' is {machine!r}, not an object)")
+    return ResultsFile(path, schema, str(data["created"]), machine, results, failures, cost)

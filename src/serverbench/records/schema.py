@@ -130,8 +130,8 @@ class BackendUsage:
 
     @classmethod
     def from_record(cls, rec: Mapping[str, Any], duration_s: float) -> "BackendUsage":
-        return cls(rec["name"], rec["kind"], rec["cpu_s"], float(rec.get("wall_s", duration_s)), int(rec["cores"]),
-                   rec["ops"])
+        return cls(rec["name"], rec["kind"], _number(rec["cpu_s"]), float(rec.get("wall_s", duration_s)),
+                   int(rec["cores"]), None if rec["ops"] is None else int(rec["ops"]))
 
 
 @dataclass(frozen=True)
@@ -157,6 +157,7 @@ class Result:
     warmup_settled: bool | None = None
     backends: tuple[BackendUsage, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
+    kernel: Mapping[str, int] = field(default_factory=dict)  # listen-queue counters' rise (measure.kernel)
 
     @property
     def key(self) -> str:
@@ -180,8 +181,9 @@ class Result:
     def error_rate(self) -> float:
         return self.load.error_rate
 
-    def to_record(self, verdict: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The JSON record (schema 2, docs/records.md)."""
+    def to_record(self, verdict: Mapping[str, Any] | None = None,
+                  flags: Sequence[Mapping[str, str]] | None = None) -> dict[str, Any]:
+        """The JSON record (schema 2, docs/records.md); ``flags``: the consistency checks' findings (judge.checks)."""
         load = self.load
         per_request = (self.server_cpu_s / load.good_requests * 1e6
                        if self.server_cpu_s is not None and load.good_requests else None)
@@ -212,6 +214,8 @@ class Result:
             "python": dict(self.python),
             "timestamp": self.timestamp,
             "verdict": dict(verdict) if verdict is not None else None,
+            "kernel": dict(self.kernel),
+            **({"flags": [dict(f) for f in flags]} if flags is not None else {}),
             **({"extra": dict(self.extra)} if self.extra else {}),
         }
 
@@ -222,16 +226,28 @@ class Result:
         load = LoadReport(rec["generator"]["name"], int(rec["requests"]), duration, int(rec.get("bytes") or 0),
                           {k: float(rec["latency_ms"][k]) for k in LATENCY_KEYS},
                           {k: int(rec["errors"][k]) for k in ERROR_KEYS})
-        server = rec.get("server") or {}
+        server = _mapping(rec, "server")
         return cls(nodeid=rec["nodeid"], test=rec["test"], variant=rec["variant"], workload=rec["workload"],
                    shape=shape_from_record(rec), warmup_s=int(rec.get("warmup_s") or 0), url=rec["url"], load=load,
                    generator=Generator.from_record(rec["generator"], duration),
-                   server_cpu_s=server.get("cpu_s"), server_rss_mb=server.get("rss_mb"),
-                   machine=rec.get("machine") or {}, python=rec.get("python") or {}, timestamp=rec["timestamp"],
-                   app=rec.get("app") or "", warmup_rps=tuple(rec.get("warmup_rps") or ()),
+                   server_cpu_s=_number(server.get("cpu_s")), server_rss_mb=_number(server.get("rss_mb")),
+                   machine=_mapping(rec, "machine"), python=_mapping(rec, "python"), timestamp=rec["timestamp"],
+                   app=rec.get("app") or "", warmup_rps=tuple(float(x) for x in rec.get("warmup_rps") or ()),
                    warmup_settled=rec.get("warmup_settled"),
                    backends=tuple(BackendUsage.from_record(b, duration) for b in rec.get("backends") or ()),
-                   extra=rec.get("extra") or {})
+                   extra=rec.get("extra") or {}, kernel=rec.get("kernel") or {})
+
+
+def _mapping(rec: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    """An optional object of a record; anything else there is a TypeError (the readers name the file)."""
+    value = rec.get(name) or {}
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name!r} must be an object, found {value!r}")
+    return value
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 SHAPE_FIELDS = ("connections", "duration", "rate", "requests_per_connection", "ramp", "workers")
@@ -246,7 +262,7 @@ def shape_from_record(rec: Mapping[str, Any]) -> LoadShape:
     """Schema 2: the structured fields.  Schema 1: a label (c64, r200, c64-rpc1, u50-w2) and ``connections``."""
     shape = rec.get("shape")
     if isinstance(shape, Mapping):
-        return LoadShape(**{k: shape[k] for k in SHAPE_FIELDS if k in shape})
+        return _checked(LoadShape(**{k: shape[k] for k in SHAPE_FIELDS if k in shape}))
     label = shape or f"c{rec['connections']}"
     fields: dict[str, Any] = {"connections": int(rec["connections"]), "duration": max(1, round(float(rec["duration_s"])))}
     for part in label.split("-"):
@@ -258,7 +274,17 @@ def shape_from_record(rec: Mapping[str, Any]) -> LoadShape:
             fields["rate"] = float(part[1:])
         elif part.startswith("w"):
             fields["workers"] = int(part[1:])
-    return LoadShape(**fields)
+    return _checked(LoadShape(**fields))
+
+
+def _checked(shape: LoadShape) -> LoadShape:
+    """A stored shape that a trial could have run, else a ValueError saying why (the readers name the file)."""
+    problems = shape.problems()
+    if problems:
+        raise ValueError(f"load shape: {'; '.join(problems)}")
+    if not shape.label:  # the label formats every field: a number too large (1e400) fails here, not in a report
+        raise ValueError("load shape without a label")
+    return shape
 
 
 def replicated(runs: Sequence[Result]) -> Result:

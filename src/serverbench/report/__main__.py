@@ -20,11 +20,20 @@ from .inputs import load
 from .sections import select
 
 
+def _title(text: str) -> str:
+    """--title as given; a byte that is not UTF-8 (escaped by Python from the command line) is a usage error."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not UTF-8 text; give the title in UTF-8") from None
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m serverbench.report", description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", help="--perf-json results files, A/B decision files, or folders of them")
     parser.add_argument("-o", "--output", type=Path, default=Path("report.html"), help="the HTML file to write")
-    parser.add_argument("--title", default="serverbench report")
+    parser.add_argument("--title", type=_title, default="serverbench report")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     try:
@@ -32,7 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    size = html.write(args.output, inputs, args.title)
+    try:
+        size = html.write(args.output, inputs, args.title)
+    except (OSError, ValueError) as exc:  # a folder, a file where a folder should be, a NUL byte in the name
+        print(f"error: -o/--output {args.output}: cannot write the report there ({exc}); name a file", file=sys.stderr)
+        return 2
     shown = ", ".join(s.id for s in select(inputs)) or "none"
     print(f"{args.output}: {size / 1024:,.0f} KB from {len(inputs.results)} results file(s) and "
           f"{len(inputs.decisions)} decision file(s) in {time.perf_counter() - started:.2f} s; sections: {shown}")

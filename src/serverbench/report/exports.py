@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .. import __version__
+from ..judge.checks import check_session
 from ..records.jsonfile import write_atomic
 from ..records.results import Failure, ResultsFile, Stored
 from ..records.schema import SCHEMA, Result
@@ -16,9 +17,12 @@ from .inputs import Inputs
 
 def session_inputs(name: Path, machine: Mapping[str, Any], results: Sequence[tuple[Result, Mapping[str, Any] | None]],
                    failures: Sequence[Failure]) -> Inputs:
-    """The session's records as the report's input, as if read back from a results file called ``name``."""
+    """The session's records as the report's input, as if read back from a results file called ``name``
+    (each with its consistency flags, as the session's --perf-json stores them)."""
+    judged = check_session([r for r, _ in results])
+    stored = tuple(Stored(r, v, r.to_record(v, [f.to_record() for f in fs])) for (r, v), fs in zip(results, judged))
     run = ResultsFile(Path(name), SCHEMA, dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                      dict(machine), tuple(Stored(r, v) for r, v in results), tuple(failures))
+                      dict(machine), stored, tuple(failures))
     return Inputs((run,), ())
 
 

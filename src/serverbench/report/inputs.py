@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import ConfigError
 from ..judge.signals import SIGNALS
+from ..records import jsonfile
 from ..records import results as results_file
 from ..records.results import ResultsFile
 
@@ -145,7 +146,7 @@ def read_decision(path: Path, data: Any) -> DecisionFile | None:
             return gate_decision(path, data)
         if isinstance(data.get("decisions"), list):
             return proof_decisions(path, data)
-    except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError, AttributeError) as exc:
         raise ConfigError(f"{path}: an A/B decision file that cannot be read ({type(exc).__name__}: {exc}); "
                           "pass files written by `python -m serverbench.gate --json`") from None
     return None
@@ -175,7 +176,7 @@ def costs(path: Path, records: Any) -> list[Cost]:
             per_request = rec.get("instructions_per_request") or rec["instructions"] / rec["requests"]
             out.append(Cost(path, rec["variant"], rec.get("app") or "", rec["workload"], float(per_request),
                             str((rec.get("verdict") or {}).get("status", "-"))))
-        except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError, OverflowError) as exc:
             raise ConfigError(f"{path}: a cost record that cannot be read ({type(exc).__name__}: {exc})") from None
     return out
 
@@ -186,7 +187,7 @@ def load(paths: Sequence[str | Path]) -> Inputs:
     results, decisions, counted, skipped = [], [], [], []
     for path, named in expand(paths):
         try:
-            data = json.loads(path.read_text())
+            data = jsonfile.read(path)
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ConfigError(f"{path}: not a JSON file ({exc}); give --perf-json results or A/B decision files")
         if isinstance(data, dict) and "results" in data:

@@ -12,7 +12,10 @@ from ..catalog.shapes import knee
 from ..records.results import Failure
 from ..catalog.matrix import Cell
 from ..catalog.variants import Variant
+from ..judge.checks import MEANINGS, check_session
 from ..judge.verdict import NO_BASELINE, Verdict
+
+SHOWN_ELSEWHERE = ("generator-saturated", "backend-bound")  # SAT in "gen cpu", BND in "backend cpu"
 
 
 def variant_table(rows: Sequence[tuple[Cell | Variant, str | None]], width: int) -> str:
@@ -38,10 +41,13 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
     for column, justify in (("variant", "left"), ("workload", "left"), ("shape", "right"), ("rps", "right"),
                             ("p50 ms", "right"), ("p99 ms", "right"), ("errors", "right"),
                             ("srv cpu s", "right"), ("gen cpu", "right"), ("backend cpu, ops/req", "left"),
-                            ("verdict", "left")):
+                            ("flags", "left"), ("verdict", "left")):
         table.add_column(column, justify=justify, no_wrap=True)
     any_saturated = any_bound = False
-    for r, v in results:
+    raised: dict[str, None] = {}
+    for (r, v), judged in zip(results, check_session([r for r, _ in results])):
+        flags = [f.name for f in judged if f.name not in SHOWN_ELSEWHERE]
+        raised.update(dict.fromkeys(flags))
         backend = []
         for b in r.backends:
             pct = "-" if b.cpu_pct is None else f"{b.cpu_pct:.0f}%"
@@ -63,10 +69,10 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
                       f"{r.load.latency_ms['p50']:.2f}", f"{r.load.latency_ms['p99']:.2f}",
                       f"{errors} ({r.error_rate:.1%})" if errors else "0",
                       "-" if r.server_cpu_s is None else f"{r.server_cpu_s:.1f}", gen, ", ".join(backend) or "-",
-                      verdict)
+                      " ".join(flags) or "-", verdict)
     for f in failures:
         table.add_row(f"{f.variant}/{f.app}" if f.app else f.variant, f.workload, f"c{f.connections}",
-                      "-", "-", "-", "-", "-", "-", "-", "error")
+                      "-", "-", "-", "-", "-", "-", "-", "-", "error")
     out = io.StringIO()
     Console(file=out, width=max(width, 200), color_system=None, force_terminal=False).print(table)
     text = out.getvalue()
@@ -76,6 +82,8 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
     if any_saturated:
         text += ("SAT: the load generator was >= 90% busy; the server may be faster than measured "
                  "(generator-bound trial).\n")
+    for name in raised:
+        text += f"{name}: {MEANINGS[name]} (the record's flags say what was seen; docs/checks.md).\n"
     return text
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..cells import Entry, cell, cpu_us_per_request, entries, error_classes, interpreter, several_sources
-from ..charts import Cell, Column, Note, Section, Table, optional
+from ..charts import Cell, Column, Fold, Note, Section, Table, optional
 from ..inputs import Inputs
 
 FLAGS_NOTE = ("SAT: the load generator was at least 90% busy, so the server may be faster than measured. "
@@ -15,7 +15,24 @@ def flags(entry: Entry) -> str:
     out += [f"BND {b.name}" for b in r.backends if b.bound]
     if r.warmup_settled is False:
         out.append("unsettled")
+    out += [f["name"] for f in checked(entry) if f["name"] not in ("generator-saturated", "backend-bound")]
     return " ".join(out)
+
+
+def checked(entry: Entry) -> list:
+    """The consistency flags stored with the record (judge.checks); none in files written before them."""
+    return list((entry.stored.record or {}).get("flags") or ())
+
+
+def flags_table(items: list[Entry]) -> Fold | None:
+    """Every stored consistency flag with what was seen (docs/checks.md explains each)."""
+    rows = tuple((Cell(cell(e.result)), Cell(e.result.workload), Cell(e.result.shape.label), Cell(f["name"], f["name"]),
+                  Cell(f["message"])) for e in items for f in checked(e))
+    if not rows:
+        return None
+    table = Table((Column("cell"), Column("workload"), Column("shape"), Column("flag"), Column("what was seen")),
+                  rows, sortable=True)
+    return Fold(f"{len(rows)} consistency flag(s): what each record's own numbers show (docs/checks.md)", (table,))
 
 
 def verdict(entry: Entry) -> Cell:
@@ -64,6 +81,8 @@ def build(inputs: Inputs) -> Section | None:
     blocks = [Table(columns, tuple(rows), sortable=True)]
     if any(flags(e) for e in items):
         blocks.append(Note(FLAGS_NOTE))
+    if (found := flags_table(items)) is not None:
+        blocks.append(found)
     return Section("summary", "Summary", "Every result and failure; click a column to sort.",
                    tuple(blocks) + (runs_table(inputs),))
 

@@ -1,0 +1,237 @@
+"""Consistency checks: does a record's own numbers explain themselves?  Pure: records in, flags out.
+
+Each rule reads one stored :class:`~serverbench.records.schema.Result` (``check_session``: all of a
+session's) and returns a :class:`Flag` naming what was seen, what it means and what to do, or None.
+The rules judge; they never measure (the kernel's listen counters a rule reads were taken by
+``measure.kernel`` around the measured window).  docs/checks.md explains every flag.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from ..catalog.workloads import WORKLOADS
+from ..records.schema import SATURATION_BUSY_PCT, Result
+
+# Little's law for the closed model: each of N connections always has one request in flight, so
+# throughput x mean latency = N, less the requests still in flight when the window closes (about
+# half a latency per connection: expected N x (1 - mean / (2 x duration))).  Measured 0.97-1.00 with
+# wrk on uvicorn, meinheld, eventlet, gunicorn-sync (docs/checks.md).  Below 0.7, a third of the
+# connections' time went outside any timed request (connecting, SYN retransmits, reconnecting after
+# errors, a generator too slow to send the next request); above 1.25, wrk recorded latencies longer
+# than its connections' cycle allows (seen with gevent servers: 2-8x; wrk's own issue wg/wrk#438).
+LITTLE_LOW = 0.7
+LITTLE_HIGH = 1.25
+
+# A stall: the server, its backends and the generator each used less than this share of one core...
+STALL_IDLE_PCT = 30.0
+# ...while the median request took this many times its service time (the server's CPU per request
+# plus any wait the endpoint has by design) and at least STALL_MIN_MS more.  Measured: a Nagle/delayed-ACK
+# stall is 65-90x (44 ms on 0.5-0.7 ms, gevent-pywsgi c8); a pool smaller than the connections 6x
+# (gunicorn-gthread-t10, /sleep at c64: 611 ms on 100.7 ms) and 15x (waitress-t4, same).
+STALL_FACTOR = 5.0
+STALL_MIN_MS = 5.0
+
+# SYN drops: the kernel's own count (ListenOverflows/ListenDrops during the window) decides when the
+# record carries it: any is a flag, none is none (wrk starts a request's clock after connecting, so a
+# dropped SYN often shows in no latency at all).  Without the counters (old records, no /proc): the
+# kernel retransmits a dropped SYN (or SYN-ACK) after 1 s, then 3 s after the first try
+# (TCP_TIMEOUT_INIT, doubled), and a percentile that lands in [t - 20 ms, t + p50 + 100 ms] is a share
+# of requests that waited one retransmit.  Not the max alone: one slow request anywhere near 1 s
+# (measured: 1,066 ms on gunicorn-gevent-w2 with the kernel counting no drop) proves nothing.
+RETRANSMIT_MS = (1000.0, 3000.0)
+RETRANSMIT_EARLY_MS = 20.0
+RETRANSMIT_LATE_MS = 100.0
+SYN_PERCENTILES = ("p90", "p99", "p999")
+
+# CPU per request on a workload that waits (a backend, a sleep) against the same variant's cost on
+# a lighter one (json, plaintext) at the same shape: a server that waits by blocking or in an event
+# loop pays about the same, plus the client's work (a Redis or Mongo call costs ~0.1-0.3 ms of CPU
+# in Python).  1.5x and 1 ms more per request is CPU spent waiting: polling, spinning threads.
+LIGHT_WORKLOADS = ("json", "plaintext")
+BUSY_RATIO = 1.5
+BUSY_EXTRA_US = 1000.0
+
+MEANINGS: Mapping[str, str] = {
+    "littles-law": "throughput x mean latency disagrees with the connections: time outside timed requests, "
+                   "or latencies the driver over-recorded",
+    "stall": "server, backends and generator all idle while requests wait far beyond their service time",
+    "syn-drops": "the kernel dropped connection attempts (listen backlog full): connections waited for 1 s retransmits",
+    "busy-waiting": "CPU per request far above the same variant's on a lighter workload (polling while waiting)",
+    "error-statuses": "responses with an HTTP error status; the record cannot tell the app's from the server's own",
+    "generator-saturated": "the load generator was >= 90% busy: the server may be faster than measured",
+    "backend-bound": "a backend was >= 90% busy: it, not the server under test, set the throughput",
+}
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One rule's finding on one record: its name (a key of MEANINGS) and what was seen, meant, and to do."""
+
+    name: str
+    message: str
+
+    def to_record(self) -> dict[str, str]:
+        return {"name": self.name, "message": self.message}
+
+    @classmethod
+    def from_record(cls, rec: Mapping[str, Any]) -> "Flag":
+        return cls(str(rec["name"]), str(rec["message"]))
+
+
+def _closed(r: Result) -> bool:
+    """wrk's closed model: every connection sends its next request as soon as the answer is in."""
+    return r.shape.rate is None and r.shape.workers is None
+
+
+def _designed_wait_ms(r: Result) -> float:
+    """What the endpoint waits by design (a sleep, a slow upstream), in ms; 0 for a mix or an unknown workload."""
+    workload = WORKLOADS.get(r.workload)
+    return 0.0 if workload is None or workload.mix else workload.spec.min_seconds * 1000.0
+
+
+def _cpu_us_per_request(r: Result) -> float | None:
+    return None if r.server_cpu_s is None or not r.requests else r.server_cpu_s / r.requests * 1e6
+
+
+def littles_law(r: Result) -> Flag | None:
+    """Closed model only: throughput x mean latency against the number of connections."""
+    if not _closed(r) or not r.requests or r.load.duration_s <= 0:
+        return None
+    mean_s = r.load.latency_ms["mean"] / 1000.0
+    in_flight = r.requests / r.load.duration_s * mean_s
+    expected = r.connections * max(1.0 - mean_s / (2 * r.load.duration_s), 0.5)  # at most half the window cut
+    ratio = in_flight / expected
+    if LITTLE_LOW <= ratio <= LITTLE_HIGH:
+        return None
+    if ratio < LITTLE_LOW:
+        meaning = (f"the connections spent {1 - ratio:.0%} of their time outside a timed request: connecting "
+                   "(see syn-drops), reconnecting after errors, or a generator too slow to send the next request. "
+                   "Read the other flags of this row; the latencies shown leave that time out")
+    else:
+        meaning = (f"{r.generator.name}'s latencies add up to more time than its connections had (seen with wrk on "
+                   "gevent servers and on servers that close each connection; wrk's issue wg/wrk#438): the "
+                   "throughput holds (oha measured the same rps), the latency percentiles do not; measure "
+                   "latency at a fixed rate instead (--perf-rates, oha)")
+    return Flag("littles-law", f"{r.requests / r.load.duration_s:,.0f} rps x {r.load.latency_ms['mean']:.2f} ms mean "
+                f"= {in_flight:.1f} requests in flight against {expected:.1f} expected of {r.connections} "
+                f"connections (ratio {ratio:.2f}, healthy {LITTLE_LOW}-{LITTLE_HIGH}): {meaning}")
+
+
+def stall(r: Result) -> Flag | None:
+    """Everything idle while the median request waits far beyond its service time."""
+    cpu_us = _cpu_us_per_request(r)
+    duration = r.load.duration_s
+    if cpu_us is None or duration <= 0 or any(b.cpu_pct is None for b in r.backends):
+        return None  # a backend of unknown CPU may be the one that is busy
+    server_pct = 100.0 * r.server_cpu_s / duration
+    busiest = max([server_pct, r.generator.cpu_pct] + [b.cpu_pct for b in r.backends])
+    service_ms = cpu_us / 1000.0 + _designed_wait_ms(r)
+    p50 = r.load.latency_ms["p50"]
+    if busiest >= STALL_IDLE_PCT or p50 < STALL_FACTOR * service_ms or p50 - service_ms < STALL_MIN_MS:
+        return None
+    parts = [f"server {server_pct:.0f}%", f"generator {r.generator.cpu_pct:.0f}%"]
+    parts += [f"{b.name} {b.cpu_pct:.0f}%" for b in r.backends]
+    return Flag("stall", f"p50 {p50:.1f} ms against a service time of {service_ms:.2f} ms (server CPU per request"
+                f"{' plus the endpoint’s designed wait' if _designed_wait_ms(r) else ''}), while everything was "
+                f"idle ({', '.join(parts)} of one core): requests wait on something that uses no CPU. A ~40 ms "
+                "stall is Nagle against delayed ACK (set TCP_NODELAY on accepted sockets); otherwise a pool or "
+                "lock too small for the connections, or a full accept queue (see syn-drops)")
+
+
+def syn_drops(r: Result) -> Flag | None:
+    """The kernel counted listen-queue drops, or latency percentiles sit at the SYN retransmit times."""
+    overflows, drops = r.kernel.get("listen_overflows", 0), r.kernel.get("listen_drops", 0)
+    p50 = r.load.latency_ms["p50"]
+    near = [] if r.kernel else [(k, r.load.latency_ms[k], t) for k in SYN_PERCENTILES for t in RETRANSMIT_MS
+                                if t - RETRANSMIT_EARLY_MS <= r.load.latency_ms[k] <= t + p50 + RETRANSMIT_LATE_MS]
+    if not (overflows or drops or near):
+        return None
+    seen = []
+    if overflows or drops:
+        seen.append(f"the kernel counted {overflows:,} listen-queue overflows and {drops:,} listen drops "
+                    "during the window")
+    if near:
+        seen.append("latency " + ", ".join(f"{k} {v:,.0f} ms" for k, v, _ in near)
+                    + f" at the SYN retransmit times ({', '.join(f'{t / 1000:g} s' for t in RETRANSMIT_MS)})")
+    return Flag("syn-drops", f"{'; '.join(seen)}: connections found the server's listen backlog full and waited "
+                f"for a retransmit ({r.connections} connections). Raise the server's backlog (listen(2) argument, "
+                "e.g. socketserver's request_queue_size) and net.core.somaxconn, or measure fewer connections")
+
+
+def error_statuses(r: Result) -> Flag | None:
+    """Responses with an HTTP error status: said, with why their origin (app or server) is unknown."""
+    n = r.load.errors["status"]
+    if not n:
+        return None
+    return Flag("error-statuses", f"{n:,} responses ({n / max(r.requests, 1):.1%} of the answered) had an HTTP "
+                f"error status; {r.generator.name} counts statuses >= 400 but not who sent them, so this record "
+                "cannot tell the app's errors (a failed backend call) from the server's own (a full queue, a "
+                "protocol error): read the server's log and the app's, or rerun the endpoint alone")
+
+
+def generator_saturated(r: Result) -> Flag | None:
+    """The load generator used at least SATURATION_BUSY_PCT of the cores it can use."""
+    g = r.generator
+    if not g.saturated:
+        return None
+    return Flag("generator-saturated", f"{g.name} was {g.busy_pct:.0f}% busy (of {min(g.threads, g.cores)} "
+                f"core(s); limit {SATURATION_BUSY_PCT:.0f}%): the server may be faster than measured. Give the "
+                "generator more threads (--perf-threads) or more cores than the server needs")
+
+
+def backend_bound(r: Result) -> Flag | None:
+    """A backend used at least SATURATION_BUSY_PCT of the cores it can use."""
+    bound = [b for b in r.backends if b.bound]
+    if not bound:
+        return None
+    names = ", ".join(f"{b.name} {b.cpu_pct:.0f}% of {b.cores} core(s)" for b in bound)
+    return Flag("backend-bound", f"{names} (limit {SATURATION_BUSY_PCT:.0f}%): the backend, not the server under "
+                "test, set this throughput; give the backend more cores or compare servers on a lighter endpoint")
+
+
+RULES: tuple[Callable[[Result], Flag | None], ...] = (
+    littles_law, stall, syn_drops, error_statuses, generator_saturated, backend_bound)
+
+
+def check(record: Result) -> list[Flag]:
+    """Every rule that reads one record alone, in RULES order."""
+    return [flag for flag in (rule(record) for rule in RULES) if flag is not None]
+
+
+def _waits(r: Result) -> bool:
+    workload = WORKLOADS.get(r.workload)
+    return workload is not None and not workload.mix and bool(workload.spec.backends or workload.spec.min_seconds)
+
+
+def busy_waiting(r: Result, lighter: Iterable[Result]) -> Flag | None:
+    """CPU per request on a waiting workload against the cheapest of ``lighter`` (same variant and shape)."""
+    cost = _cpu_us_per_request(r)
+    costs = [(c, x) for x in lighter if (c := _cpu_us_per_request(x)) is not None]
+    if cost is None or not costs or not _waits(r):
+        return None
+    base, ref = min(costs, key=lambda pair: pair[0])
+    if cost < BUSY_RATIO * base or cost - base < BUSY_EXTRA_US:
+        return None
+    return Flag("busy-waiting", f"{cost:,.0f} µs of server CPU per request on {r.workload}, against {base:,.0f} µs "
+                f"on {ref.workload} at the same shape ({cost / base:.1f}x, {cost - base:,.0f} µs more): the server "
+                f"burns CPU while it waits for {', '.join(WORKLOADS[r.workload].spec.backends) or 'the wait'} "
+                "(busy polling, spinning worker threads). Profile the server at this workload")
+
+
+def _group(r: Result) -> tuple:
+    return r.test, r.variant, r.app, r.shape.label, r.python.get("implementation"), r.python.get("version")
+
+
+def check_session(records: Sequence[Result]) -> list[list[Flag]]:
+    """The flags of every record (``check``) plus the rules that compare records of one session, in order."""
+    light: dict[tuple, list[Result]] = {}
+    for r in records:
+        if r.workload in LIGHT_WORKLOADS:
+            light.setdefault(_group(r), []).append(r)
+    out = []
+    for r in records:
+        flags = check(r)
+        busy = busy_waiting(r, light.get(_group(r), ()))
+        out.append(flags + ([busy] if busy is not None else []))
+    return out

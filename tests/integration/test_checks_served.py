@@ -1,0 +1,53 @@
+"""Real artefacts are flagged by the consistency checks: short real trials (2 s) against real servers."""
+import dataclasses
+
+import pytest
+
+from serverbench.catalog.shapes import LoadShape
+from serverbench.catalog.variants import registry
+from serverbench.catalog.workloads import WORKLOADS
+from serverbench.drivers.wrk import WrkDriver
+from serverbench.judge.checks import check
+from serverbench.measure.machine import python_info
+from serverbench.measure.servers import start_variant
+from serverbench.measure.trial import Trial, Warmup, run_trial
+
+pytestmark = pytest.mark.usefixtures("no_leaks")
+VARIANTS = registry()
+# Paste as shipped speaks HTTP/1.0 (a connection per request); told to speak HTTP/1.1 it keeps
+# connections alive and each response waits on the client's delayed ACK (the variant's notes).
+PASTE_HTTP11 = dataclasses.replace(VARIANTS["paste-t10"], name="paste-t10-http11",
+                                   command=VARIANTS["paste-t10"].command + ("protocol=HTTP/1.1",))
+
+
+def measured(apps_dir, variant, connections: int):
+    """One 2 s /json trial of ``variant`` (a name or a Variant; 1 s of warm-up first) at ``connections``,
+    and its flags by name."""
+    server = start_variant(VARIANTS[variant] if isinstance(variant, str) else variant, apps_dir=apps_dir)
+    try:
+        result = run_trial(Trial(server, WORKLOADS["json"], LoadShape(connections, 2), WrkDriver(threads=2),
+                                 nodeid="t", test="t", machine={}, python=python_info()), Warmup(1))
+    finally:
+        server.stop()
+    return result, {f.name: f.message for f in check(result)}
+
+
+def test_stock_gevent_pywsgi_is_a_stall_and_the_nodelay_fix_is_not(apps_dir):
+    """gevent.pywsgi's Nagle-on sockets stall each keep-alive response; with TCP_NODELAY they do not."""
+    stock, flags = measured(apps_dir, "gevent-pywsgi", 8)
+    assert "stall" in flags, (stock.to_record(), flags)
+    fixed, flags = measured(apps_dir, "gevent-pywsgi-nodelay", 8)
+    assert "stall" not in flags, (fixed.to_record(), flags)
+    assert fixed.rps > 3 * stock.rps
+
+
+def test_paste_speaking_http11_is_a_stall(apps_dir):
+    """Paste with keep-alive (HTTP/1.1) stalls each response on the client's delayed ACK."""
+    result, flags = measured(apps_dir, PASTE_HTTP11, 8)
+    assert "stall" in flags, (result.to_record(), flags)
+
+
+def test_wsgiref_at_64_connections_drops_syns(apps_dir):
+    """wsgiref's listen backlog of 5 overflows at 64 connections: the kernel and the latencies show SYN drops."""
+    result, flags = measured(apps_dir, "wsgiref", 64)
+    assert "syn-drops" in flags, (result.to_record(), flags)

@@ -1,0 +1,197 @@
+"""The consistency checks (judge.checks) on synthetic records: each rule flags its artefact, passes a healthy one."""
+from pathlib import Path
+
+from serverbench.catalog.shapes import LoadShape
+from serverbench.judge import checks
+from serverbench.judge.checks import Flag, check, check_session
+from serverbench.judge.verdict import Verdict
+from serverbench.measure.kernel import parse_netstat, window
+from serverbench.records.results import ResultsFile, Stored
+from serverbench.records.schema import BackendUsage, Generator, LoadReport, Result
+from serverbench.report.charts import Fold
+from serverbench.report.inputs import Inputs
+from serverbench.report.sections import select
+from serverbench.report.terminal import summary_table
+
+ERRORS = {"connect": 0, "read": 0, "write": 0, "timeout": 0, "status": 0}
+
+
+def record(rps=2000.0, connections=8, p50=None, mean=None, tail=None, server_cpu_s=4.0, gen_cpu_s=2.0,
+           workload="json", shape=None, backends=(), errors=None, kernel=None, variant="v", duration=5.0) -> Result:
+    """A record (5 s by default), healthy unless told: Little's law holds (mean = connections / rps), 80% busy."""
+    mean = connections / rps * 1000.0 if mean is None else mean
+    p50 = mean if p50 is None else p50
+    latency = {"p50": p50, "p75": p50 * 1.1, "p90": p50 * 1.2, "p99": p50 * 2, "p999": p50 * 3, "max": p50 * 4,
+               "mean": mean, "stdev": 1.0, **(tail or {})}
+    load = LoadReport("wrk", int(rps * duration), duration, 0, latency, {**ERRORS, **(errors or {})})
+    return Result(nodeid="t", test="test_throughput", variant=variant, app="flask", workload=workload,
+                  shape=shape or LoadShape(connections, 5), warmup_s=0, url="http://127.0.0.1:1/", load=load,
+                  generator=Generator("wrk", "4.2.0", 2, gen_cpu_s, 5.0, 2), server_cpu_s=server_cpu_s,
+                  server_rss_mb=40.0, machine={}, python={"implementation": "cpython", "version": "3.11"},
+                  timestamp="2026-11-23T00:00:00+00:00", backends=tuple(backends), kernel=kernel or {})
+
+
+def names(result: Result) -> list[str]:
+    return [f.name for f in check(result)]
+
+
+def test_a_healthy_record_raises_no_flag():
+    """A record whose numbers agree with each other (Little's law, a busy server) has no flag."""
+    assert check(record()) == []
+
+
+def test_littles_law_flags_connections_idle_outside_timed_requests():
+    """rps x mean latency at a third of the connections is flagged, with the numbers that disagree."""
+    flag = checks.littles_law(record(rps=2000, connections=8, mean=1.33))
+    assert flag is not None and flag.name == "littles-law"
+    assert "2,000 rps x 1.33 ms mean = 2.7 requests in flight against 8.0 expected of 8 connections" in flag.message
+
+
+def test_littles_law_flags_latencies_longer_than_the_cycle_allows():
+    """Five times more in flight than connections (wrk on gevent servers) says the latencies are not to be trusted."""
+    flag = checks.littles_law(record(rps=4756, connections=8, mean=9.67))
+    assert flag is not None and "ratio 5.75" in flag.message and "wg/wrk#438" in flag.message
+
+
+def test_littles_law_tolerates_small_gaps_and_skips_the_open_model():
+    """A 10% gap is within the tolerance; an open-model (rate) record is not a closed system."""
+    assert checks.littles_law(record(mean=8 / 2000 * 1000 * 0.9)) is None
+    assert checks.littles_law(record(mean=0.5, shape=LoadShape(8, 5, rate=500.0))) is None
+
+
+def test_littles_law_allows_for_requests_cut_off_by_the_window():
+    """94 rps x 560 ms over 2 s at 64 connections (0.83 of N) is the window's edge, not an artefact."""
+    assert checks.littles_law(record(rps=94, connections=64, mean=559.7, duration=2.0)) is None
+
+
+def test_stall_flags_an_idle_server_with_slow_requests():
+    """40 ms per request with 0.3 ms of CPU each, server and generator idle: a stall (Nagle vs delayed ACK)."""
+    r = record(rps=200, connections=8, server_cpu_s=0.3, gen_cpu_s=0.1)  # mean 40 ms, 6% busy
+    flag = checks.stall(r)
+    assert flag is not None and "p50 40.0 ms against a service time of 0.30 ms" in flag.message
+    assert "TCP_NODELAY" in flag.message
+
+
+def test_stall_is_not_raised_for_a_busy_server_or_a_designed_wait():
+    """A server near one core busy, or /sleep's 100 ms by design, is not a stall."""
+    assert checks.stall(record(rps=200, connections=8, server_cpu_s=4.5, gen_cpu_s=0.1)) is None
+    assert checks.stall(record(rps=78, connections=8, p50=102, server_cpu_s=0.2, gen_cpu_s=0.1,
+                               workload="sleep")) is None
+
+
+def test_stall_flags_a_pool_smaller_than_the_connections():
+    """/sleep at 64 connections on 10 threads (611 ms against 100.7 ms of service, server idle) is a stall."""
+    flag = checks.stall(record(rps=96, connections=64, p50=611.0, server_cpu_s=0.3, gen_cpu_s=0.05, workload="sleep"))
+    assert flag is not None and "plus the endpoint’s designed wait" in flag.message
+
+
+def test_stall_needs_every_backend_idle_and_known():
+    """A busy backend, or one whose CPU was not measured, may be what the requests wait on: no stall."""
+    idle = dict(rps=200, connections=8, server_cpu_s=0.3, gen_cpu_s=0.1, workload="redis")
+    assert checks.stall(record(**idle, backends=[BackendUsage("redis", "redis-server", 0.2, 5.0, 1, 1000)]))
+    assert checks.stall(record(**idle, backends=[BackendUsage("redis", "redis-server", 4.0, 5.0, 1, 1000)])) is None
+    assert checks.stall(record(**idle, backends=[BackendUsage("up", "external", None, 5.0, 1, None)])) is None
+
+
+def test_syn_drops_flag_latencies_at_the_retransmit_times():
+    """Without the kernel's counters, a p99 of 1,003 ms and p99.9 of 3,010 ms with a 2 ms median are SYN retransmits."""
+    flag = checks.syn_drops(record(p50=2.0, tail={"p99": 1003.0, "p999": 3010.0}))
+    assert flag is not None and "p99 1,003 ms, p999 3,010 ms at the SYN retransmit times (1 s, 3 s)" in flag.message
+
+
+def test_syn_drops_flag_the_kernels_listen_overflows():
+    """ListenOverflows counted during the window is a flag on its own, whatever the latencies."""
+    flag = checks.syn_drops(record(kernel={"listen_overflows": 12, "listen_drops": 12}))
+    assert flag is not None and "12 listen-queue overflows and 12 listen drops" in flag.message
+
+
+def test_syn_drops_pass_slow_but_unclustered_latencies_and_zero_counters():
+    """A tail of 600 ms or 2 s (not a retransmit time), or a lone max at 1 s, is no SYN drop."""
+    assert checks.syn_drops(record(p50=2.0, tail={"p99": 600.0, "p999": 1800.0, "max": 2000.0})) is None
+    assert checks.syn_drops(record(p50=0.3, tail={"p99": 511.0, "p999": 700.0, "max": 1066.0})) is None
+
+
+def test_syn_drops_trust_the_kernels_zero_over_the_latencies():
+    """When the record carries the kernel's counters at zero, a p99 near 1 s is not called a SYN drop."""
+    r = record(p50=2.0, tail={"p99": 1003.0}, kernel={"listen_overflows": 0, "listen_drops": 0})
+    assert checks.syn_drops(r) is None
+
+
+def test_error_statuses_say_the_origin_cannot_be_told():
+    """HTTP error statuses are flagged with why the record cannot separate the app's from the server's."""
+    flag = checks.error_statuses(record(errors={"status": 50}))
+    assert flag is not None and "50 responses (0.5% of the answered)" in flag.message
+    assert "cannot tell the app's errors" in flag.message
+    assert checks.error_statuses(record(errors={"timeout": 3})) is None
+
+
+def test_generator_saturated_and_backend_bound_as_the_record_says():
+    """SAT and BND keep their 90% threshold (records.schema) and are flags like the others."""
+    assert checks.generator_saturated(record(gen_cpu_s=9.5)).name == "generator-saturated"
+    assert checks.generator_saturated(record(gen_cpu_s=8.0)) is None
+    bound = record(backends=[BackendUsage("mongo", "secantusdb", 4.6, 5.0, 1, 0)])
+    assert "mongo 92% of 1 core(s)" in checks.backend_bound(bound).message
+    assert checks.backend_bound(record(backends=[BackendUsage("mongo", "mongod", 4.6, 5.0, 2, 0)])) is None
+
+
+def test_busy_waiting_compares_a_waiting_workload_with_the_lighter_one():
+    """4 ms of CPU per request on /redis against 2.4 ms on /json (same variant and shape) is busy waiting."""
+    json = record(rps=1000, server_cpu_s=12.0)  # 2,400 µs per request
+    redis = record(rps=250, server_cpu_s=5.0, workload="redis")  # 4,000 µs per request
+    flags = check_session([json, redis])
+    assert flags[0] == [] and [f.name for f in flags[1]] == ["busy-waiting"]
+    assert "4,000 µs of server CPU per request on redis, against 2,400 µs on json" in flags[1][0].message
+
+
+def test_busy_waiting_needs_the_same_variant_a_waiting_workload_and_a_real_excess():
+    """Another variant's json, a heavier non-waiting workload, or +0.2 ms per request are not busy waiting."""
+    json = record(rps=1000, server_cpu_s=12.0, variant="other")
+    redis = record(rps=250, server_cpu_s=5.0, workload="redis")
+    assert check_session([json, redis])[1] == []
+    light = record(rps=1000, server_cpu_s=0.4)  # 80 µs per request
+    assert check_session([light, record(rps=1000, server_cpu_s=0.6, workload="redis")])[1] == []
+    assert checks.busy_waiting(record(rps=100, server_cpu_s=5.0, workload="plaintext"), [light]) is None
+
+
+def test_flags_round_trip_through_the_record():
+    """Flags written with a record are stored as plain name/message pairs; a record without them still loads."""
+    r = record(errors={"status": 5})
+    stored = r.to_record(None, [f.to_record() for f in check(r)])
+    assert [Flag.from_record(f) for f in stored["flags"]] == check(r)
+    assert "flags" not in r.to_record()
+    old = {k: v for k, v in stored.items() if k not in ("flags", "kernel")}
+    assert Result.from_record(old).kernel == {}
+
+
+def test_kernel_listen_counters_are_read_from_netstat_text():
+    """ListenOverflows and ListenDrops come from the TcpExt lines; the window is their rise."""
+    text = ("TcpExt: SyncookiesSent ListenOverflows ListenDrops\nTcpExt: 0 7 9\n"
+            "IpExt: InNoRoutes\nIpExt: 0\n")
+    before = parse_netstat(text)
+    assert before == {"listen_overflows": 7, "listen_drops": 9}
+    assert window(before, {"listen_overflows": 10, "listen_drops": 13}) == {"listen_overflows": 3, "listen_drops": 4}
+    assert parse_netstat("IpExt: InNoRoutes\nIpExt: 0\n") == {}
+
+
+def test_terminal_summary_shows_each_records_flags_and_what_they_mean():
+    """The summary table has a flags column, and one line under it per flag raised."""
+    stalled = record(rps=200, connections=8, server_cpu_s=0.3, gen_cpu_s=0.1)
+    verdict = Verdict("no-baseline", "no baseline", None, None)
+    text = summary_table([(record(), verdict), (stalled, verdict)], [], 200)
+    rows = [line for line in text.splitlines() if "v/flask" in line]
+    assert "stall" not in rows[0] and "stall" in rows[1]
+    assert "stall: server, backends and generator all idle" in text and "docs/checks.md" in text
+
+
+def test_html_summary_shows_the_stored_flags_with_their_messages():
+    """A stored record's flags are named in the summary's flags column and listed with their messages."""
+    stalled = record(rps=200, connections=8, server_cpu_s=0.3, gen_cpu_s=0.1)
+    flags = [f.to_record() for f in check(stalled)]
+    run = ResultsFile(Path("s.json"), 2, "2026-11-23T00:00:00+00:00", {"id": "m"},
+                      (Stored(stalled, None, stalled.to_record(None, flags)),), ())
+    summary = next(s for s in select(Inputs((run,), ())) if s.id == "summary")
+    table = summary.blocks[0]
+    row = {c.name: cell for c, cell in zip(table.columns, table.rows[0])}
+    assert row["flags"].text == "stall"
+    fold = next(b for b in summary.blocks if isinstance(b, Fold))
+    assert fold.blocks[0].rows[0][-1].text == flags[0]["message"]
