@@ -28,7 +28,7 @@ from .catalog.variants import registry
 from .catalog.workloads import WORKLOADS
 from .config import OPTIONS_BY_NAME, parse_option
 from .errors import ConfigError, ServerbenchError
-from .judge.ab import COST, GATE_BLOCKS, GATE_POLICY, min_blocks, rejudge, stored_policy
+from .judge.ab import COST, COST_LABEL, GATE_BLOCKS, GATE_POLICY, min_blocks, rejudge, stored_policy
 from .judge.decision import Policy
 from .judge.signals import SIGNALS
 from .measure.callgrind import valgrind_missing
@@ -116,7 +116,7 @@ def markdown(run: ABDecision) -> str:
 
 def _shown() -> list[Any]:
     """The timed signals, then the counted cost (a name and a label, as the signals have)."""
-    return [*SIGNALS, argparse.Namespace(name=COST, label="instructions per request (counted)")]
+    return [*SIGNALS, argparse.Namespace(name=COST, label=COST_LABEL)]
 
 
 def cost_repeats(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from .cost import judge_counts
 from .signals import SIGNALS, gated_signals, judged_signals
 
 COST = "cost"  # the counted signal: instructions per request of fresh runs per arm (not paired by block)
+COST_LABEL = "instructions per request (counted)"
 
 # The gate: a family-wise 1% false-failure budget per suite run, a 3% minimum effect, and a
 # dispersion limit fitted to this machine (measured pair dispersion 2-17%; see docs/measurements.md).

@@ -22,8 +22,11 @@ from ..records.results import ResultsFile
 
 def threshold(signal: str) -> float | None:
     """The gate's minimum effect for ``signal`` (the line its change must cross to fail); None if it does not gate."""
-    from ..judge.ab import GATE_POLICY
+    from ..judge.ab import COST, GATE_POLICY
+    from ..judge.cost import COST_MIN_EFFECT
 
+    if signal == COST:  # counted: its limit is at least this (wider when the arms' A/A spread is)
+        return COST_MIN_EFFECT
     for s in SIGNALS:
         if s.name == signal and s.gated:
             return s.min_effect if s.min_effect is not None else GATE_POLICY.min_effect
@@ -31,6 +34,10 @@ def threshold(signal: str) -> float | None:
 
 
 def signal_label(signal: str) -> str:
+    from ..judge.ab import COST, COST_LABEL
+
+    if signal == COST:
+        return COST_LABEL
     return next((s.label for s in SIGNALS if s.name == signal), signal)
 
 
