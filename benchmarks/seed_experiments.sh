@@ -20,12 +20,14 @@ case "$what" in
     E=(--perf-variants=gevent-pywsgi,gevent-pywsgi-nodelay,node-http,wsgiref --perf-apps=raw-wsgi,node
        --perf-workloads=events-1k,events-64k --perf-connections=64 --perf-requests-per-connection=keepalive,1
        --perf-rates=20,50,100,200,500,1000,2000)
-    .venv/bin/python -m pytest "${P[@]}" "${E[@]}" --perf-json $R/seed-events.json "$@"
+    status=0  # a failed cell is a measured result: the PyPy rows still run
+    .venv/bin/python -m pytest "${P[@]}" "${E[@]}" --perf-json $R/seed-events.json "$@" || status=$?
     if command -v pypy3 >/dev/null 2>&1; then  # the same Python cells under PyPy (node runs the same either way)
       ./run tox -e perf-pypy3 -- "${E[@]/node-http,/}" "$@"
     else
       echo "seed_experiments: pypy3 is not installed; the PyPy rows need \`./run tox -e perf-pypy3\` (apt-get install pypy3 pypy3-dev)" >&2
-    fi ;;
+    fi
+    exit $status ;;
   mongo)
     .venv/bin/python -m pytest "${P[@]}" --perf-variants=node-http,play-pekko,gunicorn-sync-w2,gunicorn-gevent-w2,uwsgi-p2t2,uwsgi-gevent100,tornado \
       --perf-apps=raw-wsgi,node,play,tornado --perf-workloads=mongo-small,mongo-big,sleep --perf-connections=200 \

@@ -95,7 +95,9 @@ class PerfSession:
 
     def write_exports(self) -> None:
         """The HTML report (--perf-html) and the pytest-benchmark file (--perf-benchmark-json) of this session."""
-        from ..report import exports  # imported when used: the report's statistics (scipy) slow every pytest start
+        if self.config.html_path is None and self.config.benchmark_json_path is None:
+            return
+        from ..report import exports  # imported when used: the report's statistics (numpy, scipy) slow every start
 
         records = [(r, v.to_record()) for r, v in self.results]
         if self.config.html_path is not None and (self.results or self.failures):
