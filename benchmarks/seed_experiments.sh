@@ -23,7 +23,13 @@ case "$what" in
     status=0  # a failed cell is a measured result: the PyPy rows still run
     .venv/bin/python -m pytest "${P[@]}" "${E[@]}" --perf-json $R/seed-events.json "$@" || status=$?
     if command -v pypy3 >/dev/null 2>&1; then  # the same Python cells under PyPy (node runs the same either way)
-      ./run tox -e perf-pypy3 -- "${E[@]/node-http,/}" "$@"
+      # SecantusDB needs Python >= 3.10 (Debian's PyPy is 3.9): run it from the CPython venv and hand over its URL.
+      .venv/bin/secantusd-py --host 127.0.0.1 --port 27117 --storage-path :memory: --standalone --log-level WARNING &
+      mongo_pid=$!
+      trap 'kill $mongo_pid 2>/dev/null; wait $mongo_pid 2>/dev/null' EXIT
+      for _ in $(seq 60); do (exec 3<>/dev/tcp/127.0.0.1/27117) 2>/dev/null && break; sleep 1; done
+      ./run tox -e perf-pypy3 -- --mongo-url 'mongodb://127.0.0.1:27117/?directConnection=true' \
+        "${E[@]/node-http,/}" "$@" || status=$?
     else
       echo "seed_experiments: pypy3 is not installed; the PyPy rows need \`./run tox -e perf-pypy3\` (apt-get install pypy3 pypy3-dev)" >&2
     fi
