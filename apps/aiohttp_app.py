@@ -186,9 +186,7 @@ async def _clients_lifecycle(app):
     if clients.http is not None:
         await clients.http.close()
     if clients.mongo is not None:
-        closed = clients.mongo.close()  # a coroutine for pymongo's AsyncMongoClient, plain for Motor
-        if asyncio.iscoroutine(closed):
-            await closed
+        await async_clients.close_mongo(clients.mongo)
 
 
 def init(argv=None):

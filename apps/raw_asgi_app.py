@@ -241,9 +241,7 @@ async def _close_clients():
         await _http.close()
         _http = None
     if _mongo is not None:
-        closed = _mongo.close()  # a coroutine for pymongo's AsyncMongoClient, plain for Motor
-        if asyncio.iscoroutine(closed):
-            await closed
+        await async_clients.close_mongo(_mongo)
         _mongo = None
 
 

@@ -101,11 +101,11 @@ def markdown(run: ABDecision) -> str:
     """A GitHub step-summary table: per cell Δ, interval, p, n, dispersion and verdict."""
     lines = [f"### serverbench A/B: {run.cell}: **{run.verdict}**", "",
              "| signal | Δ | interval | p | n | dispersion | verdict |", "|---|---:|---|---:|---:|---:|---|"]
-    for signal in _shown():
-        d = run.decisions.get(signal.name)
+    for name, label in _shown():
+        d = run.decisions.get(name)
         if d is None:
             continue
-        lines.append(f"| {signal.label} | {d.delta:+.1%} | [{d.ci[0]:+.1%}, {d.ci[1]:+.1%}] | {p_text(d.p)} | {d.n} | "
+        lines.append(f"| {label} | {d.delta:+.1%} | [{d.ci[0]:+.1%}, {d.ci[1]:+.1%}] | {p_text(d.p)} | {d.n} | "
                      f"{d.dispersion:.1%} | **{d.verdict}** |")
     errors = ", ".join(f"{k} {v:.2%}" for k, v in run.error_rate.items())
     lines += ["", f"fixed rate: {rate_line(run)}", "", f"peak RSS: {rss_line(run)}", "",
@@ -114,9 +114,9 @@ def markdown(run: ABDecision) -> str:
     return "\n".join(lines)
 
 
-def _shown() -> list[Any]:
-    """The timed signals, then the counted cost (a name and a label, as the signals have)."""
-    return [*SIGNALS, argparse.Namespace(name=COST, label=COST_LABEL)]
+def _shown() -> list[tuple[str, str]]:
+    """(name, label) of the timed signals, then of the counted cost."""
+    return [*((s.name, s.label) for s in SIGNALS), (COST, COST_LABEL)]
 
 
 def cost_repeats(args: argparse.Namespace) -> int:
@@ -139,9 +139,9 @@ def cost_repeats(args: argparse.Namespace) -> int:
 def show(run: ABDecision) -> None:
     print(f"{run.cell}: {run.mode}, {len(run.windows)} windows, {run.reruns} re-run, extended {run.extended}, "
           f"{run.seconds:.0f} s")
-    for signal in _shown():
-        if signal.name in run.decisions:
-            print(f"  {signal.label:42s} {run.decisions[signal.name].summary()}")
+    for name, label in _shown():
+        if name in run.decisions:
+            print(f"  {label:42s} {run.decisions[name].summary()}")
     print(f"  fixed rate  {rate_line(run)}")
     print(f"  peak RSS    {rss_line(run)}")
     print(f"  verdict     {run.verdict}")

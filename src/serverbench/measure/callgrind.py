@@ -32,10 +32,9 @@ VGDB_PREFIX = "/tmp/serverbench-vgdb-pipe"
 
 def valgrind_command(out_dir: Path) -> tuple[str, ...]:
     """The prefix that runs a server's command under callgrind, children traced, counting off."""
-    valgrind = shutil.which("valgrind")
-    if valgrind is None or shutil.which("vgdb") is None:
+    if valgrind_missing():
         raise MissingBinaryError("valgrind", "valgrind")
-    return (valgrind, "--tool=callgrind", "--trace-children=yes", "--instr-atstart=no",
+    return (shutil.which("valgrind"), "--tool=callgrind", "--trace-children=yes", "--instr-atstart=no",
             "--dump-instr=no", "--dump-line=no", "--vgdb=yes", f"--vgdb-prefix={VGDB_PREFIX}",
             f"--callgrind-out-file={out_dir}/callgrind.%p", f"--log-file={out_dir}/valgrind.%p.log")
 

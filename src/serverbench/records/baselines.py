@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from . import jsonfile
 from ..errors import BaselineError
@@ -16,6 +16,25 @@ from .results import Result
 
 SCHEMA = 1
 SAVE_COMMAND = "pytest -m perf --perf-save-baseline"
+T = TypeVar("T")
+
+
+def read_entries(path: Path, schema: int, entry: Callable[[str, Mapping[str, Any]], T], kind: str,
+                 save_command: str) -> dict[str, T]:
+    """The entries of a baseline file (``entry`` builds each from its key and stored fields): a missing file
+    is empty, a corrupt one a BaselineError that names the fix.  Timed and cost baselines share this."""
+    if not path.exists():
+        return {}
+    try:
+        data = jsonfile.read(path)
+        if data.get("schema") != schema:
+            raise ValueError(f"schema {data.get('schema')!r}, expected {schema}")
+        return {key: entry(key, e) for key, e in data["entries"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, OverflowError, json.JSONDecodeError) as exc:
+        raise BaselineError(
+            f"{kind} {path} cannot be read: {exc}. Nothing was overwritten. Restore it "
+            f"(`git checkout -- {path.name}` in {path.parent}) or delete it and re-save with `{save_command}`."
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -30,6 +49,11 @@ class Baseline:
     recorded_at: str
 
 
+def _baseline(key: str, e: Mapping[str, Any]) -> Baseline:
+    return Baseline(key=key, rps=float(e["rps"]), error_rate=float(e["error_rate"]), p50_ms=float(e["p50_ms"]),
+                    p99_ms=float(e["p99_ms"]), recorded_at=str(e["recorded_at"]))
+
+
 class BaselineStore:
     """The baseline file of one machine id."""
 
@@ -40,21 +64,7 @@ class BaselineStore:
 
     def load(self) -> dict[str, Baseline]:
         """All stored cells; a missing file is empty, a corrupt one a BaselineError that names the fix."""
-        if not self.path.exists():
-            return {}
-        try:
-            data = jsonfile.read(self.path)
-            if data.get("schema") != SCHEMA:
-                raise ValueError(f"schema {data.get('schema')!r}, expected {SCHEMA}")
-            return {key: Baseline(key=key, rps=float(e["rps"]), error_rate=float(e["error_rate"]),
-                                  p50_ms=float(e["p50_ms"]), p99_ms=float(e["p99_ms"]),
-                                  recorded_at=str(e["recorded_at"]))
-                    for key, e in data["entries"].items()}
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, OverflowError, json.JSONDecodeError) as exc:
-            raise BaselineError(
-                f"baseline file {self.path} cannot be read: {exc}. Nothing was overwritten. Restore it "
-                f"(`git checkout -- {self.path.name}` in {self.folder}) or delete it and re-save with `{SAVE_COMMAND}`."
-            ) from None
+        return read_entries(self.path, SCHEMA, _baseline, "baseline file", SAVE_COMMAND)
 
     def save(self, results: Iterable[Result]) -> list[str]:
         """Merge these results over the stored ones and write atomically; returns the keys written."""

@@ -10,7 +10,6 @@ with other versions does not apply (the verdict says which versions moved).
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,8 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 from . import jsonfile
-from ..errors import BaselineError, ServerbenchError
+from .baselines import read_entries
+from ..errors import ServerbenchError
 
 SCHEMA = 1
 SAVE_COMMAND = "pytest -m cost --perf-save-baseline"
@@ -142,6 +142,13 @@ class CostBaseline:
     python_per_request: float = 0.0  # bytecodes per request of the whole Python profile
 
 
+def _baseline(key: str, e: Mapping[str, Any]) -> CostBaseline:
+    return CostBaseline(key, float(e["per_request"]), dict(e["packages"]),
+                        tuple(FunctionCost.from_record(f) for f in e.get("functions", ())),
+                        tuple(FunctionCost.from_record(f) for f in e.get("python_functions", ())),
+                        str(e["recorded_at"]), float(e.get("python_per_request", 0.0)))
+
+
 class CostBaselineStore:
     """The cost-baseline file of one counting environment."""
 
@@ -152,22 +159,7 @@ class CostBaselineStore:
 
     def load(self) -> dict[str, CostBaseline]:
         """All stored cells; a missing file is empty, a corrupt one a BaselineError that names the fix."""
-        if not self.path.exists():
-            return {}
-        try:
-            data = jsonfile.read(self.path)
-            if data.get("schema") != SCHEMA:
-                raise ValueError(f"schema {data.get('schema')!r}, expected {SCHEMA}")
-            return {key: CostBaseline(key, float(e["per_request"]), dict(e["packages"]),
-                                      tuple(FunctionCost.from_record(f) for f in e.get("functions", ())),
-                                      tuple(FunctionCost.from_record(f) for f in e.get("python_functions", ())),
-                                      str(e["recorded_at"]), float(e.get("python_per_request", 0.0)))
-                    for key, e in data["entries"].items()}
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, OverflowError, json.JSONDecodeError) as exc:
-            raise BaselineError(
-                f"cost baseline file {self.path} cannot be read: {exc}. Nothing was overwritten. Restore it "
-                f"(`git checkout -- {self.path.name}` in {self.folder}) or delete it and re-save with "
-                f"`{SAVE_COMMAND}`.") from None
+        return read_entries(self.path, SCHEMA, _baseline, "cost baseline file", SAVE_COMMAND)
 
     def save(self, records: Iterable[CostRecord]) -> list[str]:
         """Merge these records over the stored entries and write atomically; returns the keys written."""
