@@ -19,36 +19,38 @@ from rich.table import Table
 
 from .errors import ConfigError
 from .records import results as results_file
-from .records.schema import Result
+from .records.results import Stored
 
 
-def load_records(path: Path) -> tuple[str, dict[str, Result]]:
-    """(interpreter label, results by key) of one --perf-json file; a bad file is a ConfigError."""
+def load_records(path: Path) -> tuple[str, dict[str, Stored]]:
+    """(interpreter label, stored results by key) of one --perf-json file; a bad file is a ConfigError."""
     try:
         stored = results_file.read(path)
     except results_file.ResultsFileError as exc:
         raise ConfigError(str(exc)) from None
-    return stored.label, {s.result.key: s.result for s in stored.results}
+    return stored.label, {s.result.key: s for s in stored.results}
 
 
-def rows(left: Mapping[str, Result], right: Mapping[str, Result]) -> list[tuple]:
-    """(key, left result or None, right result or None, right/left rps ratio or None), left's order first."""
+def rows(left: Mapping[str, Stored], right: Mapping[str, Stored]) -> list[tuple]:
+    """(key, left stored result or None, right or None, right/left rps ratio or None), left's order first."""
     keys = list(left) + [k for k in right if k not in left]
     out = []
     for key in keys:
         a, b = left.get(key), right.get(key)
-        ratio = b.rps / a.rps if a and b and a.rps else None
+        ratio = b.result.rps / a.result.rps if a and b and a.result.rps else None
         out.append((key, a, b, ratio))
     return out
 
 
-def _cell(result: Result | None) -> tuple[str, str, str]:
-    if result is None:
+def _cell(stored: Stored | None) -> tuple[str, str, str]:
+    """rps with the generator-saturated mark and the record's consistency flags, p99, the warm-up rounds."""
+    if stored is None:
         return "-", "-", "-"
+    result = stored.result
     warm = result.warmup_rps
     warm_txt = f"{len(warm)}: " + " ".join(f"{x / 1000:.1f}k" for x in warm) if warm else "-"
-    sat = " SAT" if result.generator.saturated else ""
-    return f"{result.rps:,.0f}{sat}", f"{result.load.latency_ms['p99']:.1f}", warm_txt
+    marks = (["SAT"] if result.generator.saturated else []) + [f for f in stored.flags if f != "generator-saturated"]
+    return " ".join([f"{result.rps:,.0f}", *marks]), f"{result.load.latency_ms['p99']:.1f}", warm_txt
 
 
 def render(labels: Sequence[str], table_rows: Sequence[tuple], width: int = 200) -> str:

@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import urlsplit
 
+from .catalog.faults import Fault
 from .catalog.shards import Shard
+from .catalog.userapp import INTERFACES as APP_INTERFACES, AppTarget, parse_backends, parse_endpoints, parse_env
 from .errors import ConfigError
 
 
@@ -88,6 +90,25 @@ def _reuse_list(raw: str) -> tuple[int | None, ...]:
     return tuple(out)
 
 
+def _slow_list(raw: str) -> tuple[tuple[str, int] | None, ...]:
+    """``none`` and/or ``<kind><count>`` entries (idle16, slowloris8): each a variant of every shape."""
+    from .catalog.shapes import SLOW_KINDS
+    parts = [p for p in str(raw).replace(" ", "").lower().split(",") if p]
+    if not parts:
+        raise ValueError(f"expected 'none' and/or slow clients such as idle16,slowloris16 (kinds: {', '.join(SLOW_KINDS)})")
+    out: list[tuple[str, int] | None] = []
+    for p in parts:
+        kind = p.rstrip("0123456789")
+        if p == "none":
+            out.append(None)
+        elif kind in SLOW_KINDS and p[len(kind):]:
+            out.append((kind, _int(1, 10_000)(p[len(kind):])))
+        else:
+            raise ValueError(f"{p!r}: expected 'none' or <kind><count> with a kind of {', '.join(SLOW_KINDS)} "
+                             "(e.g. none,idle16,slowloris16)")
+    return tuple(out)
+
+
 def _rate_list(raw: str) -> tuple[float, ...]:
     parts = [p for p in str(raw).replace(" ", "").split(",") if p]
     if not parts:
@@ -125,6 +146,13 @@ def _bool(raw: str) -> bool:
     if text in ("0", "false", "no", "off", ""):
         return False
     raise ValueError(f"expected true or false, got {raw!r}")
+
+
+def _app_interface(raw: str) -> str:
+    text = str(raw).strip().lower()
+    if text not in ("auto",) + APP_INTERFACES:
+        raise ValueError(f"expected auto or one of {', '.join(APP_INTERFACES)}, got {raw!r}")
+    return text
 
 
 def is_loopback(host: str) -> bool:
@@ -169,6 +197,7 @@ class Option:
     default: Any
     help: str
     flag_only: bool = False
+    lines: bool = False  # one entry per line (an ini list is joined with newlines, not commas)
     # A command whose proven default differs from the pytest session's names it here, in the same row
     # (``{"gate": 2}``), with the reason in a comment at the row; elsewhere ``default`` holds.
     context_defaults: Mapping[str, Any] = field(default_factory=dict)
@@ -201,6 +230,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("perf_connections", _int_list, (64,), "Concurrent connections: one count or a comma-separated list, each a test.",
            context_defaults={"gate": (32,)}),
     Option("perf_requests_per_connection", _reuse_list, (None,), "Connection reuse: 'keepalive' and/or requests per connection (1 = a new connection per request), e.g. keepalive,1,10; each a test."),
+    Option("perf_slow_clients", _slow_list, (None,), "Slow clients held beside the load (docs/slow-clients.md): 'none' and/or <kind><count> (kinds: slowloris, idle, partial, keepalive), e.g. none,idle16,slowloris16; each a test of every shape (c64+idle16)."),
     Option("perf_rates", _rate_list, (), "Open-model rate ladder (requests/s, e.g. 20,50,100,200,500,1000,2000): each rate a test driven by oha at a constant rate, latency from the intended send time."),
     Option("perf_rate_connections", _int(1, 100_000), 256, "Connections oha may use to hold a rate (its -c)."),
     Option("perf_replicates", _int(1, 100), 1, "Trials per cell (a fresh warm-up each); the median-rps trial is judged, median and dispersion are reported."),
@@ -216,11 +246,18 @@ OPTIONS: tuple[Option, ...] = (
     Option("redis_url", _loopback_url(("redis",)), None, "Use this running Redis (redis://127.0.0.1:PORT/DB) instead of starting redis-server."),
     Option("mongo_url", _loopback_url(("mongodb",)), None, "Use this running MongoDB (mongodb://127.0.0.1:PORT/) instead of starting mongod from PATH or SecantusDB."),
     Option("upstream_url", _loopback_url(("http",)), None, "Use this running slow upstream (http://127.0.0.1:PORT/PATH) for /upstream instead of starting nginx."),
+    Option("perf_fault", Fault.parse, None, "A backend fault made in every trial whose workload uses that backend: ACTION-BACKEND[:LATENCY][@AT], e.g. kill-redis@2s (SIGKILL 2 s into the window; restarted before the next test), slow-redis:200ms, drop-mongo, reset-upstream (through toxiproxy-server). Such a trial fails, naming the backend, when it went and the errors by class; it is never recorded as a result (docs/backend-faults.md)."),
     Option("perf_skip_missing_backends", _bool, False, "Skip (instead of fail) the tests whose backend cannot be started or reached; the others still run.", flag_only=True),
     Option("perf_tolerance", _fraction(0.0, 1.0, True), 0.30, "Allowed throughput drop against the stored baseline (0.30 = fail below 70%)."),
     Option("perf_max_error_rate", _fraction(0.0, 1.0, False), 0.01, "Highest error rate (errors / attempts) a trial may have and pass."),
     Option("perf_baseline_dir", _path, "baselines", "Folder of stored baselines (one JSON file per machine id), relative to rootdir."),
     Option("perf_apps_dir", _path, "apps", "Folder holding the reference apps the variants serve, relative to rootdir."),
+    Option("perf_app", AppTarget.parse, None, "Serve your own app instead of the reference apps: its import path, package.module:attribute (or package.module:factory() for a factory), under every variant of its interface, measured on perf_endpoints (docs/your-app.md)."),
+    Option("perf_app_interface", _app_interface, "auto", f"The interface perf_app offers: {', '.join(APP_INTERFACES)}, or auto (found by importing it in a child process)."),
+    Option("perf_app_dir", _path, None, "Folder put first on the servers' PYTHONPATH and used as their working directory when serving perf_app. Default: rootdir."),
+    Option("perf_app_env", parse_env, (), "NAME=value entries (one per ini line, or comma-separated) set in every server's environment when serving perf_app, e.g. DJANGO_SETTINGS_MODULE=mysite.settings.", lines=True),
+    Option("perf_app_backends", parse_backends, (), "BACKEND=ENV_VAR entries (one per ini line, or comma-separated), e.g. redis=REDIS_URL: serverbench starts that backend (or uses --redis-url, --mongo-url, --upstream-url) and hands its URL to perf_app in ENV_VAR.", lines=True),
+    Option("perf_endpoints", parse_endpoints, (), "perf_app's endpoints, one per line: NAME [METHOD] PATH [status=200] [type=CONTENT-TYPE] [contains=TEXT] [header=Name:value] [body=REST OF LINE]; each is a workload.", lines=True),
     Option("perf_start_timeout", _positive_float, 30.0, "Seconds a server or backend may take to become ready."),
     Option("perf_port", _int(1, 32767), None, "Fixed port for the server under test (default: a free port below 32768)."),
     Option("perf_cost_requests", _int(10, 100_000), 200, "Requests counted per cost test (-m cost): the instructions of exactly this many sequential requests are counted under valgrind."),
@@ -239,6 +276,9 @@ class Thresholds:
     max_error_rate: float
     min_rps: float | None = None
     max_p99_ms: float | None = None
+    # The reference contract's work check: each backend counts one operation per response.  Off for a
+    # user's app (perf_app), whose endpoints use their backends as they please (the ops are still recorded).
+    work_check: bool = True
 
 
 @dataclass(frozen=True)
@@ -276,16 +316,24 @@ class PerfConfig:
     start_timeout: float
     port: int | None
     cost_requests: int = 200
+    slow_clients: tuple[tuple[str, int] | None, ...] = (None,)
     cost_tolerance: float = 0.02
     cost_baseline_dir: Path | None = None
     shard: Shard | None = None
+    app: AppTarget | None = None
+    app_interface: str = "auto"
+    app_dir: Path | None = None
+    app_env: tuple[tuple[str, str], ...] = ()
+    app_backends: tuple[tuple[str, str], ...] = ()
+    endpoints: tuple = ()  # of catalog.contract.Endpoint
+    fault: Fault | None = None
 
 
 def parse_option(name: str, raw: Any, source: str) -> Any:
     """Parse one raw value, turning a bad one into an error that names where it came from."""
     option = OPTIONS_BY_NAME[name]
     if not isinstance(raw, str):
-        raw = ",".join(map(str, raw)) if isinstance(raw, (list, tuple)) else str(raw)
+        raw = ("\n" if option.lines else ",").join(map(str, raw)) if isinstance(raw, (list, tuple)) else str(raw)
     try:
         return option.parse(raw)
     except ValueError as exc:
@@ -311,8 +359,15 @@ def _values(cli: Mapping[str, Any], ini: Mapping[str, Any]) -> tuple[dict[str, A
                 values[option.name] = option.default
         except ConfigError as exc:
             problems.append(str(exc))
+    if values.get("perf_app") is not None and values.get("perf_apps") is not None:
+        problems.append("--perf-apps selects reference apps and perf_app serves your own: give one of them")
     if values.get("perf_target_pid") is not None and values.get("perf_target") is None:
         problems.append("--perf-target-pid needs --perf-target (the URL of that server)")
+    if values.get("perf_fault") is not None and values.get("perf_duration") is not None:
+        try:
+            values["perf_fault"].check_window(values["perf_duration"])
+        except ValueError as exc:
+            problems.append(str(exc))
     if problems:
         raise ConfigError("invalid serverbench settings:\n  " + "\n  ".join(problems))
     return values, from_cli
@@ -343,6 +398,7 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
         connections=values["perf_connections"],
         requests_per_connection=values["perf_requests_per_connection"],
         rates=values["perf_rates"],
+        slow_clients=values["perf_slow_clients"],
         rate_connections=values["perf_rate_connections"],
         replicates=values["perf_replicates"],
         locust_users=values["perf_locust_users"],
@@ -367,6 +423,13 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
         cost_tolerance=values["perf_cost_tolerance"],
         cost_baseline_dir=path("perf_cost_baseline_dir"),
         shard=values["perf_shard"],
+        app=values["perf_app"],
+        app_interface=values["perf_app_interface"],
+        app_dir=path("perf_app_dir") if values["perf_app_dir"] is not None else rootdir.resolve(),
+        app_env=values["perf_app_env"],
+        app_backends=values["perf_app_backends"],
+        endpoints=values["perf_endpoints"],
+        fault=values["perf_fault"],
     )
 
 

@@ -58,6 +58,10 @@ class GeneratorError(ServerbenchError):
     """The load generator failed or printed no result."""
 
 
+class BackendFault(ServerbenchError):
+    """A backend fault (--perf-fault) struck the trial, or could not be made: the trial is not a measurement."""
+
+
 class BaselineError(ServerbenchError):
     """A stored baseline file cannot be read or written."""
 

@@ -12,6 +12,8 @@ from serverbench.records import decisions
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 AIOHTTP = registry()["aiohttp"]
+# Under xdist a verdict on 1 s windows would also judge the load of the test beside it.
+JUDGES_TIMINGS = pytest.mark.alone(reason="the gate's verdict is judged on timed windows")
 
 
 def run_ab(variant, workload, base, cand, retries=0, **kwargs):
@@ -28,6 +30,7 @@ def _said(run):
     return "; ".join(f"{k} {d.summary()}" for k, d in run.decisions.items())
 
 
+@JUDGES_TIMINGS
 def test_aa_does_not_raise_an_alarm(apps_dir):
     """Identical arms are never judged a regression or an improvement, on any signal."""
     run = run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=apps_dir),
@@ -37,6 +40,7 @@ def test_aa_does_not_raise_an_alarm(apps_dir):
     assert run.throughput.n >= 8 and run.decisions["p50"].n >= 8 and run.error_rate["base"] == 0.0
 
 
+@JUDGES_TIMINGS
 def test_injected_slowdown_fails(apps_dir):
     """A candidate that burns 100 µs of CPU per request (roughly halving throughput) is a regression."""
     run = run_gated(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir),
@@ -47,6 +51,7 @@ def test_injected_slowdown_fails(apps_dir):
     assert run.throughput.delta < -0.2
 
 
+@JUDGES_TIMINGS
 def test_injected_delay_fails_on_latency(apps_dir):
     """A candidate that waits 1 ms per request (asyncio.sleep, no busy CPU) is judged a regression on latency:
     p50 at the fixed rate is far above the base's."""

@@ -12,7 +12,8 @@ from serverbench.measure.machine import python_info
 from serverbench.measure.servers import start_variant
 from serverbench.measure.trial import Trial, Warmup, run_trial
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+# Under xdist the flags would also see the load of the test beside it (latencies, SYN drops, rps).
+pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.alone(reason="the flags are judged on timings")]
 VARIANTS = registry()
 # Paste as shipped speaks HTTP/1.0 (a connection per request); told to speak HTTP/1.1 it keeps
 # connections alive and each response waits on the client's delayed ACK (the variant's notes).

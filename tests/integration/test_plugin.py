@@ -111,6 +111,7 @@ def test_unreachable_redis_url_fails_the_redis_tests(suite):
     result = suite.runpytest_subprocess(*FAST[:1], "--perf-workloads=redis", *FAST[2:], f"--redis-url={url}", "-k", "throughput")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([f"*--redis-url {url} did not answer*"])
+    assert "During handling of the above exception" not in result.stdout.str()  # the message once, not chained
 
 
 def test_run_records_json_and_saves_then_compares_baselines(suite):

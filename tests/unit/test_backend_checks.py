@@ -1,13 +1,13 @@
 """Pure checks around backends: op verification, backend-bound detection, URL mixes (no servers)."""
 import pytest
 
-from serverbench.config import resolve
+from serverbench.config import Thresholds, resolve
 from serverbench.catalog.contract import ENDPOINTS, check_response, events
 from serverbench.drivers.wrk import mix_script
 from serverbench.errors import ConfigError
 from serverbench.catalog.shapes import LoadShape
 from serverbench.records.schema import BackendUsage, Generator, LoadReport, Result
-from serverbench.judge.verdict import check_ops
+from serverbench.judge.verdict import BaselineCheck, check_ops
 from serverbench.catalog.workloads import SITE_MIX, WORKLOADS
 
 
@@ -27,6 +27,15 @@ def test_ops_matching_requests_pass_and_missing_work_fails():
     cheat = _result(10_000, BackendUsage("redis", "redis-server", 1.0, 5.0, 1, 2_000))
     (problem,) = check_ops(cheat)
     assert "counted 2,000 operations for 10,000 responses" in problem and "did not do the work" in problem
+
+
+def test_the_work_check_is_the_reference_contracts_and_off_for_a_users_app():
+    """A user's endpoint that uses Redis as it pleases (0 ops for 10,000 answers) passes with work_check off,
+    and fails the reference contract's check with it on (the default)."""
+    user = _result(10_000, BackendUsage("redis", "redis-server", 1.0, 5.0, 1, 0))
+    on, off = Thresholds(0.3, 0.01), Thresholds(0.3, 0.01, work_check=False)
+    assert "did not do the work" in BaselineCheck().judge(user, None, on).message
+    assert BaselineCheck().judge(user, None, off).status == "no-baseline"
 
 
 def test_ops_slack_is_tolerance_plus_one_request_per_connection():

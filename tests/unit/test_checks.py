@@ -1,4 +1,5 @@
 """The consistency checks (judge.checks) on synthetic records: each rule flags its artefact, passes a healthy one."""
+from dataclasses import replace
 from pathlib import Path
 
 from serverbench.catalog.shapes import LoadShape
@@ -151,6 +152,23 @@ def test_busy_waiting_needs_the_same_variant_a_waiting_workload_and_a_real_exces
     light = record(rps=1000, server_cpu_s=0.4)  # 80 µs per request
     assert check_session([light, record(rps=1000, server_cpu_s=0.6, workload="redis")])[1] == []
     assert checks.busy_waiting(record(rps=100, server_cpu_s=5.0, workload="plaintext"), [light]) is None
+    idle = record(rps=20, server_cpu_s=0.15, workload="upstream")  # 1.5 ms per request, but 3% of a core
+    assert checks.busy_waiting(idle, [light]) is None
+
+
+def test_neighbours_flag_other_processes_and_stolen_time_in_the_window():
+    """The machine's busy CPU beyond the server's, generator's and backends' own is flagged from 25% of a core;
+    stolen time from 10%; records without the machine's CPU (older files, --perf-target) are not judged."""
+    redis = BackendUsage("redis", "started", 1.0, 5.0, 1, 10_000)
+    quiet = replace(record(server_cpu_s=4.0, gen_cpu_s=2.0, backends=[redis]), host_cpu_s=7.5, host_steal_s=0.0)
+    assert checks.neighbours(quiet) is None  # 0.5 s of 5 s: 10%
+    crowded = replace(quiet, host_cpu_s=10.0)  # 3 s of others over 5 s: 60%
+    flag = checks.neighbours(crowded)
+    assert flag.name == "neighbours" and "other processes used 60% of a core" in flag.message
+    assert checks.neighbours(replace(quiet, host_steal_s=1.0)) is not None  # 20% stolen
+    assert checks.neighbours(replace(quiet, host_cpu_s=None)) is None
+    assert Result.from_record(crowded.to_record()).host_cpu_s == 10.0
+    assert Result.from_record(record().to_record()).host_cpu_s is None
 
 
 def test_flags_round_trip_through_the_record():

@@ -44,3 +44,13 @@ def test_a_file_that_is_not_a_result_file_is_refused(tmp_path, capsys):
     assert "bad.json is not a serverbench --perf-json file" in capsys.readouterr().err
     assert main([str(tmp_path / "none.json"), str(bad)]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_the_records_flags_are_shown_beside_their_rps(tmp_path, capsys):
+    """A record's consistency flags (judge.checks) appear next to its throughput; an unflagged one shows none."""
+    flagged = _record("t::gevent-pywsgi/flask/json/c64", 24.0)
+    flagged["flags"] = [{"name": "stall", "reason": "server 2% busy, p50 40 ms"}]
+    a = _write(tmp_path / "a.json", [flagged])
+    b = _write(tmp_path / "b.json", [_record("t::gevent-pywsgi/flask/json/c64", 3000.0, "pypy")])
+    assert main([str(a), str(b), "--markdown", str(tmp_path / "m.md")]) == 0
+    assert "| gevent-pywsgi/flask/json/c64 | 24 stall | 3,000 | 125.00x |" in (tmp_path / "m.md").read_text()

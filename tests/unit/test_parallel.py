@@ -1,6 +1,8 @@
 """Parallel runs end to end without servers: --perf-shard at collection, timed tests refused under xdist."""
 import re
 
+from serverbench.measure.ports import PORT_RANGE, PORTS_ENV, configured_range
+
 TESTS = '''
 import pytest
 
@@ -60,20 +62,69 @@ def test_timed_tests_collected_under_xdist_are_refused(pytester):
     assert re.search(r"timed tests \(-m perf\) cannot run under pytest-xdist", result.stdout.str())
 
 
-def test_each_xdist_worker_has_its_own_temporary_folder(pytester):
+def test_each_xdist_worker_has_its_own_temporary_folder_and_ports(pytester):
     """With no timed test selected, -n runs without -m; on a worker, tempfile and TMPDIR (inherited by
-    the servers it starts) point into the worker's own folder."""
-    pytester.makepyfile(test_tmp='''
+    the servers it starts) point into the worker's own folder, and SERVERBENCH_PORTS holds its own slice."""
+    seen = pytester.path / "seen.log"
+    pytester.makepyfile(test_tmp=f'''
 import os
 import tempfile
 
 import pytest
 
+from serverbench.measure.ports import configured_range, free_port
+
 @pytest.mark.parametrize("n", range(4))
 def test_folder(n, worker_id):
-    """The temporary folder is this worker's."""
+    """The temporary folder and the ports are this worker's."""
     assert tempfile.gettempdir() == os.environ["TMPDIR"]
     assert worker_id in tempfile.gettempdir() and os.path.isdir(tempfile.gettempdir())
+    assert free_port() in configured_range()
+    with open({str(seen)!r}, "a") as out:
+        out.write(f"{{worker_id}} {{os.environ['SERVERBENCH_PORTS']}}\\n")
 ''')
     result = pytester.runpytest("-n", "2", "-p", "xdist")
     assert result.ret == 0 and result.parseoutcomes()["passed"] == 4
+    slices = {worker: configured_range({PORTS_ENV: value}) for worker, value in
+              (line.split() for line in seen.read_text().splitlines())}
+    allowed = configured_range() or PORT_RANGE  # a slice of this run's own, when this test runs on a worker
+    assert len(slices) == 2 and not set(slices["gw0"]) & set(slices["gw1"])
+    assert all(set(s) <= set(allowed) for s in slices.values())
+
+
+def test_an_alone_test_runs_with_no_other_test_beside_it(pytester):
+    """Under -n 2 no other test's run overlaps the alone test's, while the others do run side by side."""
+    log = pytester.path / "spans.log"
+    pytester.makepyfile(test_spans=f'''
+import time
+
+import pytest
+
+def span(name, seconds):
+    started = time.monotonic()
+    time.sleep(seconds)
+    with open({str(log)!r}, "a") as out:
+        out.write(f"{{name}} {{started}} {{time.monotonic()}}\\n")
+
+@pytest.mark.parametrize("n", range(8))
+def test_beside(n):
+    """A short test."""
+    span(f"beside{{n}}", 0.2)
+
+@pytest.mark.alone(reason="it times itself")
+@pytest.mark.parametrize("n", range(2))
+def test_alone(n):
+    """A test that must have the machine to itself."""
+    span(f"alone{{n}}", 0.5)
+''')
+    result = pytester.runpytest("-n", "2", "-p", "xdist")
+    assert result.ret == 0 and result.parseoutcomes()["passed"] == 10
+    spans = [(name, float(a), float(b)) for name, a, b in (line.split() for line in log.read_text().splitlines())]
+
+    def overlap(x, y):
+        return x[1] < y[2] and y[1] < x[2]
+
+    alone = [s for s in spans if s[0].startswith("alone")]
+    assert len(alone) == 2 and not [(a[0], s[0]) for a in alone for s in spans if s is not a and overlap(a, s)]
+    beside = [s for s in spans if s[0].startswith("beside")]
+    assert any(overlap(x, y) for x in beside for y in beside if x is not y), "the other tests did not run in parallel"

@@ -136,12 +136,12 @@ def _path_without(program: str, folder: Path) -> str:
 
 @pytest.mark.fresh_checkout
 def test_run_tests_collects_as_an_unprivileged_user_with_sudo(sudo_user):
-    """`./run tests --collect-only -q` in a fresh clone as a non-root user with passwordless sudo, chromium hidden
+    """`./run tests -n 0 --collect-only -q` in a fresh clone as a non-root user with passwordless sudo, chromium hidden
     from its PATH: ./run installs it with `sudo -n apt-get` (not "install them as root"), builds a venv, collects."""
     path = _path_without("chromium", sudo_user.parent / "path-without-chromium")  # only the browser tests need it
     started = time.monotonic()
     run = subprocess.run(["sudo", "-u", USER, "-H", "env", f"PATH={path}", "bash", "-c",
-                          f"cd {sudo_user} && ./run tests --collect-only -q -p no:cacheprovider"],
+                          f"cd {sudo_user} && ./run tests -n 0 --collect-only -q -p no:cacheprovider"],
                          capture_output=True, text=True, timeout=1800)
     out = run.stdout + run.stderr
     said = [line[line.index("serverbench:"):] for line in run.stderr.splitlines() if "serverbench:" in line]

@@ -82,6 +82,26 @@ def provide(name: str, url: str | None = None, timeout: float = 30.0) -> Service
     return b.connect(url) if url is not None else b.start(timeout=timeout)
 
 
+def alive(service: Service) -> bool:
+    """False when serverbench started this backend and its process has since died (a fault killed it)."""
+    process = getattr(service, "process", None)
+    return process is None or process.alive()
+
+
+def revive(name: str, service: Service, timeout: float = 30.0) -> bool:
+    """Start again, on its own port (the apps hold its URL), a backend whose process died, and seed it;
+    True when it had to.  Someone else's backend (noproc) is never touched."""
+    if alive(service):
+        return False
+    process = getattr(service, "process")
+    process.stop()  # reap the dead group, sweep what is left of it, close its log
+    process.start(timeout=max(timeout, backend(name).min_start_timeout))
+    seed = getattr(service, "seed", None)  # the upstream has no data to seed
+    if seed is not None:
+        seed()
+    return True
+
+
 def env(services: Mapping[str, Service]) -> dict[str, str]:
     """The environment variables that hand these services' URLs to the apps."""
     return {BACKENDS[name].env_var: s.url for name, s in services.items()}

@@ -75,6 +75,9 @@ class UpstreamService:
 
     cores = 1  # one nginx worker
 
+    def seed(self) -> None:
+        """Nothing to write: the upstream holds no data (every answer is the same echo)."""
+
     def count(self) -> int | None:
         """Requests nginx has served (stub_status), not counting this status request itself."""
         if self.process is None:

@@ -98,11 +98,27 @@ def _expect_empty(body: bytes) -> str | None:
 
 
 @dataclass(frozen=True)
+class Request:
+    """What is sent to an endpoint besides its path: the contract's endpoints are plain GETs."""
+
+    method: str = "GET"
+    headers: tuple[tuple[str, str], ...] = ()
+    body: bytes = b""
+
+    @property
+    def plain(self) -> bool:
+        """A GET without headers or body: what every driver sends by default."""
+        return self == Request()
+
+
+@dataclass(frozen=True)
 class Endpoint:
     """One endpoint of the contract: where it is, what it must answer, what it needs.
 
     ``min_seconds``: the response may not come sooner (a sleep or a slow upstream that was
-    skipped is a wrong answer).  ``content_type`` None: no body, nothing to check.
+    skipped is a wrong answer).  ``content_type`` None: no body, nothing to check (a user's
+    endpoint: the type is not checked).  ``request``: the method, headers and body sent (a
+    user's endpoint, :mod:`serverbench.catalog.userapp`; the contract's are plain GETs).
     """
 
     name: str
@@ -112,6 +128,7 @@ class Endpoint:
     backends: tuple[str, ...] = ()
     status: int = 200
     min_seconds: float = 0.0
+    request: Request = Request()
 
 
 ENDPOINTS: Mapping[str, Endpoint] = {

@@ -4,14 +4,27 @@ A shape is pure description: connections (closed model) or a target rate (open m
 how many requests each connection carries before it is closed, and a ramp.  Each driver states
 which shapes it can execute (:func:`refusal`); anything else is refused with the reason before any
 server starts.
+
+A shape may also hold slow clients beside that load (``c16+idle16``: 16 connections that open and send
+nothing while 16 drive the load); measure.slowclients runs them.  The kinds are :data:`SLOW_KINDS`.
 """
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..errors import ConfigError
+
+# What a slow client does once connected (measure.slowclients runs them):
+SLOW_KINDS = {
+    "slowloris": "sends its headers a byte at a time and never finishes them",
+    "idle": "opens the connection and sends nothing",
+    "partial": "sends the request line and half the headers, then nothing",
+    "keepalive": "sends one whole request, reads the answer, then stays silent on the kept-alive connection",
+}
+_SLOW = re.compile(r"^(?P<base>.+)\+(?P<kind>[a-z]+)(?P<count>\d+)$")
 
 
 @dataclass(frozen=True)
@@ -28,6 +41,8 @@ class LoadShape:
     requests_per_connection: int | None = None
     ramp: float = 0.0
     workers: int | None = None
+    slow_clients: int = 0  # connections held beside the load, doing ``slow_kind`` (SLOW_KINDS)
+    slow_kind: str | None = None
 
     @property
     def model(self) -> str:
@@ -35,7 +50,12 @@ class LoadShape:
 
     @property
     def label(self) -> str:
-        """The shape in a test id and a record key: c64, r200, c64-rpc1, u50-w2."""
+        """The shape in a test id and a record key: c64, r200, c64-rpc1, u50-w2, c16+idle16."""
+        slow = f"+{self.slow_kind}{self.slow_clients}" if self.slow_clients else ""
+        return self._load_label + slow
+
+    @property
+    def _load_label(self) -> str:
         if self.workers is not None:
             return f"u{self.connections}-w{self.workers}"
         parts = [f"c{self.connections}" if self.rate is None else f"r{self.rate:g}"]
@@ -61,6 +81,12 @@ class LoadShape:
             out.append(f"locust workers must be a whole number >= 0, got {self.workers!r}")
         if not (isinstance(self.ramp, (int, float)) and 0 <= self.ramp < self.duration):
             out.append(f"ramp must be seconds in [0, duration), got {self.ramp!r}")
+        if not isinstance(self.slow_clients, int) or isinstance(self.slow_clients, bool) or self.slow_clients < 0:
+            out.append(f"slow clients must be a whole number >= 0, got {self.slow_clients!r}")
+        elif self.slow_clients and self.slow_kind not in SLOW_KINDS:
+            out.append(f"slow clients' kind must be one of {', '.join(SLOW_KINDS)}, got {self.slow_kind!r}")
+        elif not self.slow_clients and self.slow_kind is not None:
+            out.append(f"slow kind {self.slow_kind!r} given without a number of slow clients")
         return out
 
 
@@ -101,6 +127,46 @@ def check(shapes: Iterable[LoadShape], caps: Capabilities) -> None:
                 problems.append(reason)
     if problems:
         raise ConfigError("impossible load shape(s):\n  " + "\n  ".join(dict.fromkeys(problems)))
+
+
+def from_label(label: str, duration: int = 5) -> LoadShape:
+    """The shape a label names (the inverse of :attr:`LoadShape.label`): c64, r200 (on 64 connections),
+    c64-rpc1, c8-ramp2, u50-w2, and any of them with slow clients: c16+idle16, c16+slowloris8.
+    An unreadable label or an impossible shape is a ConfigError naming the part and the grammar."""
+    fields: dict[str, object] = {"duration": duration}
+    base = label.strip()
+    slow = _SLOW.match(base)
+    if slow:
+        base = slow["base"]
+        fields.update(slow_kind=slow["kind"], slow_clients=int(slow["count"]))
+    parts = base.split("-")
+    for i, part in enumerate(parts):
+        key, value = _label_part(part, first=i == 0)
+        if key is None or key in fields:
+            raise ConfigError(f"load shape {label!r}: cannot read {part!r}; write c<connections> or r<rate> or "
+                              "u<users>-w<workers>, then -rpc<n> and -ramp<seconds> as needed, then "
+                              f"+<kind><count> for slow clients (kinds: {', '.join(SLOW_KINDS)}), e.g. c16+idle16")
+        fields[key] = value
+    if ("users" in fields) != ("workers" in fields):
+        raise ConfigError(f"load shape {label!r}: a locust scenario is u<users>-w<workers>, both parts together")
+    if "users" in fields:
+        fields["connections"] = fields.pop("users")
+    shape = LoadShape(**fields)  # type: ignore[arg-type]
+    if shape.problems():
+        raise ConfigError(f"load shape {label!r}: {'; '.join(shape.problems())}")
+    return shape
+
+
+def _label_part(part: str, first: bool) -> tuple[str | None, object]:
+    """One ``-``-separated part of a label as (field, value); (None, None) when it is not one."""
+    patterns = ((r"c(\d+)", "connections", int), (r"r(\d+(?:\.\d+)?)", "rate", float), (r"u(\d+)", "users", int)) \
+        if first else ((r"rpc(\d+)", "requests_per_connection", int), (r"ramp(\d+(?:\.\d+)?)", "ramp", float),
+                       (r"w(\d+)", "workers", int))
+    for pattern, key, kind in patterns:
+        found = re.fullmatch(pattern, part)
+        if found:
+            return key, kind(found[1])
+    return None, None
 
 
 def fd_need(connections: Sequence[int]) -> int:

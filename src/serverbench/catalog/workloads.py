@@ -1,11 +1,12 @@
 """Workloads: what one trial requests, as data.  A workload names an endpoint of the contract,
-or (``mix``) a weighted list of URLs like siege's URL file, driven by wrk through Lua."""
+or (``mix``) a weighted list of URLs like siege's URL file, driven by wrk through Lua.  A user's
+app brings its own endpoints (``own``: :mod:`serverbench.catalog.userapp`), one workload each."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Mapping
 
-from .contract import ENDPOINTS, Endpoint
+from .contract import ENDPOINTS, Endpoint, Request
 
 
 @dataclass(frozen=True)
@@ -17,10 +18,17 @@ class Workload:
     description: str
     mix: tuple[tuple[str, int], ...] = ()
     also_verify: tuple[str, ...] = ()
+    own: Endpoint | None = None  # an endpoint outside the contract (a user's app): used instead of ENDPOINTS
 
     @property
     def spec(self) -> Endpoint:
-        return ENDPOINTS[self.endpoint]
+        return self.own if self.own is not None else ENDPOINTS[self.endpoint]
+
+    @property
+    def request(self) -> Request | None:
+        """The method, headers and body every request sends; None for a plain GET (the drivers' default)."""
+        request = self.spec.request
+        return None if request.plain else request
 
     @property
     def specs(self) -> tuple[Endpoint, ...]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, Sequence
 
+from ..catalog.contract import Request
 from ..catalog.shapes import Capabilities, LoadShape
 
 
@@ -30,9 +31,10 @@ class Driver(Protocol):
         """Raise a usage error (missing binary or package, with the install) before any server starts."""
 
     def run(self, url: str, shape: LoadShape, *, cpus: Sequence[int] | None = None,
-            mix: Sequence[tuple[str, int]] = ()) -> tuple[Any, Any]:
-        """Drive ``url`` as ``shape`` says (``mix``: weighted paths instead of the URL's path);
-        returns (LoadReport, the run with ``cpu_s`` and ``wall_s``)."""
+            mix: Sequence[tuple[str, int]] = (), request: Request | None = None) -> tuple[Any, Any]:
+        """Drive ``url`` as ``shape`` says (``mix``: weighted paths instead of the URL's path;
+        ``request``: the method, headers and body of every request, a user's endpoint; the
+        locust driver takes none); returns (LoadReport, the run with ``cpu_s`` and ``wall_s``)."""
 
 
 def driver_for(shape: LoadShape, threads: int = 2) -> Driver:

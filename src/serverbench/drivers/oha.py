@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import GeneratorError, MissingBinaryError
 from ..measure.executors import run_generator
 from ..records.schema import ERROR_KEYS, LoadReport
+from ..catalog.contract import Request
 from ..catalog.shapes import Capabilities, LoadShape
 
 OHA_CAPABILITIES = Capabilities("oha", ("open",), requests_per_connection=False, ramp=False)
@@ -97,23 +99,34 @@ class OhaDriver:
         match = re.search(r"(\d+\.\d+\.\d+)", out)
         return match.group(1) if match else "unknown"
 
-    def argv(self, url: str, connections: int, duration: int, rate: float) -> list[str]:
+    def argv(self, url: str, connections: int, duration: int, rate: float, request: Request | None = None,
+             body_path: Path | None = None) -> list[str]:
+        """oha's command; ``request``: its method (-m) and headers (-H), the body from ``body_path`` (-D)."""
+        sends = [] if request is None else ["-m", request.method] + [
+            a for name, value in request.headers for a in ("-H", f"{name}: {value}")]
+        sends += ["-D", str(body_path)] if body_path is not None else []
         return [self.binary, "-z", f"{duration}s", "-c", str(connections), "-q", f"{rate:g}", "--latency-correction",
-                "--no-tui", "--output-format", "json", "-t", f"{self.timeout_s}s", url]
+                "--no-tui", "--output-format", "json", "-t", f"{self.timeout_s}s", *sends, url]
 
     def check(self) -> None:
         self.binary  # noqa: B018 - a missing oha is a usage error with the install, before any server starts
 
     def run(self, url: str, shape: LoadShape, *, cpus: Sequence[int] | None = None,
-            mix: Sequence[tuple[str, int]] = ()):
-        """Hold the shape's rate on ``url`` for its duration; returns (LoadReport, GeneratorRun)."""
+            mix: Sequence[tuple[str, int]] = (), request: Request | None = None):
+        """Hold the shape's rate on ``url`` for its duration (every request as ``request`` says, when
+        given); returns (LoadReport, GeneratorRun)."""
         if shape.rate is None:
             raise GeneratorError("oha is serverbench's open-model driver: it needs a rate (--perf-rates)")
         if mix or shape.requests_per_connection is not None:
             raise GeneratorError(f"oha runs one URL at a rate; it cannot run {'a URL mix' if mix else shape.label}")
         env = {**os.environ, "NO_COLOR": "1"}
-        run = run_generator(self.argv(url, shape.connections, shape.duration, shape.rate),
-                            timeout=shape.duration + self.timeout_s + 30, cpus=cpus, env=env)
+        with tempfile.TemporaryDirectory(prefix="serverbench-oha-") as tmp:
+            body_path = None
+            if request is not None and request.body:
+                body_path = Path(tmp) / "body"
+                body_path.write_bytes(request.body)
+            run = run_generator(self.argv(url, shape.connections, shape.duration, shape.rate, request, body_path),
+                                timeout=shape.duration + self.timeout_s + 30, cpus=cpus, env=env)
         if run.returncode != 0:
             raise GeneratorError(f"oha exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}")
         return parse_report(run.stdout, shape.duration), run

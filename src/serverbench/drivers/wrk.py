@@ -14,6 +14,7 @@ from typing import Sequence
 from ..errors import GeneratorError
 from ..measure.executors import require_binary, run_generator
 from ..records.schema import ERROR_KEYS, LATENCY_KEYS, LoadReport
+from ..catalog.contract import Request
 from ..catalog.shapes import Capabilities, LoadShape
 
 REPORTER = Path(__file__).with_name("wrk_report.lua")
@@ -66,20 +67,21 @@ class WrkDriver:
         self.binary  # noqa: B018 - a missing wrk is a usage error before any server starts
 
     def run(self, url: str, shape: LoadShape, *, cpus: Sequence[int] | None = None,
-            mix: Sequence[tuple[str, int]] = ()):
+            mix: Sequence[tuple[str, int]] = (), request: Request | None = None):
         """Drive ``url`` for the shape's duration (optionally pinned to ``cpus``); returns (LoadReport, GeneratorRun).
 
         ``mix``: weighted paths (siege's URL file): each request picks one by weight, so the
         path part of ``url`` is ignored.  The shape's ``requests_per_connection``: close each
-        connection after that many requests on average (None: keep-alive).
+        connection after that many requests on average (None: keep-alive).  ``request``: the
+        method, headers and body of every request (a user's endpoint; default a plain GET).
         """
         rpc = shape.requests_per_connection
         with tempfile.TemporaryDirectory(prefix="serverbench-wrk-") as tmp:
             script = REPORTER
-            if mix or rpc is not None:
+            if mix or rpc is not None or request is not None:
                 script = Path(tmp) / "requests.lua"
                 paths = mix or ((urlsplit(url).path + (f"?{urlsplit(url).query}" if urlsplit(url).query else ""), 1),)
-                script.write_text(mix_script(paths, rpc) + REPORTER.read_text())
+                script.write_text(mix_script(paths, rpc, request) + REPORTER.read_text())
             run = run_generator(self.argv(url, shape.connections, shape.duration, script),
                                 timeout=shape.duration + self.timeout_s + 30, cpus=cpus)
         if run.returncode != 0:
@@ -87,11 +89,19 @@ class WrkDriver:
         return parse_report(run.stdout), run
 
 
-def mix_script(mix: Sequence[tuple[str, int]], requests_per_connection: int | None = None) -> str:
+def lua_string(data: str | bytes) -> str:
+    """A Lua string literal holding exactly ``data`` (bytes outside printable ASCII as decimal escapes)."""
+    raw = data.encode() if isinstance(data, str) else data
+    return '"' + "".join(chr(b) if 32 <= b < 127 and b not in (34, 92) else f"\\{b:03d}" for b in raw) + '"'
+
+
+def mix_script(mix: Sequence[tuple[str, int]], requests_per_connection: int | None = None,
+               request: Request | None = None) -> str:
     """Lua that makes wrk request the paths in proportion to their weights (requests pre-formatted per
     thread), and with ``requests_per_connection`` N sends every Nth request of a thread with
     ``Connection: close``: each connection then carries N requests on average (exactly 1 when N = 1).
-    wrk reconnects after a close without counting an error."""
+    wrk reconnects after a close without counting an error.  ``request``: every request's method,
+    headers and body (wrk.format's arguments; it adds Content-Length for a body)."""
     if not mix or any(w < 1 or not p.startswith("/") for p, w in mix):
         raise ValueError(f"a mix is (path starting with '/', weight >= 1) pairs, got {list(mix)!r}")
     if requests_per_connection is not None and requests_per_connection < 1:
@@ -99,14 +109,18 @@ def mix_script(mix: Sequence[tuple[str, int]], requests_per_connection: int | No
     expanded = [p for p, w in mix for _ in range(w)]
     paths = ", ".join(json.dumps(p) for p in expanded)
     n = requests_per_connection or 0
-    return ("-- serverbench request script (weighted paths, requests per connection)\n"
+    request = request or Request()
+    headers = "".join(f"[{lua_string(k)}] = {lua_string(v)}, " for k, v in request.headers)
+    body = lua_string(request.body) if request.body else "nil"
+    return ("-- serverbench request script (weighted paths, requests per connection, method/headers/body)\n"
             f"local paths = {{{paths}}}\n"
             f"local per_connection = {n}\n"
+            f"local method, body = {lua_string(request.method)}, {body}\n"
             "local reqs, closing, count = {}, {}, 0\n"
             "init = function(args)\n"
             "  for i, p in ipairs(paths) do\n"
-            "    reqs[i] = wrk.format('GET', p)\n"
-            "    closing[i] = wrk.format('GET', p, {['Connection'] = 'close'})\n"
+            f"    reqs[i] = wrk.format(method, p, {{{headers}}}, body)\n"
+            f"    closing[i] = wrk.format(method, p, {{{headers}['Connection'] = 'close'}}, body)\n"
             "  end\n"
             "end\n"
             "request = function()\n"

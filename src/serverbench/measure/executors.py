@@ -2,12 +2,15 @@
 
 Built on mirakuru: every process starts in its own session (``setsid``), readiness is polled
 (HTTP status or TCP) with a timeout, and stopping signals the whole process group.  On top of
-that each child gets ``PR_SET_PDEATHSIG`` so that if pytest itself is killed, the server is
-told to exit rather than left behind, and mirakuru's atexit sweep kills anything still
-carrying its environment marker.
+that each child gets ``PR_SET_PDEATHSIG`` so that if pytest itself is killed (SIGKILL), the
+server, backend or generator is told to exit rather than left behind.  A process still running
+when the interpreter exits without its fixtures' teardown (a Ctrl-C during the session's last
+writes) is stopped gracefully at exit, and mirakuru's own atexit sweep then kills anything
+still carrying its environment marker.  docs/robustness.md holds the census of interruptions.
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 import re
@@ -31,14 +34,30 @@ from .ports import PORT_RANGE, free_port  # noqa: F401  (callers import them fro
 LOOPBACK = "127.0.0.1"
 _EXCEPTION_LINE = re.compile(r"^\s*[\w.]*(Error|Exception)\b.*:")
 _PR_SET_PDEATHSIG = 1
+try:  # looked up here, not in the forked child: dlopen after fork can deadlock on a lock another thread held
+    _PRCTL: Callable[..., int] | None = ctypes.CDLL(None, use_errno=True).prctl
+except (OSError, AttributeError):  # not Linux: the atexit sweeps still apply
+    _PRCTL = None
 
 
-def _session_with_parent_death_signal() -> None:
-    os.setsid()
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):  # not Linux: mirakuru's atexit sweep still applies
-        pass
+def _child_setup(cpus: Sequence[int] | None = None) -> Callable[[], None]:
+    """What a child runs before exec: its own session, a SIGTERM when its parent dies, its cores.
+
+    The parent-death signal belongs to the thread that forked; every process here is started from
+    the thread that waits for it (servers and backends from pytest's main thread).
+    """
+    parent = os.getpid()
+
+    def setup() -> None:
+        os.setsid()
+        if _PRCTL is not None:
+            _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)
+            if os.getppid() != parent:  # the parent died before the signal was armed: nobody will stop us
+                os.kill(os.getpid(), signal.SIGKILL)
+        if cpus is not None:
+            os.sched_setaffinity(0, set(cpus))
+
+    return setup
 
 
 class _Guarded:
@@ -47,7 +66,7 @@ class _Guarded:
     @property
     def _popen_kwargs(self) -> dict[str, Any]:
         kwargs = super()._popen_kwargs  # type: ignore[misc]
-        kwargs["preexec_fn"] = _session_with_parent_death_signal
+        kwargs["preexec_fn"] = _child_setup()
         return kwargs
 
 
@@ -93,6 +112,15 @@ def port_owner(port: int) -> str:
     return "another process"
 
 
+_LIVE: set["ManagedProcess"] = set()  # started and not yet stopped: stopped at exit if teardown never ran
+
+
+@atexit.register  # registered after mirakuru's sweep, so it runs first: a graceful stop, then the SIGKILL sweep
+def _stop_leftovers() -> None:
+    for process in list(_LIVE):
+        process.stop()
+
+
 class ManagedProcess:
     """A long-running process (server or backend) with captured output and a readiness check."""
 
@@ -115,9 +143,12 @@ class ManagedProcess:
         else:
             self._executor = _TCPProcess(self.argv, host=LOOPBACK, port=port, **kwargs)
 
-    def start(self) -> "ManagedProcess":
+    def start(self, timeout: float | None = None) -> "ManagedProcess":
+        if timeout is not None:  # a restart (backends.base.revive): stop() left its own 10 s there
+            self._executor._timeout = timeout
         self._log = open(self.log_path, "wb")
         self._executor._stdout = self._log
+        _LIVE.add(self)
         try:
             self._executor.start()
         except AlreadyRunning:
@@ -179,6 +210,7 @@ class ManagedProcess:
         finally:
             self._close_log()
             self.log_path.unlink(missing_ok=True)  # any error already carried the log's tail
+        _LIVE.discard(self)  # not when interrupted above: the exit sweep stops it again
 
     def _close_log(self) -> None:
         if self._log is not None:
@@ -217,11 +249,15 @@ def run_generator(argv: Sequence[str], timeout: float, cpus: Sequence[int] | Non
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.monotonic()
         process = subprocess.Popen(list(argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
-                                   preexec_fn=_prepare(cpus))
+                                   preexec_fn=_child_setup(cpus))
         watchdog = threading.Timer(timeout, _kill_group, args=(process.pid,))
         watchdog.start()
         try:
             _, status, usage = os.wait4(process.pid, 0)
+        except BaseException:  # Ctrl-C while it runs: it must not outlive the trial
+            _kill_group(process.pid)
+            os.waitpid(process.pid, 0)
+            raise
         finally:
             watchdog.cancel()
         wall = time.monotonic() - started
@@ -233,16 +269,6 @@ def run_generator(argv: Sequence[str], timeout: float, cpus: Sequence[int] | Non
     if run.returncode == -signal.SIGKILL and wall >= timeout:
         raise GeneratorError(f"{argv[0]} did not finish within {timeout:g} s and was killed")
     return run
-
-
-def _prepare(cpus: Sequence[int] | None) -> Callable[[], None]:
-    """What a generator's child runs before exec: its own session, the parent-death signal, its cores."""
-    def prepare() -> None:
-        _session_with_parent_death_signal()
-        if cpus is not None:
-            os.sched_setaffinity(0, set(cpus))
-
-    return prepare
 
 
 @dataclass(frozen=True)
@@ -267,7 +293,7 @@ class BackgroundProcess:
     def start(cls, argv: Sequence[str], log: Path, cpus: Sequence[int] | None = None) -> "BackgroundProcess":
         with open(log, "wb") as out:
             process = subprocess.Popen(list(argv), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                       preexec_fn=_prepare(cpus))
+                                       preexec_fn=_child_setup(cpus))
         return cls(process, log)
 
     def reap(self, linger_s: float) -> Reaped:

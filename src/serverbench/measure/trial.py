@@ -14,9 +14,11 @@ from ..catalog.workloads import Workload
 from ..drivers.base import Driver
 from ..errors import ServerDiedError
 from ..records.schema import BackendUsage, Generator, Result
+from .hostcpu import HostSampler
 from .kernel import listen_counters, window
 from .sampling import TreeSampler
 from .servers import RunningServer
+from .slowclients import held
 from .verify import fetch
 
 
@@ -41,6 +43,7 @@ class Trial:
     backends: Mapping[str, Service] = field(default_factory=dict)
     cpus: Sequence[int] | None = None
     progress: Callable[[str, int], None] | None = None  # told each phase as it begins: ("warm-up", k), ("measure", 0)
+    during: Callable[[], Any] | None = None  # a context manager around the measured load (a backend fault, measure.faults)
 
     def report(self, phase: str, round: int = 0) -> None:
         if self.progress is not None:
@@ -48,8 +51,9 @@ class Trial:
 
     def run_load(self, duration: int):
         """The driver on this trial's URL for ``duration`` seconds of its shape: (LoadReport, generator run)."""
+        sends = {} if self.workload.request is None else {"request": self.workload.request}  # a user's endpoint
         return self.driver.run(self.server.url + self.workload.path, replace(self.shape, duration=duration),
-                               cpus=self.cpus, mix=self.workload.mix)
+                               cpus=self.cpus, mix=self.workload.mix, **sends)
 
 
 @dataclass(frozen=True)
@@ -91,11 +95,16 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
                     if b.pid is not None}
         before = {name: b.count() for name, b in backends.items()}
         listen_before = listen_counters()
+        host = HostSampler()  # the whole machine's CPU: neighbours show here
+        if trial.during is not None:
+            stack.enter_context(trial.during())
+        slow = stack.enter_context(held(server.url + trial.workload.path, trial.shape, trial.cpus))  # c16+idle16
         trial.report("measure")
         started = time.monotonic()
         load, run = trial.run_load(trial.shape.duration)
         wall = time.monotonic() - started
         listen = window(listen_before, listen_counters())
+        host_cpu = host.stop()
     after = {name: b.count() for name, b in backends.items()}
     usage = sampler.usage() if sampler is not None else None
     check_alive(server)
@@ -113,7 +122,8 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
                   warmup_settled=settled(warmup_rps, warmup.settle) if warmup and len(warmup_rps) >= 2 else None,
                   url=server.url + trial.workload.path, load=load, generator=generator,
                   server_cpu_s=usage.cpu_s if usage else None, server_rss_mb=usage.rss_mb if usage else None,
-                  machine=trial.machine, python=trial.python, backends=used, kernel=listen,
+                  machine=trial.machine, python=trial.python, backends=used, kernel=listen, slow_clients=slow.report,
+                  host_cpu_s=host_cpu.busy_s, host_steal_s=host_cpu.steal_s,
                   timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
 
 

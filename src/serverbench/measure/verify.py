@@ -6,16 +6,18 @@ import time
 from typing import Iterable
 from urllib.parse import urlsplit
 
-from ..catalog.contract import Endpoint, check_headers, check_response
+from ..catalog.contract import Endpoint, Request, check_headers, check_response
 from ..errors import VerificationError
 
 
-def fetch(base_url: str, path: str, timeout: float = 10.0) -> tuple[int, dict[str, str], bytes]:
-    """One GET over a fresh connection: status, headers, body."""
+def fetch(base_url: str, path: str, timeout: float = 10.0,
+          request: Request = Request()) -> tuple[int, dict[str, str], bytes]:
+    """One request (a GET unless ``request`` says otherwise) over a fresh connection: status, headers, body."""
     parts = urlsplit(base_url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     try:
-        conn.request("GET", path, headers={"Connection": "close"})
+        conn.request(request.method, path, body=request.body or None,
+                     headers={**dict(request.headers), "Connection": "close"})
         response = conn.getresponse()
         return response.status, dict(response.getheaders()), response.read()
     finally:
@@ -32,10 +34,10 @@ def verify(base_url: str, endpoints: Iterable[Endpoint], what: str, headers: boo
     for endpoint in endpoints:
         try:
             started = time.monotonic()
-            status, got_headers, body = fetch(base_url, endpoint.path)
+            status, got_headers, body = fetch(base_url, endpoint.path, request=endpoint.request)
             elapsed = time.monotonic() - started
         except OSError as exc:
-            failures.append(f"{endpoint.path}: request failed: {exc}")
+            failures.append(f"{_label(endpoint)}: request failed: {exc}")
             continue
         problems = check_response(endpoint, status, got_headers, body)
         if headers:
@@ -44,6 +46,12 @@ def verify(base_url: str, endpoints: Iterable[Endpoint], what: str, headers: boo
             problems.append(f"answered in {elapsed * 1000:.0f} ms, sooner than the {endpoint.min_seconds * 1000:.0f} ms "
                             "the endpoint must wait (it skipped the sleep or the upstream call)")
         if problems:
-            failures.append(f"{endpoint.path}: " + "; ".join(problems))
+            failures.append(f"{_label(endpoint)}: " + "; ".join(problems))
     if failures:
         raise VerificationError(f"{what} does not honour the endpoint contract:\n  " + "\n  ".join(failures))
+
+
+def _label(endpoint: Endpoint) -> str:
+    """How a failure names the endpoint: its path, with the method when it is not a GET."""
+    method = endpoint.request.method
+    return endpoint.path if method == "GET" else f"{method} {endpoint.path}"

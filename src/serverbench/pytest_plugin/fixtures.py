@@ -11,12 +11,17 @@ keyword arguments defaulting to None; a given argument beats the command line an
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable, Iterable, Iterator
 
 import pytest
 
-from ..backends.base import BACKENDS, Service, backend
+from ..backends.base import BACKENDS, Service, backend, revive
 from ..backends.base import env as backends_env
+from ..catalog.faults import Fault
+from ..errors import BackendFault, ConfigError
+from ..judge.faults import fault_message
+from ..measure.faults import FaultInjection, Toxiproxy
 from ..config import PerfConfig, resolve_thresholds
 from ..errors import ServerbenchError
 from ..records.schema import Result, replicated
@@ -26,6 +31,7 @@ from ..records.results import Failure
 from .session import PerfSession
 from ..measure.trial import Trial, Warmup, run_trial
 from ..catalog.apps import APPS
+from ..catalog.userapp import UserApp
 from ..catalog.matrix import Cell
 from ..judge.verdict import BaselineCheck, Check
 from ..catalog.workloads import WORKLOADS
@@ -113,20 +119,56 @@ def upstream_noproc(url: str | None = None) -> Callable:
 
 class BackendPool:
     """The session's backing services, each started or connected on first need through its fixture
-    (``perf_<backend>``); a service that failed is not retried."""
+    (``perf_<backend>``); a service that failed is not retried.  One whose process died (a fault
+    killed it) is started again on its port when next asked for.  With a proxied ``fault`` the apps
+    get the URL of a toxiproxy in front of that backend (started on first need, stopped by close)."""
 
-    def __init__(self, request: pytest.FixtureRequest):
+    def __init__(self, request: pytest.FixtureRequest, fault: Fault | None = None, timeout: float = 30.0):
         self._request = request
         self._failed: dict[str, ServerbenchError] = {}
+        self._fault = fault
+        self._timeout = timeout
+        self._toxiproxy: Toxiproxy | None = None
+        self._routes: dict[str, str] = {}  # backend name -> its URL through the toxiproxy
 
     def get(self, name: str) -> Service:
         if name in self._failed:
             raise self._failed[name]
         try:
-            return self._request.getfixturevalue(f"perf_{name}")
+            service = self._request.getfixturevalue(f"perf_{name}")
+            revive(name, service, self._timeout)
+            return service
         except ServerbenchError as exc:
             self._failed[name] = exc
             raise
+
+    def route(self, name: str) -> str:
+        """The URL of backend ``name`` through the session's toxiproxy."""
+        if name not in self._routes:
+            if self._toxiproxy is None:
+                self._toxiproxy = Toxiproxy.start(self._timeout)
+            self._routes[name] = self._toxiproxy.proxy(name, self.get(name).url)
+        return self._routes[name]
+
+    def routed(self, name: str) -> bool:
+        """True when the apps are handed ``name`` through the toxiproxy (a proxied --perf-fault names it)."""
+        return self._fault is not None and self._fault.proxied and self._fault.backend == name
+
+    def injection(self, fault: Fault, server_url: str, path: str) -> FaultInjection:
+        """What makes ``fault`` during a window of the server at ``server_url`` (probed on ``path``)."""
+        pid = self.get(fault.backend).pid
+        if fault.proxied:
+            if not self.routed(fault.backend):
+                raise ConfigError(f"the fault {fault.label} needs the apps to reach {fault.backend} through "
+                                  f"toxiproxy from their start: give it (or another {fault.backend} fault made "
+                                  f"by toxiproxy) as --perf-fault for the session")
+            self.route(fault.backend)
+        return FaultInjection(fault, pid, server_url, path, self._toxiproxy, fault.backend)
+
+    def close(self) -> None:
+        if self._toxiproxy is not None:
+            self._toxiproxy.stop()
+            self._toxiproxy = None
 
     def available(self, names: Iterable[str]) -> dict[str, Service]:
         out = {}
@@ -138,16 +180,26 @@ class BackendPool:
         return out
 
     def env(self, names: Iterable[str]) -> dict[str, str]:
-        return backends_env(self.available(names))
+        services = self.available(names)
+        out = backends_env(services)
+        for name in services:
+            if self.routed(name):
+                out[BACKENDS[name].env_var] = self.route(name)
+        return out
 
 
 def _starter(request: pytest.FixtureRequest, config: PerfConfig, port: int | None,
-             backends: Iterable[str]) -> Callable[[Cell], RunningServer]:
+             backends: Iterable[str], user: UserApp | None = None) -> Callable[[Cell], RunningServer]:
+    """Starts a cell's server with its backends' URLs in its environment (a user's app: under the names
+    it gave, from its own folder, with its own environment)."""
     backends = tuple(backends)
 
     def start(cell: Cell) -> RunningServer:
-        env = request.getfixturevalue("perf_backends").env(backends)
-        return start_variant(cell.variant, app=cell.app, apps_dir=config.apps_dir, port=port, env=env,
+        pool = request.getfixturevalue("perf_backends")
+        env = pool.env(backends) if user is None else user.server_env(
+            {name: s.url for name, s in pool.available(backends).items()})
+        apps_dir = config.apps_dir if user is None else user.directory
+        return start_variant(cell.variant, app=cell.app, apps_dir=apps_dir, port=port, env=env,
                              timeout=config.start_timeout)
 
     return start
@@ -198,9 +250,12 @@ def perf_session(request: pytest.FixtureRequest) -> PerfSession:
 
 
 @pytest.fixture(scope="session")
-def perf_backends(request: pytest.FixtureRequest) -> BackendPool:
+def perf_backends(request: pytest.FixtureRequest, perf_session: PerfSession) -> Iterator[BackendPool]:
     """Every backing service, started on first need; one that cannot start fails only the tests that need it."""
-    return BackendPool(request)
+    config = perf_session.config
+    pool = BackendPool(request, config.fault, config.start_timeout)
+    yield pool
+    pool.close()
 
 
 @pytest.fixture(scope="session")
@@ -210,11 +265,11 @@ def perf_servers(request: pytest.FixtureRequest, perf_session: PerfSession,
 
     Verification covers the endpoints of every selected workload whose backends are available.
     """
-    workloads = [WORKLOADS[w] for w in perf_session.workloads]
+    workloads = [perf_session.workload(w) for w in perf_session.workloads]
     needed = [b for w in workloads for b in w.backends]
     available = perf_backends.available(needed)
     specs = [e for w in workloads if set(w.backends) <= set(available) for e in w.specs]
-    pool = ServerPool(_starter(request, perf_session.config, perf_session.config.port, available),
+    pool = ServerPool(_starter(request, perf_session.config, perf_session.config.port, available, perf_session.user_app),
                       list(dict.fromkeys(specs)), progress=perf_session.progress)
     yield pool
     pool.close()
@@ -230,11 +285,11 @@ def perf_server(request: pytest.FixtureRequest, perf_session: PerfSession, perf_
     reason = unavailable_reason(cell.variant, cell.app, perf_session.config.apps_dir)
     if reason:
         pytest.skip(reason)
-    unserved = cell.app.lacks(e.name for e in WORKLOADS[perf_workload].specs)
+    unserved = cell.app.lacks(e.name for e in perf_session.workload(perf_workload).specs)
     if unserved:
         pytest.skip(f"{cell.app.name} serves part of the contract, not {', '.join(unserved)}")
     backends: BackendPool = request.getfixturevalue("perf_backends")
-    for name in WORKLOADS[perf_workload].backends:
+    for name in perf_session.workload(perf_workload).backends:
         try:
             backends.get(name).seed()  # each test starts from the contract's data (counters reset)
         except ServerbenchError as exc:
@@ -247,6 +302,13 @@ def perf_server(request: pytest.FixtureRequest, perf_session: PerfSession, perf_
     except ServerbenchError as exc:
         _fail(perf_session, request, exc)
         raise  # unreachable: _fail raises
+
+
+@pytest.fixture
+def perf_fault(perf_session: PerfSession) -> Fault | None:
+    """The backend fault made in this test's measured window (--perf-fault; None: none).  Override it to
+    choose per test; a fault made through toxiproxy must also be the session's --perf-fault."""
+    return perf_session.config.fault
 
 
 @pytest.fixture(scope="session")
@@ -277,9 +339,11 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
     config = perf_session.config
     marker = request.node.get_closest_marker("perf")
     thresholds = resolve_thresholds(config.thresholds, marker.kwargs if marker else {})
+    if perf_session.user_app is not None:  # a user's endpoint does what it does with its backends
+        thresholds = dataclasses.replace(thresholds, work_check=False)
 
     backends = ({} if perf_server.process is None else
-                request.getfixturevalue("perf_backends").available(WORKLOADS[perf_workload].backends))
+                request.getfixturevalue("perf_backends").available(perf_session.workload(perf_workload).backends))
 
     driver = perf_session.driver_for(perf_shape)
     if perf_shape.workers is not None:
@@ -287,12 +351,16 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
             driver.check()
         except ServerbenchError as exc:
             pytest.skip(str(exc))
-    plan = Trial(perf_server, WORKLOADS[perf_workload], perf_shape, driver, nodeid=request.node.nodeid,
+    injection = _injection(request, perf_session, perf_server, perf_workload)
+    plan = Trial(perf_server, perf_session.workload(perf_workload), perf_shape, driver, nodeid=request.node.nodeid,
                  test=request.node.originalname, machine=perf_session.machine, python=perf_session.python,
-                 backends=backends, progress=perf_session.progress)
+                 backends=backends, progress=perf_session.progress,
+                 during=injection.window if injection is not None else None)
     warmup = Warmup(config.warmup, perf_session.warmup_rounds, config.settle)
 
     def trial() -> Result:
+        if injection is not None:
+            _fault_trial(request, perf_session, plan, warmup, injection)
         try:
             runs = [run_trial(plan, warmup) for _ in range(config.replicates)]
         except ServerbenchError as exc:
@@ -307,9 +375,41 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
     return trial
 
 
+def _injection(request: pytest.FixtureRequest, session: PerfSession, server: RunningServer,
+               workload: str) -> FaultInjection | None:
+    """The --perf-fault of this test, when its workload uses that backend and serverbench runs the server."""
+    fault: Fault | None = request.getfixturevalue("perf_fault")
+    if fault is None or server.process is None or fault.backend not in session.workload(workload).backends:
+        return None
+    try:
+        return request.getfixturevalue("perf_backends").injection(fault, server.url, session.workload(workload).path)
+    except ServerbenchError as exc:
+        _fail(session, request, exc)
+        raise  # unreachable: _fail raises
+
+
+def _fault_trial(request: pytest.FixtureRequest, session: PerfSession, plan: Trial, warmup: Warmup,
+                 injection: FaultInjection) -> None:
+    """One trial with the fault made in its window; it always fails, saying what the fault did.  The
+    server is stopped afterwards (its workers may still wait on the backend), so the next test starts
+    a fresh one; a killed backend is started again by the pool when the next test asks for it."""
+    result, also = None, ""
+    try:
+        result = run_trial(plan, warmup)
+    except ServerbenchError as exc:
+        if injection.last is None:  # it failed before the window: not the fault's doing
+            _fail(session, request, exc)
+        also = f"\nThe trial itself failed too: {exc}"
+    finally:
+        request.getfixturevalue("perf_servers").close()
+    _fail(session, request, BackendFault(fault_message(injection.last, result.load if result else None) + also))
+
+
 def _fail(session: PerfSession, request: pytest.FixtureRequest, exc: Exception) -> None:
     params = request.node.callspec.params if hasattr(request.node, "callspec") else {}
     session.record_failure(Failure(request.node.nodeid, params.get("perf_variant", "?"), params.get("perf_app", ""),
                                    params.get("perf_workload", "?"),
                                    getattr(params.get("perf_shape"), "connections", 0), str(exc)))
-    pytest.fail(str(exc), pytrace=False)
+    # Called from an except block: `from None` keeps pytest from printing the caught error again as
+    # "During handling of the above exception, another exception occurred".
+    raise pytest.fail.Exception(str(exc), pytrace=False) from None

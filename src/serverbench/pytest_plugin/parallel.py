@@ -6,16 +6,23 @@
   other.  Cost tests (``cost``, counted instructions) and functional tests may use ``-n``.
 - Each xdist worker keeps its temporary files (server logs, backend data folders) in its own
   folder under pytest's base temporary directory; its ports come from its own slice of the
-  range (:mod:`serverbench.measure.ports`).
+  range, published to what it starts in ``SERVERBENCH_PORTS`` (:mod:`serverbench.measure.ports`).
+- A test marked ``alone`` (it judges timings) runs under xdist with no other test beside it
+  (:mod:`serverbench.pytest_plugin.alone`); the others run side by side.
 """
 from __future__ import annotations
 
+import os
 import tempfile
+from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 from ..catalog.shards import share
+from ..errors import ConfigError
+from ..measure.ports import PORTS_ENV, claim_worker_range
+from .alone import turn
 from .fixtures import perf_session_of
 
 TIMED_UNDER_XDIST = (
@@ -28,9 +35,22 @@ SHARDED_MARKERS = ("perf", "cost")
 
 def pytest_configure(config: pytest.Config) -> None:
     """Refuse before any worker starts when the -m expression selects timed tests."""
+    config.addinivalue_line("markers", "alone(reason): under pytest-xdist, no other test runs while this one does "
+                                       "(it judges timings that a test beside it would disturb)")
     if _starts_workers(config) and _expression_selects(config.option.markexpr, "perf"):
         raise pytest.UsageError(TIMED_UNDER_XDIST)
     config.stash[REFUSED] = set()
+    if hasattr(config, "workerinput"):  # before collection: no port is picked outside the worker's slice
+        _claim_ports(config)
+
+
+def _claim_ports(config: pytest.Config) -> None:
+    before = os.environ.get(PORTS_ENV)
+    try:
+        claim_worker_range()
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.add_cleanup(lambda: os.environ.pop(PORTS_ENV) if before is None else os.environ.update({PORTS_ENV: before}))
 
 
 def _starts_workers(config: pytest.Config) -> bool:
@@ -64,6 +84,24 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     """A timed test on an xdist worker errors before its fixtures start a server."""
     if item.nodeid in item.config.stash.get(REFUSED, ()):
         pytest.fail(TIMED_UNDER_XDIST, pytrace=False)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """On an xdist worker, each test from setup to teardown holds its turn: alone, or beside other tests."""
+    folder = _workers_folder(item.config)
+    if folder is None:
+        yield
+        return
+    with turn(folder, alone=item.get_closest_marker("alone") is not None):
+        yield
+
+
+def _workers_folder(config: pytest.Config) -> Path | None:
+    """The base temporary folder all of this run's xdist workers share (each has its own inside it)."""
+    if not hasattr(config, "workerinput") or not config.option.basetemp:
+        return None
+    return Path(config.option.basetemp).parent
 
 
 @pytest.fixture(scope="session", autouse=True)

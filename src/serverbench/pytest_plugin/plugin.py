@@ -12,9 +12,9 @@ from ..report.terminal import rate_ladders, summary_table, variant_table
 from ..report import reference
 from ..measure.servers import unavailable_reason
 from .progress import ProgressLine, terminal_stream
-from .session import PerfSession
+from .session import PerfSession, resolve_user_app
 from ..report import benchmark_json
-from ..catalog.matrix import cells, every_cell
+from ..catalog.matrix import cells, every_cell, user_cells
 from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
 
@@ -22,6 +22,11 @@ from ..catalog.workloads import WORKLOADS
 # tests (-m cost: counted instructions) and parallel runs (shards, xdist) are plugins of their own.
 pytest_plugins = ["serverbench.pytest_plugin.fixtures", "serverbench.pytest_plugin.cost",
                   "serverbench.pytest_plugin.parallel"]
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import hooks
+    pluginmanager.add_hookspecs(hooks)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -50,8 +55,8 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
             config.get_terminal_writer().write(reference.catalog())
             return 0
         session = perf_session_of(config)
-        rows = [(c, unavailable_reason(c.variant, c.app, session.config.apps_dir))
-                for c in every_cell(session.variants.values())]
+        listed = list(session.cells.values()) if session.user_app else every_cell(session.variants.values())
+        rows = [(c, unavailable_reason(c.variant, c.app, session.config.apps_dir)) for c in listed]
         config.get_terminal_writer().write(variant_table(rows, config.get_terminal_writer().fullwidth))
     finally:
         config._ensure_unconfigure()
@@ -66,17 +71,22 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         resolved = cfg.resolve(cli, ini, config.rootpath, config.invocation_params.dir)
         variants = registry()
+        user = None  # perf_app: the project's own app and endpoints instead of the reference apps
+        if resolved.app is not None:
+            user = resolve_user_app(resolved, config.hook.pytest_perf_endpoints(config=config))
         if resolved.target is not None:
             selected = []
+        elif user is not None:
+            selected = user_cells(list(variants.values()), resolved.variants, user.app, user.ready_path)
         else:
             names = cfg.select(list(variants), resolved.variants, "variant")
             selected = cells([variants[n] for n in names], resolved.apps)
-        workloads = cfg.select(list(WORKLOADS), resolved.workloads, "workload")
+        workloads = cfg.select(list(user.workloads if user else WORKLOADS), resolved.workloads, "workload")
         if resolved.benchmark_json_path is not None:
             benchmark_json.check_available()
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
-    config.stash[SESSION_KEY] = PerfSession(resolved, variants, selected, workloads)
+    config.stash[SESSION_KEY] = PerfSession(resolved, variants, selected, workloads, user)
     stream = None if config.option.collectonly or hasattr(config, "workerinput") else terminal_stream()
     if stream is not None:  # a terminal: the live progress line
         line = ProgressLine(config, config.stash[SESSION_KEY], stream)
@@ -90,7 +100,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     session = perf_session_of(metafunc.config)
     pairs = [(c.variant.name, c.app.name) for c in session.cells.values()] or [(TARGET, "")]
     if "perf_locust_workers" in metafunc.fixturenames:  # a locust scenario: the book site, users x workers
-        params = [(v, a, "site", s, s.workers) for v, a in pairs for s in session.locust_shapes]
+        book_site = session.user_app is None  # a user's app has no book site: no locust test
+        params = [(v, a, "site", s, s.workers) for v, a in pairs for s in session.locust_shapes if book_site]
         metafunc.parametrize("perf_variant,perf_app,perf_workload,perf_shape,perf_locust_workers", params,
                              ids=[f"{v}-{a}-{s.label}" if a else f"{v}-{s.label}" for v, a, _, s, _ in params])
         return
@@ -111,7 +122,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             driver.check()
             shapes.check([s for s in session.shapes if session.driver_for(s) is driver], driver.capabilities)
         raise_open_files(shapes.fd_need([s.connections for s in session.shapes]))
-        needs_redis = any("redis" in WORKLOADS[w].backends for w in session.workloads)
+        needs_redis = any("redis" in session.workload(w).backends for w in session.workloads)
         if needs_redis and session.config.redis_url is None and session.config.target is None:
             require_binary("redis-server", "redis-server")
         session.store.load()
@@ -128,6 +139,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         except ServerbenchError as exc:
             perf.notices.append(f"ERROR: {exc}")
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        except KeyboardInterrupt:  # each file is written whole or not at all; the servers still get torn down
+            perf.notices.append("interrupted while writing: only the files named above were written")
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
 
 
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:

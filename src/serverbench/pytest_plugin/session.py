@@ -5,17 +5,24 @@ records and, when asked, the baseline.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .. import __version__
+from ..backends.base import BACKENDS
+from ..catalog.contract import Endpoint
 from ..catalog.matrix import Cell
 from ..catalog.shapes import LoadShape
+from ..catalog.userapp import UserApp, user_app
 from ..catalog.variants import Variant
+from ..catalog.workloads import WORKLOADS, Workload
 from ..config import PerfConfig
 from ..drivers.base import Driver, driver_for
 from ..drivers.wrk import WrkDriver
 from ..judge.checks import check_session
+from ..errors import ConfigError
 from ..judge.verdict import FAIL, Verdict
+from ..measure.appinterface import detect
 from ..measure.machine import machine_info, python_info
 from ..records import results as results_file
 from ..records.baselines import Baseline, BaselineStore
@@ -25,15 +32,18 @@ from ..records.schema import Result
 
 class PerfSession:
     def __init__(self, config: PerfConfig, variants: Mapping[str, Variant], cells: Sequence[Cell],
-                 workloads: Sequence[str]):
+                 workloads: Sequence[str], user: UserApp | None = None):
         self.config = config
         self.variants = variants
         self.cells = {c.name: c for c in cells}
         self.workloads = tuple(workloads)
-        self.shapes = tuple(
-            [LoadShape(c, config.duration, requests_per_connection=r)
-             for c in config.connections for r in config.requests_per_connection]
-            + [LoadShape(config.rate_connections, config.duration, rate=q) for q in config.rates])
+        self.user_app = user  # perf_app: its endpoints are the workloads
+        self._workload_table: Mapping[str, Workload] = user.workloads if user is not None else WORKLOADS
+        plain = ([LoadShape(c, config.duration, requests_per_connection=r)
+                  for c in config.connections for r in config.requests_per_connection]
+                 + [LoadShape(config.rate_connections, config.duration, rate=q) for q in config.rates])
+        self.shapes = tuple(shape if slow is None else replace(shape, slow_kind=slow[0], slow_clients=slow[1])
+                            for shape in plain for slow in config.slow_clients)
         self.locust_shapes = tuple(LoadShape(u, config.duration, workers=n)
                                    for u in config.locust_users for n in config.locust_workers)
         self._drivers: dict[tuple, Driver] = {}
@@ -43,6 +53,10 @@ class PerfSession:
         self._machine: dict[str, Any] | None = None
         self._baselines: dict[str, Baseline] | None = None
         self.on_progress: Callable[[str, int], None] | None = None  # the live progress line, when shown
+
+    def workload(self, name: str) -> Workload:
+        """The workload ``name``: the contract's, or one of the user's endpoints when serving perf_app."""
+        return self._workload_table[name]
 
     def progress(self, phase: str, round: int = 0) -> None:
         """The measuring code reports each phase of the running cell here (start, verify, warm-up, measure)."""
@@ -125,3 +139,22 @@ class PerfSession:
                 self.notices.append(f"baseline for {len(written)} cell(s) saved to {self.store.path}")
             if dropped:
                 self.notices.append(f"not saved as baseline (failed): {', '.join(dropped)}")
+
+
+def resolve_user_app(config: PerfConfig, hooked: Iterable[Endpoint]) -> UserApp:
+    """perf_app as the session serves it: its interface (declared, else detected by importing it) and
+    its endpoints (perf_endpoints, then those of the pytest_perf_endpoints hook)."""
+    assert config.app is not None and config.app_dir is not None
+    hooked = [e for found in hooked for e in (found if isinstance(found, (list, tuple)) else [found])]
+    wrong = [e for e in hooked if not isinstance(e, Endpoint)]
+    if wrong:
+        raise ConfigError(f"pytest_perf_endpoints returned {wrong[0]!r}; return a list of endpoints built with "
+                          "serverbench.userapp.endpoint(name, path, ...)")
+    interface = config.app_interface
+    if interface == "auto":
+        interface = detect(config.app.text, config.app_dir, dict(config.app_env), timeout=max(config.start_timeout, 60))
+    try:
+        return user_app(config.app, interface, config.app_dir, config.endpoints + tuple(hooked), config.app_env,
+                        config.app_backends, known_backends=BACKENDS)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None

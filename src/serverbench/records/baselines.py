@@ -67,15 +67,15 @@ class BaselineStore:
         return read_entries(self.path, SCHEMA, _baseline, "baseline file", SAVE_COMMAND)
 
     def save(self, results: Iterable[Result]) -> list[str]:
-        """Merge these results over the stored ones and write atomically; returns the keys written."""
-        current = self.load()  # a corrupt file stops here, before anything is written
-        entries = {key: {"rps": b.rps, "error_rate": b.error_rate, "p50_ms": b.p50_ms, "p99_ms": b.p99_ms,
-                         "recorded_at": b.recorded_at} for key, b in current.items()}
-        written = []
-        for r in results:
-            entries[r.key] = {"rps": round(r.rps, 1), "error_rate": round(r.error_rate, 6),
-                              "p50_ms": r.load.latency_ms["p50"], "p99_ms": r.load.latency_ms["p99"],
-                              "recorded_at": r.timestamp}
-            written.append(r.key)
-        jsonfile.write_atomic(self.path, {"schema": SCHEMA, "machine": self.machine, "entries": entries})
-        return written
+        """Merge these results over the stored ones and write atomically, under the file's lock (another
+        session saving at the same time keeps its entries too); returns the keys written."""
+        fresh = {r.key: {"rps": round(r.rps, 1), "error_rate": round(r.error_rate, 6),
+                         "p50_ms": r.load.latency_ms["p50"], "p99_ms": r.load.latency_ms["p99"],
+                         "recorded_at": r.timestamp} for r in results}
+        with jsonfile.locked(self.path):
+            current = self.load()  # a corrupt file stops here, before anything is written
+            entries = {key: {"rps": b.rps, "error_rate": b.error_rate, "p50_ms": b.p50_ms, "p99_ms": b.p99_ms,
+                             "recorded_at": b.recorded_at} for key, b in current.items()}
+            entries.update(fresh)
+            jsonfile.write_atomic(self.path, {"schema": SCHEMA, "machine": self.machine, "entries": entries})
+        return list(fresh)

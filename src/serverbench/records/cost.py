@@ -162,19 +162,18 @@ class CostBaselineStore:
         return read_entries(self.path, SCHEMA, _baseline, "cost baseline file", SAVE_COMMAND)
 
     def save(self, records: Iterable[CostRecord]) -> list[str]:
-        """Merge these records over the stored entries and write atomically; returns the keys written."""
-        current = self.load()  # a corrupt file stops here, before anything is written
-        entries = {key: _entry(b.per_request, b.packages, b.functions, b.python_functions, b.recorded_at,
-                               b.python_per_request) for key, b in current.items()}
-        written = []
-        for r in records:
-            entries[r.key] = _entry(r.per_request, r.packages, r.functions, r.python_functions, r.timestamp,
-                                    r.python_per_request)
-            written.append(r.key)
-        jsonfile.write_atomic(self.path, {"schema": SCHEMA, "environment": {k: v for k, v in self.environment.items()
-                                                                          if k != "packages"},
-                                          "entries": entries})
-        return written
+        """Merge these records over the stored entries and write atomically, under the file's lock (another
+        session saving at the same time keeps its entries too); returns the keys written."""
+        fresh = {r.key: _entry(r.per_request, r.packages, r.functions, r.python_functions, r.timestamp,
+                               r.python_per_request) for r in records}
+        with jsonfile.locked(self.path):
+            current = self.load()  # a corrupt file stops here, before anything is written
+            entries = {key: _entry(b.per_request, b.packages, b.functions, b.python_functions, b.recorded_at,
+                                   b.python_per_request) for key, b in current.items()}
+            entries.update(fresh)
+            jsonfile.write_atomic(self.path, {"schema": SCHEMA, "environment": {
+                k: v for k, v in self.environment.items() if k != "packages"}, "entries": entries})
+        return list(fresh)
 
 
 def _largest(rows: Iterable[FunctionCost], count: int) -> list[FunctionCost]:

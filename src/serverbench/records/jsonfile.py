@@ -1,11 +1,19 @@
-"""Reading and atomically writing the JSON files serverbench keeps (results, baselines)."""
+"""Reading and atomically writing the JSON files serverbench keeps (results, baselines).
+
+A write goes to a temporary file in the same folder, renamed over the file: a reader, or a
+session interrupted mid-write, sees the old file or the new one, never a mix.  A file that is
+read, merged and written back (a baseline) is held under :func:`locked` (its folder's lock) meanwhile, so two
+sessions saving at once both keep their entries.
+"""
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 
 def write_atomic(path: Path, data: Any) -> None:
@@ -24,6 +32,21 @@ def write_atomic(path: Path, data: Any) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock for ``path`` until the block ends: flock on its folder (no lock file left in
+    a committed baseline folder), released by the kernel when the holder dies, so a killed session never
+    leaves it held."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the only descriptor releases the lock
 
 
 def read(path: Path) -> Any:

@@ -39,6 +39,12 @@ class Stored:
     verdict: Mapping[str, Any] | None
     record: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)  # as stored, schema 2
 
+    @property
+    def flags(self) -> tuple[str, ...]:
+        """The names of the consistency flags stored with the result (docs/checks.md); none before schema 2."""
+        stored = (self.record or {}).get("flags") or ()
+        return tuple(str(f.get("name")) for f in stored if isinstance(f, Mapping) and f.get("name"))
+
 
 @dataclass(frozen=True)
 class ResultsFile:

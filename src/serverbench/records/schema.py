@@ -6,6 +6,8 @@ Judgement is not here: a verdict is attached only when the record is written.
 
 ``Result.to_record`` writes schema 2 (the load shape as structured fields); ``Result.from_record``
 reads schema 2 and schema 1 (the shape as a label such as ``c64`` or ``r200-rpc1``, parsed back).
+Slow clients (a shape such as ``c16+idle16``) add their own fields to the shape and a ``slow_clients``
+object to the record; records without them (every older one) read as shapes without slow clients.
 """
 from __future__ import annotations
 
@@ -135,6 +137,45 @@ class BackendUsage:
 
 
 @dataclass(frozen=True)
+class SlowClientReport:
+    """The slow clients held beside a measured window (measure.slowclients): how many opened, which the
+    server dropped and after how long each had been open, and what it sent before dropping them."""
+
+    kind: str
+    asked: int
+    opened: int
+    dropped_s: tuple[float, ...]  # each dropped connection's life, open to the server's close, ascending
+    window_s: float  # how long the clients were out
+    answers: Mapping[str, int] = field(default_factory=dict)  # status lines sent before a drop: {"408": 3}
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dropped_s", tuple(sorted(float(x) for x in self.dropped_s)))
+        object.__setattr__(self, "answers", _frozen(self.answers))
+
+    @property
+    def refused(self) -> int:
+        """Connections that could not be opened at all."""
+        return self.asked - self.opened
+
+    @property
+    def held(self) -> int:
+        """Connections still open when the window ended."""
+        return self.opened - len(self.dropped_s)
+
+    def to_record(self) -> dict[str, Any]:
+        return {"kind": self.kind, "asked": self.asked, "opened": self.opened, "held": self.held,
+                "dropped": len(self.dropped_s), "refused": self.refused,
+                "dropped_s": [round(x, 3) for x in self.dropped_s], "window_s": round(self.window_s, 3),
+                "answers": dict(self.answers)}
+
+    @classmethod
+    def from_record(cls, rec: Mapping[str, Any]) -> "SlowClientReport":
+        return cls(str(rec["kind"]), int(rec["asked"]), int(rec["opened"]),
+                   tuple(float(x) for x in rec["dropped_s"]), float(rec["window_s"]),
+                   {str(k): int(v) for k, v in _mapping(rec, "answers").items()})
+
+
+@dataclass(frozen=True)
 class Result:
     """One trial: a variant serving a workload at a number of connections."""
 
@@ -158,6 +199,9 @@ class Result:
     backends: tuple[BackendUsage, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
     kernel: Mapping[str, int] = field(default_factory=dict)  # listen-queue counters' rise (measure.kernel)
+    slow_clients: SlowClientReport | None = None  # held beside the load when the shape asks (c16+idle16)
+    host_cpu_s: float | None = None  # every process's CPU on the machine during the window (measure.hostcpu)
+    host_steal_s: float | None = None  # CPU the hypervisor gave other guests during the window
 
     @property
     def key(self) -> str:
@@ -215,7 +259,9 @@ class Result:
             "timestamp": self.timestamp,
             "verdict": dict(verdict) if verdict is not None else None,
             "kernel": dict(self.kernel),
+            **({"host": {"cpu_s": self.host_cpu_s, "steal_s": self.host_steal_s}} if self.host_cpu_s is not None else {}),
             **({"flags": [dict(f) for f in flags]} if flags is not None else {}),
+            **({"slow_clients": self.slow_clients.to_record()} if self.slow_clients is not None else {}),
             **({"extra": dict(self.extra)} if self.extra else {}),
         }
 
@@ -235,7 +281,10 @@ class Result:
                    app=rec.get("app") or "", warmup_rps=tuple(float(x) for x in rec.get("warmup_rps") or ()),
                    warmup_settled=rec.get("warmup_settled"),
                    backends=tuple(BackendUsage.from_record(b, duration) for b in rec.get("backends") or ()),
-                   extra=rec.get("extra") or {}, kernel=rec.get("kernel") or {})
+                   extra=rec.get("extra") or {}, kernel=rec.get("kernel") or {},
+                   slow_clients=SlowClientReport.from_record(rec["slow_clients"]) if rec.get("slow_clients") else None,
+                   host_cpu_s=_number(_mapping(rec, "host").get("cpu_s")),
+                   host_steal_s=_number(_mapping(rec, "host").get("steal_s")))
 
 
 def _mapping(rec: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -250,7 +299,8 @@ def _number(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-SHAPE_FIELDS = ("connections", "duration", "rate", "requests_per_connection", "ramp", "workers")
+SHAPE_FIELDS = ("connections", "duration", "rate", "requests_per_connection", "ramp", "workers", "slow_clients",
+                "slow_kind")
 
 
 def shape_record(shape: LoadShape) -> dict[str, Any]:

@@ -1,0 +1,45 @@
+"""Slow clients against real servers: a shape that holds them beside the load, and a known hold time."""
+import pytest
+
+from serverbench.catalog.shapes import from_label
+from serverbench.catalog.variants import registry
+from serverbench.catalog.workloads import WORKLOADS
+from serverbench.drivers.wrk import WrkDriver
+from serverbench.measure.machine import python_info
+from serverbench.measure.servers import start_variant, unavailable_reason
+from serverbench.measure.slowclients import hold_time
+from serverbench.measure.trial import Trial, Warmup, run_trial
+from serverbench.records.schema import Result
+
+pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.alone(reason="the hold times and drop times are judged in seconds")]
+VARIANTS = registry()
+
+
+def test_a_slow_client_shape_holds_them_beside_the_load_and_records_the_drops(apps_dir):
+    """c4+keepalive8 on gunicorn gthread: the load is served, and its 2 s keep-alive timeout drops all 8."""
+    server = start_variant(VARIANTS["gunicorn-gthread-t10"], apps_dir=apps_dir)
+    try:
+        shape = from_label("c4+keepalive8", duration=4)
+        result = run_trial(Trial(server, WORKLOADS["json"], shape, WrkDriver(threads=1), nodeid="t", test="t",
+                                 machine={}, python=python_info()), Warmup(0))
+    finally:
+        server.stop()
+    slow = result.slow_clients
+    assert result.rps > 0 and result.shape.label == "c4+keepalive8"
+    assert (slow.kind, slow.asked, slow.opened, slow.held) == ("keepalive", 8, 8, 0)
+    assert all(1.0 < s < 3.5 for s in slow.dropped_s), slow.dropped_s
+    assert Result.from_record(result.to_record()).slow_clients == slow
+
+
+def test_gunicorn_gevent_drops_a_silent_connection_after_its_keepalive(apps_dir):
+    """A connection that sends nothing is dropped by gunicorn's gevent worker after --keep-alive (2 s)."""
+    reason = unavailable_reason(VARIANTS["gunicorn-gevent-w2"], apps_dir=apps_dir)
+    if reason:
+        pytest.skip(reason)
+    server = start_variant(VARIANTS["gunicorn-gevent-w2"], apps_dir=apps_dir)
+    try:
+        report = hold_time(server.url + "/json", "idle", cap_s=15.0)
+    finally:
+        server.stop()
+    assert report.opened == 1 and len(report.dropped_s) == 1
+    assert 1.5 < report.dropped_s[0] < 3.5, report.dropped_s
