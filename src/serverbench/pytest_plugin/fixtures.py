@@ -17,13 +17,11 @@ from typing import Callable, Iterable, Iterator
 import pytest
 
 from ..backends.base import BACKENDS, Service, backend, revive
-from ..backends.base import env as backends_env
 from ..catalog.faults import Fault
-from ..errors import BackendFault, ConfigError
 from ..judge.faults import fault_message
 from ..measure.faults import FaultInjection, Toxiproxy
 from ..config import PerfConfig, resolve_thresholds
-from ..errors import ServerbenchError
+from ..errors import BackendFault, ConfigError, ServerbenchError
 from ..records.schema import Result, replicated
 from ..catalog.shapes import LoadShape
 from ..measure.servers import RunningServer, ServerPool, start_variant, unavailable_reason
@@ -179,13 +177,14 @@ class BackendPool:
                 continue
         return out
 
+    def urls(self, names: Iterable[str]) -> dict[str, str]:
+        """The URL the apps get for each available backend: through the toxiproxy when a fault routes it."""
+        return {name: self.route(name) if self.routed(name) else service.url
+                for name, service in self.available(names).items()}
+
     def env(self, names: Iterable[str]) -> dict[str, str]:
-        services = self.available(names)
-        out = backends_env(services)
-        for name in services:
-            if self.routed(name):
-                out[BACKENDS[name].env_var] = self.route(name)
-        return out
+        """The reference apps' environment: each backend's URL under its SERVERBENCH_<NAME>_URL."""
+        return {BACKENDS[name].env_var: url for name, url in self.urls(names).items()}
 
 
 def _starter(request: pytest.FixtureRequest, config: PerfConfig, port: int | None,
@@ -196,8 +195,7 @@ def _starter(request: pytest.FixtureRequest, config: PerfConfig, port: int | Non
 
     def start(cell: Cell) -> RunningServer:
         pool = request.getfixturevalue("perf_backends")
-        env = pool.env(backends) if user is None else user.server_env(
-            {name: s.url for name, s in pool.available(backends).items()})
+        env = pool.env(backends) if user is None else user.server_env(pool.urls(backends))
         apps_dir = config.apps_dir if user is None else user.directory
         return start_variant(cell.variant, app=cell.app, apps_dir=apps_dir, port=port, env=env,
                              timeout=config.start_timeout)
