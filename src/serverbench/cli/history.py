@@ -17,10 +17,10 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from .judge.changepoints import change_points
-from .errors import ConfigError
-from .records import results as results_file
-from .records.results import ResultsFile
+from ..judge.changepoints import change_points
+from ..errors import ConfigError
+from ..records import results as results_file
+from ..records.results import ResultsFile
 
 
 def load_runs(paths: list[str]) -> list[ResultsFile]:

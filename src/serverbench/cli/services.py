@@ -8,7 +8,7 @@ import argparse
 import signal
 import sys
 
-from .backends.base import BACKENDS, env, started
+from ..backends.base import BACKENDS, env, started
 
 
 def parser() -> argparse.ArgumentParser:

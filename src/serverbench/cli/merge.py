@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from . import __version__
-from .errors import ServerbenchError
-from .records import results as results_file
-from .records.results import ResultsFile
+from .. import __version__
+from ..errors import ServerbenchError
+from ..records import results as results_file
+from ..records.results import ResultsFile
 
 MIXED = "mixed"
 

@@ -17,9 +17,9 @@ from typing import Mapping, Sequence
 from rich.console import Console
 from rich.table import Table
 
-from .errors import ConfigError
-from .records import results as results_file
-from .records.results import Stored
+from ..errors import ConfigError
+from ..records import results as results_file
+from ..records.results import Stored
 
 
 def load_records(path: Path) -> tuple[str, dict[str, Stored]]:

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 from ..errors import ConfigError
-from . import html
-from .inputs import load
-from .sections import select
+from ..report import html
+from ..report.inputs import load
+from ..report.sections import select
 
 
 def _title(text: str) -> str:
