@@ -1,6 +1,6 @@
 """Side by side: the same cells from two --perf-json files (e.g. CPython and PyPy).
 
-    python -m serverbench.compare .tox/perf-cpython.json .tox/perf-pypy.json [--markdown FILE]
+    serverbench compare .tox/perf-cpython.json .tox/perf-pypy.json [--markdown FILE]
 
 Cells are matched by their key (test, variant, app, workload, connections); a cell present
 on one side only is listed with a dash on the other, with the reason it is missing when
@@ -77,7 +77,7 @@ def markdown(labels: Sequence[str], table_rows: Sequence[tuple]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m serverbench.compare", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="serverbench compare", description=__doc__.splitlines()[0])
     parser.add_argument("left", type=Path)
     parser.add_argument("right", type=Path)
     parser.add_argument("--markdown", type=Path, help="also write the table as Markdown to this file")

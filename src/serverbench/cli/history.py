@@ -1,7 +1,7 @@
 """Trends and change points over stored runs (``--perf-json`` files, e.g. nightly runs of main).
 
-    python -m serverbench.history benchmarks/history/            # every *.json in the folder
-    python -m serverbench.history run1.json run2.json ... --min-effect 0.1
+    serverbench history benchmarks/history/            # every *.json in the folder
+    serverbench history run1.json run2.json ... --min-effect 0.1
 
 Runs are ordered by their ``created`` time and grouped by machine id and cell key: numbers from
 different machines are never put in one series.  Each series is searched for sustained level
@@ -68,7 +68,7 @@ def check_limits(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m serverbench.history", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="serverbench history", description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", help="--perf-json result files, or folders of them")
     parser.add_argument("--alpha", type=float, default=0.01)
     parser.add_argument("--min-effect", type=float, default=0.10)

@@ -1,6 +1,6 @@
 """Join the --perf-json files of several shards (--perf-shard K/N) into one session's file.
 
-    python -m serverbench.merge OUT.json SHARD1.json SHARD2.json ... [--allow-mixed-machines]
+    serverbench merge OUT.json SHARD1.json SHARD2.json ... [--allow-mixed-machines]
 
 The timed results, failures and cost records of every file go into OUT, each record as it was
 stored.  Timed results are only comparable on one machine id (the id baselines are stored
@@ -70,7 +70,7 @@ def merge(out: Path, paths: Sequence[Path], allow_mixed: bool = False) -> tuple[
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m serverbench.merge", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="serverbench merge", description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="the merged --perf-json file to write")
     parser.add_argument("inputs", type=Path, nargs="+", help="the shards' --perf-json files")
     parser.add_argument("--allow-mixed-machines", action="store_true",

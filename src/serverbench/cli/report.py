@@ -1,7 +1,7 @@
 """One self-contained HTML report (plots inline, opens from disk with no network) from stored records.
 
-    python -m serverbench.report RESULTS.json [MORE.json ...] [DECISION.json ...] -o report.html
-    python -m serverbench.report benchmarks/results/ -o report.html      # every *.json in the folder
+    serverbench report RESULTS.json [MORE.json ...] [DECISION.json ...] -o report.html
+    serverbench report benchmarks/results/ -o report.html      # every *.json in the folder
 
 Results files are --perf-json outputs (several sessions, machines or interpreters); decision files
 are `python -m serverbench.gate --json` outputs (or proof runs of the gate).  Exit status: 0 written,
@@ -30,7 +30,7 @@ def _title(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m serverbench.report", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="serverbench report", description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", help="--perf-json results files, A/B decision files, or folders of them")
     parser.add_argument("-o", "--output", type=Path, default=Path("report.html"), help="the HTML file to write")
     parser.add_argument("--title", type=_title, default="serverbench report")

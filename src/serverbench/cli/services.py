@@ -1,6 +1,6 @@
 """Start the backing services by hand, seeded, for developing an app against them.
 
-    python -m serverbench.services      # prints the SERVERBENCH_* variables; Ctrl-C stops everything
+    serverbench services      # prints the SERVERBENCH_* variables; Ctrl-C stops everything
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ..backends.base import BACKENDS, env, started
 
 def parser() -> argparse.ArgumentParser:
     """No options: any argument is a usage error, and --help prints the docstring instead of starting anything."""
-    return argparse.ArgumentParser(prog="python -m serverbench.services", description=__doc__.splitlines()[0])
+    return argparse.ArgumentParser(prog="serverbench services", description=__doc__.splitlines()[0])
 
 
 def main(argv: list[str] | None = None) -> int:

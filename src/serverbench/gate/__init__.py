@@ -1,0 +1,7 @@
+"""Moved to :mod:`serverbench.cli.gate` (``serverbench gate``); this name keeps ``python -m serverbench.gate``
+and ``from serverbench.gate import ...`` working.
+
+A package rather than a one-file shim so that no file sits at the old path ``serverbench/gate.py``: a
+branch that edits that file then merges into ``cli/gate.py`` by git's rename detection.
+"""
+from ..cli.gate import *  # noqa: F401,F403
