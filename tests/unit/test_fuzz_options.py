@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serverbench import compare, gate, history, services
+from serverbench.cli import compare, gate, history, services
 from serverbench.abplan import ABPlan, Arm
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.matrix import Cell

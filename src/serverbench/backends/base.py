@@ -77,12 +77,15 @@ class Backend:
     def _module(self):
         return importlib.import_module(f"{__package__}.{self.name}")
 
-    def start(self, **options) -> Service:
-        """A seeded service serverbench owns: start_<name>(port=, timeout=, ...) of its module."""
-        return getattr(self._module(), f"start_{self.name}")(**options)
+    @property
+    def start(self) -> Callable[..., Service]:
+        """start_<name>(port=None, timeout=30.0, ...) of its module: a seeded service serverbench owns."""
+        return getattr(self._module(), f"start_{self.name}")
 
-    def connect(self, url: str) -> Service:
-        return getattr(self._module(), f"connect_{self.name}")(url)
+    @property
+    def connect(self) -> Callable[[str], Service]:
+        """connect_<name>(url) of its module: a seeded service someone else runs."""
+        return getattr(self._module(), f"connect_{self.name}")
 
 
 BACKENDS: Mapping[str, Backend] = {b.name: b for b in (

@@ -2,6 +2,9 @@
 and ``from serverbench.gate import ...`` working.
 
 A package rather than a one-file shim so that no file sits at the old path ``serverbench/gate.py``: a
-branch that edits that file then merges into ``cli/gate.py`` by git's rename detection.
+branch that edits that file then merges into ``cli/gate.py`` by git's rename detection.  Its names are
+copies: patch ``serverbench.cli.gate`` to change what the command does.
 """
-from ..cli.gate import *  # noqa: F401,F403
+from ..cli import gate as _gate
+
+globals().update({name: value for name, value in vars(_gate).items() if not name.startswith("__")})
