@@ -25,7 +25,7 @@ def test_each_backend_has_its_url_option_and_variable(name):
 def test_the_session_maps_every_backend_to_its_given_url():
     """PerfConfig.backend_urls has one key per backend: the URL given, else None (start one)."""
     config = resolve({"mongo_url": "mongodb://127.0.0.1:27017/"}, {}, ROOT)
-    assert config.backend_urls == {name: ("mongodb://127.0.0.1:27017/" if name == "mongo" else None)
+    assert config.backend_urls == {name: ("mongodb://127.0.0.1:27017" if name == "mongo" else None)
                                    for name in BACKENDS}
 
 
