@@ -1,72 +1,28 @@
 """The endpoint contract in Bottle (WSGI).
 
-Redis through redis-py (SERVERBENCH_REDIS_URL), MongoDB through pymongo (SERVERBENCH_MONGO_URL),
-the slow upstream through http.client (SERVERBENCH_UPSTREAM_URL), and the book site of sitedata.
+The workloads' work (Redis, MongoDB, the upstream, the sleep) is sync_workloads'; this module routes
+the requests to it and shapes the answers the Bottle way.  The book site is sitedata's.
 Served with any WSGI server as ``bottle_app:app``.
 """
 import json
-import os
-import time
 
 import bottle
-import redis
 
 import injected_work
 import sitedata
-import sync_clients
-
-COUNTER_KEY = "serverbench:counter"
-VALUE_KEY = "serverbench:value"
-EVENT_QUEUES = ("0", "1k", "64k")
+import sync_workloads
 
 app = bottle.Bottle()
-_redis = None
-# Test-only knob: burn this many microseconds of CPU per request (proves the A/B verdict detects a known cost).
-BURN_S = int(os.environ.get("SERVERBENCH_BURN_US", "0")) / 1e6
+work = sync_workloads.Workloads(refuse=bottle.abort)
+close_clients = work.close  # the handler benchmarks close the clients made on first use
 
-if BURN_S:
-    @app.hook("before_request")
-    def _burn():
-        end = time.thread_time() + BURN_S
-        while time.thread_time() < end:
-            pass
+if injected_work.PER_REQUEST:  # the burn and leak knobs; no hook at all unless one is set
+    app.add_hook("before_request", injected_work.per_request)
 
 if injected_work.ITERS:  # no hook at all unless the work knob is set
     @app.hook("after_request")
     def _work():
         bottle.response.set_header(injected_work.HEADER, injected_work.run())
-
-
-def _setting(name, needs):
-    value = os.environ.get(name)
-    if not value:
-        bottle.abort(500, f"{name} is not set: {needs}")
-    return value
-
-
-def close_clients():
-    """Close the clients made on first use (see sync_clients.close)."""
-    global _redis
-    sync_clients.close(_redis)
-    _redis = None
-
-
-def _client():
-    global _redis
-    if _redis is None:
-        url = os.environ.get("SERVERBENCH_REDIS_URL")
-        if not url:
-            bottle.abort(500, "SERVERBENCH_REDIS_URL is not set: /redis needs a Redis server")
-        _redis = redis.Redis.from_url(url, decode_responses=True)
-    return _redis
-
-
-def _db():
-    return sync_clients.mongo_db(_setting("SERVERBENCH_MONGO_URL", "/mongo/* and /events need a MongoDB server"))
-
-
-def _upstream_get():
-    return sync_clients.upstream_get(_setting("SERVERBENCH_UPSTREAM_URL", "/upstream needs an upstream HTTP server"))
 
 
 def _json_list(items):
@@ -88,27 +44,17 @@ def json_endpoint():
 
 @app.get("/redis")
 def redis_endpoint():
-    pipe = _client().pipeline(transaction=False)
-    pipe.incr(COUNTER_KEY)
-    pipe.get(VALUE_KEY)
-    counter, value = pipe.execute()
-    return {"counter": counter, "value": value}
+    return work.redis()
 
 
 @app.get("/mongo/<doc_id:re:small|big>")
 def mongo_doc(doc_id):
-    doc = _db().docs.find_one({"_id": doc_id}, {"_id": 0})
-    if doc is None:
-        bottle.abort(404, f"no document {doc_id!r}")
-    return doc
+    return work.mongo_doc(doc_id)
 
 
 @app.get("/events")
 def events():
-    size = bottle.request.query.size
-    if size not in EVENT_QUEUES:
-        bottle.abort(400, f"size must be one of {', '.join(EVENT_QUEUES)}")
-    found = list(_db().events.find({"queue": size}, {"_id": 0, "queue": 0}).sort("seq", 1))
+    found = work.events(bottle.request.query.get("size"))
     if not found:
         return bottle.HTTPResponse(status=204)
     return _json_list(found)
@@ -116,32 +62,17 @@ def events():
 
 @app.get("/upstream")
 def upstream():
-    status, body = _upstream_get()
-    if status != 200:
-        bottle.abort(502, f"the upstream answered {status}")
-    return {"upstream": json.loads(body)}
+    return work.upstream()
 
 
 @app.get("/sleep")
 def sleep():
-    try:
-        ms = int(bottle.request.query.ms)
-    except ValueError:
-        ms = -1
-    if not 0 <= ms <= 10000:
-        bottle.abort(400, "ms must be an integer from 0 to 10000")
-    time.sleep(ms / 1000)
-    return {"slept_ms": ms}
+    return work.sleep(bottle.request.query.get("ms"))
 
 
 @app.get("/site/search")
 def site_search():
-    try:
-        page = int(bottle.request.query.page or 1)
-    except ValueError:
-        page = 0
-    if page < 1:
-        bottle.abort(400, "page must be an integer >= 1")
+    page = work.page(bottle.request.query.get("page"))
     bottle.response.content_type = "text/html; charset=utf-8"
     return sitedata.search_page(bottle.request.query.q, page)
 

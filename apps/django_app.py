@@ -1,22 +1,14 @@
 """The endpoint contract as a single-file Django project (WSGI).
 
-Redis through redis-py (SERVERBENCH_REDIS_URL), MongoDB through pymongo (SERVERBENCH_MONGO_URL),
-the slow upstream through http.client (SERVERBENCH_UPSTREAM_URL), and the book site of sitedata.
+The workloads' work (Redis, MongoDB, the upstream, the sleep) is sync_workloads'; this module routes
+the requests to it and shapes the answers the Django way.  The book site is sitedata's.
 Served with any WSGI server as ``django_app:application`` (the ASGI variant is django_asgi_app.py).
 """
-import json
-import os
-import time
-
-import redis
 from django.conf import settings
 
 import injected_work
 import sitedata
-import sync_clients
-
-# Test-only knob: burn this many microseconds of CPU per request (proves the A/B verdict detects a known cost).
-BURN_S = int(os.environ.get("SERVERBENCH_BURN_US", "0")) / 1e6
+import sync_workloads
 
 settings.configure(
     DEBUG=False,
@@ -25,27 +17,22 @@ settings.configure(
     ALLOWED_HOSTS=["127.0.0.1", "localhost", "::1", "[::1]"],
     ROOT_URLCONF=__name__,
     # CommonMiddleware sets Content-Length (else the server falls back to chunked framing) and checks ALLOWED_HOSTS.
-    MIDDLEWARE=["django.middleware.common.CommonMiddleware"] + ([f"{__name__}.burn_middleware"] if BURN_S else [])
+    MIDDLEWARE=["django.middleware.common.CommonMiddleware"] + ([f"{__name__}.per_request_middleware"] if injected_work.PER_REQUEST else [])
     + ([f"{__name__}.work_middleware"] if injected_work.ITERS else []),
 )
 
 from django.core.wsgi import get_wsgi_application  # noqa: E402  (needs settings)
-from django.http import (Http404, HttpResponse, HttpResponseBadRequest, HttpResponseServerError,  # noqa: E402
-                         JsonResponse)
+from django.http import Http404, HttpResponse, JsonResponse  # noqa: E402
 from django.urls import path  # noqa: E402
 
-COUNTER_KEY = "serverbench:counter"
-VALUE_KEY = "serverbench:value"
-EVENT_QUEUES = ("0", "1k", "64k")
-MONGO_NEEDS = "SERVERBENCH_MONGO_URL is not set: /mongo/* and /events need a MongoDB server"
-_redis = None
+work = sync_workloads.Workloads()  # a refusal raises sync_workloads.Refused: answered by _refusals
+close_clients = work.close  # the handler benchmarks close the clients made on first use
 
 
-def burn_middleware(get_response):
+def per_request_middleware(get_response):
+    """The burn and leak knobs (installed only when one is set)."""
     def middleware(request):
-        end = time.thread_time() + BURN_S
-        while time.thread_time() < end:
-            pass
+        injected_work.per_request()
         return get_response(request)
 
     return middleware
@@ -60,26 +47,16 @@ def work_middleware(get_response):
     return middleware
 
 
-def close_clients():
-    """Close the clients made on first use (see sync_clients.close)."""
-    global _redis
-    sync_clients.close(_redis)
-    _redis = None
+def _refusals(view):
+    """The workload views: a refusal becomes a plain-text response with its status (Django has no exception
+    for an arbitrary status)."""
+    def answer(request, *args, **kwargs):
+        try:
+            return view(request, *args, **kwargs)
+        except sync_workloads.Refused as exc:
+            return HttpResponse(exc.text, status=exc.status, content_type="text/plain")
 
-
-def _client():
-    global _redis
-    if _redis is None:
-        url = os.environ.get("SERVERBENCH_REDIS_URL")
-        if url:
-            _redis = redis.Redis.from_url(url, decode_responses=True)
-    return _redis
-
-
-def _db():
-    """The pymongo database, None when SERVERBENCH_MONGO_URL is not set."""
-    url = os.environ.get("SERVERBENCH_MONGO_URL")
-    return sync_clients.mongo_db(url) if url else None
+    return answer
 
 
 def plaintext(request):
@@ -90,69 +67,37 @@ def json_endpoint(request):
     return JsonResponse({"message": "Hello, World!"})
 
 
+@_refusals
 def redis_endpoint(request):
-    client = _client()
-    if client is None:
-        return HttpResponseServerError("SERVERBENCH_REDIS_URL is not set: /redis needs a Redis server", content_type="text/plain")
-    pipe = client.pipeline(transaction=False)
-    pipe.incr(COUNTER_KEY)
-    pipe.get(VALUE_KEY)
-    counter, value = pipe.execute()
-    return JsonResponse({"counter": counter, "value": value})
+    return JsonResponse(work.redis())
 
 
+@_refusals
 def mongo_doc(request, doc_id):
-    db = _db()
-    if db is None:
-        return HttpResponseServerError(MONGO_NEEDS, content_type="text/plain")
-    doc = db.docs.find_one({"_id": doc_id}, {"_id": 0})
-    if doc is None:
-        raise Http404(f"no document {doc_id!r}")
-    return JsonResponse(doc)
+    return JsonResponse(work.mongo_doc(doc_id))
 
 
+@_refusals
 def events(request):
-    size = request.GET.get("size")
-    if size not in EVENT_QUEUES:
-        return HttpResponseBadRequest(f"size must be one of {', '.join(EVENT_QUEUES)}", content_type="text/plain")
-    db = _db()
-    if db is None:
-        return HttpResponseServerError(MONGO_NEEDS, content_type="text/plain")
-    found = list(db.events.find({"queue": size}, {"_id": 0, "queue": 0}).sort("seq", 1))
+    found = work.events(request.GET.get("size"))
     if not found:
         return HttpResponse(status=204)
     return JsonResponse(found, safe=False)
 
 
+@_refusals
 def upstream(request):
-    url = os.environ.get("SERVERBENCH_UPSTREAM_URL")
-    if not url:
-        return HttpResponseServerError("SERVERBENCH_UPSTREAM_URL is not set: /upstream needs an upstream HTTP server",
-                                       content_type="text/plain")
-    status, body = sync_clients.upstream_get(url)
-    if status != 200:
-        return HttpResponse(f"the upstream answered {status}", status=502, content_type="text/plain")
-    return JsonResponse({"upstream": json.loads(body)})
+    return JsonResponse(work.upstream())
 
 
+@_refusals
 def sleep(request):
-    try:
-        ms = int(request.GET.get("ms", ""))
-    except ValueError:
-        ms = -1
-    if not 0 <= ms <= 10000:
-        return HttpResponseBadRequest("ms must be an integer from 0 to 10000", content_type="text/plain")
-    time.sleep(ms / 1000)
-    return JsonResponse({"slept_ms": ms})
+    return JsonResponse(work.sleep(request.GET.get("ms")))
 
 
+@_refusals
 def site_search(request):
-    try:
-        page = int(request.GET.get("page", 1))
-    except ValueError:
-        page = 0
-    if page < 1:
-        return HttpResponseBadRequest("page must be an integer >= 1", content_type="text/plain")
+    page = work.page(request.GET.get("page"))
     return HttpResponse(sitedata.search_page(request.GET.get("q", ""), page), content_type="text/html")
 
 

@@ -1,73 +1,33 @@
 """The endpoint contract in Pyramid (WSGI).
 
-Redis through redis-py (SERVERBENCH_REDIS_URL), MongoDB through pymongo (SERVERBENCH_MONGO_URL),
-the slow upstream through http.client (SERVERBENCH_UPSTREAM_URL), and the book site of sitedata.
+The workloads' work (Redis, MongoDB, the upstream, the sleep) is sync_workloads'; this module routes
+the requests to it and shapes the answers the Pyramid way.  The book site is sitedata's.
 Served with any WSGI server as ``pyramid_app:app``.
 """
-import json
-import os
-import time
-
-import redis
 from pyramid.config import Configurator
 from pyramid.events import NewRequest, NewResponse
-from pyramid.httpexceptions import (HTTPBadGateway, HTTPBadRequest, HTTPInternalServerError, HTTPNoContent,
-                                    HTTPNotFound)
+from pyramid.httpexceptions import HTTPNoContent, HTTPNotFound, exception_response
 from pyramid.response import Response
 
 import injected_work
 import sitedata
-import sync_clients
-
-COUNTER_KEY = "serverbench:counter"
-VALUE_KEY = "serverbench:value"
-EVENT_QUEUES = ("0", "1k", "64k")
-
-_redis = None
-# Test-only knob: burn this many microseconds of CPU per request (proves the A/B verdict detects a known cost).
-BURN_S = int(os.environ.get("SERVERBENCH_BURN_US", "0")) / 1e6
+import sync_workloads
 
 
-def _burn(event):
-    end = time.thread_time() + BURN_S
-    while time.thread_time() < end:
-        pass
+def _refuse(status, text):
+    raise exception_response(status, detail=text)
+
+
+work = sync_workloads.Workloads(refuse=_refuse)
+close_clients = work.close  # the handler benchmarks close the clients made on first use
+
+
+def _per_request(event):
+    injected_work.per_request()
 
 
 def _work(event):
     event.response.headers[injected_work.HEADER] = injected_work.run()
-
-
-def _setting(name, needs):
-    value = os.environ.get(name)
-    if not value:
-        raise HTTPInternalServerError(f"{name} is not set: {needs}")
-    return value
-
-
-def close_clients():
-    """Close the clients made on first use (see sync_clients.close)."""
-    global _redis
-    sync_clients.close(_redis)
-    _redis = None
-
-
-def _client():
-    global _redis
-    if _redis is None:
-        url = os.environ.get("SERVERBENCH_REDIS_URL")
-        if not url:
-            raise HTTPInternalServerError("SERVERBENCH_REDIS_URL is not set: /redis needs a Redis server")
-        _redis = redis.Redis.from_url(url, decode_responses=True)
-    return _redis
-
-
-def _db():
-    return sync_clients.mongo_db(_setting("SERVERBENCH_MONGO_URL", "/mongo/* and /events need a MongoDB server"))
-
-
-def _upstream_get():
-    return sync_clients.upstream_get(_setting("SERVERBENCH_UPSTREAM_URL", "/upstream needs an upstream HTTP server"))
 
 
 def plaintext(request):
@@ -79,56 +39,30 @@ def json_endpoint(request):
 
 
 def redis_endpoint(request):
-    pipe = _client().pipeline(transaction=False)
-    pipe.incr(COUNTER_KEY)
-    pipe.get(VALUE_KEY)
-    counter, value = pipe.execute()
-    return {"counter": counter, "value": value}
+    return work.redis()
 
 
 def mongo_doc(request):
-    doc_id = request.matchdict["doc_id"]
-    doc = _db().docs.find_one({"_id": doc_id}, {"_id": 0})
-    if doc is None:
-        raise HTTPNotFound(f"no document {doc_id!r}")
-    return doc
+    return work.mongo_doc(request.matchdict["doc_id"])
 
 
 def events(request):
-    size = request.GET.get("size")
-    if size not in EVENT_QUEUES:
-        raise HTTPBadRequest(f"size must be one of {', '.join(EVENT_QUEUES)}")
-    found = list(_db().events.find({"queue": size}, {"_id": 0, "queue": 0}).sort("seq", 1))
+    found = work.events(request.GET.get("size"))
     if not found:
         return HTTPNoContent()
     return found
 
 
 def upstream(request):
-    status, body = _upstream_get()
-    if status != 200:
-        raise HTTPBadGateway(f"the upstream answered {status}")
-    return {"upstream": json.loads(body)}
+    return work.upstream()
 
 
 def sleep(request):
-    try:
-        ms = int(request.GET.get("ms", ""))
-    except ValueError:
-        ms = -1
-    if not 0 <= ms <= 10000:
-        raise HTTPBadRequest("ms must be an integer from 0 to 10000")
-    time.sleep(ms / 1000)
-    return {"slept_ms": ms}
+    return work.sleep(request.GET.get("ms"))
 
 
 def site_search(request):
-    try:
-        page = int(request.GET.get("page", 1))
-    except ValueError:
-        page = 0
-    if page < 1:
-        raise HTTPBadRequest("page must be an integer >= 1")
+    page = work.page(request.GET.get("page"))
     return Response(sitedata.search_page(request.GET.get("q", ""), page), content_type="text/html")
 
 
@@ -159,8 +93,8 @@ def site_static(request):
 
 
 with Configurator() as config:
-    if BURN_S:
-        config.add_subscriber(_burn, NewRequest)
+    if injected_work.PER_REQUEST:  # the burn and leak knobs; no hook at all unless one is set
+        config.add_subscriber(_per_request, NewRequest)
     if injected_work.ITERS:  # no hook at all unless the work knob is set
         config.add_subscriber(_work, NewResponse)
     config.add_route("plaintext", "/plaintext")

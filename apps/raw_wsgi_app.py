@@ -1,68 +1,21 @@
 """The endpoint contract as a bare WSGI callable (stdlib json + redis-py + pymongo only): the framework-free baseline.
 
-Redis through redis-py (SERVERBENCH_REDIS_URL), MongoDB through pymongo (SERVERBENCH_MONGO_URL),
-the slow upstream through http.client (SERVERBENCH_UPSTREAM_URL), and the book site of sitedata.
+The workloads' work (Redis, MongoDB, the upstream, the sleep) is sync_workloads'; this module routes
+the requests to it and shapes the answers by hand.  The book site is sitedata's.
 Served with any WSGI server as ``raw_wsgi_app:app``.
 """
 import json
-import os
-import time
+from http import HTTPStatus
 from urllib.parse import parse_qsl
-
-import redis
 
 import injected_work
 import sitedata
-import sync_clients
+import sync_workloads
+from sync_workloads import Refused
 
-COUNTER_KEY = "serverbench:counter"
-VALUE_KEY = "serverbench:value"
-EVENT_QUEUES = ("0", "1k", "64k")
 PLAINTEXT = b"Hello, World!"
-_redis = None
-# Test-only knob: burn this many microseconds of CPU per request (proves the A/B verdict detects a known cost).
-BURN_S = int(os.environ.get("SERVERBENCH_BURN_US", "0")) / 1e6
-
-
-class HTTPError(Exception):
-    """An answer other than 200, as (status line, text)."""
-
-    def __init__(self, status, text):
-        super().__init__(text)
-        self.status = status
-        self.text = text
-
-
-def _setting(name, needs):
-    value = os.environ.get(name)
-    if not value:
-        raise HTTPError("500 Internal Server Error", f"{name} is not set: {needs}")
-    return value
-
-
-def close_clients():
-    """Close the clients made on first use (see sync_clients.close)."""
-    global _redis
-    sync_clients.close(_redis)
-    _redis = None
-
-
-def _client():
-    global _redis
-    if _redis is None:
-        url = os.environ.get("SERVERBENCH_REDIS_URL")
-        if not url:
-            return None
-        _redis = redis.Redis.from_url(url, decode_responses=True)
-    return _redis
-
-
-def _db():
-    return sync_clients.mongo_db(_setting("SERVERBENCH_MONGO_URL", "/mongo/* and /events need a MongoDB server"))
-
-
-def _upstream_get():
-    return sync_clients.upstream_get(_setting("SERVERBENCH_UPSTREAM_URL", "/upstream needs an upstream HTTP server"))
+work = sync_workloads.Workloads()  # a refusal raises Refused, answered in app()
+close_clients = work.close  # the handler benchmarks close the clients made on first use
 
 
 def _respond(start_response, status, content_type, body):
@@ -78,61 +31,36 @@ def _query(environ):
     return params
 
 
-def _int_param(params, name, default, low, high, what):
-    try:
-        value = int(params.get(name, default))
-    except (TypeError, ValueError):
-        value = low - 1
-    if not low <= value <= high:
-        raise HTTPError("400 Bad Request", f"{name} must be {what}")
-    return value
-
-
 def _json(obj):
     return "200 OK", "application/json", json.dumps(obj).encode()
 
 
-def _mongo_doc(doc_id):
-    doc = _db().docs.find_one({"_id": doc_id}, {"_id": 0})
-    if doc is None:
-        raise HTTPError("404 Not Found", f"no document {doc_id!r}")
-    return _json(doc)
-
-
 def mongo_small(environ):
-    return _mongo_doc("small")
+    return _json(work.mongo_doc("small"))
 
 
 def mongo_big(environ):
-    return _mongo_doc("big")
+    return _json(work.mongo_doc("big"))
 
 
 def events(environ):
-    size = _query(environ).get("size")
-    if size not in EVENT_QUEUES:
-        raise HTTPError("400 Bad Request", f"size must be one of {', '.join(EVENT_QUEUES)}")
-    found = list(_db().events.find({"queue": size}, {"_id": 0, "queue": 0}).sort("seq", 1))
+    found = work.events(_query(environ).get("size"))
     if not found:
         return "204 No Content", None, b""
     return _json(found)
 
 
 def upstream(environ):
-    status, body = _upstream_get()
-    if status != 200:
-        raise HTTPError("502 Bad Gateway", f"the upstream answered {status}")
-    return _json({"upstream": json.loads(body)})
+    return _json(work.upstream())
 
 
 def sleep(environ):
-    ms = _int_param(_query(environ), "ms", None, 0, 10000, "an integer from 0 to 10000")
-    time.sleep(ms / 1000)
-    return _json({"slept_ms": ms})
+    return _json(work.sleep(_query(environ).get("ms")))
 
 
 def site_search(environ):
     params = _query(environ)
-    page = _int_param(params, "page", 1, 1, float("inf"), "an integer >= 1")
+    page = work.page(params.get("page"))
     return "200 OK", "text/html; charset=utf-8", sitedata.search_page(params.get("q", ""), page)
 
 
@@ -148,14 +76,14 @@ def _book_image(name, image):
     except ValueError:
         data = None
     if data is None:
-        raise HTTPError("404 Not Found", "Not Found")
+        raise Refused(404, "Not Found")
     return "200 OK", "image/jpeg", data
 
 
 def site_static(name):
     found = sitedata.static(name)
     if found is None:
-        raise HTTPError("404 Not Found", "Not Found")
+        raise Refused(404, "Not Found")
     content_type, data = found
     return "200 OK", content_type, data
 
@@ -184,7 +112,7 @@ def _route(environ, path):
     for prefix, handler in PREFIX_ROUTES:
         if path.startswith(prefix) and "/" not in path[len(prefix):]:
             return handler(path[len(prefix):])
-    raise HTTPError("404 Not Found", "Not Found")
+    raise Refused(404, "Not Found")
 
 
 def app(environ, start_response):
@@ -194,34 +122,24 @@ def app(environ, start_response):
     if path == "/json":
         body = json.dumps({"message": "Hello, World!"}).encode()
         return _respond(start_response, "200 OK", "application/json", body)
-    if path == "/redis":
-        client = _client()
-        if client is None:
-            body = b"SERVERBENCH_REDIS_URL is not set: /redis needs a Redis server"
-            return _respond(start_response, "500 Internal Server Error", "text/plain", body)
-        pipe = client.pipeline(transaction=False)
-        pipe.incr(COUNTER_KEY)
-        pipe.get(VALUE_KEY)
-        counter, value = pipe.execute()
-        body = json.dumps({"counter": counter, "value": value}).encode()
-        return _respond(start_response, "200 OK", "application/json", body)
     try:
+        if path == "/redis":  # ahead of the table, as /plaintext and /json: the workloads' hot path
+            return _respond(start_response, "200 OK", "application/json", json.dumps(work.redis()).encode())
         status, content_type, body = _route(environ, path)
-    except HTTPError as exc:
-        return _respond(start_response, exc.status, "text/plain", exc.text.encode())
+    except Refused as exc:
+        status = f"{exc.status} {HTTPStatus(exc.status).phrase}"
+        return _respond(start_response, status, "text/plain", exc.text.encode())
     if content_type is None:  # 204: no body, so neither Content-Type nor Content-Length
         start_response(status, [])
         return []
     return _respond(start_response, status, content_type, body)
 
 
-if BURN_S:
+if injected_work.PER_REQUEST:  # the burn and leak knobs; no wrapper at all unless one is set
     _app = app
 
     def app(environ, start_response):
-        end = time.thread_time() + BURN_S
-        while time.thread_time() < end:
-            pass
+        injected_work.per_request()
         return _app(environ, start_response)
 
 

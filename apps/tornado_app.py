@@ -1,70 +1,38 @@
-"""The endpoint contract in Tornado.  Redis through redis.asyncio, configured by SERVERBENCH_REDIS_URL;
-MongoDB through pymongo's AsyncMongoClient (SERVERBENCH_MONGO_URL); the slow upstream through
-Tornado's AsyncHTTPClient (SERVERBENCH_UPSTREAM_URL), one per IOLoop, i.e. one per process.
+"""The endpoint contract in Tornado.  The workloads' work (Redis, MongoDB, the upstream, the sleep) is
+async_workloads'; this module routes the requests to it and shapes the answers the Tornado way, and
+gives it Tornado's AsyncHTTPClient for the upstream (one per IOLoop, i.e. one per process).
 
 Served with ``make_app().listen(port, address="127.0.0.1")`` inside ``asyncio.run`` (one process,
 one event loop).  Tornado defaults to ``text/html`` and adds an ``Etag`` (a SHA-1 of every body);
 both are overridden here so the responses match the other apps.  Per-request access logging is
 off (``log_function`` is a no-op, and ``tornado.access`` is raised to WARNING as a second guard).
 """
-import asyncio
 import json
 import logging
-import os
-import time
 
-import redis.asyncio as aioredis
 import tornado.web
 from tornado.httpclient import AsyncHTTPClient
 
-import async_clients
+import async_workloads
 import injected_work
 import sitedata
 
-COUNTER_KEY = "serverbench:counter"
-VALUE_KEY = "serverbench:value"
-# Test-only knob: burn this many microseconds of CPU per request (proves the A/B verdict detects a known cost).
-BURN_S = int(os.environ.get("SERVERBENCH_BURN_US", "0")) / 1e6
-
-MONGO_DB = "serverbench"
-EVENT_QUEUES = ("0", "1k", "64k")
-MAX_SLEEP_MS = 10_000
 # Simultaneous upstream requests (Tornado's default is 10, the rest queue): as many as aiohttp's connector.
 UPSTREAM_MAX_CLIENTS = 100
 
 _TEXT = "text/plain"
 _JSON = "application/json"
-_redis = None
-_mongo = None
 
 
-def _client():
-    """The Redis client, created once on first use (inside the server's event loop)."""
-    global _redis
-    if _redis is None:
-        url = os.environ.get("SERVERBENCH_REDIS_URL")
-        if not url:
-            return None
-        _redis = aioredis.Redis.from_url(url, decode_responses=True)
-    return _redis
+async def _fetch(url):
+    """The upstream through the IOLoop's shared AsyncHTTPClient: (status, body)."""
+    response = await AsyncHTTPClient().fetch(url, raise_error=False)
+    return response.code, response.body
 
 
-class _Unavailable(Exception):
-    """A backend that is not configured: answered 500 with the reason."""
-
-
-def _mongo_db():
-    """The "serverbench" database, its client created once on first use (inside the server's event loop)."""
-    global _mongo
-    if _mongo is None:
-        url = os.environ.get("SERVERBENCH_MONGO_URL")
-        if not url:
-            raise _Unavailable("SERVERBENCH_MONGO_URL is not set: this endpoint needs MongoDB")
-        client_class = async_clients.mongo_client_class()
-        if client_class is None:
-            raise _Unavailable("no async MongoDB client: install pymongo >= 4.10 (AsyncMongoClient) or motor")
-        _mongo = client_class(url)
-    return _mongo[MONGO_DB]
+# The process's workloads (one IOLoop per process); a refusal raises async_workloads.Refused, which
+# write_error answers with its status and text.
+work = async_workloads.AsyncWorkloads(fetch=_fetch)
 
 
 class _Handler(tornado.web.RequestHandler):
@@ -79,32 +47,26 @@ class _Handler(tornado.web.RequestHandler):
     def _json(self, obj):
         self._answer(200, _JSON, json.dumps(obj))
 
-    def _int_argument(self, name, default):
-        """An integer query argument, None when it is not one."""
-        try:
-            return int(self.get_query_argument(name, default, strip=False))
-        except ValueError:
-            return None
+    def _argument(self, name):
+        return self.get_query_argument(name, None, strip=False)
 
     def log_exception(self, typ, value, tb):
-        if typ is not _Unavailable:
+        if typ is not async_workloads.Refused:
             super().log_exception(typ, value, tb)
 
     def write_error(self, status_code, **kwargs):
         exc = kwargs.get("exc_info", (None, None))[1]
-        if isinstance(exc, _Unavailable):
-            self._answer(500, _TEXT, str(exc))
+        if isinstance(exc, async_workloads.Refused):
+            self._answer(exc.status, _TEXT, exc.text)
         else:
             super().write_error(status_code, **kwargs)
 
 
-if BURN_S:  # no hook at all unless the burn knob is set
+if injected_work.PER_REQUEST:  # the burn and leak knobs; no hook at all unless one is set
 
     class _Base(_Handler):
         def prepare(self):
-            end = time.thread_time() + BURN_S
-            while time.thread_time() < end:
-                pass
+            injected_work.per_request()
 
 else:
     _Base = _Handler
@@ -133,16 +95,7 @@ class JsonHandler(_Base):
 
 class RedisHandler(_Base):
     async def get(self):
-        client = _client()
-        if client is None:
-            self.set_status(500)
-            self.set_header("Content-Type", _TEXT)
-            self.finish("SERVERBENCH_REDIS_URL is not set: /redis needs a Redis server")
-            return
-        async with client.pipeline(transaction=False) as pipe:
-            counter, value = await pipe.incr(COUNTER_KEY).get(VALUE_KEY).execute()
-        self.set_header("Content-Type", _JSON)
-        self.finish(json.dumps({"counter": counter, "value": value}))
+        self._json(await work.redis())
 
 
 class MongoDocHandler(_Base):
@@ -150,20 +103,12 @@ class MongoDocHandler(_Base):
         self.doc_id = doc_id
 
     async def get(self):
-        doc = await _mongo_db().docs.find_one({"_id": self.doc_id}, {"_id": 0})
-        if doc is None:
-            self._answer(500, _TEXT, f"no document {self.doc_id!r} in {MONGO_DB}.docs: is MongoDB seeded?")
-            return
-        self._json(doc)
+        self._json(await work.mongo_doc(self.doc_id))
 
 
 class EventsHandler(_Base):
     async def get(self):
-        size = self.get_query_argument("size", None, strip=False)
-        if size not in EVENT_QUEUES:
-            self._answer(400, _TEXT, f"size must be one of {', '.join(EVENT_QUEUES)}")
-            return
-        rows = await _mongo_db().events.find({"queue": size}, {"_id": 0, "queue": 0}).sort("seq", 1).to_list(None)
+        rows = await work.events(self._argument("size"))
         if not rows:
             self.set_status(204)  # Tornado drops the Content-Type of a 204
             self.finish()
@@ -173,29 +118,17 @@ class EventsHandler(_Base):
 
 class UpstreamHandler(_Base):
     async def get(self):
-        url = os.environ.get("SERVERBENCH_UPSTREAM_URL")
-        if not url:
-            raise _Unavailable("SERVERBENCH_UPSTREAM_URL is not set: /upstream needs an upstream")
-        response = await AsyncHTTPClient().fetch(url)  # the IOLoop's shared client; raises on a non-2xx
-        self._json({"upstream": json.loads(response.body)})
+        self._json(await work.upstream())
 
 
 class SleepHandler(_Base):
     async def get(self):
-        ms = self._int_argument("ms", "")
-        if ms is None or not 0 <= ms <= MAX_SLEEP_MS:
-            self._answer(400, _TEXT, f"ms must be an integer from 0 to {MAX_SLEEP_MS}")
-            return
-        await asyncio.sleep(ms / 1000)
-        self._json({"slept_ms": ms})
+        self._json(await work.sleep(self._argument("ms")))
 
 
 class SiteSearchHandler(_Base):
     def get(self):
-        page = self._int_argument("page", "1")
-        if page is None or page < 1:
-            self._answer(400, _TEXT, "page must be an integer >= 1")
-            return
+        page = work.page(self._argument("page"))
         self._answer(200, "text/html", sitedata.search_page(self.get_query_argument("q", "", strip=False), page))
 
 
@@ -236,13 +169,7 @@ class NotFoundHandler(_Handler):
 async def close_clients():
     """Close the clients made on first use.  A Tornado server's process just exits with them; a process that
     outlives the app (the in-process handler benchmarks) calls this on the app's loop."""
-    global _redis, _mongo
-    if _redis is not None:
-        await _redis.aclose()
-        _redis = None
-    if _mongo is not None:
-        await async_clients.close_mongo(_mongo)
-        _mongo = None
+    await work.close()
     AsyncHTTPClient().close()  # the loop's shared upstream client
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import urlsplit
 
+from .backends.base import BACKENDS
 from .catalog.faults import Fault
 from .catalog.shards import Shard
 from .catalog.userapp import INTERFACES as APP_INTERFACES, AppTarget, parse_backends, parse_endpoints, parse_env
@@ -215,6 +216,7 @@ class Option:
         return self.context_defaults.get(context, self.default)
 
 
+_URL_FLAGS = ", ".join(b.url_flag for b in BACKENDS.values())  # --redis-url, ...
 OPTIONS: tuple[Option, ...] = (
     Option("perf_variants", _globs, ("*",), "Server variants to run: comma-separated names or globs (e.g. 'gunicorn-*'). Default: all."),
     Option("perf_apps", _globs, None, "Apps to serve: comma-separated names or globs, 'all' for every app; each variant serves those whose interface it speaks. Default: one reference app per interface (flask, raw-asgi, aiohttp, tornado)."),
@@ -243,9 +245,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("perf_save_baseline", _bool, False, "Store this session's results as the baseline for this machine.", flag_only=True),
     Option("perf_target", _loopback_url(("http",)), None, "Drive a server someone else started (http://127.0.0.1:PORT) instead of starting variants."),
     Option("perf_target_pid", _int(1), None, "With --perf-target: the server's pid, so its CPU and memory are sampled too."),
-    Option("redis_url", _loopback_url(("redis",)), None, "Use this running Redis (redis://127.0.0.1:PORT/DB) instead of starting redis-server."),
-    Option("mongo_url", _loopback_url(("mongodb",)), None, "Use this running MongoDB (mongodb://127.0.0.1:PORT/) instead of starting mongod from PATH or SecantusDB."),
-    Option("upstream_url", _loopback_url(("http",)), None, "Use this running slow upstream (http://127.0.0.1:PORT/PATH) for /upstream instead of starting nginx."),
+    # One per backend of the registry: --redis-url, --mongo-url, --upstream-url (the gate has them too).
+    *(Option(b.url_option, _loopback_url(b.schemes), None, b.option_help) for b in BACKENDS.values()),
     Option("perf_fault", Fault.parse, None, "A backend fault made in every trial whose workload uses that backend: ACTION-BACKEND[:LATENCY][@AT], e.g. kill-redis@2s (SIGKILL 2 s into the window; restarted before the next test), slow-redis:200ms, drop-mongo, reset-upstream (through toxiproxy-server). Such a trial fails, naming the backend, when it went and the errors by class; it is never recorded as a result (docs/backend-faults.md)."),
     Option("perf_skip_missing_backends", _bool, False, "Skip (instead of fail) the tests whose backend cannot be started or reached; the others still run.", flag_only=True),
     Option("perf_tolerance", _fraction(0.0, 1.0, True), 0.30, "Allowed throughput drop against the stored baseline (0.30 = fail below 70%)."),
@@ -256,7 +257,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("perf_app_interface", _app_interface, "auto", f"The interface perf_app offers: {', '.join(APP_INTERFACES)}, or auto (found by importing it in a child process)."),
     Option("perf_app_dir", _path, None, "Folder put first on the servers' PYTHONPATH and used as their working directory when serving perf_app. Default: rootdir."),
     Option("perf_app_env", parse_env, (), "NAME=value entries (one per ini line, or comma-separated) set in every server's environment when serving perf_app, e.g. DJANGO_SETTINGS_MODULE=mysite.settings.", lines=True),
-    Option("perf_app_backends", parse_backends, (), "BACKEND=ENV_VAR entries (one per ini line, or comma-separated), e.g. redis=REDIS_URL: serverbench starts that backend (or uses --redis-url, --mongo-url, --upstream-url) and hands its URL to perf_app in ENV_VAR.", lines=True),
+    Option("perf_app_backends", parse_backends, (), f"BACKEND=ENV_VAR entries (one per ini line, or comma-separated), e.g. redis=REDIS_URL: serverbench starts that backend (or uses {_URL_FLAGS}) and hands its URL to perf_app in ENV_VAR.", lines=True),
     Option("perf_endpoints", parse_endpoints, (), "perf_app's endpoints, one per line: NAME [METHOD] PATH [status=200] [type=CONTENT-TYPE] [contains=TEXT] [header=Name:value] [body=REST OF LINE]; each is a workload.", lines=True),
     Option("perf_start_timeout", _positive_float, 30.0, "Seconds a server or backend may take to become ready."),
     Option("perf_port", _int(1, 32767), None, "Fixed port for the server under test (default: a free port below 32768)."),
@@ -306,9 +307,7 @@ class PerfConfig:
     save_baseline: bool
     target: str | None
     target_pid: int | None
-    redis_url: str | None
-    mongo_url: str | None
-    upstream_url: str | None
+    backend_urls: Mapping[str, str | None]  # backend name -> the running one's URL (--<name>-url), None: start one
     skip_missing_backends: bool
     thresholds: Thresholds
     baseline_dir: Path
@@ -410,9 +409,7 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
         save_baseline=values["perf_save_baseline"],
         target=values["perf_target"],
         target_pid=values["perf_target_pid"],
-        redis_url=values["redis_url"],
-        mongo_url=values["mongo_url"],
-        upstream_url=values["upstream_url"],
+        backend_urls={name: values[b.url_option] for name, b in BACKENDS.items()},
         skip_missing_backends=values["perf_skip_missing_backends"],
         thresholds=Thresholds(values["perf_tolerance"], values["perf_max_error_rate"]),
         baseline_dir=path("perf_baseline_dir"),

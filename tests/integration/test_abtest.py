@@ -5,7 +5,7 @@ from serverbench import ab
 from serverbench.abplan import ABPlan, Arm
 from serverbench.catalog.matrix import Cell
 from serverbench.errors import ConfigError, MissingBinaryError, ServerStartError
-from serverbench.gate import main as gate_main
+from serverbench.cli.gate import main as gate_main
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.records import decisions

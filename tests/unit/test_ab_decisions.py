@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from serverbench.gate import main as gate_main
+from serverbench.cli.gate import main as gate_main
 from serverbench.judge.ab import GATE_POLICY, decided, judge, rejudge
 from serverbench.judge.decision import Policy
 from serverbench.records import decisions

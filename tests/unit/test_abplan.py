@@ -11,7 +11,7 @@ from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.config import OPTIONS_BY_NAME
 from serverbench.errors import ConfigError
-from serverbench.gate import main as gate_main, parser
+from serverbench.cli.gate import main as gate_main, parser
 from serverbench.judge.ab import GATE_BLOCKS, GATE_POLICY
 
 AIOHTTP = registry()["aiohttp"]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from serverbench.judge.changepoints import change_points
-from serverbench.history import main as history_main
+from serverbench.cli.history import main as history_main
 
 RNG = np.random.default_rng(7)
 # This machine's run-to-run spread of one cell across a session: about 6.5% (median move).

@@ -2,7 +2,7 @@
 import json
 
 from sample_records import record
-from serverbench.compare import load_records, main, rows
+from serverbench.cli.compare import load_records, main, rows
 
 
 def _record(key, rps, impl="cpython", warm=()):

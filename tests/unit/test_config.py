@@ -61,7 +61,7 @@ def test_loopback_targets_are_accepted():
     """127.0.0.0/8, ::1 and localhost are valid targets and Redis URLs."""
     config = resolve({"perf_target": "http://[::1]:8080/", "redis_url": "redis://localhost:6379/0"}, {}, ROOT)
     assert config.target == "http://[::1]:8080"
-    assert config.redis_url == "redis://localhost:6379/0"
+    assert config.backend_urls["redis"] == "redis://localhost:6379/0"
 
 
 def test_marker_overrides_session_thresholds():

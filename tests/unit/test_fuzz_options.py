@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serverbench import compare, gate, history, services
+from serverbench.cli import compare, gate, history, services
 from serverbench.abplan import ABPlan, Arm
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.matrix import Cell
@@ -24,7 +24,7 @@ from serverbench.config import OPTIONS, OPTIONS_BY_NAME, resolve
 from serverbench.errors import ConfigError
 from serverbench.judge.ab import GATE_POLICY
 from serverbench.records import results as results_file
-from serverbench.report import __main__ as report
+from serverbench.cli import report
 
 from fuzzing import census, fuzz  # noqa: F401 (census: a fixture)
 from sample_records import result

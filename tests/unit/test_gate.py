@@ -1,4 +1,4 @@
-from serverbench.gate import markdown
+from serverbench.cli.gate import markdown
 from serverbench.judge.ab import GATE_POLICY, Judgement, decided
 from serverbench.judge.decision import Policy, decide
 from serverbench.records.decisions import Measurement

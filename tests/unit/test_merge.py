@@ -1,9 +1,9 @@
-"""python -m serverbench.merge: shards' --perf-json files joined into one, as stored, one machine id."""
+"""serverbench merge: shards' --perf-json files joined into one, as stored, one machine id."""
 import json
 
 import pytest
 
-from serverbench import merge
+from serverbench.cli import merge
 from serverbench.records import results as results_file
 from serverbench.records.results import Failure
 

@@ -129,7 +129,7 @@ def test_the_gate_counts_no_instructions_for_a_server_outside_python(variant, ca
     """Without --cost-repeats the gate gives node and Play no cost signal, and says why."""
     import argparse
 
-    from serverbench.gate import cost_repeats
+    from serverbench.cli.gate import cost_repeats
 
     assert cost_repeats(argparse.Namespace(variant=variant, app=None, cost_repeats=None)) == 0
     assert "instructions are counted for Python servers only" in capsys.readouterr().err

@@ -1,4 +1,5 @@
-"""The deterministic injection knob (apps/injected_work.py): its value, its loop, and the apps' refusal of a bad value."""
+"""The per-request knobs (apps/injected_work.py): the work knob's value, its loop, the apps' refusal of a bad value,
+and the leak knob."""
 import importlib.util
 import os
 import subprocess
@@ -45,3 +46,39 @@ def test_every_app_refuses_a_bad_value_at_import(app_name):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode != 0
     assert "ValueError: SERVERBENCH_WORK_ITERS='ten' is not a whole number >= 0" in done.stderr
+
+
+def _knobs(environ):
+    """injected_work as imported with these SERVERBENCH_* variables (its knobs are read at import)."""
+    spec = importlib.util.spec_from_file_location("injected_work_under_test", APPS_DIR / "injected_work.py")
+    module = importlib.util.module_from_spec(spec)
+    saved = dict(os.environ)
+    try:
+        os.environ.update(environ)
+        spec.loader.exec_module(module)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return module
+
+
+def test_the_leak_knob_keeps_n_bytes_per_request():
+    """SERVERBENCH_LEAK_BYTES=N: each per-request call keeps one more N-byte object, never released."""
+    knobs = _knobs({"SERVERBENCH_LEAK_BYTES": "4096"})
+    assert knobs.PER_REQUEST and knobs.LEAK_BYTES == 4096
+    for _ in range(3):
+        knobs.per_request()
+    assert [len(kept) for kept in knobs._leaked] == [4096, 4096, 4096]
+
+
+def test_the_leak_knob_is_off_by_default():
+    """Unset or 0, the leak knob installs no hook (PER_REQUEST false without burn) and keeps nothing."""
+    for environ in ({}, {"SERVERBENCH_LEAK_BYTES": "0"}):
+        knobs = _knobs({"SERVERBENCH_BURN_US": "0", **environ})
+        assert not knobs.PER_REQUEST and knobs.LEAK_BYTES == 0
+
+
+def test_the_leak_knob_refuses_a_bad_value():
+    """SERVERBENCH_LEAK_BYTES must be a whole number: a bad one is refused naming the variable."""
+    with pytest.raises(ValueError, match="SERVERBENCH_LEAK_BYTES='1k' is not a whole number >= 0"):
+        _knobs({"SERVERBENCH_LEAK_BYTES": "1k"})

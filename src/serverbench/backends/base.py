@@ -3,11 +3,13 @@
 A backend is data: its name (what a workload's endpoints list), the environment variable that
 hands its URL to the apps, the option that names a running one (``--redis-url``), how to start
 one (proc) and how to use one someone else runs (noproc).  The pytest fixtures, the A/B gate and
-``python -m serverbench.services`` all start backends through this registry, so adding a backend
-is one entry here plus its module.
+``serverbench services`` all start backends through this registry, and the option table, the gate's
+flags, the fixtures and the docs' backends table are made from it, so adding a backend is one entry here
+plus its module.
 """
 from __future__ import annotations
 
+import importlib
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Mapping, Protocol
@@ -38,36 +40,64 @@ class Service(Protocol):
 
 @dataclass(frozen=True)
 class Backend:
-    """One kind of backing service."""
+    """One kind of backing service: everything else about it (its URL variable, its option and the gate's
+    flag, its fixtures, its ``services`` entry, its docs row) is derived from this entry.
+
+    Its module, ``backends/<name>.py``, defines ``start_<name>(port=None, timeout=30.0, **options)`` (a seeded
+    service serverbench owns) and ``connect_<name>(url)`` (a seeded service someone else runs); it is
+    imported on first use, so reading the registry (the option table does) imports no client library."""
 
     name: str
-    env_var: str  # how the apps find it: SERVERBENCH_<NAME>_URL
-    url_option: str  # the option naming a running one (config.OPTIONS): redis_url, mongo_url, upstream_url
-    start: Callable[..., Service]  # start(port=None, timeout=30.0) -> a seeded Service we own
-    connect: Callable[[str], Service]  # connect(url) -> a seeded Service someone else runs
-    description: str = ""
-    url_example: str = ""  # shown when a noproc fixture has no URL
+    schemes: tuple[str, ...]  # the URL schemes its option accepts (a loopback URL)
+    running: str  # the option's help: "Use this running <running> instead of starting <instead>."
+    instead: str
+    description: str
+    url_example: str  # shown when a noproc fixture has no URL
     min_start_timeout: float = 0.0  # a floor under --perf-start-timeout (SecantusDB imports slowly)
+    binary: str | None = None  # a program checked before a session that starts one (a usage error, not N failures)
+
+    @property
+    def env_var(self) -> str:
+        """How the apps find it: SERVERBENCH_<NAME>_URL."""
+        return f"SERVERBENCH_{self.name.upper()}_URL"
+
+    @property
+    def url_option(self) -> str:
+        """The option naming a running one (config.OPTIONS, the gate's flag): <name>_url, --<name>-url."""
+        return f"{self.name}_url"
+
+    @property
+    def url_flag(self) -> str:
+        return "--" + self.url_option.replace("_", "-")
+
+    @property
+    def option_help(self) -> str:
+        return f"Use this running {self.running} instead of starting {self.instead}."
+
+    def _module(self):
+        return importlib.import_module(f"{__package__}.{self.name}")
+
+    @property
+    def start(self) -> Callable[..., Service]:
+        """start_<name>(port=None, timeout=30.0, ...) of its module: a seeded service serverbench owns."""
+        return getattr(self._module(), f"start_{self.name}")
+
+    @property
+    def connect(self) -> Callable[[str], Service]:
+        """connect_<name>(url) of its module: a seeded service someone else runs."""
+        return getattr(self._module(), f"connect_{self.name}")
 
 
-def _registry() -> dict[str, Backend]:
-    from .mongo import connect_mongo, start_mongo
-    from .redis import connect_redis, start_redis
-    from .upstream import connect_upstream, start_upstream
-
-    return {b.name: b for b in (
-        Backend("redis", "SERVERBENCH_REDIS_URL", "redis_url", start_redis, connect_redis,
-                "redis-server without persistence: a click counter and a 2,000-character value",
-                "redis://127.0.0.1:PORT/0"),
-        Backend("mongo", "SERVERBENCH_MONGO_URL", "mongo_url", start_mongo, connect_mongo,
-                "mongod from PATH, else SecantusDB (MongoDB's wire protocol): small and big documents, event queues",
-                "mongodb://127.0.0.1:PORT/", min_start_timeout=60.0),
-        Backend("upstream", "SERVERBENCH_UPSTREAM_URL", "upstream_url", start_upstream, connect_upstream,
-                "nginx with the echo module, answering after 100 ms", "http://127.0.0.1:PORT/PATH"),
-    )}
-
-
-BACKENDS: Mapping[str, Backend] = _registry()
+BACKENDS: Mapping[str, Backend] = {b.name: b for b in (
+    Backend("redis", ("redis",), "Redis (redis://127.0.0.1:PORT/DB)", "redis-server",
+            "redis-server without persistence: a click counter and a 2,000-character value",
+            "redis://127.0.0.1:PORT/0", binary="redis-server"),
+    Backend("mongo", ("mongodb",), "MongoDB (mongodb://127.0.0.1:PORT/)", "mongod from PATH or SecantusDB",
+            "mongod from PATH, else SecantusDB (MongoDB's wire protocol): small and big documents, event queues",
+            "mongodb://127.0.0.1:PORT/", min_start_timeout=60.0),
+    Backend("upstream", ("http",), "slow upstream (http://127.0.0.1:PORT/PATH) for /upstream", "nginx",
+            "nginx with the echo module, answering after 100 ms", "http://127.0.0.1:PORT/PATH"),
+)}
 
 
 def backend(name: str) -> Backend:

@@ -17,7 +17,9 @@ import math
 import re
 from dataclasses import dataclass
 
-BACKEND_NAMES = ("redis", "mongo", "upstream")  # backends.base.BACKENDS (a unit test keeps them equal)
+from ..backends.base import BACKENDS
+
+BACKEND_NAMES = tuple(BACKENDS)
 ACTIONS = {
     "kill": "was killed (SIGKILL)",
     "slow": "was slowed",

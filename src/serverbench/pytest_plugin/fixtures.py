@@ -62,9 +62,9 @@ def backend_noproc(name: str, url: str | None = None) -> Callable:
     spec = backend(name)
 
     def fixture(request: pytest.FixtureRequest) -> Service:
-        chosen = url if url is not None else getattr(perf_session_of(request.config).config, spec.url_option)
+        chosen = url if url is not None else perf_session_of(request.config).config.backend_urls[spec.name]
         if chosen is None:
-            flag = "--" + spec.url_option.replace("_", "-")
+            flag = spec.url_flag
             raise pytest.UsageError(f"{name}_noproc needs a URL: pass {flag} {spec.url_example}")
         return spec.connect(chosen)
 
@@ -77,10 +77,10 @@ def _chosen(name: str) -> Callable:
     spec = backend(name)
 
     def fixture(request: pytest.FixtureRequest, perf_session: PerfSession) -> Service:
-        given = getattr(perf_session.config, spec.url_option) is not None
+        given = perf_session.config.backend_urls[spec.name] is not None
         return request.getfixturevalue(f"perf_{name}_{'noproc' if given else 'proc'}")
 
-    fixture.__doc__ = (f"{spec.name} for the apps: --{spec.url_option.replace('_', '-')} if given (noproc), "
+    fixture.__doc__ = (f"{spec.name} for the apps: {spec.url_flag} if given (noproc), "
                        f"else one started for the session ({spec.description}).")
     return pytest.fixture(scope="session")(fixture)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from .. import config as cfg
+from ..backends.base import BACKENDS
 from ..errors import ConfigError, ServerbenchError
 from ..catalog import shapes
 from ..measure.executors import raise_open_files, require_binary
@@ -122,9 +123,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             driver.check()
             shapes.check([s for s in session.shapes if session.driver_for(s) is driver], driver.capabilities)
         raise_open_files(shapes.fd_need([s.connections for s in session.shapes]))
-        needs_redis = any("redis" in session.workload(w).backends for w in session.workloads)
-        if needs_redis and session.config.redis_url is None and session.config.target is None:
-            require_binary("redis-server", "redis-server")
+        needed = {name for w in session.workloads for name in session.workload(w).backends}
+        for name in needed if session.config.target is None else ():
+            spec = BACKENDS[name]
+            if spec.binary is not None and session.config.backend_urls[name] is None:  # one it would start
+                require_binary(spec.binary, spec.binary)
         session.store.load()
     except ServerbenchError as exc:
         raise pytest.UsageError(str(exc)) from None

@@ -1,4 +1,4 @@
-"""The reference tables, rendered as Markdown from the data: variants, apps, workloads, options.
+"""The reference tables, rendered as Markdown from the data: variants, apps, workloads, backends, options.
 
 docs/ holds committed copies between markers; a unit test fails when a copy differs from what the
 data renders.  Nothing here depends on the machine (no "ready" or "skip" column): the same data
@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
+from ..backends.base import BACKENDS, Backend
 from ..catalog.apps import APPS, DEFAULT_APPS, INTERFACES, App
 from ..catalog.variants import VARIANTS, Variant
 from ..catalog.workloads import WORKLOADS, Workload
@@ -84,6 +85,13 @@ def workloads_table(workloads: Mapping[str, Workload] = WORKLOADS) -> str:
     return table(("workload", "requests", "backends", "what it does"), rows)
 
 
+def backends_table(backends: Mapping[str, Backend] = BACKENDS) -> str:
+    """Every backend of the registry: what the apps read, the option naming a running one, what is started."""
+    rows = [(f"`{b.name}`", f"`{b.env_var}`", f"`{b.url_flag}` (`{b.url_example}`)", b.description,
+             f"`backends/{b.name}.py`") for b in backends.values()]
+    return table(("backend", "the apps read", "a running one", "started otherwise", "module"), rows)
+
+
 def _default(value: object) -> str:
     """A default as it would be written on the command line or in ini."""
     if value is None:
@@ -108,6 +116,7 @@ def options_table(options: Sequence[Option] = OPTIONS) -> str:
 BLOCKS: Mapping[str, Callable[[], str]] = {
     "variants": catalog,
     "workloads": workloads_table,
+    "backends": backends_table,
     "options": options_table,
 }
 

@@ -5,7 +5,7 @@ import datetime as dt
 from statistics import median
 from typing import Sequence
 
-from ...history import series
+from ...cli.history import series
 from ...judge.changepoints import change_points
 from ..charts import Axis, LineChart, Mark, Note, Section, Series
 from ..inputs import Inputs

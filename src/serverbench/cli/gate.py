@@ -23,21 +23,21 @@ from typing import Any, Iterator
 
 import psutil
 
-from . import ab
-from .abplan import DEFAULT_LOAD, ABPlan, Arm, default_mode, pairs_per_block
-from .backends import base as backends
-from .catalog.apps import APPS
-from .catalog.matrix import Cell
-from .catalog.variants import registry
-from .catalog.workloads import WORKLOADS
-from .config import OPTIONS_BY_NAME, parse_option
-from .errors import ConfigError, ServerbenchError
-from .judge.ab import COST, COST_LABEL, GATE_BLOCKS, GATE_POLICY, min_blocks, rejudge, stored_policy
-from .judge.decision import Policy
-from .judge.signals import SIGNALS
-from .measure.callgrind import valgrind_missing
-from .records import decisions as decision_file
-from .records.decisions import ABDecision, p_text
+from .. import ab
+from ..abplan import DEFAULT_LOAD, ABPlan, Arm, default_mode, pairs_per_block
+from ..backends import base as backends
+from ..catalog.apps import APPS
+from ..catalog.matrix import Cell
+from ..catalog.variants import registry
+from ..catalog.workloads import WORKLOADS
+from ..config import OPTIONS_BY_NAME, parse_option
+from ..errors import ConfigError, ServerbenchError
+from ..judge.ab import COST, COST_LABEL, GATE_BLOCKS, GATE_POLICY, min_blocks, rejudge, stored_policy
+from ..judge.decision import Policy
+from ..judge.signals import SIGNALS
+from ..measure.callgrind import valgrind_missing
+from ..records import decisions as decision_file
+from ..records.decisions import ABDecision, p_text
 
 COST_REPEATS = 3  # counted runs per arm: about 30 s (two at a time) for 0.02-0.5% A/A spreads
 

@@ -1,0 +1,47 @@
+"""The ``serverbench`` command: one tool whose subcommands are the modules of this package.
+
+    serverbench gate --variant aiohttp --workload json --base-ref origin/main
+    serverbench report benchmarks/results/ -o report.html
+    serverbench compare A.json B.json
+    serverbench history benchmarks/history/
+    serverbench merge OUT.json SHARD1.json SHARD2.json
+    serverbench services
+
+``python -m serverbench`` is the same tool.  Each subcommand is ``serverbench.cli.<name>.main(argv)``
+and keeps its own parser (``serverbench <name> --help``); a new command is a module here and one row
+in COMMANDS.  The measuring itself is the pytest plugin (``pytest -m perf``), not a subcommand.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+# name -> what it does (the line `serverbench --help` shows; the module is imported only when run, so
+# `serverbench merge` does not pay for the gate's imports).
+COMMANDS = {
+    "gate": "the same-session A/B regression gate: two arms of one cell, interleaved and judged (docs/gate.md)",
+    "report": "one self-contained HTML report from results and decision files (docs/report.md)",
+    "compare": "the same cells of two results files side by side (docs/cpython-vs-pypy.md)",
+    "history": "change points per cell over many results files (docs/history.md)",
+    "merge": "shards' results files joined into one session file (docs/sharding.md)",
+    "services": "start the seeded backends by hand and print their SERVERBENCH_* variables",
+}
+
+
+def parser() -> argparse.ArgumentParser:
+    listing = "\n".join(f"  {name:9s} {text}" for name, text in COMMANDS.items())
+    p = argparse.ArgumentParser(prog="serverbench", description=__doc__.splitlines()[0],
+                                epilog=f"commands:\n{listing}\n\n`serverbench COMMAND --help` shows a command's options.",
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("command", choices=COMMANDS, metavar="COMMAND", help="one of: " + ", ".join(COMMANDS))
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] not in COMMANDS:
+        parser().parse_args(argv[:1])  # --help, or a usage error naming the commands (exit 2)
+    command = importlib.import_module(f"{__name__}.{argv[0]}")
+    return command.main(argv[1:])

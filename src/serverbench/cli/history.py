@@ -1,0 +1,98 @@
+"""Trends and change points over stored runs (``--perf-json`` files, e.g. nightly runs of main).
+
+    serverbench history benchmarks/history/            # every *.json in the folder
+    serverbench history run1.json run2.json ... --min-effect 0.1
+
+Runs are ordered by their ``created`` time and grouped by machine id and cell key: numbers from
+different machines are never put in one series.  Each series is searched for sustained level
+shifts (``serverbench.judge.changepoints``).  This is the coarse, slow guard over time; the tight
+per-change verdict is the same-session A/B gate.  Exit status: 0 no shift down, 1 a throughput
+drop was found, 2 bad input (a missing or corrupt file, fewer runs than a segment needs).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from ..judge.changepoints import change_points
+from ..errors import ConfigError
+from ..records import results as results_file
+from ..records.results import ResultsFile
+
+
+def load_runs(paths: list[str]) -> list[ResultsFile]:
+    """Every results file named (folders: their *.json), oldest first; a bad file is a ConfigError naming it."""
+    files: list[Path] = []
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            files += sorted(path.glob("*.json"))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise ConfigError(f"{name}: no such file or folder of --perf-json results")
+    runs = []
+    for path in files:
+        try:
+            runs.append(results_file.read(path))
+        except results_file.ResultsFileError as exc:
+            raise ConfigError(str(exc)) from None
+    return sorted(runs, key=lambda r: r.created)
+
+
+def series(runs: list[ResultsFile]) -> dict[tuple[str, str], list[tuple[str, float]]]:
+    """(machine id, cell key) -> [(created, median rps of that run's replicates)], oldest first."""
+    out: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
+    for run in runs:
+        by_key: dict[str, list[float]] = defaultdict(list)
+        for stored in run.results:
+            if stored.result.rps:
+                by_key[stored.result.key].append(stored.result.rps)
+        machine = str(run.machine.get("id", "unknown"))  # a file may hold any JSON there
+        for key, rps in by_key.items():
+            out[(machine, key)].append((run.created, statistics.median(rps)))
+    return dict(out)
+
+
+def check_limits(args: argparse.Namespace) -> None:
+    """The change-point search's limits, each named by its flag, checked before any file is read."""
+    problems = [f"{flag} {value!r}: expected {accepted}" for flag, value, ok, accepted in (
+        ("--alpha", args.alpha, 0 < args.alpha < 1, "a number in (0, 1)"),
+        ("--min-effect", args.min_effect, 0 <= args.min_effect < 1, "a number in [0, 1) (0.1 means 10%)"),
+        ("--min-segment", args.min_segment, args.min_segment >= 2, "a whole number of runs >= 2")) if not ok]
+    if problems:
+        raise ConfigError("; ".join(problems))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="serverbench history", description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", help="--perf-json result files, or folders of them")
+    parser.add_argument("--alpha", type=float, default=0.01)
+    parser.add_argument("--min-effect", type=float, default=0.10)
+    parser.add_argument("--min-segment", type=int, default=4, help="fewest runs on each side of a change")
+    args = parser.parse_args(argv)
+    try:
+        check_limits(args)
+        runs = load_runs(args.paths)
+        if len(runs) < 2 * args.min_segment:
+            raise ConfigError(f"{len(runs)} runs: a change needs at least {args.min_segment} runs on each side "
+                              f"(--min-segment), so at least {2 * args.min_segment} runs")
+        dropped = False
+        for (machine, key), points in sorted(series(runs).items()):
+            found = change_points([v for _, v in points], alpha=args.alpha, min_effect=args.min_effect,
+                                  min_segment=args.min_segment)
+            said = "; ".join(f"{points[c.index][0]}: {c.before:,.0f} -> {c.after:,.0f} rps ({c.change:+.1%}, "
+                             f"p={c.p:.2g})" for c in found) or "no sustained shift"
+            print(f"{machine}  {key}  {len(points)} runs, latest {points[-1][1]:,.0f} rps: {said}")
+            dropped |= any(c.change < 0 for c in found)
+    except (ConfigError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 1 if dropped else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
