@@ -106,7 +106,7 @@ class Flag:
 
 
 def _closed(r: Result) -> bool:
-    """wrk's closed model: every connection sends its next request as soon as the answer is in."""
+    """The closed model (wrk, oha without a rate): every connection sends its next request as soon as the answer is in."""
     return r.shape.rate is None and r.shape.workers is None
 
 
@@ -157,17 +157,21 @@ def littles_law(r: Result) -> Flag | None:
     causes = _outside_causes(r, ratio)
     if causes:
         meaning = "measured cause outside the harness: " + "; ".join(causes)
+    elif ratio < 1 and r.load.window == "steady":
+        meaning = (f"the connections' timed requests cover {ratio:.0%} of a steady-state window with no cause "
+                   f"outside the harness measured: {r.generator.name} left its connections idle between an answer "
+                   "and the next request. The latencies are hidden from the summary")
     elif ratio < 1:
         meaning = (f"the connections' timed requests cover {ratio:.0%} of the window with no cause outside the "
                    f"harness measured: {r.generator.name}'s window did not measure a steady state (it started on "
                    "a drained server, so its first answers are an empty queue's, and dropped the requests in flight "
                    "at its end). The latencies are hidden from the summary; measure longer (--perf-duration) or "
-                   "read the latency of a fixed rate (--perf-rates, oha)")
+                   "measure with --perf-closed-driver oha (a steady-state window)")
     else:
         meaning = (f"{r.generator.name}'s latencies add up to more time than its connections had (seen with wrk on "
                    "gevent servers and on servers that close each connection; wrk's issue wg/wrk#438): the "
                    "throughput holds (oha measured the same rps), the latencies do not and are hidden from the "
-                   "summary; read the latency of a fixed rate instead (--perf-rates, oha)")
+                   "summary; measure with --perf-closed-driver oha (oha's closed model) or at a fixed rate (--perf-rates)")
     return Flag("littles-law", f"{r.requests / r.load.duration_s:,.1f} rps x {r.load.latency_ms['mean']:.2f} ms mean "
                 f"= {in_flight:.1f} requests in flight against {r.connections} connections (ratio {ratio:.2f}, "
                 f"healthy {1 - LITTLE_TOLERANCE:.2f}-{1 + LITTLE_TOLERANCE:.2f}): {meaning}")
