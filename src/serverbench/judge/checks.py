@@ -129,7 +129,8 @@ def littles_ratio(r: Result) -> float | None:
 
 def _outside_causes(r: Result, ratio: float) -> list[str]:
     """What the record measured outside the harness that explains a ratio off 1: the kernel's dropped
-    connections, a saturated generator, other processes on the machine, the server's failed connections."""
+    connections, a saturated generator, the server's failed connections.  Not neighbours: they slow the
+    server and the generator alike, and Little's law still holds between them."""
     causes = []
     overflows, drops = r.kernel.get("listen_overflows", 0), r.kernel.get("listen_drops", 0)
     if overflows or drops:
@@ -143,8 +144,6 @@ def _outside_causes(r: Result, ratio: float) -> list[str]:
         if failed:
             causes.append(f"{failed:,} connections failed or timed out (the server's errors): reconnecting is "
                           "outside any timed request")
-        if neighbours(r) is not None:
-            causes.append("other processes took CPU (see neighbours): the generator waited for a core")
     return causes
 
 
