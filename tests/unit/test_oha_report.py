@@ -90,3 +90,13 @@ def test_closed_argv_runs_lead_in_and_window_in_one_run_and_waits_for_in_flight_
     argv = driver.closed_argv("http://127.0.0.1:1/sleep", 64, 5, Path("/tmp/x.db"))
     assert "-q" not in argv and argv[argv.index("-z") + 1] == "7s" and "-w" in argv
     assert argv[argv.index("--db-url") + 1] == "/tmp/x.db" and argv[argv.index("-c") + 1] == "64"
+
+
+def test_the_closed_driver_is_wrk_unless_oha_is_asked_for_and_can_run_the_shape():
+    """--perf-closed-driver oha drives keep-alive closed shapes; requests-per-connection shapes stay on wrk."""
+    from serverbench.catalog.shapes import LoadShape
+    from serverbench.drivers import driver_for
+    assert driver_for(LoadShape(64, 5)).name == "wrk"
+    assert driver_for(LoadShape(64, 5), closed="oha").name == "oha"
+    assert driver_for(LoadShape(64, 5, requests_per_connection=1), closed="oha").name == "wrk"
+    assert driver_for(LoadShape(64, 5, rate=100.0)).name == "oha"
