@@ -162,6 +162,14 @@ def test_a_cell_that_answered_nothing_says_why_in_one_line():
     assert names(r)[0] == "no-answers" and checks.no_answers(record()) is None
 
 
+def test_no_answers_on_a_pool_whose_queue_outlives_the_timeout_says_so():
+    """gunicorn-sync-w2 on /sleep at c400 (oha, 5 s timeout): 400 / 20 rps = 20 s in the queue, every request timed out."""
+    r = record(rps=0.0, connections=400, mean=0.0, variant="gunicorn-sync-w2", workload="sleep",
+               errors={"timeout": 742})
+    flag = checks.no_answers(r)
+    assert flag is not None and "(2 / 100 ms) each request waits about 20 s in its queue" in flag.message
+
+
 def test_stall_needs_every_backend_idle_and_known():
     """A busy backend, or one whose CPU was not measured, may be what the requests wait on: no stall."""
     idle = dict(rps=200, connections=8, server_cpu_s=0.3, gen_cpu_s=0.1, workload="redis")

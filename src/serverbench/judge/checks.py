@@ -243,8 +243,14 @@ def no_answers(r: Result) -> Flag | None:
         s = r.slow_clients
         held = (f"; {s.opened} of {s.asked} {s.kind} clients were held beside them, the server dropped "
                 f"{len(s.dropped_s)}")
-    pool = pool_size(r.variant)
+    pool, wait_ms = pool_size(r.variant), _designed_wait_ms(r)
     pool_text = f" (a pool of {pool})" if pool is not None else ""
+    if r.load.errors["timeout"] and pool is not None and wait_ms and r.connections > pool:
+        queue_s = r.connections * wait_ms / pool / 1000.0  # Little's law at the pool's capacity
+        return Flag("no-answers", f"no request answered in {r.load.duration_s:.1f} s on {r.connections} connections "
+                    f"(errors: {errors}){held}: at the pool's designed capacity ({pool} / {wait_ms:.0f} ms) each "
+                    f"request waits about {queue_s:,.0f} s in its queue, longer than the generator's timeout, so "
+                    "every one timed out. Measure fewer connections, or a larger pool")
     return Flag("no-answers", f"no request answered in {r.load.duration_s:.1f} s on {r.connections} connections "
                 f"(errors: {errors}){held}: the server{pool_text} accepted or read no request to the end, so every "
                 "connection waited; its workers were held by something else (slow clients hold a sync worker "
