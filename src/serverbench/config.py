@@ -156,6 +156,13 @@ def _app_interface(raw: str) -> str:
     return text
 
 
+def _closed_driver(raw: str) -> str:
+    text = str(raw).strip().lower()
+    if text not in ("wrk", "oha"):
+        raise ValueError(f"expected wrk or oha, got {raw!r}")
+    return text
+
+
 def is_loopback(host: str) -> bool:
     """True for localhost, 127.0.0.0/8 and ::1: the only places serverbench sends load."""
     if host == "localhost":
@@ -239,6 +246,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("perf_locust_users", _int_list, (50,), "Locust users for the locust scenario tests: one count or a list, each a test."),
     Option("perf_locust_workers", _int_list_zero, (0,), "Locust worker processes (0 = one process; N = a master and N workers on loopback): one count or a list, each a test."),
     Option("perf_threads", _int(1, 256), 2, "Load-generator threads (wrk -t); capped at the connection count."),
+    Option("perf_closed_driver", _closed_driver, "wrk", "The closed-model driver: wrk (its own run after the warm-up; latencies of the requests it answered) or oha (one run: a lead-in, then a steady-state window timing every request sent inside it to its answer; docs/trial.md). URL mixes, requests-per-connection shapes and your own endpoints' requests need wrk."),
     Option("perf_json", _path, None, "Write every result of the session as JSON records to this path."),
     Option("perf_html", _path, None, "Write the session's results as one self-contained HTML report with plots to this path (python -m serverbench.report builds one from stored files)."),
     Option("perf_benchmark_json", _path, None, "Write the session in pytest-benchmark's JSON format to this path (for `pytest-benchmark compare`); needs pytest-benchmark."),
@@ -301,6 +309,7 @@ class PerfConfig:
     locust_users: tuple[int, ...]
     locust_workers: tuple[int, ...]
     threads: int
+    closed_driver: str
     json_path: Path | None
     html_path: Path | None
     benchmark_json_path: Path | None
@@ -403,6 +412,7 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
         locust_users=values["perf_locust_users"],
         locust_workers=values["perf_locust_workers"],
         threads=values["perf_threads"],
+        closed_driver=values["perf_closed_driver"],
         json_path=path("perf_json"),
         html_path=path("perf_html"),
         benchmark_json_path=path("perf_benchmark_json"),

@@ -6,7 +6,9 @@ import pytest
 from serverbench.catalog.shapes import LoadShape
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
+from serverbench.drivers.oha import OhaDriver
 from serverbench.drivers.wrk import WrkDriver
+from serverbench.judge import checks
 from serverbench.judge.checks import check
 from serverbench.measure.machine import python_info
 from serverbench.measure.servers import start_variant
@@ -52,3 +54,23 @@ def test_wsgiref_at_64_connections_drops_syns(apps_dir):
     """wsgiref's listen backlog of 5 overflows at 64 connections: the kernel and the latencies show SYN drops."""
     result, flags = measured(apps_dir, "wsgiref", 64)
     assert "syn-drops" in flags, (result.to_record(), flags)
+
+
+def test_a_saturated_sync_pool_on_sleep_is_consistent_and_at_capacity_not_a_stall(apps_dir):
+    """gunicorn-sync-w2 on /sleep at 64 connections, oha's steady-state window (1 s lead-in, 3 s): about 20 rps,
+    rps x mean latency / connections within 5% of 1, flagged at-capacity and not stall."""
+    driver = OhaDriver(lead_s=1)
+    try:
+        driver.check()
+    except Exception as exc:  # noqa: BLE001 - a missing oha is the skip reason, with its install
+        pytest.skip(str(exc))
+    server = start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=apps_dir)
+    try:
+        result = run_trial(Trial(server, WORKLOADS["sleep"], LoadShape(64, 3), driver, nodeid="t", test="t",
+                                 machine={}, python=python_info()), Warmup(0))
+    finally:
+        server.stop()
+    flags = {f.name: f.message for f in check(result)}
+    assert result.load.window == "steady" and 17 <= result.rps <= 21, (result.to_record(), flags)
+    assert abs(checks.littles_ratio(result) - 1) <= checks.LITTLE_TOLERANCE, (result.to_record(), flags)
+    assert "at-capacity" in flags and "stall" not in flags and "littles-law" not in flags, (result.to_record(), flags)

@@ -8,7 +8,7 @@ from serverbench.judge.checks import Flag, check, check_session
 from serverbench.judge.verdict import Verdict
 from serverbench.measure.kernel import parse_netstat, window
 from serverbench.records.results import ResultsFile, Stored
-from serverbench.records.schema import BackendUsage, Generator, LoadReport, Result
+from serverbench.records.schema import BackendUsage, Generator, LoadReport, Result, SlowClientReport
 from serverbench.report.charts import Fold
 from serverbench.report.inputs import Inputs
 from serverbench.report.sections import select
@@ -45,7 +45,8 @@ def test_littles_law_flags_connections_idle_outside_timed_requests():
     """rps x mean latency at a third of the connections is flagged, with the numbers that disagree."""
     flag = checks.littles_law(record(rps=2000, connections=8, mean=1.33))
     assert flag is not None and flag.name == "littles-law"
-    assert "2,000 rps x 1.33 ms mean = 2.7 requests in flight against 8.0 expected of 8 connections" in flag.message
+    assert "2,000.0 rps x 1.33 ms mean = 2.7 requests in flight against 8 connections (ratio 0.33" in flag.message
+    assert "did not measure a steady state" in flag.message
 
 
 def test_littles_law_flags_latencies_longer_than_the_cycle_allows():
@@ -54,15 +55,45 @@ def test_littles_law_flags_latencies_longer_than_the_cycle_allows():
     assert flag is not None and "ratio 5.75" in flag.message and "wg/wrk#438" in flag.message
 
 
-def test_littles_law_tolerates_small_gaps_and_skips_the_open_model():
-    """A 10% gap is within the tolerance; an open-model (rate) record is not a closed system."""
-    assert checks.littles_law(record(mean=8 / 2000 * 1000 * 0.9)) is None
+def test_littles_law_holds_within_five_percent_either_side_and_skips_the_open_model():
+    """A ratio of 0.95 or 1.05 passes, 0.94 and 1.06 are flagged; an open-model (rate) record is not a closed system."""
+    at = lambda ratio: record(rps=2000, connections=8, mean=8 / 2000 * 1000 * ratio)  # noqa: E731
+    assert checks.littles_law(at(0.951)) is None and checks.littles_law(at(1.049)) is None
+    assert checks.littles_law(at(0.94)) is not None and checks.littles_law(at(1.06)) is not None
     assert checks.littles_law(record(mean=0.5, shape=LoadShape(8, 5, rate=500.0))) is None
 
 
-def test_littles_law_allows_for_requests_cut_off_by_the_window():
-    """94 rps x 560 ms over 2 s at 64 connections (0.83 of N) is the window's edge, not an artefact."""
-    assert checks.littles_law(record(rps=94, connections=64, mean=559.7, duration=2.0)) is None
+def test_littles_law_flags_a_window_that_started_on_a_drained_server():
+    """gunicorn-sync-w2 on /sleep at c64: 19.6 rps x 2.21 s = 0.68 of the connections, no outside cause: flagged,
+    and the summary hides its latencies."""
+    r = record(rps=19.6, connections=64, mean=2210.0, server_cpu_s=0.1, gen_cpu_s=0.05, workload="sleep")
+    flag = checks.littles_law(r)
+    assert flag is not None and "ratio 0.68" in flag.message and "drained server" in flag.message
+    assert checks.latency_known_wrong(r)
+    text = summary_table([(r, Verdict("no-baseline", "no baseline", None, None))], [], 200)
+    row = next(line for line in text.splitlines() if "v/flask" in line)
+    assert "2210" not in row.replace(",", "") and "?" in row and "?: a latency the littles-law check" in text
+
+
+def test_littles_law_names_a_measured_cause_outside_the_harness_and_keeps_the_latency():
+    """Kernel-counted SYN drops or a saturated generator explain a low ratio: named in the flag, latency shown."""
+    low = dict(rps=2000, connections=8, mean=2.0)
+    dropped = record(**low, kernel={"listen_overflows": 33, "listen_drops": 33})
+    flag = checks.littles_law(dropped)
+    assert flag is not None and "measured cause outside the harness" in flag.message and "33 listen" in flag.message
+    assert not checks.latency_known_wrong(dropped)
+    saturated = record(**low, gen_cpu_s=9.8)
+    assert "generator was 98% busy" in checks.littles_law(saturated).message
+    assert not checks.latency_known_wrong(saturated)
+    assert checks.latency_known_wrong(record(**low))
+
+
+def test_littles_law_reads_a_steady_state_window_as_consistent():
+    """The same cell measured in steady state (64 / 19.6 rps = 3.27 s mean) raises neither littles-law nor stall."""
+    r = record(rps=19.6, connections=64, mean=3265.0, p50=3265.0, server_cpu_s=0.1, gen_cpu_s=0.05,
+               workload="sleep", variant="gunicorn-sync-w2")
+    assert checks.littles_law(r) is None and checks.stall(r) is None
+    assert "at-capacity" in names(r)
 
 
 def test_stall_flags_an_idle_server_with_slow_requests():
@@ -80,10 +111,63 @@ def test_stall_is_not_raised_for_a_busy_server_or_a_designed_wait():
                                workload="sleep")) is None
 
 
-def test_stall_flags_a_pool_smaller_than_the_connections():
-    """/sleep at 64 connections on 10 threads (611 ms against 100.7 ms of service, server idle) is a stall."""
+def test_stall_flags_a_wait_no_pool_explains():
+    """/sleep at 64 connections, 611 ms against 100.7 ms of service, on a server with no known pool: a stall."""
     flag = checks.stall(record(rps=96, connections=64, p50=611.0, server_cpu_s=0.3, gen_cpu_s=0.05, workload="sleep"))
     assert flag is not None and "plus the endpoint’s designed wait" in flag.message
+
+
+def test_a_pool_at_its_designed_capacity_is_at_capacity_not_a_stall():
+    """gunicorn-gthread-t10 on /sleep at c64, 96 rps of a 10 / 100.6 ms capacity: at-capacity with the queueing
+    delay, and no stall."""
+    r = record(rps=96, connections=64, p50=611.0, mean=667.0, server_cpu_s=0.3, gen_cpu_s=0.05, workload="sleep",
+               variant="gunicorn-gthread-t10")
+    assert checks.stall(r) is None
+    flag = checks.at_capacity(r)
+    assert flag is not None and "10 workers/threads / 100.6 ms" in flag.message
+    assert "capacity 99.4 rps" in flag.message and "each request waits 644 ms, 543 ms of it queued" in flag.message
+
+
+def test_at_capacity_boundaries_band_pool_and_designed_wait():
+    """Within 10% of the capacity either side is at capacity, beyond is not; no pool (an event loop), connections
+    not above the pool, or an endpoint with no designed wait is never at capacity."""
+    def sync_w2(rps, **kw):
+        return record(rps=rps, connections=kw.pop("connections", 64), server_cpu_s=0.0, gen_cpu_s=0.05,
+                      workload=kw.pop("workload", "sleep"), variant=kw.pop("variant", "gunicorn-sync-w2"), **kw)
+    assert checks.capacity(sync_w2(18.1)) is not None and checks.capacity(sync_w2(21.9)) is not None
+    assert checks.capacity(sync_w2(17.9)) is None and checks.capacity(sync_w2(22.1)) is None
+    assert checks.capacity(sync_w2(20.0, variant="aiohttp")) is None
+    assert checks.capacity(sync_w2(20.0, connections=2)) is None
+    assert checks.capacity(sync_w2(20.0, workload="json")) is None
+    assert checks.capacity(sync_w2(20.0, workload="upstream")).rps == 20.0
+
+
+def test_pool_size_comes_from_the_variant_catalog():
+    """workers x threads for pools (sync, gthread, uwsgi processes x threads, thread pools); none for event loops."""
+    assert [checks.pool_size(v) for v in ("gunicorn-sync-w2", "gunicorn-gthread-t100", "uwsgi-p2t2", "waitress-t4",
+                                          "aiohttp", "gunicorn-gevent-w2", "no-such-variant")] == \
+        [2, 100, 4, 4, None, None, None]
+
+
+def test_a_cell_that_answered_nothing_says_why_in_one_line():
+    """0 requests with 16 slowloris clients held: no-answers names the connections, errors, clients and pool."""
+    r = replace(record(rps=0.0, connections=64, mean=0.0, variant="gunicorn-sync-w2"),
+                slow_clients=SlowClientReport("slowloris", 16, 16, (), 5.0))
+    r = replace(r, load=replace(r.load, errors={**ERRORS, "timeout": 64}))
+    flag = checks.no_answers(r)
+    assert flag is not None and "\n" not in flag.message
+    assert "no request answered in 5.0 s on 64 connections (errors: timeout 64)" in flag.message
+    assert "16 of 16 slowloris clients were held beside them, the server dropped 0" in flag.message
+    assert "(a pool of 2)" in flag.message
+    assert names(r)[0] == "no-answers" and checks.no_answers(record()) is None
+
+
+def test_no_answers_on_a_pool_whose_queue_outlives_the_timeout_says_so():
+    """gunicorn-sync-w2 on /sleep at c400 (oha, 5 s timeout): 400 / 20 rps = 20 s in the queue, every request timed out."""
+    r = record(rps=0.0, connections=400, mean=0.0, variant="gunicorn-sync-w2", workload="sleep",
+               errors={"timeout": 742})
+    flag = checks.no_answers(r)
+    assert flag is not None and "(2 / 100 ms) each request waits about 20 s in its queue" in flag.message
 
 
 def test_stall_needs_every_backend_idle_and_known():

@@ -1,5 +1,6 @@
 """Parsing oha's JSON summary (the open-model driver); no load."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -50,3 +51,52 @@ def test_argv_holds_a_rate_with_latency_correction():
     argv = driver.argv("http://127.0.0.1:9/json", 64, 5, 250.0)
     assert argv[:8] == ["oha", "-z", "5s", "-c", "64", "-q", "250", "--latency-correction"]
     assert argv[argv.index("--output-format") + 1] == "json" and argv[-1] == "http://127.0.0.1:9/json"
+
+
+def test_closed_window_counts_the_requests_sent_inside_it_with_their_whole_latency(tmp_path):
+    """Steady-state window [2, 7) s: requests sent in the lead-in or after it are left out; one sent at 6.5 s
+    and answered at 7.5 s counts with its 1 s; Little's law then holds on the window's own numbers."""
+    import sqlite3
+
+    from serverbench.drivers.oha import read_rows, window_report
+    db = tmp_path / "requests.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE oha (url TEXT NOT NULL, start REAL NOT NULL, start_latency_correction REAL, "
+                     "end REAL NOT NULL, duration REAL NOT NULL, status INTEGER NOT NULL, len_bytes INTEGER NOT NULL)")
+        # two connections, each always one request of 1 s in flight (a pool's queue): sent at 0, 1, 2, ... s
+        rows = [(k + c * 0.5, k + c * 0.5 + 1.0, 200 if k != 3 else 503) for c in range(2) for k in range(9)]
+        conn.executemany("INSERT INTO oha VALUES ('u', ?, NULL, ?, ?, ?, 10)",
+                         [(s, e, e - s, st) for s, e, st in rows])
+    report = window_report(read_rows(db), 2.0, 5.0, {"connect": 1, "read": 0, "write": 0, "timeout": 0, "status": 0})
+    sent = [s for s, _, _ in rows if 2.0 <= s < 7.0]
+    assert report.requests == len(sent) == 10 and report.duration_s == 5.0 and report.bytes == 100
+    assert report.window == "steady" and report.errors["status"] == 2 and report.errors["connect"] == 1
+    assert report.latency_ms["mean"] == pytest.approx(1000.0) and report.latency_ms["max"] == pytest.approx(1000.0)
+    assert report.requests / report.duration_s * report.latency_ms["mean"] / 1000 / 2 == pytest.approx(1.0)
+
+
+def test_an_empty_closed_window_reports_no_request():
+    """No request sent in the window (a server that answered nothing): zero requests, zero latencies."""
+    from serverbench.drivers.oha import window_report
+    report = window_report([(0.5, 9.0, 200, 10)], 2.0, 5.0, {"connect": 0, "read": 0, "write": 0, "timeout": 64,
+                                                             "status": 0})
+    assert report.requests == 0 and report.latency_ms["p99"] == 0.0 and report.errors["timeout"] == 64
+
+
+def test_closed_argv_runs_lead_in_and_window_in_one_run_and_waits_for_in_flight_answers():
+    """No rate (-q) in the closed model; -z covers lead-in plus window, -w and --db-url keep every answer."""
+    driver = OhaDriver(lead_s=2)
+    driver.__dict__["binary"] = "oha"  # no oha needed to build its command
+    argv = driver.closed_argv("http://127.0.0.1:1/sleep", 64, 5, Path("/tmp/x.db"))
+    assert "-q" not in argv and argv[argv.index("-z") + 1] == "7s" and "-w" in argv
+    assert argv[argv.index("--db-url") + 1] == "/tmp/x.db" and argv[argv.index("-c") + 1] == "64"
+
+
+def test_the_closed_driver_is_wrk_unless_oha_is_asked_for_and_can_run_the_shape():
+    """--perf-closed-driver oha drives keep-alive closed shapes; requests-per-connection shapes stay on wrk."""
+    from serverbench.catalog.shapes import LoadShape
+    from serverbench.drivers import driver_for
+    assert driver_for(LoadShape(64, 5)).name == "wrk"
+    assert driver_for(LoadShape(64, 5), closed="oha").name == "oha"
+    assert driver_for(LoadShape(64, 5, requests_per_connection=1), closed="oha").name == "wrk"
+    assert driver_for(LoadShape(64, 5, rate=100.0)).name == "oha"

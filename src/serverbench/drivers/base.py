@@ -37,12 +37,13 @@ class Driver(Protocol):
         locust driver takes none); returns (LoadReport, the run with ``cpu_s`` and ``wall_s``)."""
 
 
-def driver_for(shape: LoadShape, threads: int = 2) -> Driver:
-    """wrk for the closed model, oha for a rate (the open model), locust for a locust scenario."""
+def driver_for(shape: LoadShape, threads: int = 2, closed: str = "wrk") -> Driver:
+    """wrk for the closed model (oha when ``closed`` says so and the shape keeps connections alive), oha for a
+    rate (the open model), locust for a locust scenario."""
     if shape.workers is not None:
         from .locust import LocustDriver
         return LocustDriver(workers=shape.workers)
-    if shape.rate is not None:
+    if shape.rate is not None or (closed == "oha" and shape.requests_per_connection is None):
         from .oha import OhaDriver
         return OhaDriver()
     from .wrk import WrkDriver

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -26,7 +27,12 @@ from ..records.schema import ERROR_KEYS, LoadReport
 from ..catalog.contract import Request
 from ..catalog.shapes import Capabilities, LoadShape
 
-OHA_CAPABILITIES = Capabilities("oha", ("open",), requests_per_connection=False, ramp=False)
+OHA_CAPABILITIES = Capabilities("oha", ("open", "closed"), requests_per_connection=False, ramp=False)
+# A closed-model run's lead-in: load runs this long before the measured window opens, in the same run, so
+# the window starts in steady state (a pool's queue full, not drained).  Requests sent in the lead-in are
+# not counted; a queue refills within one service time of the load starting (each connection's second
+# request already waits behind the others'), so 2 s covers every endpoint here (/sleep: 100 ms).
+LEAD_S = 2
 INSTALL = "cargo install oha --locked  (./run does it; needs Rust, make and cmake)"
 
 
@@ -76,6 +82,38 @@ def parse_report(stdout: str, duration_s: float) -> LoadReport:
         raise GeneratorError(f"oha's JSON report is malformed ({exc!r}): {stdout[:300]!r}") from None
 
 
+def _percentile(ordered: Sequence[float], q: float) -> float:
+    """The nearest-rank percentile ``q`` (0-100) of ascending values."""
+    return ordered[min(len(ordered) - 1, max(0, int(round(q / 100.0 * len(ordered) + 0.5)) - 1))]
+
+
+def window_report(rows: Sequence[tuple[float, float, int, int]], start_s: float, duration_s: float,
+                  errors: Mapping[str, int]) -> LoadReport:
+    """The steady-state window of a closed-model run from oha's per-request rows (start s, end s, status,
+    bytes; times from the run's start): the requests *sent* in [start_s, start_s + duration_s), each with
+    its whole latency even when it ended after the window (oha -w waited for it).  In a steady state they
+    are the window's throughput, and their latencies sum to the connections' time in the window."""
+    sent = [(end - start, status, size) for start, end, status, size in rows if start_s <= start < start_s + duration_s]
+    ms = sorted(d * 1000.0 for d, _, _ in sent)
+    if ms:
+        mean = sum(ms) / len(ms)
+        latency = {"p50": _percentile(ms, 50), "p75": _percentile(ms, 75), "p90": _percentile(ms, 90),
+                   "p99": _percentile(ms, 99), "p999": _percentile(ms, 99.9), "max": ms[-1], "mean": mean,
+                   "stdev": (sum((x - mean) ** 2 for x in ms) / len(ms)) ** 0.5}
+    else:
+        latency = {k: 0.0 for k in ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")}
+    return LoadReport(driver="oha", requests=len(sent), duration_s=duration_s, bytes=sum(b for _, _, b in sent),
+                      latency_ms=latency, errors={**errors, "status": sum(1 for _, st, _ in sent if st >= 400)},
+                      window="steady")
+
+
+def read_rows(db: Path) -> list[tuple[float, float, int, int]]:
+    """oha's --db-url table: one row per answered request (start, end, status, bytes)."""
+    with sqlite3.connect(db) as conn:
+        return [(float(a), float(b), int(c), int(d))
+                for a, b, c, d in conn.execute("SELECT start, end, status, len_bytes FROM oha")]
+
+
 @dataclass(frozen=True)
 class OhaDriver:
     """Runs ``oha`` at a constant rate for a duration; ``timeout_s`` is its per-request timeout."""
@@ -84,6 +122,7 @@ class OhaDriver:
     name: str = "oha"
     threads: int = 1
     capabilities: Capabilities = OHA_CAPABILITIES
+    lead_s: int = LEAD_S  # closed model: load before the window, in the same run (trial.measure waits it out)
 
     @cached_property
     def binary(self) -> str:
@@ -108,6 +147,12 @@ class OhaDriver:
         return [self.binary, "-z", f"{duration}s", "-c", str(connections), "-q", f"{rate:g}", "--latency-correction",
                 "--no-tui", "--output-format", "json", "-t", f"{self.timeout_s}s", *sends, url]
 
+    def closed_argv(self, url: str, connections: int, duration: int, db: Path) -> list[str]:
+        """oha as a closed model (no -q: each connection sends its next request when the answer is in) for the
+        lead-in and the window in one run, every answer's times written to ``db``, in-flight requests waited for (-w)."""
+        return [self.binary, "-z", f"{self.lead_s + duration}s", "-c", str(connections), "-w", "--db-url", str(db),
+                "--no-tui", "--output-format", "json", "-t", f"{self.timeout_s}s", url]
+
     def check(self) -> None:
         self.binary  # noqa: B018 - a missing oha is a usage error with the install, before any server starts
 
@@ -115,11 +160,13 @@ class OhaDriver:
             mix: Sequence[tuple[str, int]] = (), request: Request | None = None):
         """Hold the shape's rate on ``url`` for its duration (every request as ``request`` says, when
         given); returns (LoadReport, GeneratorRun)."""
-        if shape.rate is None:
-            raise GeneratorError("oha is serverbench's open-model driver: it needs a rate (--perf-rates)")
         if mix or shape.requests_per_connection is not None:
-            raise GeneratorError(f"oha runs one URL at a rate; it cannot run {'a URL mix' if mix else shape.label}")
+            raise GeneratorError(f"oha runs one URL; it cannot run {'a URL mix' if mix else shape.label}")
         env = {**os.environ, "NO_COLOR": "1"}
+        if shape.rate is None:
+            if request is not None:
+                raise GeneratorError("oha's closed model here sends plain GETs; a user's endpoint runs on wrk")
+            return self._closed(url, shape, cpus, env)
         with tempfile.TemporaryDirectory(prefix="serverbench-oha-") as tmp:
             body_path = None
             if request is not None and request.body:
@@ -130,3 +177,15 @@ class OhaDriver:
         if run.returncode != 0:
             raise GeneratorError(f"oha exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}")
         return parse_report(run.stdout, shape.duration), run
+
+    def _closed(self, url: str, shape: LoadShape, cpus: Sequence[int] | None, env: dict[str, str]):
+        """One run of lead-in + window; the window's report from the requests sent inside it."""
+        with tempfile.TemporaryDirectory(prefix="serverbench-oha-") as tmp:
+            db = Path(tmp) / "requests.db"
+            run = run_generator(self.closed_argv(url, shape.connections, shape.duration, db),
+                                timeout=self.lead_s + shape.duration + 2 * self.timeout_s + 30, cpus=cpus, env=env)
+            if run.returncode != 0:
+                raise GeneratorError(f"oha exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}")
+            whole = parse_report(run.stdout, self.lead_s + shape.duration)
+            rows = read_rows(db) if db.exists() else []
+        return window_report(rows, float(self.lead_s), float(shape.duration), whole.errors), run

@@ -4,6 +4,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
@@ -89,23 +90,36 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
     and for each backend its CPU and the operations it counted during the window.  ``warmup`` and
     ``warmup_rps`` say what came before, for the record."""
     server, backends = trial.server, dict(trial.backends)
-    with ExitStack() as stack:
-        sampler = stack.enter_context(TreeSampler(server.pid)) if server.pid is not None else None
-        samplers = {name: stack.enter_context(TreeSampler(b.pid)) for name, b in backends.items()
-                    if b.pid is not None}
-        before = {name: b.count() for name, b in backends.items()}
-        listen_before = listen_counters()
-        host = HostSampler()  # the whole machine's CPU: neighbours show here
-        if trial.during is not None:
-            stack.enter_context(trial.during())
-        slow = stack.enter_context(held(server.url + trial.workload.path, trial.shape, trial.cpus))  # c16+idle16
-        trial.report("measure")
-        started = time.monotonic()
-        load, run = trial.run_load(trial.shape.duration)
-        wall = time.monotonic() - started
-        listen = window(listen_before, listen_counters())
-        host_cpu = host.stop()
-    after = {name: b.count() for name, b in backends.items()}
+    # A driver with a lead-in (oha's closed model) loads the server before its window in the same run:
+    # the samplers below open when its window does, and the run ends after the window's in-flight answers.
+    lead = getattr(trial.driver, "lead_s", 0) if trial.shape.rate is None and trial.shape.workers is None else 0
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(trial.run_load, trial.shape.duration) if lead else None
+        if running is not None:
+            trial.report("lead-in")
+            time.sleep(lead)
+        with ExitStack() as stack:  # the window: closed before a lead-in run's in-flight answers come in
+            sampler = stack.enter_context(TreeSampler(server.pid)) if server.pid is not None else None
+            samplers = {name: stack.enter_context(TreeSampler(b.pid)) for name, b in backends.items()
+                        if b.pid is not None}
+            before = {name: b.count() for name, b in backends.items()}
+            listen_before = listen_counters()
+            host = HostSampler()  # the whole machine's CPU: neighbours show here
+            if trial.during is not None:
+                stack.enter_context(trial.during())
+            slow = stack.enter_context(held(server.url + trial.workload.path, trial.shape, trial.cpus))  # c16+idle16
+            trial.report("measure")
+            started = time.monotonic()
+            if running is None:
+                load, run = trial.run_load(trial.shape.duration)
+            else:
+                time.sleep(max(0.0, trial.shape.duration - (time.monotonic() - started)))
+            wall = time.monotonic() - started
+            listen = window(listen_before, listen_counters())
+            host_cpu = host.stop()
+        after = {name: b.count() for name, b in backends.items()}
+        if running is not None:
+            load, run = running.result()
     usage = sampler.usage() if sampler is not None else None
     check_alive(server)
     connections = trial.shape.connections

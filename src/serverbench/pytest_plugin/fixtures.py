@@ -18,6 +18,7 @@ import pytest
 
 from ..backends.base import BACKENDS, Service, backend, revive
 from ..catalog.faults import Fault
+from ..judge.checks import no_answers
 from ..judge.faults import fault_message
 from ..measure.faults import FaultInjection, Toxiproxy
 from ..config import PerfConfig, resolve_thresholds
@@ -368,6 +369,9 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
         perf_session.record(result, verdict)
         if verdict.failed:
             pytest.fail(f"{result.key}: {verdict.message}", pytrace=False)
+        silent = no_answers(result)  # a measured outcome, recorded above: one line, not the Result's repr
+        if silent is not None:
+            pytest.fail(f"{result.key}: {silent.message}", pytrace=False)
         return result
 
     return trial

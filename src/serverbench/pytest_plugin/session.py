@@ -18,6 +18,7 @@ from ..catalog.variants import Variant
 from ..catalog.workloads import WORKLOADS, Workload
 from ..config import PerfConfig
 from ..drivers.base import Driver, driver_for
+from ..drivers.oha import OhaDriver
 from ..drivers.wrk import WrkDriver
 from ..judge.checks import check_session
 from ..errors import ConfigError
@@ -65,17 +66,18 @@ class PerfSession:
 
     @property
     def machine(self) -> dict[str, Any]:
-        """Identity of this machine for baselines: CPU, cores, interpreter and the closed-model driver (wrk)."""
+        """Identity of this machine for baselines: CPU, cores, interpreter and the closed-model driver (wrk, or
+        oha with --perf-closed-driver oha: its throughput is its own, so its baselines are too)."""
         if self._machine is None:
-            wrk = WrkDriver()
-            self._machine = machine_info(f"{wrk.name}-{wrk.version}")
+            closed = OhaDriver() if self.config.closed_driver == "oha" else WrkDriver()
+            self._machine = machine_info(f"{closed.name}-{closed.version}")
         return self._machine
 
     def driver_for(self, shape: LoadShape) -> Driver:
         """The driver of a shape (one instance per kind for the session)."""
-        kind = (shape.rate is None, shape.workers)
+        kind = (shape.rate is None, shape.workers, shape.requests_per_connection is None)
         if kind not in self._drivers:
-            self._drivers[kind] = driver_for(shape, threads=self.config.threads)
+            self._drivers[kind] = driver_for(shape, threads=self.config.threads, closed=self.config.closed_driver)
         return self._drivers[kind]
 
     @property

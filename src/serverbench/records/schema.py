@@ -37,6 +37,10 @@ class LoadReport:
     bytes: int
     latency_ms: Mapping[str, float]
     errors: Mapping[str, int]
+    # What the latencies are of: "run", the requests answered during a run of its own (wrk, locust: it starts
+    # after the warm-up's load stopped and drops what is in flight at its end); "steady", the requests sent
+    # inside a window of one continuous run, each timed to its answer (oha's closed model, docs/trial.md).
+    window: str = "run"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "latency_ms", _frozen(self.latency_ms))
@@ -251,6 +255,7 @@ class Result:
             "latency_ms": {k: round(load.latency_ms[k], 3) for k in LATENCY_KEYS},
             "errors": {k: load.errors[k] for k in ERROR_KEYS},
             "error_rate": round(load.error_rate, 6),
+            "window": load.window,
             "server": {"cpu_s": self.server_cpu_s, "rss_mb": self.server_rss_mb,
                        "cpu_us_per_request": None if per_request is None else round(per_request, 2)},
             "generator": self.generator.to_record(),
@@ -271,7 +276,7 @@ class Result:
         duration = float(rec["duration_s"])
         load = LoadReport(rec["generator"]["name"], int(rec["requests"]), duration, int(rec.get("bytes") or 0),
                           {k: float(rec["latency_ms"][k]) for k in LATENCY_KEYS},
-                          {k: int(rec["errors"][k]) for k in ERROR_KEYS})
+                          {k: int(rec["errors"][k]) for k in ERROR_KEYS}, str(rec.get("window") or "run"))
         server = _mapping(rec, "server")
         return cls(nodeid=rec["nodeid"], test=rec["test"], variant=rec["variant"], workload=rec["workload"],
                    shape=shape_from_record(rec), warmup_s=int(rec.get("warmup_s") or 0), url=rec["url"], load=load,

@@ -12,7 +12,7 @@ from ..catalog.shapes import knee
 from ..records.results import Failure
 from ..catalog.matrix import Cell
 from ..catalog.variants import Variant
-from ..judge.checks import MEANINGS, check_session
+from ..judge.checks import MEANINGS, check_session, latency_known_wrong
 from ..judge.verdict import NO_BASELINE, Verdict
 
 SHOWN_ELSEWHERE = ("generator-saturated", "backend-bound")  # SAT in "gen cpu", BND in "backend cpu"
@@ -64,9 +64,11 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
             verdict = "saved"
         reps = r.extra.get("replicates")
         rps_text = f"{r.rps:,.0f}" + (f" (n={reps['n']}, ±{reps['dispersion']:.0%})" if reps else "")
+        # a latency the checks know to be wrong (Little's law off, no cause outside the harness) is not shown
+        p50, p99 = ("?", "?") if latency_known_wrong(r) else (f"{r.load.latency_ms['p50']:.2f}",
+                                                             f"{r.load.latency_ms['p99']:.2f}")
         table.add_row(f"{r.variant}/{r.app}" if r.app else r.variant, r.workload, r.shape.label,
-                      rps_text,
-                      f"{r.load.latency_ms['p50']:.2f}", f"{r.load.latency_ms['p99']:.2f}",
+                      rps_text, p50, p99,
                       f"{errors} ({r.error_rate:.1%})" if errors else "0",
                       "-" if r.server_cpu_s is None else f"{r.server_cpu_s:.1f}", gen, ", ".join(backend) or "-",
                       " ".join(flags) or "-", verdict)
@@ -82,6 +84,9 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
     if any_saturated:
         text += ("SAT: the load generator was >= 90% busy; the server may be faster than measured "
                  "(generator-bound trial).\n")
+    if "littles-law" in raised:
+        text += ("?: a latency the littles-law check knows to be wrong (no cause outside the harness measured); "
+                 "the record keeps it with the flag.\n")
     for name in raised:
         text += f"{name}: {MEANINGS[name]} (the record's flags say what was seen; docs/checks.md).\n"
     return text
