@@ -84,7 +84,7 @@ def perf_cost(request: pytest.FixtureRequest, cost_variant: str, cost_app: str,
     tolerance = _tolerance(request, max(perf.config.cost_tolerance, cell.variant.cost_tolerance or 0.0))
     reason = unavailable_reason(cell.variant, cell.app, perf.config.apps_dir)
     if reason:
-        pytest.skip(reason)
+        pytest.skip(perf.record_skip(cell.name, cost_workload, reason))
     if cell.app.runtime != "python":  # a cost record is keyed by the Python interpreter and attributes Python packages
         pytest.skip(f"{cell.name}: counted instructions are measured for Python servers only; "
                     f"{cell.app.runtime} rows are timed, not counted")

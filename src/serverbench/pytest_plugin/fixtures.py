@@ -282,7 +282,7 @@ def perf_server(request: pytest.FixtureRequest, perf_session: PerfSession, perf_
     cell = perf_session.cells[f"{perf_variant}/{perf_app}"]
     reason = unavailable_reason(cell.variant, cell.app, perf_session.config.apps_dir)
     if reason:
-        pytest.skip(reason)
+        pytest.skip(perf_session.record_skip(cell.name, perf_workload, reason))
     unserved = cell.app.lacks(e.name for e in perf_session.workload(perf_workload).specs)
     if unserved:
         pytest.skip(f"{cell.app.name} serves part of the contract, not {', '.join(unserved)}")

@@ -49,6 +49,7 @@ class PerfSession:
         self._drivers: dict[tuple, Driver] = {}
         self.results: list[tuple[Result, Verdict]] = []
         self.failures: list[Failure] = []
+        self.skipped: dict[tuple[str, str], list[str]] = {}  # (cell, reason) -> its workloads, for the summary
         self.notices: list[str] = []
         self._machine: dict[str, Any] | None = None
         self._baselines: dict[str, Baseline] | None = None
@@ -106,6 +107,13 @@ class PerfSession:
 
     def record_failure(self, failure: Failure) -> None:
         self.failures.append(failure)
+
+    def record_skip(self, cell: str, workload: str, reason: str) -> str:
+        """A cell that cannot run here (a server not installed): a row of the summary with its reason."""
+        workloads = self.skipped.setdefault((cell, reason), [])
+        if workload not in workloads:
+            workloads.append(workload)
+        return reason
 
     def write_exports(self) -> None:
         """The HTML report (--perf-html) and the pytest-benchmark file (--perf-benchmark-json) of this session."""
