@@ -16,7 +16,6 @@ import pytest
 from .. import __version__
 from ..config import parse_option
 from ..errors import ConfigError, ServerbenchError
-from ..catalog.workloads import WORKLOADS
 from ..judge.cost import FAIL, CostVerdict, judge_cost
 from ..measure.cost import CostPlan, measure_cost
 from ..measure.pytrace import profile_python
@@ -88,10 +87,12 @@ def perf_cost(request: pytest.FixtureRequest, cost_variant: str, cost_app: str,
     if cell.app.runtime != "python":  # a cost record is keyed by the Python interpreter and attributes Python packages
         pytest.skip(f"{cell.name}: counted instructions are measured for Python servers only; "
                     f"{cell.app.runtime} rows are timed, not counted")
-    workload = WORKLOADS[cost_workload]
+    workload = perf.workload(cost_workload)  # a reference workload, or one of the user's endpoints
     env = _backend_env(request, perf, workload)
+    user = perf.user_app
     plan = CostPlan(cell.variant, cell.app, workload, requests=perf.config.cost_requests,
-                    apps_dir=perf.config.apps_dir, env=env, nodeid=request.node.nodeid)
+                    apps_dir=perf.config.apps_dir if user is None else user.directory, env=env,
+                    nodeid=request.node.nodeid)
 
     def measure() -> CostRecord:
         try:
@@ -136,8 +137,11 @@ def _tolerance(request: pytest.FixtureRequest, default: float) -> float:
 
 
 def _backend_env(request: pytest.FixtureRequest, perf, workload) -> dict[str, str]:
+    """The server's environment: the backends' URLs (under the user's names for a user's app, with its
+    perf_app_env and the object the entry module loads)."""
+    user = perf.user_app
     if not workload.backends:
-        return {}
+        return {} if user is None else user.server_env({})
     backends = request.getfixturevalue("perf_backends")
     for name in workload.backends:
         try:
@@ -146,9 +150,9 @@ def _backend_env(request: pytest.FixtureRequest, perf, workload) -> dict[str, st
             if perf.config.skip_missing_backends:
                 pytest.skip(f"backend {name} unavailable (--perf-skip-missing-backends): {exc}")
             pytest.fail(str(exc), pytrace=False)
-        if name == "redis":
+        if name == "redis" and user is None:  # the contract's data; a user's endpoint does what it does
             service.seed()
-    return backends.env(workload.backends)
+    return backends.env(workload.backends) if user is None else user.server_env(backends.urls(workload.backends))
 
 
 def _record(request: pytest.FixtureRequest, record: CostRecord, verdict: CostVerdict) -> None:
