@@ -83,6 +83,7 @@ class ABPlan:
     backend_env: Mapping[str, str] = field(default_factory=dict)
     max_error_rate: float = _gate_default("perf_max_error_rate")
     cost_repeats: int = 0  # fresh counted-instruction runs per arm (valgrind); 0: no cost signal
+    cost_requests: int = 200  # requests counted per run (a user's project: its perf_cost_requests)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", self.mode or default_mode())

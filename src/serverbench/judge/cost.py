@@ -122,7 +122,7 @@ def attribute(baseline: CostBaseline, record: CostRecord, top: int = TOP, app_to
                     + diff(baseline.python_functions, record.python_functions,
                            baseline.python_per_request or _total(baseline.python_functions)),
                     key=lambda s: -abs(s.share))
-    own = [s for s in shifts[top:] if s.role == APP and s.delta][:app_top]
+    own = [s for s in shifts[top:] if s.role == APP and abs(s.delta) >= 0.5][:app_top]
     return tuple(shifts[:top] + own)
 
 
