@@ -1,6 +1,6 @@
 """The A/B gate in a user's project (python -m serverbench.gate, no pytest): their app at a git ref against
 the working tree, on an endpoint by name.  An extra serialization in the user's function is a regression
-(exit 1) whose Markdown names the function; a comment-only change passes (exit 0)."""
+(exit 1) whose Markdown names the function; a comment-only change passes."""
 import shutil
 import subprocess
 import sys
@@ -43,8 +43,10 @@ def test_gate_fails_a_costlier_user_function_and_names_it(tmp_path):
 
 
 def test_gate_passes_a_comment_only_change(tmp_path):
-    """A comment added to the user's module changes nothing: exit 0, the counted signal passes."""
+    """A comment added to the user's module is no regression: the counted signal passes and the gate exits 0
+    (or 3 when this shared machine was too noisy for the timed signals: never 1, never reported as a pass)."""
     project = _project(tmp_path)
     (project / "shop.py").write_text("# a comment only\n" + SHOP.format(extra=0))
     run = _gate(project)
-    assert "instructions per request (counted)" in run.stdout and run.returncode == 0, run.stdout + run.stderr
+    counted = next(line for line in run.stdout.splitlines() if "instructions per request (counted)" in line)
+    assert counted.endswith("-> pass") and run.returncode in (0, 3), run.stdout + run.stderr

@@ -163,6 +163,6 @@ def resolve_user_app(config: PerfConfig, hooked: Iterable[Endpoint]) -> UserApp:
         interface = detect(config.app.text, config.app_dir, dict(config.app_env), timeout=max(config.start_timeout, 60))
     try:
         return user_app(config.app, interface, config.app_dir, config.endpoints + tuple(hooked), config.app_env,
-                        config.app_backends, known_backends=BACKENDS)
+                        config.app_backends, known_backends=BACKENDS, reset=config.app_reset)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
