@@ -369,9 +369,9 @@ def run_user(args: argparse.Namespace, found: usergate.UserProject) -> list[tupl
             (worktree(args.base_ref, found.git_top) if args.base_ref else nullcontext(found.git_top)) as base_root:
         given = {name: s.url for name, s in services.items()}
         arms = (Arm("base", args.base_python, found.app_dir_in(base_root),
-                    usergate.arm_env(found.app, given, _env(args.base_env))),
+                    usergate.arm_env(found.app, given, _env(args.base_env)), found.app.reset),
                 Arm("candidate", args.cand_python, found.app.directory,
-                    usergate.arm_env(found.app, given, _env(args.cand_env))))
+                    usergate.arm_env(found.app, given, _env(args.cand_env)), found.app.reset))
         out = []
         for workload in workloads:
             plan = ABPlan(cell, workload, *arms, mode=args.mode, blocks=args.blocks,

@@ -32,6 +32,7 @@ from ..records.decisions import Measurement, Window
 from ..records.schema import Result
 from .executors import pin_tree
 from .machine import machine_info, python_info
+from .reset import reset_app
 from .servers import RunningServer, ServerPool, start_variant
 from .trial import Trial, Warmup, drain, measure, run_trial, warm_up
 
@@ -87,6 +88,7 @@ class _Rig:
         """A fresh, verified server of ``arm``, its hash seed ``seed`` (unless the arm sets it)."""
         plan = self.plan
         env = {"PYTHONHASHSEED": str(seed), **arm.env, **plan.backend_env}
+        reset(plan, arm)
         pool = ServerPool(lambda c: start_variant(c.variant, app=c.app, apps_dir=arm.apps_dir, env=env,
                                                   python=arm.python), [plan.workload.spec])
         pool.get(plan.cell)
@@ -292,7 +294,11 @@ def count_arms(plan: "ABPlan", repeats: int) -> tuple[tuple[float, ...], tuple[f
         cost = CostPlan(plan.cell.variant, plan.cell.app, plan.workload, requests=plan.cost_requests,
                         apps_dir=arm.apps_dir, env={**plan.backend_env, **arm.env}, python=arm.python,
                         nodeid=f"ab::{arm.label}::cost")
-        return lambda: measure_cost(cost).per_request
+        def counted() -> float:
+            reset(plan, arm)
+            return measure_cost(cost).per_request
+
+        return counted
 
     calls = [count(arm) for _ in range(repeats) for arm in (plan.base, plan.candidate)]
     values = [v for i in range(0, len(calls), 2) for v in _parallel(calls[i:i + 2])]
@@ -311,7 +317,16 @@ def profile_arms(plan: "ABPlan") -> tuple["CostRecord", "CostRecord"]:
         cost = CostPlan(plan.cell.variant, plan.cell.app, plan.workload, requests=plan.cost_requests,
                         apps_dir=arm.apps_dir, env={**plan.backend_env, **arm.env}, python=arm.python,
                         nodeid=f"ab::{arm.label}::cost")
-        return replace(measure_cost(cost), python_functions=profile_python(cost))
+        reset(plan, arm)
+        record = measure_cost(cost)
+        reset(plan, arm)
+        return replace(record, python_functions=profile_python(cost))
 
     base, candidate = _parallel([lambda: profiled(plan.base), lambda: profiled(plan.candidate)])
     return base, candidate
+
+
+def reset(plan: "ABPlan", arm: "Arm") -> None:
+    """The arm's app back to its one state (its perf_app_reset), before a server starts or a count begins."""
+    if arm.reset is not None:
+        reset_app(arm.reset, arm.apps_dir, {**plan.backend_env, **arm.env}, arm.python)

@@ -16,22 +16,22 @@ from pathlib import Path
 from typing import Mapping
 
 from ..catalog.userapp import AppTarget
-from ..errors import ServerError
+from ..errors import ResetError
 
 RESET_TIMEOUT_S = 120.0
 CALL = "import importlib, sys; getattr(importlib.import_module(sys.argv[1]), sys.argv[2])()"
 
 
 def reset_app(target: AppTarget, directory: Path, env: Mapping[str, str], python: str = sys.executable) -> None:
-    """Call ``target`` (``module:function``) in a child interpreter; ServerError with its output if it fails."""
+    """Call ``target`` (``module:function``) in a child interpreter; ResetError with its output if it fails."""
     child_env = {**os.environ, **dict(env),
                  "PYTHONPATH": os.pathsep.join(p for p in (str(directory), os.environ.get("PYTHONPATH", "")) if p)}
     try:
         run = subprocess.run([python, "-c", CALL, target.module, target.attribute], cwd=directory, env=child_env,
                              capture_output=True, text=True, timeout=RESET_TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        raise ServerError(f"perf_app_reset = {target.text} did not return within {RESET_TIMEOUT_S:g} s") from None
+        raise ResetError(f"perf_app_reset = {target.text} did not return within {RESET_TIMEOUT_S:g} s") from None
     if run.returncode != 0:
         tail = "\n".join((run.stderr or run.stdout).strip().splitlines()[-8:])
-        raise ServerError(f"perf_app_reset = {target.text} failed (exit {run.returncode}) in {directory}:\n{tail}\n"
+        raise ResetError(f"perf_app_reset = {target.text} failed (exit {run.returncode}) in {directory}:\n{tail}\n"
                           "fix the function (it must run with perf_app_env set, from perf_app_dir)")

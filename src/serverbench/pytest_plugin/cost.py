@@ -19,6 +19,7 @@ from ..errors import ConfigError, ServerbenchError
 from ..judge.cost import FAIL, CostVerdict, judge_cost
 from ..measure.cost import CostPlan, measure_cost
 from ..measure.pytrace import profile_python
+from ..measure.reset import reset_app
 from ..measure.servers import unavailable_reason
 from ..records.cost import CostBaselineStore, CostRecord, add_to_results_file, environment_id
 from .fixtures import perf_session_of
@@ -96,6 +97,8 @@ def perf_cost(request: pytest.FixtureRequest, cost_variant: str, cost_app: str,
 
     def measure() -> CostRecord:
         try:
+            if user is not None and user.reset is not None:  # the count starts from the app's one state
+                reset_app(user.reset, user.directory, env)
             record = measure_cost(plan)
         except ServerbenchError as exc:
             pytest.fail(f"{cell.name} {workload.name}: {exc}", pytrace=False)

@@ -20,6 +20,7 @@ from ..config import PerfConfig
 from ..drivers.base import Driver, driver_for
 from ..drivers.wrk import WrkDriver
 from ..judge.checks import check_session
+from ..judge.drift import size_drift
 from ..errors import ConfigError
 from ..judge.verdict import FAIL, Verdict
 from ..measure.appinterface import detect
@@ -131,7 +132,9 @@ class PerfSession:
                                 f"{self.config.benchmark_json_path}")
 
     def finish(self) -> None:
-        """Write the JSON records and the baseline; say what was written in ``notices``."""
+        """Write the JSON records and the baseline; say what was written in ``notices`` (and warn of an
+        endpoint whose responses changed size across the run's cells)."""
+        self.notices += size_drift([r for r, _ in self.results])
         if self.config.json_path is not None and (self.results or self.failures):
             flags = [[f.to_record() for f in fs] for fs in check_session([r for r, _ in self.results])]
             results_file.write(self.config.json_path, self.machine, [(r, v.to_record()) for r, v in self.results],
