@@ -5,7 +5,7 @@
 # from, your own (role app) among them.  Extra arguments go to both pytest runs (--perf-variants=...).
 #
 #     ci/cost.sh BASE_REF [pytest arguments]
-set -eu
+set -eu  # (options below take "=": a separate path argument would move pytest's rootdir)
 base="${1:?usage: ci/cost.sh BASE_REF [pytest arguments]}"
 shift
 project="$(git rev-parse --show-prefix)"  # this project's folder inside the repository ('' at its top)
@@ -13,5 +13,5 @@ scratch="$(mktemp -d)"
 trap 'git worktree remove --force "$scratch/base" >/dev/null 2>&1 || true; rm -rf "$scratch"' EXIT
 git worktree add --detach --quiet "$scratch/base" "$base"
 (cd "$scratch/base/$project" && python -m pytest -m cost -p no:cacheprovider --perf-save-baseline \
-    --perf-cost-baseline-dir "$scratch/baselines" "$@")
-python -m pytest -m cost -p no:cacheprovider --perf-cost-baseline-dir "$scratch/baselines" "$@"
+    --perf-cost-baseline-dir="$scratch/baselines" "$@")
+python -m pytest -m cost -p no:cacheprovider --perf-cost-baseline-dir="$scratch/baselines" "$@"
