@@ -1,1 +1,0 @@
-"""A to-do list over SQLite."""
