@@ -15,6 +15,7 @@ from typing import Mapping
 
 from .backends.base import BACKENDS
 from .catalog.matrix import Cell
+from .catalog.userapp import AppTarget
 from .catalog.workloads import Workload
 from .config import OPTIONS_BY_NAME
 from .errors import ConfigError
@@ -42,12 +43,14 @@ def pairs_per_block(mode: str) -> int:
 
 @dataclass(frozen=True)
 class Arm:
-    """What differs between base and candidate: interpreter, app code, environment."""
+    """What differs between base and candidate: interpreter, app code, environment.  ``reset``: a user's
+    perf_app_reset (``module:function``, from this arm's own folder), run before each server and count."""
 
     label: str
     python: str = sys.executable
     apps_dir: Path = Path("apps")
     env: Mapping[str, str] = field(default_factory=dict)
+    reset: AppTarget | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,7 @@ class ABPlan:
     backend_env: Mapping[str, str] = field(default_factory=dict)
     max_error_rate: float = _gate_default("perf_max_error_rate")
     cost_repeats: int = 0  # fresh counted-instruction runs per arm (valgrind); 0: no cost signal
+    cost_requests: int = 200  # requests counted per run (a user's project: its perf_cost_requests)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", self.mode or default_mode())

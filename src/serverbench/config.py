@@ -266,6 +266,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("perf_app_dir", _path, None, "Folder put first on the servers' PYTHONPATH and used as their working directory when serving perf_app. Default: rootdir."),
     Option("perf_app_env", parse_env, (), "NAME=value entries (one per ini line, or comma-separated) set in every server's environment when serving perf_app, e.g. DJANGO_SETTINGS_MODULE=mysite.settings.", lines=True),
     Option("perf_app_backends", parse_backends, (), f"BACKEND=ENV_VAR entries (one per ini line, or comma-separated), e.g. redis=REDIS_URL: serverbench starts that backend (or uses {_URL_FLAGS}) and hands its URL to perf_app in ENV_VAR.", lines=True),
+    Option("perf_app_reset", AppTarget.parse, None, "A function of your project, package.module:function, that puts perf_app's state back (empties and re-seeds its database) before each cell: run in a child process from perf_app_dir with perf_app_env and the backends' URLs set (docs/your-app.md)."),
     Option("perf_endpoints", parse_endpoints, (), "perf_app's endpoints, one per line: NAME [METHOD] PATH [status=200] [type=CONTENT-TYPE] [contains=TEXT] [header=Name:value] [body=REST OF LINE]; each is a workload.", lines=True),
     Option("perf_start_timeout", _positive_float, 30.0, "Seconds a server or backend may take to become ready."),
     Option("perf_port", _int(1, 32767), None, "Fixed port for the server under test (default: a free port below 32768)."),
@@ -330,6 +331,7 @@ class PerfConfig:
     shard: Shard | None = None
     app: AppTarget | None = None
     app_interface: str = "auto"
+    app_reset: AppTarget | None = None
     app_dir: Path | None = None
     app_env: tuple[tuple[str, str], ...] = ()
     app_backends: tuple[tuple[str, str], ...] = ()
@@ -432,6 +434,7 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
         shard=values["perf_shard"],
         app=values["perf_app"],
         app_interface=values["perf_app_interface"],
+        app_reset=values["perf_app_reset"],
         app_dir=path("perf_app_dir") if values["perf_app_dir"] is not None else rootdir.resolve(),
         app_env=values["perf_app_env"],
         app_backends=values["perf_app_backends"],

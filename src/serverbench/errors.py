@@ -46,6 +46,10 @@ class ServerDiedError(ServerbenchError):
         )
 
 
+class ResetError(ServerbenchError):
+    """A user's perf_app_reset function failed: the cell would not start from the same state."""
+
+
 class BackendUnreachable(ServerbenchError):
     """A service given by URL (--redis-url) does not answer."""
 

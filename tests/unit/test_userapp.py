@@ -224,3 +224,44 @@ def test_drivers_send_method_headers_and_body(tmp_path):
     argv = driver.argv("http://127.0.0.1:9/api/items", 8, 1, 100.0, request, tmp_path / "body")
     assert argv[-7:] == ["-m", "POST", "-H", "Content-Type: application/json", "-D", str(tmp_path / "body"),
                          "http://127.0.0.1:9/api/items"]
+
+
+TOML_PROJECT = '''
+[tool.pytest.ini_options]
+filterwarnings = ["error"]
+perf_app = "shop:app"
+perf_app_interface = "wsgi"
+perf_app_env = ["A=1", "B=2"]
+perf_variants = "waitress-t4"
+perf_endpoints = [
+    "home GET / status=200 type=text/html contains=Welcome",
+    'create POST /api/items header=Content-Type:application/json status=201 body={"name": "x y"}',
+]
+'''
+
+LIST_TEST = '''
+def test_endpoints(request):
+    """The session reads both endpoints and the environment."""
+    from serverbench.pytest_plugin.fixtures import perf_session_of
+    session = perf_session_of(request.config)
+    assert session.workloads == ("home", "create")
+    assert session.user_app.env == (("A", "1"), ("B", "2"))
+'''
+
+
+def test_toml_list_endpoints_work_under_filterwarnings_error(pytester):
+    """A TOML list for perf_endpoints (and perf_app_env) is read with no PytestRemovedIn10Warning, even as an error."""
+    pytester.makepyprojecttoml(TOML_PROJECT)
+    pytester.makepyfile(test_list=LIST_TEST)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert "PytestRemovedIn10Warning" not in result.stdout.str()
+
+
+def test_ini_lines_endpoints_still_read(pytester):
+    """The ini form, one endpoint per line (and env comma-separated on one line), reads the same as the list."""
+    pytester.makeini("[pytest]\nfilterwarnings = error\nperf_app = shop:app\nperf_app_interface = wsgi\n"
+                     "perf_app_env = A=1,B=2\nperf_variants = waitress-t4\nperf_endpoints =\n"
+                     f"    {SHOP}\n    {CREATE}\n")
+    pytester.makepyfile(test_list=LIST_TEST)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)

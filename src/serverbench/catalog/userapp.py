@@ -210,6 +210,7 @@ class UserApp:
     endpoints: tuple[Endpoint, ...]
     env: tuple[tuple[str, str], ...] = ()
     backends: tuple[tuple[str, str], ...] = ()
+    reset: AppTarget | None = None  # perf_app_reset: run before each cell so every cell starts from one state
 
     @property
     def name(self) -> str:
@@ -253,7 +254,7 @@ class UserApp:
 
 def user_app(target: AppTarget, interface: str, directory: Path, endpoints: Sequence[Endpoint],
              env: Sequence[tuple[str, str]] = (), backends: Sequence[tuple[str, str]] = (),
-             known_backends: Iterable[str] = ()) -> UserApp:
+             known_backends: Iterable[str] = (), reset: AppTarget | None = None) -> UserApp:
     """The validated user app; ValueError says every problem at once with its fix."""
     problems = []
     if interface not in INTERFACES:
@@ -272,4 +273,7 @@ def user_app(target: AppTarget, interface: str, directory: Path, endpoints: Sequ
         problems.append(str(exc))
     if problems:
         raise ValueError("\n  ".join(problems))
-    return UserApp(target, interface, Path(directory), tuple(endpoints), tuple(env), tuple(backends))
+    if reset is not None and reset.factory:
+        raise ValueError(f"perf_app_reset = {reset.text}: name the function without '()' "
+                         f"({reset.module}:{reset.attribute}); serverbench calls it")
+    return UserApp(target, interface, Path(directory), tuple(endpoints), tuple(env), tuple(backends), reset)

@@ -1,5 +1,7 @@
 """The A/B regression gate as a command: base (a git ref, interpreter or environment) vs the working tree.
 
+    python -m serverbench.gate --base-ref origin/main                     # in your project: your app (perf_app)
+    python -m serverbench.gate --base-ref origin/main --endpoint list     # ... on one of its perf_endpoints
     python -m serverbench.gate --variant aiohttp --workload json --base-ref origin/main
     python -m serverbench.gate --variant aiohttp --workload json --cand-env SERVERBENCH_BURN_US=20
     python -m serverbench.gate --rejudge decision.json --alpha 0.05      # judge a stored --json again, no server
@@ -23,7 +25,7 @@ from typing import Any, Iterator
 
 import psutil
 
-from .. import ab
+from .. import ab, usergate
 from ..abplan import DEFAULT_LOAD, ABPlan, Arm, default_mode, pairs_per_block
 from ..backends import base as backends
 from ..catalog.apps import APPS
@@ -33,6 +35,9 @@ from ..catalog.workloads import WORKLOADS
 from ..config import OPTIONS_BY_NAME, parse_option
 from ..errors import ConfigError, ServerbenchError
 from ..judge.ab import COST, COST_LABEL, GATE_BLOCKS, GATE_POLICY, min_blocks, rejudge, stored_policy
+from ..judge.cost import Shift, attribute
+from ..measure.ab import profile_arms
+from ..records.cost import CostBaseline, CostRecord
 from ..judge.decision import Policy
 from ..judge.signals import SIGNALS
 from ..measure.callgrind import valgrind_missing
@@ -142,8 +147,9 @@ def rss_line(run: ABDecision) -> str:
     return f"base {base:.1f} MB, candidate {cand:.1f} MB{change}"
 
 
-def markdown(run: ABDecision) -> str:
-    """A GitHub step-summary table: per cell Δ, interval, p, n, dispersion and verdict."""
+def markdown(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> str:
+    """A GitHub step-summary table: per cell Δ, interval, p, n, dispersion and verdict; after a cost
+    regression, the functions it came from."""
     lines = [f"### serverbench A/B: {run.cell}: **{run.verdict}**", "",
              "| signal | Δ | interval | p | n | dispersion | verdict |", "|---|---:|---|---:|---:|---:|---|"]
     for name, label in _shown():
@@ -156,6 +162,15 @@ def markdown(run: ABDecision) -> str:
     lines += ["", f"fixed rate: {rate_line(run)}", "", f"peak RSS: {rss_line(run)}", "",
               f"error rate: {errors} (limit {run.max_error_rate:.2%}); mode {run.mode}; "
               f"{len(run.windows)} windows, {run.reruns} re-run, extended: {run.extended}; {run.seconds:.0f} s", ""]
+    if shifts:
+        lines += ["where the counted cost came from (functions by change; C in instructions, Python in bytecodes "
+                  "per request):", "", "| share of the cell | change/req | role | package | function |",
+                  "|---:|---:|---|---|---|"]
+        for f in shifts:
+            where = f"{f.module}:{f.function}" if f.level == "c" else f"{f.module}.{f.function}"
+            lines.append(f"| {f.share:+.2%} | {f.delta:+,.0f} {'instr' if f.level == 'c' else 'bytecodes'} | "
+                         f"{f.role} | {f.package} | `{where}` |")
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -164,14 +179,14 @@ def _shown() -> list[tuple[str, str]]:
     return [*((s.name, s.label) for s in SIGNALS), (COST, COST_LABEL)]
 
 
-def cost_repeats(args: argparse.Namespace) -> int:
+def cost_repeats(args: argparse.Namespace, user_app: bool = False) -> int:
     """--cost-repeats, else the default when valgrind can count here (and a note when it cannot)."""
     if args.cost_repeats is not None:
         if args.cost_repeats < 0 or args.cost_repeats == 1:
             raise ConfigError(f"--cost-repeats {args.cost_repeats}: use 0 (no cost signal) or 2 or more "
                               "(the A/A spread needs two counts per arm)")
         return args.cost_repeats
-    if (APPS[args.app] if args.app else registry()[args.variant].default_app).runtime != "python":
+    if not user_app and (APPS[args.app] if args.app else registry()[args.variant].default_app).runtime != "python":
         print("note: no cost signal (instructions are counted for Python servers only)", file=sys.stderr)
         return 0
     missing = valgrind_missing()
@@ -181,7 +196,7 @@ def cost_repeats(args: argparse.Namespace) -> int:
     return COST_REPEATS
 
 
-def show(run: ABDecision) -> None:
+def show(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> None:
     print(f"{run.cell}: {run.mode}, {len(run.windows)} windows, {run.reruns} re-run, extended {run.extended}, "
           f"{run.seconds:.0f} s")
     for name, label in _shown():
@@ -191,15 +206,26 @@ def show(run: ABDecision) -> None:
     print(f"  peak RSS    {rss_line(run)}")
     print(f"  verdict     {run.verdict}")
     print(f"  error rate  {', '.join(f'{k} {v:.2%}' for k, v in run.error_rate.items())}")
+    if shifts:
+        print("  where the counted cost came from (functions by change):")
+        for f in shifts:
+            print(f"    {f.line()}")
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m serverbench.gate", description=__doc__.splitlines()[0])
-    p.add_argument("--variant", help="the server variant to gate (required unless --rejudge)")
+    p.add_argument("--variant", help="the server variant to gate (required unless --rejudge, or in a project "
+                                     "with perf_app: default the first of its perf_variants that runs here)")
     p.add_argument("--app", help="the app the variant serves (default: its interface's reference app)")
-    p.add_argument("--workload", default="json")
-    p.add_argument("--base-ref", help="git ref whose apps/ folder is the base arm (default: the working tree)")
-    p.add_argument("--repo", default=".", help="the git checkout holding apps/ (default: .)")
+    p.add_argument("--workload", default=None, help="a reference workload (default json); in a project with "
+                                                     "perf_app use --endpoint")
+    p.add_argument("--endpoint", action="append", default=[], metavar="NAME",
+                   help="in a project with perf_app: an endpoint of perf_endpoints to gate, by name; repeatable "
+                        "(default: every endpoint, one decision each, alpha split between them)")
+    p.add_argument("--base-ref", help="git ref whose apps/ folder (in a project with perf_app: whose perf_app_dir) "
+                                      "is the base arm (default: the working tree)")
+    p.add_argument("--repo", default=".", help="the git checkout holding apps/, or your project whose pytest "
+                                               "configuration names perf_app (default: .)")
     p.add_argument("--base-python", default=sys.executable, help="interpreter (venv) of the base arm")
     p.add_argument("--cand-python", default=sys.executable, help="interpreter (venv) of the candidate arm")
     p.add_argument("--base-env", action="append", default=[], metavar="NAME=VALUE")
@@ -272,6 +298,9 @@ def check_names(args: argparse.Namespace) -> None:
         problems.append(f"unknown variant {args.variant!r}; known variants: {', '.join(variants)}")
     if args.app is not None and args.app not in APPS:
         problems.append(f"unknown app {args.app!r}; known apps: {', '.join(APPS)}")
+    if args.endpoint:
+        problems.append(f"--endpoint names a perf_app endpoint, and {Path(args.repo).resolve()} has no pytest "
+                        "configuration naming perf_app: use --workload, or run the gate in your project")
     if args.workload not in WORKLOADS:
         problems.append(f"unknown workload {args.workload!r}; known workloads: {', '.join(WORKLOADS)}")
     if problems:
@@ -289,9 +318,13 @@ def check_blocks(args: argparse.Namespace, policy: Policy, rate: float | str | N
                           f"use --blocks {fewest} or more (or a larger --alpha / fewer --cells)")
 
 
-def run_live(args: argparse.Namespace) -> ABDecision:
-    """Resolve the command line into a plan, start the backends the workload needs and the base worktree,
-    and run the decision."""
+def run_live(args: argparse.Namespace) -> list[tuple[ABDecision, tuple[Shift, ...]]]:
+    """Resolve the command line into plans, start the backends and the base worktree, and run the decisions
+    (one; in a project with perf_app, one per endpoint), each with the functions of a cost regression."""
+    found = usergate.project(Path(args.repo))
+    if found is not None:
+        return run_user(args, found)
+    args.workload = args.workload or "json"
     check_names(args)
     shared = shared_options(args)
     policy = policy_of(args, GATE_POLICY)
@@ -313,7 +346,67 @@ def run_live(args: argparse.Namespace) -> ABDecision:
                       duration=shared["perf_duration"], warmup=shared["perf_warmup"], rate=rate, load=args.load,
                       policy=policy, retries=args.retries, backend_env=backends.env(services),
                       max_error_rate=shared["perf_max_error_rate"], cost_repeats=repeats)
-        return ab.run(plan, on_retry=_say_retry)
+        return [decided_with_shifts(plan)]
+
+
+def run_user(args: argparse.Namespace, found: usergate.UserProject) -> list[tuple[ABDecision, tuple[Shift, ...]]]:
+    """The gate on the user's app: its code at --base-ref (a worktree of their repository) against the working
+    tree, one decision per endpoint, alpha split between them (unless --cells says otherwise)."""
+    if args.app is not None or args.workload is not None:
+        raise ConfigError(f"{found.config_file.path} names perf_app = {found.app.target.text}: the gate compares "
+                          "your app; name its endpoints with --endpoint (--app and --workload are for the "
+                          "reference apps)")
+    workloads = usergate.endpoints(found.app, args.endpoint)
+    cell = usergate.cell(found, args.variant)
+    shared = shared_options(args)
+    policy = policy_of(args, replace(GATE_POLICY, cells=len(workloads)))
+    rate = _rate(args.rate)
+    check_blocks(args, policy, rate)
+    repeats = cost_repeats(args, user_app=True)
+    urls = {b.name: shared[b.url_option] for b in backends.BACKENDS.values()}
+    needed = [name for name, _ in found.app.backends]
+    with backends.started(needed, urls) as services, \
+            (worktree(args.base_ref, found.git_top) if args.base_ref else nullcontext(found.git_top)) as base_root:
+        given = {name: s.url for name, s in services.items()}
+        arms = (Arm("base", args.base_python, found.app_dir_in(base_root),
+                    usergate.arm_env(found.app, given, _env(args.base_env)), found.app.reset),
+                Arm("candidate", args.cand_python, found.app.directory,
+                    usergate.arm_env(found.app, given, _env(args.cand_env)), found.app.reset))
+        out = []
+        for workload in workloads:
+            plan = ABPlan(cell, workload, *arms, mode=args.mode, blocks=args.blocks,
+                          connections=shared["perf_connections"][0], duration=shared["perf_duration"],
+                          warmup=shared["perf_warmup"], rate=rate, load=args.load, policy=policy,
+                          retries=args.retries, backend_env=backends.env(services),
+                          max_error_rate=shared["perf_max_error_rate"], cost_repeats=repeats,
+                          cost_requests=found.settings.cost_requests)
+            out.append(decided_with_shifts(plan))
+        return out
+
+
+def decided_with_shifts(plan: ABPlan) -> tuple[ABDecision, tuple[Shift, ...]]:
+    """The decision on ``plan`` and, when its counted cost regressed, the functions it came from (one more
+    profiled count of each arm)."""
+    run = ab.run(plan, on_retry=_say_retry)
+    cost = run.decisions.get(COST)
+    if cost is None or cost.verdict != "regression":
+        return run, ()
+    print(f"{run.cell}: counted cost regression; profiling both arms for the functions it came from",
+          file=sys.stderr)
+    base, candidate = profile_arms(plan)
+    return run, attribute(as_baseline(base), candidate)
+
+
+def as_baseline(record: CostRecord) -> CostBaseline:
+    """The base arm's count as the baseline the attribution compares the candidate with."""
+    return CostBaseline(record.key, record.per_request, record.packages, record.functions, record.python_functions,
+                        record.timestamp, record.python_per_request)
+
+
+def exit_status(runs: list[ABDecision]) -> int:
+    """One status for several decisions: a regression (1) over an inconclusive one (3) over passes (0)."""
+    statuses = {r.exit_status for r in runs}
+    return next((s for s in (1, 3) if s in statuses), max(statuses, default=0))
 
 
 def rejudged(args: argparse.Namespace) -> ABDecision:
@@ -352,24 +445,29 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 def main(argv: list[str] | None = None) -> int:
     p = parser()
     args = p.parse_args(argv)
-    if args.rejudge is None and args.variant is None:
-        p.error("the following arguments are required: --variant")
+    if args.rejudge is None and args.variant is None and not usergate.names_app(Path(args.repo)):
+        p.error("the following arguments are required: --variant (or run it in a project whose pytest "
+                "configuration names perf_app)")
     try:
         with terminating_through_finally():
-            run = rejudged(args) if args.rejudge is not None else run_live(args)
+            runs = [(rejudged(args), ())] if args.rejudge is not None else run_live(args)
     except (ServerbenchError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted: the servers, backends and base worktree were stopped and removed", file=sys.stderr)
         return 128 + signal.SIGINT
-    show(run)
+    for run, shifts in runs:
+        show(run, shifts)
     if args.markdown:
         with open(args.markdown, "a") as f:
-            f.write(markdown(run))
-    if args.json:
-        decision_file.write(Path(args.json), run)
-    return run.exit_status
+            f.write("".join(markdown(run, shifts) for run, shifts in runs))
+    if args.json:  # several decisions (a project's endpoints): one file each, the endpoint in its name
+        path = Path(args.json)
+        for run, _ in runs:
+            name = path if len(runs) == 1 else path.with_name(f"{path.stem}-{run.cell.split()[-2]}{path.suffix}")
+            decision_file.write(name, run)
+    return exit_status([run for run, _ in runs])
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from ..records.decisions import Decision
 
 PASS, FAIL, NO_BASELINE = "pass", "fail", "no-baseline"
 TOP = 10
+APP, APP_TOP = "app", 3  # the role of the app's own functions, and how many of them a failure always names
 
 
 @dataclass(frozen=True)
@@ -110,12 +111,19 @@ def package_changes(base: Mapping[str, str], candidate: Mapping[str, str]) -> li
     return changes
 
 
-def attribute(baseline: CostBaseline, record: CostRecord, top: int = TOP) -> tuple[Shift, ...]:
-    """The ``top`` functions by absolute change, C and Python levels together, ranked by share of the cell."""
-    shifts = (diff(baseline.functions, record.functions, baseline.per_request)
-              + diff(baseline.python_functions, record.python_functions,
-                     baseline.python_per_request or _total(baseline.python_functions)))
-    return tuple(sorted(shifts, key=lambda s: -abs(s.share))[:top])
+def attribute(baseline: CostBaseline, record: CostRecord, top: int = TOP, app_top: int = APP_TOP) -> tuple[Shift, ...]:
+    """The ``top`` functions by absolute change, C and Python levels together, ranked by share of the cell;
+    then the ``app_top`` largest changes of the app's own functions (role ``app``) not among them.
+
+    The app's functions are named even when the interpreter and the standard library they call moved more
+    (an extra ``json.dumps`` in a view shows mostly as the encoder's cost): the app's code is what its
+    authors change, so its row is where they start."""
+    shifts = sorted(diff(baseline.functions, record.functions, baseline.per_request)
+                    + diff(baseline.python_functions, record.python_functions,
+                           baseline.python_per_request or _total(baseline.python_functions)),
+                    key=lambda s: -abs(s.share))
+    own = [s for s in shifts[top:] if s.role == APP and abs(s.delta) >= 0.5][:app_top]
+    return tuple(shifts[:top] + own)
 
 
 def diff(base: Sequence[FunctionCost], candidate: Sequence[FunctionCost], base_total: float) -> list[Shift]:

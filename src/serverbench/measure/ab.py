@@ -32,11 +32,13 @@ from ..records.decisions import Measurement, Window
 from ..records.schema import Result
 from .executors import pin_tree
 from .machine import machine_info, python_info
+from .reset import reset_app
 from .servers import RunningServer, ServerPool, start_variant
 from .trial import Trial, Warmup, drain, measure, run_trial, warm_up
 
 if TYPE_CHECKING:  # the plan imports the judge's policy; the runner only reads the plan's fields
     from ..abplan import ABPlan, Arm
+    from ..records.cost import CostRecord
 
 
 def abba_order(blocks: int) -> list[str]:
@@ -86,6 +88,7 @@ class _Rig:
         """A fresh, verified server of ``arm``, its hash seed ``seed`` (unless the arm sets it)."""
         plan = self.plan
         env = {"PYTHONHASHSEED": str(seed), **arm.env, **plan.backend_env}
+        reset(plan, arm)
         pool = ServerPool(lambda c: start_variant(c.variant, app=c.app, apps_dir=arm.apps_dir, env=env,
                                                   python=arm.python), [plan.workload.spec])
         pool.get(plan.cell)
@@ -288,10 +291,42 @@ def count_arms(plan: "ABPlan", repeats: int) -> tuple[tuple[float, ...], tuple[f
     from .cost import CostPlan, measure_cost  # imported when used: the timed path never needs valgrind
 
     def count(arm: "Arm") -> Callable[[], float]:
-        cost = CostPlan(plan.cell.variant, plan.cell.app, plan.workload, apps_dir=arm.apps_dir,
-                        env={**plan.backend_env, **arm.env}, python=arm.python, nodeid=f"ab::{arm.label}::cost")
-        return lambda: measure_cost(cost).per_request
+        cost = CostPlan(plan.cell.variant, plan.cell.app, plan.workload, requests=plan.cost_requests,
+                        apps_dir=arm.apps_dir, env={**plan.backend_env, **arm.env}, python=arm.python,
+                        nodeid=f"ab::{arm.label}::cost")
+        def counted() -> float:
+            reset(plan, arm)
+            return measure_cost(cost).per_request
+
+        return counted
 
     calls = [count(arm) for _ in range(repeats) for arm in (plan.base, plan.candidate)]
     values = [v for i in range(0, len(calls), 2) for v in _parallel(calls[i:i + 2])]
     return tuple(values[0::2]), tuple(values[1::2])
+
+
+def profile_arms(plan: "ABPlan") -> tuple["CostRecord", "CostRecord"]:
+    """One counted run of each arm with its Python-level profile (a second, untimed pass): what the top
+    functions of a cost regression are read from.  Run only after a cost regression: it takes as long again."""
+    from dataclasses import replace
+
+    from .cost import CostPlan, measure_cost
+    from .pytrace import profile_python
+
+    def profiled(arm: "Arm") -> "CostRecord":
+        cost = CostPlan(plan.cell.variant, plan.cell.app, plan.workload, requests=plan.cost_requests,
+                        apps_dir=arm.apps_dir, env={**plan.backend_env, **arm.env}, python=arm.python,
+                        nodeid=f"ab::{arm.label}::cost")
+        reset(plan, arm)
+        record = measure_cost(cost)
+        reset(plan, arm)
+        return replace(record, python_functions=profile_python(cost))
+
+    base, candidate = _parallel([lambda: profiled(plan.base), lambda: profiled(plan.candidate)])
+    return base, candidate
+
+
+def reset(plan: "ABPlan", arm: "Arm") -> None:
+    """The arm's app back to its one state (its perf_app_reset), before a server starts or a count begins."""
+    if arm.reset is not None:
+        reset_app(arm.reset, arm.apps_dir, {**plan.backend_env, **arm.env}, arm.python)

@@ -32,6 +32,7 @@ from .servers import start_variant
 from .workers import accepting_workers, paused
 from .verify import verify
 from ..catalog.apps import App
+from ..catalog.contract import Endpoint
 from ..catalog.variants import Variant
 from ..catalog.workloads import Workload
 from ..records.cost import CostRecord, FunctionCost, ProcessCount
@@ -43,7 +44,13 @@ PAD_VARIABLE = "SERVERBENCH_STACK_PAD"
 
 @dataclass(frozen=True)
 class CostPlan:
-    """One cell to count: variant serving app, the workload's request, how many requests."""
+    """One cell to count: variant serving app, the workload's request, how many requests.
+
+    ``workload`` is a reference workload or a user's endpoint (``UserApp.workloads``: its ``own``
+    endpoint, method, headers, body and expected status); :attr:`endpoint` is what is verified and sent.
+    ``apps_dir`` is the folder the app is imported from (the reference ``apps/`` or the user's project):
+    its modules and packages are the ``app`` role of the attribution.
+    """
 
     variant: Variant
     app: App
@@ -56,6 +63,16 @@ class CostPlan:
     port: int | None = None
     nodeid: str = ""
     keep_dir: Path | None = None  # keep callgrind's files here (default: a temporary folder, removed)
+
+    @property
+    def endpoint(self) -> Endpoint:
+        """The endpoint every counted request goes to, as the verification checked it."""
+        return self.workload.spec
+
+    @property
+    def owners(self) -> Owners:
+        """Who owns each function of the cell: the server's packages, the app's folder, its frameworks."""
+        return Owners.of(self.variant.requires, app_modules(self.apps_dir), self.app.requires)
 
 
 def counting_environment(plan: CostPlan) -> dict[str, object]:
@@ -88,7 +105,7 @@ def measure_cost(plan: CostPlan) -> CostRecord:
         server.stop()
         if plan.keep_dir is None:
             shutil.rmtree(out_dir, ignore_errors=True)
-    owners = Owners.of(plan.variant.requires, _app_modules(plan.apps_dir), plan.app.requires)
+    owners = plan.owners
     return CostRecord(
         nodeid=plan.nodeid, variant=plan.variant.name, app=plan.app.name, workload=plan.workload.name,
         path=plan.workload.path, requests=plan.requests, instructions=sum(d.instructions for d in dumps),
@@ -123,7 +140,7 @@ def run_window(plan: CostPlan, leader: int, port: int, window: Window) -> list[i
     quiet(pids)
     window.on(pids)
     with paused(workers[1:]):
-        client = SequentialClient(port, plan.workload.path, pids)
+        client = SequentialClient(port, plan.endpoint, pids)
         try:
             client.send(plan.requests)
             quiet(pids)
@@ -137,7 +154,7 @@ def run_window(plan: CostPlan, leader: int, port: int, window: Window) -> list[i
 
 def _warm_up(plan: CostPlan, port: int, pids: list[int]) -> None:
     """Concurrent connections first (every pool thread serves), then sequential requests; then close."""
-    client = SequentialClient(port, plan.workload.path)
+    client = SequentialClient(port, plan.endpoint)
     try:
         client.warm_up(plan.warmup)
         client.quiet_pids = pids
@@ -183,7 +200,12 @@ def c_functions(dumps: list[Dump], requests: int, owners: Owners) -> tuple[Funct
     return tuple(rows)
 
 
-def _app_modules(apps_dir: Path) -> list[str]:
-    return [Path(p).stem for p in glob.glob(str(Path(apps_dir) / "*.py"))]
+def app_modules(apps_dir: Path) -> list[str]:
+    """The top-level modules and packages of the app's folder: the reference apps' files, or a user's
+    project (``notes``, ``notes_site``): their functions are the ``app`` role."""
+    folder = Path(apps_dir)
+    return ([Path(p).stem for p in glob.glob(str(folder / "*.py"))]
+            + [Path(p).parent.name for p in glob.glob(str(folder / "*" / "__init__.py"))]
+            + [Path(p).parent.name for p in glob.glob(str(folder / "src" / "*" / "__init__.py"))])
 
 

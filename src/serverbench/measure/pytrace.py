@@ -18,11 +18,10 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-from .cost import CostPlan, Window, run_window, _app_modules
+from .cost import CostPlan, Window, run_window
 from .sequential import SequentialClient
 from .callgrind import CountingError
 from .executors import free_port
-from .packages import Owners
 from .servers import start_variant
 from ..records.cost import FunctionCost
 
@@ -46,7 +45,7 @@ def profile_python(plan: CostPlan) -> tuple[FunctionCost, ...]:
     finally:
         server.stop()
         shutil.rmtree(folder, ignore_errors=True)
-    owners = Owners.of(plan.variant.requires, _app_modules(plan.apps_dir), plan.app.requires)
+    owners = plan.owners
     out = []
     for (filename, function), count in rows.most_common():
         module = modules.get(filename) or _module_of_path(filename)

@@ -1,11 +1,12 @@
-"""The client of a cost count: one keep-alive connection sending the same GET, sequentially, and
+"""The client of a cost count: one keep-alive connection sending the same request, sequentially, and
 waiting before each request until the server is quiet.
 
 Quiet means every thread of every server process is blocked in the kernel (state S or D, or
 stopped), seen on several looks in a row.  Without the wait an event loop folds the next request
 into the tail of the previous one on one run and not on another: aiohttp's counts spread 3%
-without it and 0.03% with it.  The request never changes: one path, ``Host: localhost``, no other
-headers, so neither the port nor the client's address shows in what the server parses.
+without it and 0.03% with it.  The request never changes: the endpoint's method, path, headers and
+body (a contract endpoint: a plain GET), ``Host: localhost``, so neither the port nor the client's
+address shows in what the server parses.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import time
 import psutil
 
 from .callgrind import CountingError
+from ..catalog.contract import Endpoint
 
 HOST_HEADER = "localhost"  # fixed, so the request does not change with the port (Django allows it)
 WARMUP_CONNECTIONS = 4
@@ -58,11 +60,12 @@ def _thread_states(pids: list[int]) -> list[str]:
 
 
 class SequentialClient:
-    """One keep-alive connection sending the same GET, waiting for the server to go quiet before each."""
+    """One keep-alive connection sending the endpoint's request, waiting for the server to go quiet before each."""
 
-    def __init__(self, port: int, path: str, quiet_pids: list[int] | None = None):
+    def __init__(self, port: int, endpoint: Endpoint, quiet_pids: list[int] | None = None):
         self.port = port
-        self.path = path
+        self.endpoint = endpoint
+        self.path = endpoint.path
         self.quiet_pids = list(quiet_pids or [])
         self._conn: http.client.HTTPConnection | None = None
 
@@ -71,7 +74,7 @@ class SequentialClient:
         errors: list[BaseException] = []
 
         def run(count: int) -> None:
-            client = SequentialClient(self.port, self.path)
+            client = SequentialClient(self.port, self.endpoint)
             try:
                 client.send(count)
             except BaseException as exc:  # reported below, in the caller's thread
@@ -97,19 +100,24 @@ class SequentialClient:
     def _one(self) -> None:
         if self._conn is None:
             self._conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
-        conn = self._conn
+        conn, request, what = self._conn, self.endpoint.request, f"{self.endpoint.request.method} {self.path}"
         try:
-            conn.putrequest("GET", self.path, skip_host=True, skip_accept_encoding=True)
+            conn.putrequest(request.method, self.path, skip_host=True, skip_accept_encoding=True)
             conn.putheader("Host", HOST_HEADER)
-            conn.endheaders()
+            for name, value in request.headers:
+                conn.putheader(name, value)
+            if request.body or request.method not in ("GET", "HEAD"):
+                conn.putheader("Content-Length", str(len(request.body)))
+            conn.endheaders(request.body or None)
             response = conn.getresponse()
             body = response.read()
         except (OSError, http.client.HTTPException) as exc:
             self.close()
-            raise CountingError(f"GET {self.path} failed during counting: {exc!r}") from None
-        if response.status != 200 or not body:
+            raise CountingError(f"{what} failed during counting: {exc!r}") from None
+        if response.status != self.endpoint.status or (not body and self.endpoint.content_type):
             self.close()
-            raise CountingError(f"GET {self.path} answered {response.status} with {len(body)} bytes during counting")
+            raise CountingError(f"{what} answered {response.status} with {len(body)} bytes during counting "
+                                f"(verified before the window: {self.endpoint.status} with a body)")
         if response.will_close:
             self.close()
 

@@ -16,10 +16,10 @@ import pytest
 from .. import __version__
 from ..config import parse_option
 from ..errors import ConfigError, ServerbenchError
-from ..catalog.workloads import WORKLOADS
 from ..judge.cost import FAIL, CostVerdict, judge_cost
 from ..measure.cost import CostPlan, measure_cost
 from ..measure.pytrace import profile_python
+from ..measure.reset import reset_app
 from ..measure.servers import unavailable_reason
 from ..records.cost import CostBaselineStore, CostRecord, add_to_results_file, environment_id
 from .fixtures import perf_session_of
@@ -84,17 +84,21 @@ def perf_cost(request: pytest.FixtureRequest, cost_variant: str, cost_app: str,
     tolerance = _tolerance(request, max(perf.config.cost_tolerance, cell.variant.cost_tolerance or 0.0))
     reason = unavailable_reason(cell.variant, cell.app, perf.config.apps_dir)
     if reason:
-        pytest.skip(reason)
+        pytest.skip(perf.record_skip(cell.name, cost_workload, reason))
     if cell.app.runtime != "python":  # a cost record is keyed by the Python interpreter and attributes Python packages
         pytest.skip(f"{cell.name}: counted instructions are measured for Python servers only; "
                     f"{cell.app.runtime} rows are timed, not counted")
-    workload = WORKLOADS[cost_workload]
+    workload = perf.workload(cost_workload)  # a reference workload, or one of the user's endpoints
     env = _backend_env(request, perf, workload)
+    user = perf.user_app
     plan = CostPlan(cell.variant, cell.app, workload, requests=perf.config.cost_requests,
-                    apps_dir=perf.config.apps_dir, env=env, nodeid=request.node.nodeid)
+                    apps_dir=perf.config.apps_dir if user is None else user.directory, env=env,
+                    nodeid=request.node.nodeid)
 
     def measure() -> CostRecord:
         try:
+            if user is not None and user.reset is not None:  # the count starts from the app's one state
+                reset_app(user.reset, user.directory, env)
             record = measure_cost(plan)
         except ServerbenchError as exc:
             pytest.fail(f"{cell.name} {workload.name}: {exc}", pytrace=False)
@@ -136,8 +140,11 @@ def _tolerance(request: pytest.FixtureRequest, default: float) -> float:
 
 
 def _backend_env(request: pytest.FixtureRequest, perf, workload) -> dict[str, str]:
+    """The server's environment: the backends' URLs (under the user's names for a user's app, with its
+    perf_app_env and the object the entry module loads)."""
+    user = perf.user_app
     if not workload.backends:
-        return {}
+        return {} if user is None else user.server_env({})
     backends = request.getfixturevalue("perf_backends")
     for name in workload.backends:
         try:
@@ -146,9 +153,9 @@ def _backend_env(request: pytest.FixtureRequest, perf, workload) -> dict[str, st
             if perf.config.skip_missing_backends:
                 pytest.skip(f"backend {name} unavailable (--perf-skip-missing-backends): {exc}")
             pytest.fail(str(exc), pytrace=False)
-        if name == "redis":
+        if name == "redis" and user is None:  # the contract's data; a user's endpoint does what it does
             service.seed()
-    return backends.env(workload.backends)
+    return backends.env(workload.backends) if user is None else user.server_env(backends.urls(workload.backends))
 
 
 def _record(request: pytest.FixtureRequest, record: CostRecord, verdict: CostVerdict) -> None:

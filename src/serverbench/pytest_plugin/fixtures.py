@@ -25,6 +25,7 @@ from ..config import PerfConfig, resolve_thresholds
 from ..errors import BackendFault, ConfigError, ServerbenchError
 from ..records.schema import Result, replicated
 from ..catalog.shapes import LoadShape
+from ..measure.reset import reset_app
 from ..measure.servers import RunningServer, ServerPool, start_variant, unavailable_reason
 from ..records.results import Failure
 from .session import PerfSession
@@ -283,7 +284,7 @@ def perf_server(request: pytest.FixtureRequest, perf_session: PerfSession, perf_
     cell = perf_session.cells[f"{perf_variant}/{perf_app}"]
     reason = unavailable_reason(cell.variant, cell.app, perf_session.config.apps_dir)
     if reason:
-        pytest.skip(reason)
+        pytest.skip(perf_session.record_skip(cell.name, perf_workload, reason))
     unserved = cell.app.lacks(e.name for e in perf_session.workload(perf_workload).specs)
     if unserved:
         pytest.skip(f"{cell.app.name} serves part of the contract, not {', '.join(unserved)}")
@@ -296,6 +297,13 @@ def perf_server(request: pytest.FixtureRequest, perf_session: PerfSession, perf_
                 pytest.skip(f"backend {name} unavailable (--perf-skip-missing-backends): {exc}")
             _fail(perf_session, request, exc)
     pool: ServerPool = request.getfixturevalue("perf_servers")
+    user = perf_session.user_app
+    if user is not None and user.reset is not None:  # every test of a cell starts from the app's one state
+        names = [name for name, _ in user.backends]
+        try:
+            reset_app(user.reset, user.directory, user.server_env(backends.urls(names)))
+        except ServerbenchError as exc:
+            _fail(perf_session, request, exc)
     try:
         return pool.get(cell)
     except ServerbenchError as exc:

@@ -37,7 +37,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             group.addoption(option.flag, action="store_true", default=None, dest=option.name, help=option.help.replace("%", "%%"))
         else:
             group.addoption(option.flag, action="store", default=None, dest=option.name, help=option.help.replace("%", "%%"))
-        parser.addini(option.name, option.help, default=None)
+        # A one-per-line option is a linelist, so a TOML list is accepted as pytest's own type (a string type
+        # warns with PytestRemovedIn10Warning, an error under filterwarnings = error); an ini value is split
+        # into lines and joined again by the option's parser.
+        parser.addini(option.name, option.help, type="linelist" if option.lines else None, default=None)
     group.addoption("--perf-list", action="store_true", default=False,
                     help="List the whole variant x app matrix with whether each cell can run here (and why not); start nothing.")
     group.addoption("--markdown", action="store_true", default=False, dest="perf_list_markdown",
@@ -149,11 +152,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     perf = config.stash.get(SESSION_KEY, None)
-    if perf is None or not (perf.results or perf.failures):
+    if perf is None or not (perf.results or perf.failures or perf.skipped):
         return
     terminalreporter.section("serverbench")
     terminalreporter.write(summary_table(perf.results, perf.failures, terminalreporter._tw.fullwidth,
-                                         perf.config.save_baseline))
+                                         perf.config.save_baseline, perf.skipped))
     missing = [r.key for r, v in perf.results if v.status == "no-baseline"]
     if missing and not perf.config.save_baseline:
         terminalreporter.write_line(

@@ -21,6 +21,7 @@ from ..drivers.base import Driver, driver_for
 from ..drivers.oha import OhaDriver
 from ..drivers.wrk import WrkDriver
 from ..judge.checks import check_session
+from ..judge.drift import size_drift
 from ..errors import ConfigError
 from ..judge.verdict import FAIL, Verdict
 from ..measure.appinterface import detect
@@ -50,6 +51,7 @@ class PerfSession:
         self._drivers: dict[tuple, Driver] = {}
         self.results: list[tuple[Result, Verdict]] = []
         self.failures: list[Failure] = []
+        self.skipped: dict[tuple[str, str], list[str]] = {}  # (cell, reason) -> its workloads, for the summary
         self.notices: list[str] = []
         self._machine: dict[str, Any] | None = None
         self._baselines: dict[str, Baseline] | None = None
@@ -109,6 +111,13 @@ class PerfSession:
     def record_failure(self, failure: Failure) -> None:
         self.failures.append(failure)
 
+    def record_skip(self, cell: str, workload: str, reason: str) -> str:
+        """A cell that cannot run here (a server not installed): a row of the summary with its reason."""
+        workloads = self.skipped.setdefault((cell, reason), [])
+        if workload not in workloads:
+            workloads.append(workload)
+        return reason
+
     def write_exports(self) -> None:
         """The HTML report (--perf-html) and the pytest-benchmark file (--perf-benchmark-json) of this session."""
         if self.config.html_path is None and self.config.benchmark_json_path is None:
@@ -125,7 +134,9 @@ class PerfSession:
                                 f"{self.config.benchmark_json_path}")
 
     def finish(self) -> None:
-        """Write the JSON records and the baseline; say what was written in ``notices``."""
+        """Write the JSON records and the baseline; say what was written in ``notices`` (and warn of an
+        endpoint whose responses changed size across the run's cells)."""
+        self.notices += size_drift([r for r, _ in self.results])
         if self.config.json_path is not None and (self.results or self.failures):
             flags = [[f.to_record() for f in fs] for fs in check_session([r for r, _ in self.results])]
             results_file.write(self.config.json_path, self.machine, [(r, v.to_record()) for r, v in self.results],
@@ -157,6 +168,6 @@ def resolve_user_app(config: PerfConfig, hooked: Iterable[Endpoint]) -> UserApp:
         interface = detect(config.app.text, config.app_dir, dict(config.app_env), timeout=max(config.start_timeout, 60))
     try:
         return user_app(config.app, interface, config.app_dir, config.endpoints + tuple(hooked), config.app_env,
-                        config.app_backends, known_backends=BACKENDS)
+                        config.app_backends, known_backends=BACKENDS, reset=config.app_reset)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None

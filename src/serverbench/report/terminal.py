@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import io
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -36,7 +36,10 @@ def variant_table(rows: Sequence[tuple[Cell | Variant, str | None]], width: int)
 
 
 def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[Failure], width: int,
-                  saving: bool = False) -> str:
+                  saving: bool = False, skipped: Mapping[tuple[str, str], Sequence[str]] | None = None) -> str:
+    """The session's results, failures and skipped cells; a skipped cell's reason (with its install line)
+    follows the table, whole, since a table cell would cut it."""
+    skipped = skipped or {}
     table = Table(title="serverbench results", title_justify="left", show_lines=False)
     for column, justify in (("variant", "left"), ("workload", "left"), ("shape", "right"), ("rps", "right"),
                             ("p50 ms", "right"), ("p99 ms", "right"), ("errors", "right"),
@@ -75,6 +78,8 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
     for f in failures:
         table.add_row(f"{f.variant}/{f.app}" if f.app else f.variant, f.workload, f"c{f.connections}",
                       "-", "-", "-", "-", "-", "-", "-", "-", "error")
+    for n, ((cell, _), workloads) in enumerate(skipped.items(), 1):
+        table.add_row(cell, ",".join(workloads), "-", "-", "-", "-", "-", "-", "-", "-", "-", f"skipped [{n}]")
     out = io.StringIO()
     Console(file=out, width=max(width, 200), color_system=None, force_terminal=False).print(table)
     text = out.getvalue()
@@ -89,6 +94,8 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
                  "the record keeps it with the flag.\n")
     for name in raised:
         text += f"{name}: {MEANINGS[name]} (the record's flags say what was seen; docs/checks.md).\n"
+    for n, (cell, reason) in enumerate(skipped, 1):
+        text += f"skipped [{n}] {cell}: {reason}\n"
     return text
 
 

@@ -1,0 +1,1 @@
+"""A to-do list over SQLite."""

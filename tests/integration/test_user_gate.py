@@ -1,0 +1,52 @@
+"""The A/B gate in a user's project (python -m serverbench.gate, no pytest): their app at a git ref against
+the working tree, on an endpoint by name.  An extra serialization in the user's function is a regression
+(exit 1) whose Markdown names the function; a comment-only change passes."""
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from test_user_app_cost import INI, SHOP
+
+pytestmark = [pytest.mark.usefixtures("no_leaks"),
+              pytest.mark.alone(reason="the gate's verdict is judged on timed windows"),
+              pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")]
+
+QUICK = ["--endpoint", "home", "--duration", "1", "--warmup", "0", "--rate", "off", "--cost-repeats", "2",
+         "--retries", "0"]
+
+
+def _project(tmp_path):
+    (tmp_path / "shop.py").write_text(SHOP.format(extra=0))
+    (tmp_path / "pytest.ini").write_text(INI)
+    git = ["git", "-C", str(tmp_path), "-c", "user.email=ci@example.org", "-c", "user.name=ci"]
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-qm", "base"], check=True)
+    return tmp_path
+
+
+def _gate(project, *extra):
+    return subprocess.run([sys.executable, "-m", "serverbench.gate", "--base-ref", "HEAD", *QUICK, *extra],
+                          cwd=project, capture_output=True, text=True, timeout=600)
+
+
+def test_gate_fails_a_costlier_user_function_and_names_it(tmp_path):
+    """The working tree's render_home serializes 20 more times: exit 1, the Markdown's table names it (role app)."""
+    project = _project(tmp_path)
+    (project / "shop.py").write_text(SHOP.format(extra=20))
+    run = _gate(project, "--markdown", "summary.md")
+    assert run.returncode == 1, run.stdout + run.stderr
+    summary = (project / "summary.md").read_text()
+    assert "waitress-t4/shop home" in summary and "| app | shop | `shop.render_home` |" in summary, summary
+
+
+def test_gate_passes_a_comment_only_change(tmp_path):
+    """A comment added to the user's module is no regression: the counted signal passes and the gate exits 0
+    (or 3 when this shared machine was too noisy for the timed signals: never 1, never reported as a pass)."""
+    project = _project(tmp_path)
+    (project / "shop.py").write_text("# a comment only\n" + SHOP.format(extra=0))
+    run = _gate(project)
+    counted = next(line for line in run.stdout.splitlines() if "instructions per request (counted)" in line)
+    assert counted.endswith("-> pass") and run.returncode in (0, 3), run.stdout + run.stderr
