@@ -46,6 +46,12 @@ async def _work(request, handler):
     return response
 
 
+@web.middleware
+async def _leak(request, handler):
+    injected_work.leak()
+    return await handler(request)
+
+
 async def plaintext(request):
     return web.Response(body=b"Hello, World!", content_type="text/plain")
 
@@ -195,7 +201,8 @@ def init(argv=None):
     # The burn middleware is installed whenever the knob is set, even to 0, so an A/B proof can give
     # both arms the same middleware and differ only in the burn itself.
     knobs = "SERVERBENCH_BURN_US" in os.environ or "SERVERBENCH_DELAY_US" in os.environ
-    app = web.Application(middlewares=([_burn] if knobs else []) + ([_work] if injected_work.ITERS else []))
+    app = web.Application(middlewares=([_burn] if knobs else []) + ([_work] if injected_work.ITERS else [])
+                          + ([_leak] if injected_work.LEAK_BYTES else []))
     app.cleanup_ctx.append(_redis_lifecycle)
     app.cleanup_ctx.append(_clients_lifecycle)
     app.router.add_get("/plaintext", plaintext)

@@ -42,6 +42,12 @@ def _burn():
             pass
 
 
+if injected_work.LEAK_BYTES:  # no hook at all unless the leak knob is set
+    @app.before_request
+    def _leak():
+        injected_work.leak()
+
+
 if injected_work.ITERS:  # no hook at all unless the work knob is set
     @app.after_request
     def _work(response):

@@ -37,3 +37,15 @@ def run(iters: int = ITERS) -> str:
     for i in range(iters):
         total = (total + i) & _MASK
     return f"{iters} {total}"
+
+
+# The leak knob (docs/memory.md): SERVERBENCH_LEAK_BYTES=N makes each request keep N bytes for the life of
+# the process, a deterministic leak the soak's growth judge must catch.  Unset or 0: no hook is installed.
+LEAK_ENV_VAR = "SERVERBENCH_LEAK_BYTES"
+LEAK_BYTES = int(os.environ.get(LEAK_ENV_VAR) or 0)
+_retained = []
+
+
+def leak(size: int = LEAK_BYTES) -> None:
+    """Keep ``size`` fresh bytes forever (a new object each time, so nothing is shared or interned)."""
+    _retained.append(bytearray(size))
