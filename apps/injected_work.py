@@ -47,5 +47,6 @@ _retained = []
 
 
 def leak(size: int = LEAK_BYTES) -> None:
-    """Keep ``size`` fresh bytes forever (a new object each time, so nothing is shared or interned)."""
-    _retained.append(bytearray(size))
+    """Keep ``size`` fresh bytes forever.  Written, not zeroed: a zeroed buffer can come from calloc'd pages
+    the kernel never maps until touched, so the leak would not show in memory at all."""
+    _retained.append(b"\x01" * size)
