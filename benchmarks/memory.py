@@ -118,8 +118,8 @@ def merge(part: str, rows: dict) -> None:
         entry = data["variants"].setdefault(name, {})
         if part == "soak":
             entry.setdefault("soak", []).extend(row)
-        else:
-            entry[part] = row
+        else:  # a later run at other connection counts adds its columns
+            entry.setdefault(part, {}).update(row)
         entry["worker"] = registry()[name].worker
         entry["measured_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     OUT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")

@@ -130,3 +130,16 @@ def test_records_without_pss_give_no_memory_section():
     from serverbench.report.sections import select
 
     assert "memory" not in [s.id for s in select(_report_inputs([result("t::a/flask/json/c64", 1000.0)]))]
+
+
+def test_a_soak_whose_pss_keeps_growing_is_flagged_and_a_short_window_is_not():
+    """memory-growth flags a 40-sample window rising 1 MB/s; the same rise over 20 samples is not judged."""
+    from serverbench.judge.checks import memory_growth
+
+    t = [i * 0.25 for i in range(48)]
+    soak = dataclasses.replace(result("t::a/flask/json/c64", 1000.0),
+                               memory={"series": {"t_s": t, "pss_mb": [40 + x for x in t]}})
+    flag = memory_growth(soak)
+    assert flag is not None and flag.name == "memory-growth" and "grows" in flag.message
+    short = dataclasses.replace(soak, memory={"series": {"t_s": t[:20], "pss_mb": [40 + x for x in t[:20]]}})
+    assert memory_growth(short) is None

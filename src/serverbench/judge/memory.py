@@ -15,11 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from scipy import stats
-
 TOLERANCE_MB_PER_10K = 0.25  # 25 bytes a request; the smallest leak knob measured (256 B) grows ~3 MB per 10k
 WARMUP_FRACTION = 0.25
 MIN_SAMPLES = 8
+SOAK_SAMPLES = 40  # a window with this many samples (10 s at the sampler's 0.25 s) is long enough to judge
 
 
 @dataclass(frozen=True)
@@ -61,6 +60,8 @@ def growth(t_s: Sequence[float], pss_mb: Sequence[float | None], requests: int, 
     rps = requests / duration_s if duration_s > 0 else 0.0
     if len(points) < MIN_SAMPLES or rps <= 0:
         return Growth(None, None, None, len(points), tolerance)
+    from scipy import stats  # imported when used: scipy slows every start, and most windows are not soaks
+
     xs, ys = zip(*points)
     slope, _, low, high = stats.theilslopes(ys, xs, alpha=0.95)
     per_10k = 10_000 / rps  # seconds that 10,000 requests take

@@ -2,12 +2,11 @@
 time in windows long enough to show growth (soaks), with the growth judge's verdict (judge.memory)."""
 from __future__ import annotations
 
-from ...judge.memory import growth, per_connection_kb
+from ...judge.memory import SOAK_SAMPLES, growth, per_connection_kb
 from ..cells import Entry, cell, entries, group
 from ..charts import Axis, Bar, BarChart, LineChart, Note, Section, Series
 from ..inputs import Inputs
 
-SOAK_SAMPLES = 40  # a window with at least this many memory samples (10 s at the default 0.25 s) is drawn
 MAX_CURVES = 12
 
 
