@@ -143,3 +143,17 @@ def test_a_soak_whose_pss_keeps_growing_is_flagged_and_a_short_window_is_not():
     assert flag is not None and flag.name == "memory-growth" and "grows" in flag.message
     short = dataclasses.replace(soak, memory={"series": {"t_s": t[:20], "pss_mb": [40 + x for x in t[:20]]}})
     assert memory_growth(short) is None
+
+
+def test_the_gate_judges_peak_pss_where_measured_and_leaves_it_out_where_not():
+    """A candidate holding 20% more PSS in every pair is a regression; pairs without PSS judge no PSS signal."""
+    from serverbench.judge.ab import GATE_POLICY, judge, min_blocks
+
+    n = min_blocks(GATE_POLICY, False)
+    same = ([1000.0 + i for i in range(n)], [1000.0 + i for i in range(n)])
+    cpu = ([100.0 + i % 3 for i in range(n)], [100.0 + i % 3 for i in range(n)])
+    pss = ([50.0 + 0.01 * i for i in range(n)], [60.0 + 0.01 * i for i in range(n)])
+    judged = judge({"throughput": same, "cpu": cpu, "pss": pss}, rate=False, policy=GATE_POLICY)
+    assert judged.decisions["pss"].verdict == "regression" and judged.verdict == "regression"
+    without = judge({"throughput": same, "cpu": cpu}, rate=False, policy=GATE_POLICY)
+    assert "pss" not in without.decisions and without.verdict != "regression"
