@@ -43,8 +43,9 @@ class Signal:
 # half of saturation pair dispersion was 83-109%), so its verdicts need a 10% effect, tolerate 30%
 # dispersion, and do not trigger the extension (its interval is wide whatever the blocks).
 # Peak PSS (measure.sampling) gates at a 5% effect: it is nearly deterministic for a given server and app
-# (its A/A pair dispersion, docs/memory.md, is a fraction of a percent), but a pre-fork server's PSS moves
-# with how the requests spread over its workers, and allocator arenas come in steps of hundreds of KB.
+# (A/A on aiohttp /json: pair dispersion 1.3%, single pairs -2.1% to +2.0%, because an arm's peak is one
+# allocator step, ~0.9 MB, above or below; docs/measurements.md#memory); a pre-fork server's PSS also
+# moves with how the requests spread over its workers.
 # It does not extend (more blocks do not narrow a difference that is the same in every pair) and takes no
 # share of alpha: a 5% floor against a sub-percent A/A spread already bounds its false regressions, and
 # cutting the other signals' alpha for it would need more blocks for every decision.
