@@ -105,6 +105,15 @@ VARIANTS: tuple[Variant, ...] = (
             requires=("gunicorn",), install="pip install gunicorn", settings={"workers": 2}),
     Variant("gunicorn-sync-w4", "gunicorn", "sync", "wsgi", GUNICORN + ("-k", "sync", "{target}"),
             requires=("gunicorn",), install="pip install gunicorn", settings={"workers": 4}),
+    Variant("gunicorn-sync-w4-preload", "gunicorn", "sync", "wsgi", GUNICORN + ("--preload", "-k", "sync", "{target}"),
+            requires=("gunicorn",), install="pip install gunicorn", settings={"workers": 4},
+            notes="preload_app: the app is imported once in the master before the workers fork, so its modules' "
+            "pages start shared (docs/memory.md)."),
+    Variant("gunicorn-sync-w4-freeze", "gunicorn", "sync", "wsgi", GUNICORN + ("--preload", "-k", "sync", "{target}"),
+            requires=("gunicorn",), install="pip install gunicorn", settings={"workers": 4},
+            env={"SERVERBENCH_GC_FREEZE": "1"},
+            notes="preload_app and gc.freeze() in the master before the workers fork (serverbench.gunicorn_conf), "
+            "so the collector leaves the shared objects' pages alone (docs/memory.md)."),
     *(_gthread(t) for t in (10, 20, 50, 100, 200, 400, 800, 1000)),
     Variant(
         "gunicorn-gevent-w2", "gunicorn", "gevent", "wsgi",

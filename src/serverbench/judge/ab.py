@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 from ..records.decisions import ABDecision, Decision, Measurement
 from .decision import Policy, combine, decide, wilcoxon_min_pairs
 from .cost import judge_counts
-from .signals import SIGNALS, gated_signals, judged_signals
+from .signals import SIGNALS, alpha_shares, gated_signals, judged_signals, measured
 
 COST = "cost"  # the counted signal: instructions per request of fresh runs per arm (not paired by block)
 COST_LABEL = "instructions per request (counted)"
@@ -49,9 +49,9 @@ def judge(pairs: Mapping[str, tuple[Sequence[float], Sequence[float]]], rate: bo
     """Decide every signal judged (``rate``: fixed-rate windows were measured) under the gate's ``policy``,
     alpha split over its cells and the gated signals.  A signal without pairs is judged on none (inconclusive).
     Counted instructions per request (``pairs["cost"]``, when measured) gate too, judged by :func:`judge_counts`."""
-    gated = gated_signals(rate)
-    decisions = {s.name: decide(*pairs.get(s.name, ((), ())), s.policy(policy, len(gated)))
-                 for s in judged_signals(rate)}
+    gated = measured(gated_signals(rate), pairs)
+    decisions = {s.name: decide(*pairs.get(s.name, ((), ())), s.policy(policy, alpha_shares(gated)))
+                 for s in measured(judged_signals(rate), pairs)}
     names = tuple(s.name for s in gated)
     if COST in pairs:  # counted, so judged by its A/A spread and no share of alpha
         decisions[COST] = judge_counts(*pairs[COST])
@@ -62,7 +62,8 @@ def judge(pairs: Mapping[str, tuple[Sequence[float], Sequence[float]]], rate: bo
 def min_blocks(policy: Policy, rate: bool, pairs_per_block: int = 1) -> int:
     """Fewest blocks whose pairs can reach every gated signal's significance level."""
     gated = gated_signals(rate)
-    need = max(max(s.policy(policy, len(gated)).min_pairs, wilcoxon_min_pairs(s.policy(policy, len(gated)).cell_alpha))
+    need = max(max(s.policy(policy, alpha_shares(gated)).min_pairs,
+                   wilcoxon_min_pairs(s.policy(policy, alpha_shares(gated)).cell_alpha))
                for s in gated)
     return math.ceil(need / pairs_per_block)
 

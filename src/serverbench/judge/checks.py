@@ -87,6 +87,7 @@ MEANINGS: Mapping[str, str] = {
     "generator-saturated": "the load generator was >= 90% busy: the server may be faster than measured",
     "backend-bound": "a backend was >= 90% busy: it, not the server under test, set the throughput",
     "neighbours": "other processes (or other guests of the hypervisor) took CPU during the window",
+    "memory-growth": "the server's PSS kept growing through a long window, beyond the tolerance per 10,000 requests",
 }
 
 
@@ -349,8 +350,24 @@ def neighbours(r: Result) -> Flag | None:
                 "session (docs/gate.md)")
 
 
+def memory_growth(r: Result) -> Flag | None:
+    """A window long enough to judge (a soak) whose PSS kept growing after warm-up (judge.memory)."""
+    from .memory import SOAK_SAMPLES, growth
+
+    series = r.memory.get("series") or {}
+    if len(series.get("t_s") or ()) < SOAK_SAMPLES:
+        return None
+    found = growth(series["t_s"], series.get("pss_mb") or (), r.load.requests, r.load.duration_s)
+    if found.verdict != "grows":
+        return None
+    return Flag("memory-growth", f"{found.message}: the server keeps memory per request (a leak, or a cache "
+                "without a bound); run longer to see whether it levels off, and compare the workers' PSS in the "
+                "record's memory.series (docs/memory.md)")
+
+
 RULES: tuple[Callable[[Result], Flag | None], ...] = (
-    no_answers, littles_law, at_capacity, stall, syn_drops, error_statuses, generator_saturated, backend_bound, neighbours)
+    no_answers, littles_law, at_capacity, stall, syn_drops, error_statuses, generator_saturated, backend_bound, neighbours,
+    memory_growth)
 
 
 def check(record: Result) -> list[Flag]:

@@ -5,6 +5,7 @@ of a whole decision in :mod:`serverbench.judge.ab`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Mapping
 
 from .decision import Policy
 
@@ -21,10 +22,12 @@ class Signal:
     max_dispersion: float | None = None
     extends: bool = True  # a borderline verdict on this signal earns the bounded extension
     rate_only: bool = False  # measured only in the fixed-rate windows (none without them: --rate off)
+    optional: bool = False  # judged only when measured (PSS needs /proc/PID/smaps_rollup: Linux)
+    shares_alpha: bool = True  # False: judged at the cells' alpha, the others' share not cut for it (PSS)
 
     def policy(self, gate: Policy, gated_signals: int) -> Policy:
         """The gate's policy for this signal: alpha split over cells x gated signals, this signal's limits."""
-        return replace(gate, cells=gate.cells * (gated_signals if self.gated else 1),
+        return replace(gate, cells=gate.cells * (gated_signals if self.gated and self.shares_alpha else 1),
                        higher_is_better=self.higher_is_better,
                        min_effect=gate.min_effect if self.min_effect is None else self.min_effect,
                        max_dispersion=gate.max_dispersion if self.max_dispersion is None else self.max_dispersion)
@@ -39,6 +42,14 @@ class Signal:
 # burst queues every request behind it (an A/A p50 went from 0.6 ms to 24-36 ms for one block; at
 # half of saturation pair dispersion was 83-109%), so its verdicts need a 10% effect, tolerate 30%
 # dispersion, and do not trigger the extension (its interval is wide whatever the blocks).
+# Peak PSS (measure.sampling) gates at a 5% effect: it is nearly deterministic for a given server and app
+# (A/A on aiohttp /json: pair dispersion 1.3%, single pairs -2.1% to +2.0%, because an arm's peak is one
+# allocator step, ~0.9 MB, above or below; docs/measurements.md#memory); a pre-fork server's PSS also
+# moves with how the requests spread over its workers.
+# It does not extend (more blocks do not narrow a difference that is the same in every pair) and takes no
+# share of alpha: a 5% floor against a sub-percent A/A spread already bounds its false regressions, and
+# cutting the other signals' alpha for it would need more blocks for every decision.
+PSS_MIN_EFFECT = 0.05
 SIGNALS = (
     Signal("throughput", "throughput (rps), saturated", True, True),
     Signal("p50", "latency p50 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30, extends=False,
@@ -46,6 +57,8 @@ SIGNALS = (
     Signal("p90", "latency p90 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30, extends=False,
            rate_only=True),
     Signal("cpu", "server CPU per request at the fixed rate", False, True, min_effect=0.02),
+    Signal("pss", "peak PSS of the server's process tree", False, True, min_effect=PSS_MIN_EFFECT,
+           max_dispersion=0.05, extends=False, optional=True, shares_alpha=False),
     Signal("rss", "peak RSS (reported, not gated)", False, False, extends=False),
 )
 
@@ -54,6 +67,16 @@ def judged_signals(rate: bool) -> list[Signal]:
     """The signals a decision judges: the fixed-rate ones only when fixed-rate windows were measured (without
     them CPU per request comes from the saturated windows)."""
     return [s for s in SIGNALS if rate or not s.rate_only]
+
+
+def measured(signals: list[Signal], pairs: Mapping[str, object]) -> list[Signal]:
+    """``signals`` without the optional ones that have no pairs (PSS where smaps_rollup is missing)."""
+    return [s for s in signals if not s.optional or s.name in pairs]
+
+
+def alpha_shares(signals: list[Signal]) -> int:
+    """How many ways the gated ``signals`` split alpha (the ones that take a share)."""
+    return sum(s.gated and s.shares_alpha for s in signals)
 
 
 def gated_signals(rate: bool) -> list[Signal]:

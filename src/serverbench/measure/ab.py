@@ -226,6 +226,12 @@ def _pair_rate(out: _Collected, a: Sequence[Result], b: Sequence[Result]) -> Non
     out.add("cpu", _cpu_per_request(a), _cpu_per_request(b))
 
 
+def _pair_pss(out: _Collected, a: Sequence[Result], b: Sequence[Result]) -> None:
+    """The arms' peak PSS in a pair, when every window read it (no pair at all where smaps_rollup is missing)."""
+    if all(w.server_pss_mb is not None for w in (*a, *b)):
+        out.add("pss", max(w.server_pss_mb for w in a), max(w.server_pss_mb for w in b))
+
+
 def _simultaneous(rig: _Rig, out: _Collected, blocks: int, first_block: int) -> None:
     base, cand = rig.arms["A"], rig.arms["B"]
     for block, saturated, at_rate in _simultaneous_blocks(rig, blocks, first_block):
@@ -237,6 +243,7 @@ def _simultaneous(rig: _Rig, out: _Collected, blocks: int, first_block: int) -> 
         else:
             out.add("throughput", _geomean([w.rps for w in a]), _geomean([w.rps for w in b]))
             out.add("rss", max(w.server_rss_mb or 0.0 for w in a), max(w.server_rss_mb or 0.0 for w in b))
+            _pair_pss(out, a, b)
             if rig.rate_driver is None:
                 out.add("cpu", _cpu_per_request(a), _cpu_per_request(b))
         if not at_rate:
@@ -266,6 +273,7 @@ def _sequential(rig: _Rig, out: _Collected, blocks: int, first_block: int) -> No
     for wa, wb in zip(*pairs_from_abba(order, [w for w, _ in windows])):
         out.add("throughput", wa.rps, wb.rps)
         out.add("rss", wa.server_rss_mb or 0.0, wb.server_rss_mb or 0.0)
+        _pair_pss(out, [wa], [wb])
         if rig.rate_driver is None:
             out.add("cpu", _cpu_per_request([wa]), _cpu_per_request([wb]))
     if rig.rate_driver is not None:

@@ -1,14 +1,36 @@
-"""Resource use of a process tree during a trial: CPU seconds and peak RSS, sampled with psutil.
+"""Resource use of a process tree during a trial: CPU seconds, memory and open files, sampled with psutil.
 
 CPU is counted per process from the first time it is seen (zero for processes born during the
 window), so gunicorn or uWSGI workers that appear or exit mid-trial are still accounted.
+
+Memory is read per process from ``/proc/PID/smaps_rollup`` (one file the kernel sums for us, cheap
+at every sample; the full ``smaps`` is a line per mapping and is not).  RSS counts every resident
+page a process maps, so pages a pre-fork server's workers share with their parent are counted once
+per process; PSS divides each shared page among the processes mapping it (the tree's PSS sums to
+what the tree really holds), and USS is the process's private pages (what exiting would free).
+Where ``smaps_rollup`` is missing (not Linux, kernels before 4.14) PSS and USS are None.
 """
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 import psutil
+
+MB = 2**20
+SERIES_POINTS = 240  # a long soak keeps every other sample past this many, so a record stays small
+
+
+@dataclass(frozen=True)
+class ProcessMemory:
+    """One process at one moment: resident, proportional and unique set sizes (bytes) and open files."""
+
+    pid: int
+    rss: int
+    pss: int | None
+    uss: int | None
+    fds: int | None
 
 
 @dataclass(frozen=True)
@@ -16,23 +38,69 @@ class Usage:
     cpu_s: float
     rss_mb: float
     processes: int
+    pss_mb: float | None = None  # the tree's peak PSS
+    pss_end_mb: float | None = None  # the tree's PSS at the last sample
+    uss_mb: float | None = None  # the tree's USS at its peak PSS
+    per_process: tuple[dict, ...] = ()  # each process at the end: pid, parent?, rss/pss/uss MB, peak PSS, fds
+    series: dict = field(default_factory=dict)  # over the window: t_s, the tree's rss/pss MB, fds, each pid's PSS
+
+
+def smaps_rollup(pid: int) -> tuple[int, int] | None:
+    """(PSS, USS) in bytes of one process from /proc/PID/smaps_rollup; None where it cannot be read."""
+    fields: dict[str, int] = {}
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
+            for line in f:
+                name, _, rest = line.partition(b":")
+                if name in (b"Pss", b"Private_Clean", b"Private_Dirty"):
+                    fields[name.decode()] = int(rest.split()[0]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    if "Pss" not in fields:
+        return None
+    return fields["Pss"], fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)
+
+
+def process_memory(proc: psutil.Process) -> ProcessMemory:
+    """One process's memory now (psutil.Error if it is gone)."""
+    rss = proc.memory_info().rss
+    try:
+        fds = proc.num_fds()
+    except (psutil.Error, AttributeError):
+        fds = None
+    sizes = smaps_rollup(proc.pid)
+    return ProcessMemory(proc.pid, rss, sizes[0] if sizes else None, sizes[1] if sizes else None, fds)
+
+
+def _mb(value: int | None) -> float | None:
+    return None if value is None else round(value / MB, 2)
 
 
 class TreeSampler:
     """Samples a process and all its descendants every ``interval`` seconds in a daemon thread."""
 
-    def __init__(self, pid: int, interval: float = 0.25):
+    def __init__(self, pid: int, interval: float = 0.25, memory: bool = True):
         self._root = psutil.Process(pid)
         self._interval = interval
+        self._memory = memory  # PSS/USS and fds too (a backend's sampler needs only CPU)
         self._first: dict[tuple[int, float], float] = {}
         self._last: dict[tuple[int, float], float] = {}
         self._peak_rss = 0
+        self._peak_pss: int | None = None
+        self._uss_at_peak: int | None = None
+        self._end: list[ProcessMemory] = []
+        self._peak_by_pid: dict[int, int] = {}
+        self._t: list[float] = []
+        self._tree: list[tuple[float, float | None, int | None]] = []  # rss MB, pss MB, fds per sample
+        self._by_pid: dict[int, dict[int, float]] = {}  # pid -> {sample index: PSS MB}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="serverbench-sampler", daemon=True)
         self._started_at = 0.0
+        self._clock = 0.0
 
     def __enter__(self) -> "TreeSampler":
         self._started_at = psutil.time.time()
+        self._clock = time.monotonic()
         self._sample(initial=True)
         self._thread.start()
         return self
@@ -44,7 +112,23 @@ class TreeSampler:
 
     def usage(self) -> Usage:
         cpu = sum(self._last[key] - self._first[key] for key in self._last)
-        return Usage(cpu_s=round(cpu, 3), rss_mb=round(self._peak_rss / 2**20, 1), processes=len(self._last))
+        root = self._root.pid
+        per_process = tuple(
+            {"pid": m.pid, "parent": m.pid == root, "rss_mb": _mb(m.rss), "pss_mb": _mb(m.pss), "uss_mb": _mb(m.uss),
+             "peak_pss_mb": _mb(self._peak_by_pid.get(m.pid)), "fds": m.fds} for m in self._end)
+        end_pss = None if not self._end or any(m.pss is None for m in self._end) else sum(m.pss for m in self._end)
+        return Usage(cpu_s=round(cpu, 3), rss_mb=round(self._peak_rss / MB, 1), processes=len(self._last),
+                     pss_mb=_mb(self._peak_pss), pss_end_mb=_mb(end_pss), uss_mb=_mb(self._uss_at_peak),
+                     per_process=per_process, series=self._series() if self._memory else {})
+
+    def _series(self) -> dict:
+        """The samples over the window, thinned to at most SERIES_POINTS (every k-th one)."""
+        step = max(1, -(-len(self._t) // SERIES_POINTS))
+        keep = range(0, len(self._t), step)
+        return {"t_s": [round(self._t[i], 2) for i in keep],
+                "rss_mb": [self._tree[i][0] for i in keep], "pss_mb": [self._tree[i][1] for i in keep],
+                "fds": [self._tree[i][2] for i in keep],
+                "pss_mb_by_pid": {str(pid): [values.get(i) for i in keep] for pid, values in self._by_pid.items()}}
 
     def _loop(self) -> None:
         while not self._stop.wait(self._interval):
@@ -56,12 +140,18 @@ class TreeSampler:
         except psutil.Error:
             return
         rss = 0
+        memories = []
         for proc in procs:
             try:
                 with proc.oneshot():
                     times = proc.cpu_times()
                     key = (proc.pid, proc.create_time())
-                    rss += proc.memory_info().rss
+                    if self._memory:
+                        memory = process_memory(proc)
+                        memories.append(memory)
+                        rss += memory.rss
+                    else:
+                        rss += proc.memory_info().rss
             except psutil.Error:
                 continue
             cpu = times.user + times.system
@@ -69,3 +159,20 @@ class TreeSampler:
                 self._first[key] = cpu if initial or key[1] < self._started_at else 0.0
             self._last[key] = cpu
         self._peak_rss = max(self._peak_rss, rss)
+        if self._memory and memories:
+            self._record(memories, rss)
+
+    def _record(self, memories: list[ProcessMemory], rss: int) -> None:
+        pss = None if any(m.pss is None for m in memories) else sum(m.pss or 0 for m in memories)
+        fds = None if any(m.fds is None for m in memories) else sum(m.fds or 0 for m in memories)
+        index = len(self._t)
+        self._t.append(time.monotonic() - self._clock)
+        self._tree.append((round(rss / MB, 2), _mb(pss), fds))
+        self._end = memories
+        for m in memories:
+            if m.pss is not None:
+                self._peak_by_pid[m.pid] = max(self._peak_by_pid.get(m.pid, 0), m.pss)
+                self._by_pid.setdefault(m.pid, {})[index] = round(m.pss / MB, 2)
+        if pss is not None and (self._peak_pss is None or pss > self._peak_pss):
+            self._peak_pss = pss
+            self._uss_at_peak = sum(m.uss or 0 for m in memories)

@@ -17,7 +17,7 @@ from ..errors import ServerDiedError
 from ..records.schema import BackendUsage, Generator, Result
 from .hostcpu import HostSampler
 from .kernel import listen_counters, window
-from .sampling import TreeSampler
+from .sampling import TreeSampler, Usage
 from .servers import RunningServer
 from .slowclients import held
 from .verify import fetch
@@ -86,8 +86,8 @@ def warm_up(trial: Trial, warmup: Warmup) -> tuple[float, ...]:
 
 
 def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[float] = ()) -> Result:
-    """One measured window: the driver's report, the server's CPU and peak RSS, the generator's CPU,
-    and for each backend its CPU and the operations it counted during the window.  ``warmup`` and
+    """One measured window: the driver's report, the server's CPU, peak RSS and PSS (and its memory over
+    time), the generator's CPU, and for each backend its CPU and the operations it counted during the window.  ``warmup`` and
     ``warmup_rps`` say what came before, for the record."""
     server, backends = trial.server, dict(trial.backends)
     # A driver with a lead-in (oha's closed model) loads the server before its window in the same run:
@@ -100,7 +100,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
             time.sleep(lead)
         with ExitStack() as stack:  # the window: closed before a lead-in run's in-flight answers come in
             sampler = stack.enter_context(TreeSampler(server.pid)) if server.pid is not None else None
-            samplers = {name: stack.enter_context(TreeSampler(b.pid)) for name, b in backends.items()
+            samplers = {name: stack.enter_context(TreeSampler(b.pid, memory=False)) for name, b in backends.items()
                         if b.pid is not None}
             before = {name: b.count() for name, b in backends.items()}
             listen_before = listen_counters()
@@ -138,7 +138,16 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
                   server_cpu_s=usage.cpu_s if usage else None, server_rss_mb=usage.rss_mb if usage else None,
                   machine=trial.machine, python=trial.python, backends=used, kernel=listen, slow_clients=slow.report,
                   host_cpu_s=host_cpu.busy_s, host_steal_s=host_cpu.steal_s,
+                  server_pss_mb=usage.pss_mb if usage else None, server_pss_end_mb=usage.pss_end_mb if usage else None,
+                  memory=memory_record(usage) if usage else {},
                   timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+
+
+def memory_record(usage: Usage) -> dict[str, Any]:
+    """The record's ``memory`` object: the tree's USS at peak PSS, each process at the end, the samples."""
+    if usage.pss_mb is None and not usage.series:
+        return {}
+    return {"uss_mb": usage.uss_mb, "processes": list(usage.per_process), "series": usage.series}
 
 
 def drain(server: RunningServer, workload: Workload, timeout: float = 60.0) -> None:

@@ -8,6 +8,8 @@ Judgement is not here: a verdict is attached only when the record is written.
 reads schema 2 and schema 1 (the shape as a label such as ``c64`` or ``r200-rpc1``, parsed back).
 Slow clients (a shape such as ``c16+idle16``) add their own fields to the shape and a ``slow_clients``
 object to the record; records without them (every older one) read as shapes without slow clients.
+Memory beyond peak RSS (the tree's PSS in ``server``, per-process figures and samples in ``memory``) is
+optional too: older records read with None and an empty mapping.
 """
 from __future__ import annotations
 
@@ -206,6 +208,9 @@ class Result:
     slow_clients: SlowClientReport | None = None  # held beside the load when the shape asks (c16+idle16)
     host_cpu_s: float | None = None  # every process's CPU on the machine during the window (measure.hostcpu)
     host_steal_s: float | None = None  # CPU the hypervisor gave other guests during the window
+    server_pss_mb: float | None = None  # the server tree's peak PSS (measure.sampling); None in older records
+    server_pss_end_mb: float | None = None  # its PSS at the window's end
+    memory: Mapping[str, Any] = field(default_factory=dict)  # per process at the end, and the samples over time
 
     @property
     def key(self) -> str:
@@ -257,7 +262,9 @@ class Result:
             "error_rate": round(load.error_rate, 6),
             "window": load.window,
             "server": {"cpu_s": self.server_cpu_s, "rss_mb": self.server_rss_mb,
-                       "cpu_us_per_request": None if per_request is None else round(per_request, 2)},
+                       "cpu_us_per_request": None if per_request is None else round(per_request, 2),
+                       **({"pss_mb": self.server_pss_mb, "pss_end_mb": self.server_pss_end_mb}
+                          if self.server_pss_mb is not None else {})},
             "generator": self.generator.to_record(),
             "machine": dict(self.machine),
             "python": dict(self.python),
@@ -268,6 +275,7 @@ class Result:
             **({"flags": [dict(f) for f in flags]} if flags is not None else {}),
             **({"slow_clients": self.slow_clients.to_record()} if self.slow_clients is not None else {}),
             **({"extra": dict(self.extra)} if self.extra else {}),
+            **({"memory": dict(self.memory)} if self.memory else {}),
         }
 
     @classmethod
@@ -289,7 +297,9 @@ class Result:
                    extra=rec.get("extra") or {}, kernel=rec.get("kernel") or {},
                    slow_clients=SlowClientReport.from_record(rec["slow_clients"]) if rec.get("slow_clients") else None,
                    host_cpu_s=_number(_mapping(rec, "host").get("cpu_s")),
-                   host_steal_s=_number(_mapping(rec, "host").get("steal_s")))
+                   host_steal_s=_number(_mapping(rec, "host").get("steal_s")),
+                   server_pss_mb=_number(server.get("pss_mb")), server_pss_end_mb=_number(server.get("pss_end_mb")),
+                   memory=_mapping(rec, "memory"))
 
 
 def _mapping(rec: Mapping[str, Any], name: str) -> Mapping[str, Any]:

@@ -76,6 +76,7 @@ def benchmark(result: Result, verdict: Mapping[str, Any] | None) -> dict[str, An
             "key": result.key, "rps": round(result.rps, 1), "latency_ms": dict(result.load.latency_ms),
             "errors": dict(result.load.errors), "error_rate": result.error_rate,
             "server_cpu_s": result.server_cpu_s, "server_rss_mb": result.server_rss_mb,
+            "server_pss_mb": result.server_pss_mb,
             "generator": result.generator.to_record(), "python": dict(result.python),
             "verdict": None if verdict is None else verdict.get("status"),
         },

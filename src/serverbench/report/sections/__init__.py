@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from ..charts import Section
 from ..inputs import Inputs
-from . import ab, connections, cpu, history, interpreters, rates, reuse, summary
+from . import ab, connections, cpu, history, interpreters, memory, rates, reuse, summary
 
-BUILDERS = (summary.build, connections.build, rates.build, reuse.build, cpu.build, interpreters.build, ab.build,
+BUILDERS = (summary.build, connections.build, rates.build, reuse.build, cpu.build, memory.build, interpreters.build, ab.build,
             history.build)
 
 

@@ -1,0 +1,205 @@
+"""Memory per variant: the server tree's PSS beside its RSS idle, under c64 load, and holding N idle
+keep-alive connections (what each costs), plus soaks that fit PSS growth per 10,000 requests.
+
+    flock /tmp/serverbench-load.lock .venv/bin/python benchmarks/memory.py footprint --variants a,b --conns 100,1000
+    flock /tmp/serverbench-load.lock .venv/bin/python benchmarks/memory.py soak --variants a,b --seconds 30 --leak 0,256
+    .venv/bin/python benchmarks/memory.py render
+
+``footprint`` starts each variant serving /json, samples the idle tree for 1 s, runs c64 for 5 s
+(1 s warm-up) reading its record's peak PSS and RSS, then holds N keep-alive connections (each sent
+one request and then silent; measure.slowclients) and samples the tree again: (PSS held - PSS idle) / N
+is the cost of a connection.  ``soak`` runs c64 for the given seconds (2 s warm-up) with
+SERVERBENCH_LEAK_BYTES set to each --leak value and judges the growth (judge.memory).  Rows merge into
+benchmarks/results/memory.json; ``render`` writes the tables into docs/memory.md.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from serverbench.catalog.shapes import LoadShape
+from serverbench.catalog.variants import registry
+from serverbench.catalog.workloads import WORKLOADS
+from serverbench.drivers.base import driver_for
+from serverbench.errors import GeneratorError, ServerDiedError, ServerStartError, VerificationError
+from serverbench.judge.memory import per_connection_kb, record_growth
+from serverbench.measure.machine import machine_info, python_info
+from serverbench.measure.sampling import TreeSampler
+from serverbench.measure.servers import start_variant
+from serverbench.measure.slowclients import SlowClients
+from serverbench.measure.trial import Trial, Warmup, run_trial
+from serverbench.measure.verify import verify
+
+ROOT = Path(__file__).resolve().parents[1]
+APPS = ROOT / "apps"
+OUT = ROOT / "benchmarks/results/memory.json"
+DOC = ROOT / "docs/memory.md"
+MARKS = {"footprint": ("<!-- memory table (benchmarks/memory.py render) -->\n", "<!-- end of the memory table -->"),
+         "soak": ("<!-- soak table (benchmarks/memory.py render) -->\n", "<!-- end of the soak table -->")}
+
+
+def started(name: str, env: dict | None = None):
+    server = start_variant(registry()[name], apps_dir=APPS, env=env, timeout=60.0)
+    try:
+        verify(server.url, [WORKLOADS["json"].spec], name)
+    except VerificationError:
+        server.stop()
+        raise
+    return server
+
+
+def tree(pid: int, seconds: float = 1.0) -> dict:
+    """The tree's memory after ``seconds`` of sampling: PSS/RSS (MB, at the end), processes, each one."""
+    with TreeSampler(pid, interval=0.1) as sampler:
+        time.sleep(seconds)
+    usage = sampler.usage()
+    procs = usage.per_process
+    return {"pss_mb": usage.pss_end_mb, "rss_mb": round(sum(p["rss_mb"] for p in procs), 2),
+            "uss_mb": round(sum(p["uss_mb"] or 0 for p in procs), 2), "processes": list(procs)}
+
+
+def trial(server, name: str, seconds: int, warmup: int) -> dict:
+    shape = LoadShape(64, seconds)
+    rec = run_trial(Trial(server, WORKLOADS["json"], shape, driver_for(shape), nodeid=f"memory::{name}",
+                          test="memory", machine={}, python=python_info()), Warmup(warmup)).to_record()
+    return rec
+
+
+def footprint(name: str, conns: list[int]) -> dict:
+    row: dict = {}
+    server = started(name)
+    try:
+        row["idle"] = tree(server.pid)
+        rec = trial(server, name, 5, 1)
+        row["c64"] = {"pss_mb": rec["server"].get("pss_mb"), "rss_mb": rec["server"]["rss_mb"], "rps": rec["rps"],
+                      "processes": rec["memory"]["processes"]}
+        after = tree(server.pid)  # the idle server after load: the baseline for connections (pools, arenas warm)
+        row["after_load"] = after
+        for n in conns:
+            clients = SlowClients(server.url + "/json", "keepalive", n, seconds=120.0).start()
+            try:
+                held = tree(server.pid, 1.5)
+            finally:
+                report = clients.stop()
+            row[f"conn{n}"] = {"pss_mb": held["pss_mb"], "rss_mb": held["rss_mb"], "held": report.held,
+                               "opened": report.opened,
+                               "kb_per_conn": per_connection_kb(after["pss_mb"], held["pss_mb"], report.held)}
+            time.sleep(0.5)
+        print(f"  {name}: idle PSS {row['idle']['pss_mb']} / RSS {row['idle']['rss_mb']} MB; c64 PSS "
+              f"{row['c64']['pss_mb']} / RSS {row['c64']['rss_mb']}; " +
+              "; ".join(f"{k}: {v['held']} held, {v['kb_per_conn']} KB each" for k, v in row.items()
+                        if k.startswith("conn")), flush=True)
+    finally:
+        server.stop()
+    return row
+
+
+def soak(name: str, leak: int, seconds: int) -> dict:
+    server = started(name, env={"SERVERBENCH_LEAK_BYTES": str(leak)} if leak else None)
+    try:
+        rec = trial(server, name, seconds, 2)
+    finally:
+        server.stop()
+    g = record_growth(rec)
+    series = rec["memory"]["series"]
+    print(f"  {name} leak {leak} B: {rec['requests']:,} requests, PSS {series['pss_mb'][0]} -> "
+          f"{series['pss_mb'][-1]} MB; {g.message}", flush=True)
+    return {"leak_bytes": leak, "seconds": seconds, "requests": rec["requests"], "rps": rec["rps"],
+            "growth": g.to_record(), "t_s": series["t_s"], "pss_mb": series["pss_mb"], "fds": series["fds"]}
+
+
+def merge(part: str, rows: dict) -> None:
+    data = json.loads(OUT.read_text()) if OUT.exists() else {"variants": {}}
+    data["machine"] = machine_info("wrk")
+    data["python"] = python_info()
+    for name, row in rows.items():
+        entry = data["variants"].setdefault(name, {})
+        if part == "soak":
+            entry.setdefault("soak", []).extend(row)
+        else:  # a later run at other connection counts adds its columns
+            entry.setdefault(part, {}).update(row)
+        entry["worker"] = registry()[name].worker
+        entry["measured_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    OUT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def _mb(value) -> str:
+    return "–" if value is None else f"{value:.1f}"
+
+
+def footprint_table(data: dict) -> str:
+    ns = sorted({int(k[4:]) for v in data["variants"].values() for k in (v.get("footprint") or {})
+                 if k.startswith("conn")})
+    heads = ["variant", "worker", "procs", "idle PSS / RSS MB", "c64 PSS / RSS MB"] + \
+        [f"{n} conns: held, KB each" for n in ns]
+    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    order = list(registry())
+    for name, v in sorted(data["variants"].items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 999):
+        f = v.get("footprint")
+        if not f:
+            continue
+        cells = [name, v["worker"], str(len(f["idle"]["processes"])),
+                 f"{_mb(f['idle']['pss_mb'])} / {_mb(f['idle']['rss_mb'])}",
+                 f"{_mb(f['c64']['pss_mb'])} / {_mb(f['c64']['rss_mb'])}"]
+        for n in ns:
+            c = f.get(f"conn{n}")
+            cells.append("–" if not c else f"{c['held']:,}, {c['kb_per_conn']:.1f}" if c["kb_per_conn"] is not None
+                         else f"{c['held']:,}, –")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def soak_table(data: dict) -> str:
+    heads = ["variant", "worker", "leak B/req", "s", "requests", "PSS start → end MB", "slope MB/10k [95%]", "verdict"]
+    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    for name, v in data["variants"].items():
+        for s in v.get("soak") or ():
+            g = s["growth"]
+            slope = "–" if g["slope_mb_per_10k"] is None else \
+                f"{g['slope_mb_per_10k']:+.3f} [{g['low']:+.3f}, {g['high']:+.3f}]"
+            lines.append("| " + " | ".join([name, v["worker"], str(s["leak_bytes"]), str(s["seconds"]),
+                                            f"{s['requests']:,}", f"{s['pss_mb'][0]} → {s['pss_mb'][-1]}", slope,
+                                            g["verdict"]]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def render() -> None:
+    data = json.loads(OUT.read_text())
+    doc = DOC.read_text()
+    for part, table in (("footprint", footprint_table(data)), ("soak", soak_table(data))):
+        start, end = MARKS[part]
+        if start in doc:
+            head, rest = doc.split(start, 1)
+            doc = head + start + table + rest[rest.index(end):]
+        print(table)
+    DOC.write_text(doc)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("part", choices=("footprint", "soak", "render"))
+    parser.add_argument("--variants", default="")
+    parser.add_argument("--conns", default="100,1000", help="idle keep-alive connections to hold, comma-separated")
+    parser.add_argument("--seconds", type=int, default=30, help="a soak's measured window")
+    parser.add_argument("--leak", default="0", help="SERVERBENCH_LEAK_BYTES values, comma-separated")
+    args = parser.parse_args()
+    if args.part == "render":
+        render()
+        return
+    rows: dict = {}
+    for name in args.variants.split(","):
+        print(f"{name}:", flush=True)
+        try:
+            if args.part == "footprint":
+                rows[name] = footprint(name, [int(n) for n in args.conns.split(",") if n])
+            else:
+                rows[name] = [soak(name, int(leak), args.seconds) for leak in args.leak.split(",")]
+        except (ServerStartError, VerificationError, ServerDiedError, GeneratorError) as exc:
+            print(f"  {name}: {str(exc).splitlines()[0]}", flush=True)
+    merge(args.part, rows)
+
+
+if __name__ == "__main__":
+    main()
