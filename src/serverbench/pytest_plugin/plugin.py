@@ -6,7 +6,8 @@ import pytest
 from .. import config as cfg
 from ..errors import ConfigError, ServerbenchError
 from ..catalog import shapes
-from ..measure.executors import raise_open_files, require_binary
+from ..backends.environment import require_program
+from ..measure.executors import raise_open_files
 from .fixtures import SESSION_KEY, TARGET, perf_session_of
 from ..report.terminal import rate_ladders, summary_table, variant_table
 from ..report import reference
@@ -124,7 +125,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         raise_open_files(shapes.fd_need([s.connections for s in session.shapes]))
         needs_redis = any("redis" in session.workload(w).backends for w in session.workloads)
         if needs_redis and session.config.redis_url is None and session.config.target is None:
-            require_binary("redis-server", "redis-server")
+            require_program("redis-server", "redis-server")
         session.store.load()
     except ServerbenchError as exc:
         raise pytest.UsageError(str(exc)) from None
