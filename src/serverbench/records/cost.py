@@ -143,7 +143,7 @@ def ran_packages(packages: Mapping[str, str], *functions: Iterable[FunctionCost]
 
 
 def environment_id(environment: Mapping[str, Any]) -> str:
-    """A filename-safe id such as ``cpython-3.11.7-x86-64-v4-glibc-2.36-valgrind-3.19.0``."""
+    """A filename-safe id such as ``cpython-3.11.7-x86-64-v3-glibc-2.36-valgrind-3.19.0``."""
     parts = [environment["interpreter"], environment["isa"], environment["libc"], f"valgrind-{environment['valgrind']}"]
     return re.sub(r"[^a-z0-9.]+", "-", "-".join(map(str, parts)).lower()).strip("-")
 
