@@ -98,6 +98,8 @@ def test_old_entries_derive_the_ran_set_from_their_stored_functions(tmp_path):
                                   FunctionCost("python", "h", "json", "json", "standard library", 1.0).to_record()]}
     jsonfile.write_atomic(store.path, {"schema": 1, "environment": {}, "entries": {"k": entry}})
     assert store.load()["k"].ran == {"flask"}
+    store.save([make()])  # merging keeps the old entry as it was: a derived set is never written as a whole one
+    assert "ran" not in json.loads(store.path.read_text())["entries"]["k"]
 
 
 def test_an_entry_without_a_python_profile_has_an_unknown_ran_set(tmp_path):

@@ -162,6 +162,7 @@ class CostBaseline:
     # The packages whose code ran in the counted window; None when unknown (a pure-Python package may
     # have run unseen: an entry stored without a Python profile).
     ran: frozenset[str] | None = None
+    ran_derived: bool = False  # ``ran`` was derived from the stored top functions (an older entry), not stored
 
 
 def _baseline(key: str, e: Mapping[str, Any]) -> CostBaseline:
@@ -178,7 +179,7 @@ def _baseline(key: str, e: Mapping[str, Any]) -> CostBaseline:
     else:
         ran = None  # no Python profile stored: which pure-Python packages ran is unknown
     return CostBaseline(key, float(e["per_request"]), packages, functions, python_functions,
-                        str(e["recorded_at"]), float(e.get("python_per_request", 0.0)), ran)
+                        str(e["recorded_at"]), float(e.get("python_per_request", 0.0)), ran, "ran" not in e)
 
 
 class CostBaselineStore:
@@ -202,7 +203,8 @@ class CostBaselineStore:
         with jsonfile.locked(self.path):
             current = self.load()  # a corrupt file stops here, before anything is written
             entries = {key: _entry(b.per_request, b.packages, b.functions, b.python_functions, b.recorded_at,
-                                   b.python_per_request, b.ran) for key, b in current.items()}
+                                   b.python_per_request, None if b.ran_derived else b.ran)
+                       for key, b in current.items()}
             entries.update(fresh)
             jsonfile.write_atomic(self.path, {"schema": SCHEMA, "environment": {
                 k: v for k, v in self.environment.items() if k != "packages"}, "entries": entries})
