@@ -54,11 +54,82 @@ def test_no_baseline_names_the_save_command():
     assert "--perf-save-baseline" in verdict.message
 
 
-def test_other_package_versions_do_not_apply():
-    """A baseline counted with other package versions is not used, and the moved versions are named."""
-    verdict = judge_cost(record(200_000), baseline(100_000, packages={**PACKAGES, "werkzeug": "3.1.8"}), 0.02)
-    assert verdict.status == NO_BASELINE
-    assert "werkzeug 3.1.8 -> 3.1.9" in verdict.message
+FLASK_RAN = [fn("dispatch_request", 9_000, "python", "flask.app", "flask", "framework")]
+CERTIFI_MOVED = {**PACKAGES, "certifi": "2026.10.19.post1"}
+WITH_CERTIFI = {**PACKAGES, "certifi": "2026.10.18"}
+
+
+def ran_baseline(per_request, packages, ran, python_functions=FLASK_RAN):
+    return CostBaseline("k", per_request, dict(packages), (), tuple(python_functions), "2026-01-01",
+                        ran=frozenset(ran))
+
+
+def test_a_package_that_never_ran_moved_is_judged_normally():
+    """certifi moved but ran in neither window: the cell is judged and the move is not mentioned."""
+    verdict = judge_cost(record(101_000, python_functions=FLASK_RAN, packages=CERTIFI_MOVED),
+                         ran_baseline(100_000, WITH_CERTIFI, {"flask"}), 0.02)
+    assert verdict.status == PASS
+    assert verdict.moved == ()
+    assert "certifi" not in verdict.message and "after" not in verdict.message
+
+
+def test_a_package_that_never_ran_moved_still_fails_a_rise():
+    """A rise beyond the tolerance fails whatever moved among packages that never ran."""
+    verdict = judge_cost(record(103_000, packages=CERTIFI_MOVED), ran_baseline(100_000, WITH_CERTIFI, {"flask"}), 0.02)
+    assert verdict.status == FAIL
+    assert "certifi" not in verdict.message
+
+
+def test_a_running_package_moved_is_judged_and_named():
+    """flask ran and moved: the cell is still judged, and the verdict names the move and the top functions."""
+    moved = {**PACKAGES, "flask": "3.1.2"}
+    cand = [fn("dispatch_request", 13_100, "python", "flask.app", "flask", "framework")]
+    verdict = judge_cost(record(104_100, python_functions=cand, packages=moved),
+                         ran_baseline(100_000, PACKAGES, {"flask"}), 0.02)
+    assert verdict.status == FAIL
+    assert verdict.moved == ("flask 3.1.3 -> 3.1.2",)
+    assert "+4.10% after flask 3.1.3 -> 3.1.2" in verdict.message
+    assert "top functions by change: flask flask.app.dispatch_request" in verdict.message
+    assert verdict.to_record()["moved"] == ["flask 3.1.3 -> 3.1.2"]
+
+
+def test_a_running_package_moved_within_tolerance_passes_named():
+    """A move of a package that ran with a count inside the tolerance passes, and says what moved."""
+    verdict = judge_cost(record(100_500, python_functions=FLASK_RAN, packages={**PACKAGES, "flask": "3.2.0"}),
+                         ran_baseline(100_000, PACKAGES, {"flask"}), 0.02)
+    assert verdict.status == PASS
+    assert "after flask 3.1.3 -> 3.2.0" in verdict.message
+
+
+def test_a_package_that_ran_only_in_the_candidate_is_named():
+    """A package that ran only in the candidate's window (its record says so) counts as having run."""
+    blinker = [fn("send", 500, "python", "blinker.base", "blinker", "framework")]
+    verdict = judge_cost(record(100_000, python_functions=FLASK_RAN + blinker, packages={**PACKAGES, "blinker": "1.9"}),
+                         ran_baseline(100_000, {**PACKAGES, "blinker": "1.8"}, {"flask"}), 0.02)
+    assert verdict.moved == ("blinker 1.8 -> 1.9",)
+
+
+def test_a_running_package_added_is_named():
+    """A package that ran and was absent from the baseline's environment is named as added."""
+    blinker = [fn("send", 500, "python", "blinker.base", "blinker", "framework")]
+    verdict = judge_cost(record(100_000, python_functions=FLASK_RAN + blinker, packages={**PACKAGES, "blinker": "1.9"}),
+                         ran_baseline(100_000, PACKAGES, {"flask"}), 0.02)
+    assert verdict.moved == ("blinker absent -> 1.9",)
+
+
+def test_a_running_package_removed_is_named():
+    """A package that ran in the baseline's window and is gone from the candidate's is named as removed."""
+    verdict = judge_cost(record(100_000, python_functions=FLASK_RAN, packages=PACKAGES),
+                         ran_baseline(100_000, {**PACKAGES, "blinker": "1.9"}, {"flask", "blinker"}), 0.02)
+    assert verdict.status == PASS
+    assert verdict.moved == ("blinker 1.9 -> absent",)
+
+
+def test_an_unknown_ran_set_names_every_move():
+    """A baseline stored without a Python profile cannot say what ran: every move is named, the cell judged."""
+    verdict = judge_cost(record(100_000, packages=CERTIFI_MOVED), baseline(100_000, packages=WITH_CERTIFI), 0.02)
+    assert verdict.status == PASS
+    assert verdict.moved == ("certifi 2026.10.18 -> 2026.10.19.post1",)
 
 
 def test_failure_names_the_functions_that_grew():

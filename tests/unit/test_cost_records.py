@@ -74,3 +74,36 @@ def test_cost_records_join_the_results_file(tmp_path):
     data = jsonfile.read(path)
     assert data["results"] == [{"a": 1}]
     assert data["cost"][0]["instructions_per_request"] == 10_000
+
+
+def test_saved_ran_set_is_taken_from_every_function(tmp_path):
+    """A baseline saved with a Python profile keeps the packages that ran, from every function, not only the stored top."""
+    python = tuple(FunctionCost("python", f"f{i}", "flask.app", "flask", "framework", 100.0 - i) for i in range(80))
+    python += (FunctionCost("python", "tiny", "markupsafe", "markupsafe", "framework", 0.1),)  # below the stored cut
+    record = CostRecord("t::c", "waitress-t4", "flask", "json", "/json", 100, 1_000_000, (), (), {
+        **ENV, "packages": {"flask": "3.1.3", "markupsafe": "3.0.3", "certifi": "2026.10.18"}}, 2.5,
+        python_functions=python)
+    store = CostBaselineStore(tmp_path, ENV)
+    store.save([record])
+    assert store.load()[record.key].ran == {"flask", "markupsafe"}
+    assert json.loads(store.path.read_text())["entries"][record.key]["ran"] == ["flask", "markupsafe"]
+
+
+def test_old_entries_derive_the_ran_set_from_their_stored_functions(tmp_path):
+    """An entry stored before the ran-set was kept gets it from its stored functions' packages (closure ones only)."""
+    store = CostBaselineStore(tmp_path, ENV)
+    entry = {"per_request": 10.0, "packages": {"flask": "3.1.3", "certifi": "2026.10.18"}, "recorded_at": "x",
+             "functions": [FunctionCost("c", "f", "libpython3.11.so.1.0", "cpython", "interpreter", 5.0).to_record()],
+             "python_functions": [FunctionCost("python", "g", "flask.app", "flask", "framework", 5.0).to_record(),
+                                  FunctionCost("python", "h", "json", "json", "standard library", 1.0).to_record()]}
+    jsonfile.write_atomic(store.path, {"schema": 1, "environment": {}, "entries": {"k": entry}})
+    assert store.load()["k"].ran == {"flask"}
+    store.save([make()])  # merging keeps the old entry as it was: a derived set is never written as a whole one
+    assert "ran" not in json.loads(store.path.read_text())["entries"]["k"]
+
+
+def test_an_entry_without_a_python_profile_has_an_unknown_ran_set(tmp_path):
+    """Without a Python profile a pure-Python package may have run unseen: the ran-set is unknown (None)."""
+    store = CostBaselineStore(tmp_path, ENV)
+    store.save([make()])
+    assert store.load()["waitress-t4/flask/json/n100"].ran is None

@@ -1,7 +1,8 @@
 """MongoDB over the real wire protocol, chosen in this order: ``--mongo-url`` (a real mongod,
 e.g. a CI service container; noproc), a ``mongod`` on PATH started in a temp dir, else
 SecantusDB's Python server from PyPI (``secantusd-py``, MongoDB's wire protocol over
-WiredTiger) as the embedded default.  Seeded with the contract's documents and events.
+WiredTiger) as the embedded default, found in serverbench's own environment first
+(``SERVERBENCH_SERVICES_PYTHON``, :mod:`.environment`) whatever interpreter serves the app.  Seeded with the contract's documents and events.
 
 SecantusDB serves about 1.4k find_one/s per connection here, so fast servers make it the
 bottleneck: the backend's CPU is sampled during each trial and a saturated backend is
@@ -10,7 +11,6 @@ reported (``backend-bound``), never read as the server's speed.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -21,6 +21,7 @@ from pymongo.errors import PyMongoError
 
 from ..catalog.contract import BIG_DOC, EVENT_SIZES, MONGO_DB, SMALL_DOC, event
 from ..errors import BackendUnreachable, MissingBinaryError
+from .environment import SERVICES_PYTHON, find_program, services_python, where_looked
 from ..measure.executors import LOOPBACK, ManagedProcess, free_port
 
 
@@ -77,9 +78,21 @@ class MongoService:
             self._tmp = None
 
 
-def _secantus_binary() -> str | None:
-    here = Path(sys.executable).parent / "secantusd-py"
-    return str(here) if here.exists() else shutil.which("secantusd-py")
+def missing_mongo_fix() -> str:
+    """Why no MongoDB server was found and the real fix: SecantusDB in serverbench's own environment
+    (it needs Python >= 3.10, which the interpreter under test, e.g. Debian's PyPy 3.9, may not be)."""
+    setting = services_python()
+    if setting is not None:
+        install = f"`{setting} -m pip install secantusdb` (the environment {SERVICES_PYTHON} names)"
+    elif sys.implementation.name == "cpython" and sys.version_info >= (3, 10):
+        install = (f"`{sys.executable} -m pip install secantusdb`, or set {SERVICES_PYTHON} to the python of "
+                   "serverbench's own environment (`./run` sets it to .venv/bin/python)")
+    else:
+        install = (f"set {SERVICES_PYTHON} to the python of serverbench's own environment, a CPython >= 3.10 "
+                   f"with secantusdb installed (`./run` builds .venv and sets it; {sys.executable} is Python "
+                   f"{sys.version_info[0]}.{sys.version_info[1]} and cannot install secantusdb)")
+    return (f"neither mongod nor SecantusDB's secantusd-py was found ({where_looked('secantusd-py')}). {install}; "
+            "or put a mongod on PATH, or give a running one with --mongo-url mongodb://127.0.0.1:27017/")
 
 
 def _start(what: str, kind: str, argv: list[str], port: int, tmp: tempfile.TemporaryDirectory,
@@ -103,21 +116,18 @@ def start_mongo(port: int | None = None, timeout: float = 60.0, log_dir: Path | 
     """Start mongod from PATH in a temp dir, else SecantusDB's server in memory (the proc fixture)."""
     port = port if port is not None else free_port()
     tmp = tempfile.TemporaryDirectory(prefix="serverbench-mongo-")
-    mongod = shutil.which("mongod")
+    mongod = find_program("mongod")
     if mongod:
         argv = [mongod, "--dbpath", tmp.name, "--port", str(port), "--bind_ip", LOOPBACK, "--nounixsocket",
                 "--quiet", "--wiredTigerCacheSizeGB", "0.25"]
         return _start("mongod", "mongod", argv, port, tmp, timeout, log_dir)
-    secantus = _secantus_binary()
+    secantus = find_program("secantusd-py")
     if secantus:
         argv = [secantus, "--host", LOOPBACK, "--port", str(port), "--storage-path", ":memory:", "--standalone",
                 "--log-level", "WARNING"]
         return _start("secantusdb", "secantusdb", argv, port, tmp, timeout, log_dir)
     tmp.cleanup()
-    raise MissingBinaryError(
-        "a MongoDB server", fix="neither mongod nor SecantusDB's secantusd-py was found. "
-        f"`{sys.executable} -m pip install secantusdb` (the embedded default), put a mongod on PATH, "
-        "or give a running one with --mongo-url mongodb://127.0.0.1:27017/")
+    raise MissingBinaryError("a MongoDB server", fix=missing_mongo_fix())
 
 
 def connect_mongo(url: str) -> MongoService:

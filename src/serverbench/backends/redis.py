@@ -12,7 +12,8 @@ import redis
 
 from ..catalog.contract import REDIS_COUNTER_KEY, REDIS_VALUE, REDIS_VALUE_KEY
 from ..errors import BackendUnreachable
-from ..measure.executors import LOOPBACK, ManagedProcess, free_port, require_binary
+from ..measure.executors import LOOPBACK, ManagedProcess, free_port
+from .environment import require_program
 
 
 @dataclass
@@ -63,7 +64,7 @@ def redis_command(binary: str, port: int) -> list[str]:
 def start_redis(port: int | None = None, executable: str | None = None, timeout: float = 30.0,
                 log_dir: Path | None = None) -> RedisService:
     """Start redis-server on a free loopback port (the proc fixture)."""
-    binary = executable if executable is not None else require_binary("redis-server", "redis-server")
+    binary = executable if executable is not None else require_program("redis-server", "redis-server")
     port = port if port is not None else free_port()
     process = ManagedProcess("redis-server", redis_command(binary, port), port, ready_path=None,
                              timeout=timeout, log_dir=log_dir).start()

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ..catalog.contract import UPSTREAM_BODY, UPSTREAM_DELAY_S
 from ..errors import BackendUnreachable, MissingBinaryError
-from ..measure.executors import LOOPBACK, ManagedProcess, free_port, require_binary
+from ..measure.executors import LOOPBACK, ManagedProcess, free_port
+from .environment import require_program
 
 UPSTREAM_PATH = "/delay"
 ECHO_MODULES = ("/usr/lib/nginx/modules/ngx_http_echo_module.so",
@@ -112,7 +113,7 @@ def find_echo_module() -> str:
 
 def start_upstream(port: int | None = None, timeout: float = 30.0, log_dir: Path | None = None) -> UpstreamService:
     """Start nginx with the echo module on a free loopback port (the proc fixture)."""
-    binary = require_binary("nginx", "nginx-light libnginx-mod-http-echo")
+    binary = require_program("nginx", "nginx-light libnginx-mod-http-echo")
     module = find_echo_module()
     port = port if port is not None else free_port()
     tmp = tempfile.TemporaryDirectory(prefix="serverbench-nginx-")

@@ -3,8 +3,10 @@ change came from.  Pure: records in, verdicts and rows out.
 
 A count does not move with the machine's speed or load, so the stored-baseline check can be tight
 (default 2%): it fails a cell whose instructions per request rose by more than its tolerance.  A
-baseline counted with other package versions does not apply; the verdict names the versions that
-moved.  On a failure the verdict carries the functions whose counts changed most, each with its
+baseline applies unless what ran changed: a package that never ran in the counted window (certifi on
+``/json``) never matters; when one that ran (in the baseline's window or the candidate's) moved, was
+added or removed, the cell is still judged and the verdict names the move ("+4.1% after flask 3.1.3 ->
+3.2.0; top functions ...").  On a failure the verdict carries the functions whose counts changed most, each with its
 module, package and role (server, framework, app, driver, standard library, interpreter, system).
 """
 from __future__ import annotations
@@ -45,6 +47,11 @@ class Shift:
                 "role": self.role, "base": None if self.base is None else round(self.base, 1),
                 "candidate": round(self.candidate, 1), "delta": round(self.delta, 1), "share": round(self.share, 5)}
 
+    def short(self) -> str:
+        """``package module:function +1.23%``: one function's change in a verdict's one-line message."""
+        where = f"{self.module}:{self.function}" if self.level == "c" else f"{self.module}.{self.function}"
+        return f"{self.package} {where} {self.share:+.2%}"
+
     def line(self) -> str:
         unit = "instr" if self.level == "c" else "bytecodes"
         base = "new" if self.base is None else f"{self.base:,.0f}"
@@ -60,6 +67,7 @@ class CostVerdict:
     baseline_per_request: float | None = None
     ratio: float | None = None
     shifts: tuple[Shift, ...] = ()
+    moved: tuple[str, ...] = ()  # "name old -> new" of each package that ran and changed
 
     @property
     def failed(self) -> bool:
@@ -68,7 +76,7 @@ class CostVerdict:
     def to_record(self) -> dict[str, Any]:
         return {"status": self.status, "message": self.message, "baseline_per_request": self.baseline_per_request,
                 "ratio": None if self.ratio is None else round(self.ratio, 6),
-                "attribution": [s.to_record() for s in self.shifts]}
+                "attribution": [s.to_record() for s in self.shifts], "moved": list(self.moved)}
 
     def report(self) -> str:
         """The message and, on a failure, the top functions by change."""
@@ -87,26 +95,36 @@ def judge_cost(record: CostRecord, baseline: CostBaseline | None, tolerance: flo
     if baseline is None:
         return CostVerdict(NO_BASELINE, f"no stored cost baseline for {record.key} in this counting environment; "
                                         f"store one with `{SAVE_COMMAND}`")
-    moved = package_changes(baseline.packages, record.packages)
-    if moved:
-        return CostVerdict(NO_BASELINE, f"the baseline of {record.key} was counted with other packages "
-                                        f"({'; '.join(moved)}): it does not apply; re-save with `{SAVE_COMMAND}`",
-                           baseline.per_request)
+    moved = tuple(package_changes(baseline.packages, record.packages, ran_in(baseline, record)))
     ratio = record.per_request / baseline.per_request if baseline.per_request > 0 else float("inf")
-    summary = (f"{record.per_request:,.0f} instructions/request vs baseline {baseline.per_request:,.0f} "
-               f"({ratio - 1:+.2%}, tolerance {tolerance:.1%})")
-    if ratio > 1 + tolerance:
-        shifts = attribute(baseline, record)
-        return CostVerdict(FAIL, f"cost rose beyond tolerance: {summary}", baseline.per_request, ratio, shifts)
-    return CostVerdict(PASS, summary, baseline.per_request, ratio)
+    after = f" after {'; '.join(moved)}" if moved else ""
+    summary = (f"{ratio - 1:+.2%}{after}: {record.per_request:,.0f} instructions/request vs baseline "
+               f"{baseline.per_request:,.0f} (tolerance {tolerance:.1%})")
+    failed = ratio > 1 + tolerance
+    shifts = attribute(baseline, record) if failed or moved else ()
+    if moved:
+        summary += "; top functions by change: " + (", ".join(s.short() for s in shifts[:3]) or "none")
+    if failed:
+        return CostVerdict(FAIL, f"cost rose beyond tolerance: {summary}", baseline.per_request, ratio, shifts, moved)
+    return CostVerdict(PASS, summary, baseline.per_request, ratio, shifts, moved)
 
 
-def package_changes(base: Mapping[str, str], candidate: Mapping[str, str]) -> list[str]:
-    """``name old -> new`` for every package whose version differs, was added or was removed."""
+def ran_in(baseline: CostBaseline, record: CostRecord) -> frozenset[str] | None:
+    """The packages that ran in either window; None when the baseline cannot say (stored without a Python
+    profile: a pure-Python package may have run unseen), so that every move is named."""
+    if baseline.ran is None:
+        return None
+    return baseline.ran | record.packages_ran
+
+
+def package_changes(base: Mapping[str, str], candidate: Mapping[str, str],
+                    ran: frozenset[str] | None = None) -> list[str]:
+    """``name old -> new`` for every package whose version differs, was added or was removed; only those in
+    ``ran`` when given (a package whose code never ran in the window cannot have changed the count)."""
     changes = []
     for name in sorted(set(base) | set(candidate)):
         old, new = base.get(name), candidate.get(name)
-        if old != new:
+        if old != new and (ran is None or name in ran):
             changes.append(f"{name} {old or 'absent'} -> {new or 'absent'}")
     return changes
 

@@ -26,7 +26,8 @@ from typing import Callable, Mapping
 from . import callgrind
 from .callgrind import CountingError, Dump
 from .sequential import SequentialClient, quiet, server_pids
-from .packages import Owners, installed_versions, isa_level
+from .isa import counted_isa_level
+from .packages import Owners, installed_versions
 from .executors import LOOPBACK, free_port
 from .servers import start_variant
 from .workers import accepting_workers, paused
@@ -76,12 +77,13 @@ class CostPlan:
 
 
 def counting_environment(plan: CostPlan) -> dict[str, object]:
-    """What decides the count besides the code: interpreter, packages, ISA level, C library, valgrind."""
+    """What decides the count besides the code: interpreter, packages, the ISA level the program sees under
+    valgrind (not the host's: :mod:`.isa`), C library, valgrind."""
     modules = tuple(dict.fromkeys(plan.variant.requires + plan.app.requires))
     implementation = platform.python_implementation().lower() if plan.python == sys.executable else "python"
     version = platform.python_version() if plan.python == sys.executable else plan.python
     libc, libc_version = platform.libc_ver()
-    return {"interpreter": f"{implementation}-{version}", "isa": isa_level(),
+    return {"interpreter": f"{implementation}-{version}", "isa": counted_isa_level(),
             "libc": f"{libc}-{libc_version}" if libc else "libc-unknown",
             "valgrind": callgrind.valgrind_version().replace("valgrind-", ""),
             "packages": dict(installed_versions(plan.python, modules))}

@@ -106,7 +106,9 @@ def perf_cost(request: pytest.FixtureRequest, cost_variant: str, cost_app: str,
         baseline = None if perf.config.save_baseline else store.load().get(record.key)
         verdict = judge_cost(record, baseline, tolerance)
         note = ""
-        if perf.config.save_baseline or verdict.failed:  # a baseline keeps, a failure needs, the Python profile
+        # A baseline keeps, a failure needs, the Python profile; so does a move of a package that ran, to name
+        # every package that ran in this window too (pure-Python ones show only at the Python level).
+        if perf.config.save_baseline or verdict.failed or verdict.moved:
             record, note = _with_python_profile(plan, record)
             verdict = judge_cost(record, baseline, tolerance)
         _record(request, record, verdict)
@@ -196,7 +198,8 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         verdict = r.get("verdict") or {}
         ratio = verdict.get("ratio")
         change = f"{ratio - 1:+.2%}" if ratio is not None else "--"
+        moved = f"  after {'; '.join(verdict['moved'])}" if verdict.get("moved") else ""
         terminalreporter.write_line(f"{r['key']:<48} {r['instructions_per_request']:>14,.0f}  {change:>8}  "
-                                    f"{verdict.get('status', '?')}")
+                                    f"{verdict.get('status', '?')}{moved}")
     for notice in cost.notices:
         terminalreporter.write_line(notice)

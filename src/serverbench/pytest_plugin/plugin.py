@@ -7,9 +7,10 @@ from .. import config as cfg
 from ..backends.base import BACKENDS
 from ..errors import ConfigError, ServerbenchError
 from ..catalog import shapes
-from ..measure.executors import raise_open_files, require_binary
+from ..backends.environment import require_program
+from ..measure.executors import raise_open_files
 from .fixtures import SESSION_KEY, TARGET, perf_session_of
-from ..report.terminal import rate_ladders, summary_table, variant_table
+from ..report.terminal import missing_baseline_line, rate_ladders, summary_table, variant_table
 from ..report import reference
 from ..measure.servers import unavailable_reason
 from .progress import ProgressLine, terminal_stream
@@ -130,7 +131,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for name in needed if session.config.target is None else ():
             spec = BACKENDS[name]
             if spec.binary is not None and session.config.backend_urls[name] is None:  # one it would start
-                require_binary(spec.binary, spec.binary)
+                require_program(spec.binary, spec.binary)
         session.store.load()
     except ServerbenchError as exc:
         raise pytest.UsageError(str(exc)) from None
@@ -159,9 +160,7 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
                                          perf.config.save_baseline, perf.skipped))
     missing = [r.key for r, v in perf.results if v.status == "no-baseline"]
     if missing and not perf.config.save_baseline:
-        terminalreporter.write_line(
-            f"{len(missing)} result(s) have no stored baseline for machine {perf.machine['id']}; "
-            f"store them with `pytest -m perf --perf-save-baseline`.")
+        terminalreporter.write_line(missing_baseline_line(len(missing), perf.machine["id"]))
     for line in rate_ladders([r for r, _ in perf.results]):
         terminalreporter.write_line(line)
     for notice in perf.notices:

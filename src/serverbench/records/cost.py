@@ -4,8 +4,10 @@ A cost record is one cell's count: the window's instructions in total and per pr
 functions they were spent in.  Cost baselines live apart from the timed ones, one JSON file per
 *counting environment* (interpreter version, instruction-set level valgrind reports, C library,
 valgrind), not per CPU model: the same count is expected on any machine of that environment.
-Each entry also carries the versions of the packages that ran in the server; a baseline taken
-with other versions does not apply (the verdict says which versions moved).
+Each entry also carries the versions of the server's packages and the set of those whose code ran
+in the counted window (``ran``, from the whole attribution: every C function of the window and, when
+profiled, every Python function).  A baseline applies whatever moved; a move of a package that ran
+is named in the verdict (judge/cost.py).
 """
 from __future__ import annotations
 
@@ -73,9 +75,18 @@ class CostRecord:
     wall_s: float
     timestamp: str = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
     python_functions: tuple[FunctionCost, ...] = ()
+    # As read from a record file (whose functions are cut to the largest); None: derived from the functions.
+    ran: frozenset[str] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "environment", MappingProxyType(dict(self.environment)))
+
+    @property
+    def packages_ran(self) -> frozenset[str]:
+        """The server's packages whose code ran in the window: of every function counted (and profiled)."""
+        if self.ran is not None:
+            return self.ran
+        return ran_packages(self.packages, self.functions, self.python_functions)
 
     @property
     def key(self) -> str:
@@ -102,7 +113,8 @@ class CostRecord:
                          for p in data["processes"]),
                    tuple(FunctionCost.from_record(f) for f in data["functions"]), dict(data["environment"]),
                    float(data["wall_s"]), str(data["timestamp"]),
-                   tuple(FunctionCost.from_record(f) for f in data.get("python_functions", ())))
+                   tuple(FunctionCost.from_record(f) for f in data.get("python_functions", ())),
+                   frozenset(data["ran"]) if data.get("ran") is not None else None)
 
     def to_record(self, verdict: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return {
@@ -114,6 +126,7 @@ class CostRecord:
             "functions": [f.to_record() for f in _largest(self.functions, RECORDED_FUNCTIONS)],
             "python_functions": [f.to_record() for f in _largest(self.python_functions, RECORDED_FUNCTIONS)],
             "python_bytecodes_per_request": round(self.python_per_request, 1),
+            "ran": sorted(self.packages_ran),
             "environment": dict(self.environment), "wall_s": round(self.wall_s, 2), "timestamp": self.timestamp,
             "verdict": dict(verdict) if verdict is not None else None,
         }
@@ -123,8 +136,14 @@ def cell_key(variant: str, app: str, workload: str, requests: int) -> str:
     return f"{variant}/{app}/{workload}/n{requests}"
 
 
+def ran_packages(packages: Mapping[str, str], *functions: Iterable[FunctionCost]) -> frozenset[str]:
+    """The packages (names of ``packages``) that own at least one of these functions.  A pure-Python
+    package shows only at the Python level: without a Python profile only compiled ones are seen."""
+    return frozenset(f.package for rows in functions for f in rows if f.package in packages)
+
+
 def environment_id(environment: Mapping[str, Any]) -> str:
-    """A filename-safe id such as ``cpython-3.11.7-x86-64-v4-glibc-2.36-valgrind-3.19.0``."""
+    """A filename-safe id such as ``cpython-3.11.7-x86-64-v3-glibc-2.36-valgrind-3.19.0``."""
     parts = [environment["interpreter"], environment["isa"], environment["libc"], f"valgrind-{environment['valgrind']}"]
     return re.sub(r"[^a-z0-9.]+", "-", "-".join(map(str, parts)).lower()).strip("-")
 
@@ -140,13 +159,27 @@ class CostBaseline:
     python_functions: tuple[FunctionCost, ...]
     recorded_at: str
     python_per_request: float = 0.0  # bytecodes per request of the whole Python profile
+    # The packages whose code ran in the counted window; None when unknown (a pure-Python package may
+    # have run unseen: an entry stored without a Python profile).
+    ran: frozenset[str] | None = None
+    ran_derived: bool = False  # ``ran`` was derived from the stored top functions (an older entry), not stored
 
 
 def _baseline(key: str, e: Mapping[str, Any]) -> CostBaseline:
-    return CostBaseline(key, float(e["per_request"]), dict(e["packages"]),
-                        tuple(FunctionCost.from_record(f) for f in e.get("functions", ())),
-                        tuple(FunctionCost.from_record(f) for f in e.get("python_functions", ())),
-                        str(e["recorded_at"]), float(e.get("python_per_request", 0.0)))
+    functions = tuple(FunctionCost.from_record(f) for f in e.get("functions", ()))
+    python_functions = tuple(FunctionCost.from_record(f) for f in e.get("python_functions", ()))
+    packages = dict(e["packages"])
+    if "ran" in e:
+        ran: frozenset[str] | None = frozenset(e["ran"])
+    elif python_functions:
+        # Entries stored before the ran-set was kept: derived from their stored functions (the largest 60
+        # per level), so a package whose every function fell below that cut is missed.  Re-saving stores
+        # the set taken from the whole window.
+        ran = ran_packages(packages, functions, python_functions)
+    else:
+        ran = None  # no Python profile stored: which pure-Python packages ran is unknown
+    return CostBaseline(key, float(e["per_request"]), packages, functions, python_functions,
+                        str(e["recorded_at"]), float(e.get("python_per_request", 0.0)), ran, "ran" not in e)
 
 
 class CostBaselineStore:
@@ -165,11 +198,13 @@ class CostBaselineStore:
         """Merge these records over the stored entries and write atomically, under the file's lock (another
         session saving at the same time keeps its entries too); returns the keys written."""
         fresh = {r.key: _entry(r.per_request, r.packages, r.functions, r.python_functions, r.timestamp,
-                               r.python_per_request) for r in records}
+                               r.python_per_request, r.packages_ran if r.python_functions else None)
+                 for r in records}
         with jsonfile.locked(self.path):
             current = self.load()  # a corrupt file stops here, before anything is written
             entries = {key: _entry(b.per_request, b.packages, b.functions, b.python_functions, b.recorded_at,
-                                   b.python_per_request) for key, b in current.items()}
+                                   b.python_per_request, None if b.ran_derived else b.ran)
+                       for key, b in current.items()}
             entries.update(fresh)
             jsonfile.write_atomic(self.path, {"schema": SCHEMA, "environment": {
                 k: v for k, v in self.environment.items() if k != "packages"}, "entries": entries})
@@ -181,13 +216,17 @@ def _largest(rows: Iterable[FunctionCost], count: int) -> list[FunctionCost]:
 
 
 def _entry(per_request: float, packages: Mapping[str, str], functions: Iterable[FunctionCost],
-           python_functions: Iterable[FunctionCost], recorded_at: str, python_per_request: float) -> dict[str, Any]:
+           python_functions: Iterable[FunctionCost], recorded_at: str, python_per_request: float,
+           ran: frozenset[str] | None) -> dict[str, Any]:
     def top(rows: Iterable[FunctionCost]) -> list[dict[str, Any]]:
         return [f.to_record() for f in _largest(rows, STORED_FUNCTIONS)]
 
-    return {"per_request": round(per_request, 1), "packages": dict(packages), "functions": top(functions),
-            "python_functions": top(python_functions), "python_per_request": round(python_per_request, 1),
-            "recorded_at": recorded_at}
+    entry = {"per_request": round(per_request, 1), "packages": dict(packages), "functions": top(functions),
+             "python_functions": top(python_functions), "python_per_request": round(python_per_request, 1),
+             "recorded_at": recorded_at}
+    if ran is not None:  # kept only when known (taken with a Python profile): absent means derive or unknown
+        entry["ran"] = sorted(ran)
+    return entry
 
 
 def add_to_results_file(path: Path, records: Iterable[Mapping[str, Any]], machine: Mapping[str, Any],

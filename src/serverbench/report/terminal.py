@@ -99,6 +99,15 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
     return text
 
 
+def missing_baseline_line(count: int, machine_id: str) -> str:
+    """One line for the cells that passed with no stored timed baseline of this machine: what the user can do.
+    A timed baseline is per machine; the A/B gate needs none and a cost baseline travels (docs/baselines.md)."""
+    return (f"{count} result(s) have no stored baseline for machine {machine_id}, so their throughput was not judged: "
+            "store one with `pytest -m perf --perf-save-baseline`, or judge without one here: the A/B gate "
+            "(`./run gate`, base and candidate in one session) or `pytest -m cost` (counted instructions, "
+            "whose baselines travel between machines).")
+
+
 def rate_ladders(results: Sequence[Result]) -> list[str]:
     """One line per open-model ladder (same test, cell and workload, two or more rates): where latency breaks."""
     groups: dict[tuple, list[Result]] = {}
