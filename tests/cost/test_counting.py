@@ -33,7 +33,7 @@ def test_the_ab_gate_counts_each_arm_and_flags_injected_work(apps_dir, no_leaks)
     regression, while each arm's own runs agree (the A/A spread the limit is built from)."""
     from serverbench.abplan import ABPlan, Arm
     from serverbench.catalog.matrix import Cell
-    from serverbench.judge.cost import judge_counts
+    from serverbench.judge.cost import COST_MIN_EFFECT, judge_counts
     from serverbench.measure.ab import count_arms
 
     variant = registry()["aiohttp"]
@@ -44,4 +44,6 @@ def test_the_ab_gate_counts_each_arm_and_flags_injected_work(apps_dir, no_leaks)
     assert len(base) == len(candidate) == 2
     decision = judge_counts(base, candidate)
     assert decision.verdict == "regression", decision.reason
-    assert decision.dispersion < 0.005, f"A/A spread {decision.dispersion:.3%} of counted runs"
+    # Each arm's own runs agree below the 1% floor the gate never flags under (COST_MIN_EFFECT): A/A spreads
+    # measured 0.015-0.52% on a quiet machine and 0.65% on a loaded one (timer-driven housekeeping).
+    assert decision.dispersion < COST_MIN_EFFECT, f"A/A spread {decision.dispersion:.3%} of counted runs"

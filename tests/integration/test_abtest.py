@@ -36,7 +36,7 @@ def test_aa_does_not_raise_an_alarm(apps_dir):
     run = run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=apps_dir),
                  blocks=10, duration=1, warmup=1)
     assert run.verdict not in ("regression", "improvement"), _said(run)
-    assert set(run.gated) == {"throughput", "p50", "p90", "cpu"} and run.rate > 0
+    assert set(run.gated) == {"throughput", "p50", "p90", "cpu", "pss"} and run.rate > 0
     assert run.throughput.n >= 8 and run.decisions["p50"].n >= 8 and run.error_rate["base"] == 0.0
 
 
@@ -70,7 +70,7 @@ def test_without_oha_the_fixed_rate_is_refused_before_any_server_starts(apps_dir
         run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=apps_dir))
     run = run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=apps_dir),
                  blocks=1, duration=1, warmup=0, extend=False, rate=None)
-    assert set(run.gated) == {"throughput", "cpu"} and run.rate is None
+    assert set(run.gated) == {"throughput", "cpu", "pss"} and run.rate is None
 
 
 def test_gate_refuses_too_few_blocks_and_a_bad_rate(capsys):
