@@ -21,14 +21,17 @@ class App:
         monkeypatch.setattr(verify_module, "fetch", self.fetch)
 
     def fetch(self, base_url, path, timeout=10.0, request=None):
+        self.asked = getattr(self, "asked", []) + [(base_url, path, request)]
         self.now += self.seconds
         return self.answer
 
 
 def test_a_sleep_that_waits_its_100_ms_honours_the_contract(monkeypatch):
-    """/sleep?ms=100 answered after exactly 100 ms, with Date and Server: no problem, headers checked too."""
-    App(monkeypatch, 0.1)
+    """/sleep?ms=100 answered after exactly 100 ms, with Date and Server: no problem, headers checked too;
+    the endpoint's path and request are what was sent, to the server's URL."""
+    app = App(monkeypatch, 0.1)
     verify_module.verify("http://127.0.0.1:1", [ENDPOINTS["sleep"]], "app", headers=True)
+    assert app.asked == [("http://127.0.0.1:1", "/sleep?ms=100", ENDPOINTS["sleep"].request)]
 
 
 def test_a_sleep_answered_at_once_is_refused(monkeypatch):
@@ -57,13 +60,17 @@ def test_every_broken_endpoint_is_listed_in_one_error(monkeypatch):
     assert "/sleep?ms=100: status 500 != expected 200" in message and "/json: status 500 != expected 200" in message
 
 
-def test_a_request_that_fails_is_named(monkeypatch):
-    """A refused connection is a contract failure naming the endpoint and the error."""
-    def refused(*args, **kwargs):
-        raise ConnectionRefusedError("refused")
-    monkeypatch.setattr(verify_module, "fetch", refused)
-    with pytest.raises(VerificationError, match="/json: request failed: refused"):
-        verify_module.verify("http://127.0.0.1:1", [ENDPOINTS["json"]], "app")
+def test_a_request_that_fails_is_named_and_the_next_endpoint_still_checked(monkeypatch):
+    """A refused connection is a contract failure naming the endpoint and the error; the next endpoint is asked."""
+    def fetch(base_url, path, timeout=10.0, request=None):
+        if path == "/json":
+            raise ConnectionRefusedError("refused")
+        return 500, dict(GOOD_HEADERS), b""
+    monkeypatch.setattr(verify_module, "fetch", fetch)
+    with pytest.raises(VerificationError) as caught:
+        verify_module.verify("http://127.0.0.1:1", [ENDPOINTS["json"], ENDPOINTS["plaintext"]], "app")
+    assert "/json: request failed: refused" in str(caught.value)
+    assert "/plaintext: status 500 != expected 200" in str(caught.value)
 
 
 def test_check_headers_needs_date_and_server_in_any_case():
@@ -71,3 +78,16 @@ def test_check_headers_needs_date_and_server_in_any_case():
     assert check_headers({"date": "x", "SERVER": "y"}) == []
     assert check_headers({"Server": "y"}) == ["header 'Date' missing"]
     assert check_headers({}) == ["header 'Date' missing", "header 'Server' missing"]
+
+
+def test_redis_counter_starts_at_one_and_the_keys_are_exact():
+    """counter 1 (the first INCR) passes, 0 fails; a list, or an object with an extra or a missing key, fails."""
+    from serverbench.catalog.contract import REDIS_VALUE
+    redis = ENDPOINTS["redis"]
+    answer = lambda doc: redis.check_body(json.dumps(doc).encode())  # noqa: E731
+    assert answer({"counter": 1, "value": REDIS_VALUE}) is None
+    assert "got 0" in answer({"counter": 0, "value": REDIS_VALUE})
+    assert 'keys "counter" and "value", got [1, 2]' in answer([1, 2])
+    assert "extra" in answer({"counter": 1, "value": REDIS_VALUE, "extra": 1})
+    assert answer({"counter": 1}) is not None
+    assert "not JSON" in redis.check_body(b"{oops")
