@@ -88,6 +88,6 @@ def test_redis_counter_starts_at_one_and_the_keys_are_exact():
     assert answer({"counter": 1, "value": REDIS_VALUE}) is None
     assert "got 0" in answer({"counter": 0, "value": REDIS_VALUE})
     assert 'keys "counter" and "value", got [1, 2]' in answer([1, 2])
-    assert "extra" in answer({"counter": 1, "value": REDIS_VALUE, "extra": 1})
+    assert answer({"counter": 1, "value": REDIS_VALUE, "extra": 1}).startswith("expected a JSON object with keys")
     assert answer({"counter": 1}) is not None
     assert "not JSON" in redis.check_body(b"{oops")
