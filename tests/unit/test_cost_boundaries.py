@@ -85,3 +85,16 @@ def test_attribution_ranks_by_the_size_of_a_change_either_way():
 def test_a_shift_of_a_new_function_counts_from_zero():
     """A function absent from the base: its delta is its whole candidate count."""
     assert Shift("c", "f", "m", "p", "server", None, 50.0, 0.05).delta == 50.0
+
+
+def test_a_shift_is_stored_and_printed_with_its_numbers():
+    """A shift's record rounds counts to 0.1 and the share to 5 places; its line shows level, unit and place."""
+    c = Shift("c", "memcpy", "libc.so.6", "glibc", "system", 1000.04, 1500.06, 0.123456)
+    assert c.to_record() == {"level": "c", "function": "memcpy", "module": "libc.so.6", "package": "glibc",
+                             "role": "system", "base": 1000.0, "candidate": 1500.1, "delta": 500.0, "share": 0.12346}
+    assert c.line() == ("+12.35% of the cell          +500 instr/req (1,000 -> 1,500)  system: glibc  "
+                        "libc.so.6:memcpy")
+    py = Shift("python", "match", "werkzeug.routing", "werkzeug", "framework", None, 40.0, -0.01)
+    assert py.to_record()["base"] is None
+    assert py.line() == (" -1.00% of the cell           +40 bytecodes/req (new -> 40)  framework: werkzeug  "
+                         "werkzeug.routing.match")
