@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from serverbench.judge.cost import (COST_MIN_EFFECT, FAIL, PASS, Shift, attribute, judge_cost, judge_counts,
+from serverbench.judge.cost import (COST_MIN_EFFECT, FAIL, PASS, Shift, attribute, diff, judge_cost, judge_counts,
                                     package_changes)
 from serverbench.records.cost import CostBaseline, CostRecord, FunctionCost
 
@@ -98,3 +98,33 @@ def test_a_shift_is_stored_and_printed_with_its_numbers():
     assert py.to_record()["base"] is None
     assert py.line() == (" -1.00% of the cell           +40 bytecodes/req (new -> 40)  framework: werkzeug  "
                          "werkzeug.routing.match")
+
+
+def test_diff_keeps_every_field_of_a_grown_and_a_gone_function():
+    """A grown function and a vanished one: each shift names its level, function, module, package, role and counts."""
+    grown = FunctionCost("python", "match", "werkzeug.routing", "werkzeug", "framework", 100.0)
+    gone = FunctionCost("c", "memcpy", "libc.so.6", "glibc", "system", 50.0)
+    shifts = {s.function: s for s in diff([grown, gone], [FunctionCost("python", "match", "werkzeug.routing",
+                                                                       "werkzeug", "framework", 150.0)], 1_000)}
+    assert shifts["match"] == Shift("python", "match", "werkzeug.routing", "werkzeug", "framework", 100.0, 150.0, 0.05)
+    assert shifts["memcpy"] == Shift("c", "memcpy", "libc.so.6", "glibc", "system", 50.0, 0.0, -0.05)
+
+
+def test_diff_new_function_at_the_floor_is_left_out_and_later_ones_still_counted():
+    """A new function spending exactly the base's smallest stored count is left out; one above it, listed after, is kept;
+    with no stored base every new function counts."""
+    base = [fn_("a", 500.0), fn_("b", 100.0)]
+    shifts = diff(base, [fn_("a", 500.0), fn_("b", 100.0), fn_("at", 100.0), fn_("above", 100.5)], 1_000)
+    assert {s.function for s in shifts} == {"a", "b", "above"}
+    assert [s.function for s in diff([], [fn_("x", 0.5)], 1_000)] == ["x"]
+    assert diff(base, [], 1_000) == []
+
+
+def test_a_cell_with_one_count_per_arm_is_inconclusive_with_n():
+    """Fewer than two counts: inconclusive, n is the smaller arm's count, not borderline."""
+    d = judge_counts([1000.0], [1000.0, 1000.0, 1000.0])
+    assert (d.verdict, d.n, d.borderline) == ("inconclusive", 1, False)
+
+
+def fn_(name, n):
+    return FunctionCost("c", name, "m.so", "pkg", "server", n)
