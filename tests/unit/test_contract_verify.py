@@ -91,3 +91,14 @@ def test_redis_counter_starts_at_one_and_the_keys_are_exact():
     assert answer({"counter": 1, "value": REDIS_VALUE, "extra": 1}).startswith("expected a JSON object with keys")
     assert answer({"counter": 1}) is not None
     assert "not JSON" in redis.check_body(b"{oops")
+
+
+def test_a_failure_names_a_non_get_endpoint_with_its_method(monkeypatch):
+    """A POST endpoint is named 'POST /path' in the error; a GET by its path alone."""
+    import dataclasses
+    from serverbench.catalog.contract import Request
+    post = dataclasses.replace(ENDPOINTS["json"], request=Request("POST", (("Content-Type", "application/json"),), b"{}"))
+    App(monkeypatch, 0.0, status=500, body=b"")
+    with pytest.raises(VerificationError) as caught:
+        verify_module.verify("http://127.0.0.1:1", [post, ENDPOINTS["json"]], "app")
+    assert "\n  POST /json: status 500" in str(caught.value) and "\n  /json: status 500" in str(caught.value)
