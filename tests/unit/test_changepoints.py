@@ -75,3 +75,41 @@ def test_history_command_refuses_a_corrupt_file(tmp_path, capsys):
     (tmp_path / "b.json").write_text("{not json")
     assert history_main([str(tmp_path)]) == 2
     assert "b.json: not a readable serverbench results file" in capsys.readouterr().err
+
+
+def _steady(n=16, level=1000.0):
+    """A history with 0.2% noise: any split with a real shift is significant; only min_effect can stop it."""
+    return np.array([level * (1 + 0.001 * (i % 5 - 2)) for i in range(n)])
+
+
+def test_min_effect_is_the_limit_of_a_significant_step():
+    """A clean 9% step is below the default 10% min_effect (none); an 11% step is found; min_effect=0.05 finds 9%."""
+    step = lambda f: np.concatenate([_steady(), _steady() * f])  # noqa: E731
+    assert change_points(step(0.91)) == []
+    found = change_points(step(0.89))
+    assert len(found) == 1 and found[0].index == 16
+    assert len(change_points(step(0.91), min_effect=0.05)) == 1
+    assert len(change_points(step(1.11))) == 1 and change_points(step(1.09)) == []
+
+
+def test_min_effect_is_the_limit_of_a_significant_dip():
+    """A clean dip that recovered: 9% is below min_effect (none); 11% gives two change points."""
+    dip = lambda f: np.concatenate([_steady(10), _steady(10) * f, _steady(10)])  # noqa: E731
+    assert change_points(dip(0.91)) == []
+    found = change_points(dip(0.89))
+    assert len(found) == 2 and found[0].index == 10 and abs(found[1].index - 20) <= 1
+
+
+def test_alpha_is_the_limit_of_a_large_step():
+    """A 30% step over 4 + 4 runs is significant at alpha 0.05 but not at 0.001 (corrected p = 0.029)."""
+    x = np.concatenate([_steady(4), _steady(4) * 0.7])
+    assert [c.index for c in change_points(x, alpha=0.05)] == [4]
+    assert change_points(x, alpha=0.001) == []
+
+
+def test_history_command_reports_a_rise_and_exits_0(tmp_path, capsys):
+    """Negative case: the last eight of sixteen runs 30% faster are printed as a change, exit status 0."""
+    for i, v in enumerate([1000, 1010, 990, 1005, 995, 1002, 998, 1004, 1300, 1310, 1290, 1305, 1295, 1302, 1298, 1301]):
+        _write(tmp_path / f"run{i:02d}.json", f"2026-11-{10 + i:02d}T03:17:00+00:00", v)
+    assert history_main([str(tmp_path)]) == 0
+    assert "2026-11-18T03:17:00+00:00: 1,001 -> 1,300 rps (+29.9%" in capsys.readouterr().out

@@ -44,3 +44,20 @@ def test_missing_baseline_is_reported_with_the_save_command(make_result):
 def test_missing_baseline_still_fails_on_errors(make_result):
     """Without a baseline, an error rate over the limit still fails."""
     assert BaselineCheck().judge(make_result(errors={"connect": 100}), None, T).status == FAIL
+
+
+def test_a_verdict_is_stored_with_its_ratio_rounded(make_result):
+    """The stored verdict keeps status, message, baseline rps and the ratio to 4 places (None without a ratio)."""
+    verdict = BaselineCheck().judge(make_result(rps=900.0), _baseline(1234.5), T)
+    assert verdict.to_record() == {"status": FAIL, "message": verdict.message, "baseline_rps": 1234.5,
+                                   "ratio": 0.7290}
+    assert BaselineCheck().judge(make_result(), None, T).to_record()["ratio"] is None
+
+
+def test_error_rate_limit_is_inclusive(make_result):
+    """An error rate exactly at max_error_rate passes; just over it fails (1% of 5,000 requests is 50)."""
+    limit = Thresholds(tolerance=0.2, max_error_rate=0.01)
+    at = make_result(rps=1000, errors={"read": 50})
+    assert at.error_rate <= 0.01 and BaselineCheck().judge(at, _baseline(1000), limit).status == PASS
+    over = make_result(rps=1000, errors={"read": 52})
+    assert over.error_rate > 0.01 and BaselineCheck().judge(over, _baseline(1000), limit).status == FAIL

@@ -1,0 +1,70 @@
+"""@pytest.mark.perf(min_rps=..., max_p99_ms=...) end to end through the plugin, with a canned measurement
+in place of the load (pytester; no server is started): each limit just inside passes, just outside fails."""
+
+CONFTEST = '''
+import pytest
+from serverbench.catalog.shapes import LoadShape
+from serverbench.pytest_plugin import fixtures
+from serverbench.records.schema import Generator, LoadReport, Result
+
+# The measurement each test gets instead of a load run: (rps, p50 ms, p99 ms), by test name.
+CANNED = {"test_just_above_min_rps": (1001.0, 1.0, 1.0), "test_just_below_min_rps": (999.0, 1.0, 1.0),
+          "test_p99_at_max": (5000.0, 1.0, 5.0), "test_p99_just_over_max": (5000.0, 1.0, 5.1),
+          "test_p50_over_max_p99_alone": (5000.0, 6.0, 4.0)}
+
+
+@pytest.fixture(autouse=True)
+def canned(request, monkeypatch):
+    rps, p50, p99 = CANNED[request.node.originalname]
+    latency = {"p50": p50, "p75": p50, "p90": p50, "p99": p99, "p999": p99, "max": p99, "mean": p50, "stdev": 0.1}
+    errors = {"connect": 0, "read": 0, "write": 0, "timeout": 0, "status": 0}
+
+    def run_trial(plan, warmup):
+        load = LoadReport("wrk", requests=int(rps * 5), duration_s=5.0, bytes=0, latency_ms=latency, errors=errors)
+        return Result(nodeid=plan.nodeid, test=plan.test, variant="target", workload="json", shape=LoadShape(8),
+                      warmup_s=0, url="http://127.0.0.1:9/json", load=load,
+                      generator=Generator("wrk", "4.1.0", 2, cpu_s=1.0, wall_s=5.0, cores=2),
+                      server_cpu_s=1.0, server_rss_mb=10.0, machine={"id": "m"},
+                      python={"implementation": "cpython"}, timestamp="2026-01-01T00:00:00+00:00")
+
+    monkeypatch.setattr(fixtures, "run_trial", run_trial)
+'''
+
+TESTS = '''
+import pytest
+
+@pytest.mark.perf(min_rps=1000)
+def test_just_above_min_rps(perf_trial):
+    perf_trial()
+
+@pytest.mark.perf(min_rps=1000)
+def test_just_below_min_rps(perf_trial):
+    perf_trial()
+
+@pytest.mark.perf(max_p99_ms=5)
+def test_p99_at_max(perf_trial):
+    perf_trial()
+
+@pytest.mark.perf(max_p99_ms=5)
+def test_p99_just_over_max(perf_trial):
+    perf_trial()
+
+@pytest.mark.perf(max_p99_ms=5)
+def test_p50_over_max_p99_alone(perf_trial):
+    perf_trial()
+'''
+
+
+def test_marker_min_rps_and_max_p99_ms_are_applied_at_their_boundaries(pytester):
+    """999 rps fails min_rps=1000 and 1001 passes; p99 5.0 ms passes max_p99_ms=5, 5.1 fails; p50 is not p99."""
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_limits=TESTS)
+    result = pytester.runpytest("-m", "perf", "--perf-target", "http://127.0.0.1:9", "--perf-workloads", "json",
+                                "--perf-connections", "8", "-p", "no:cacheprovider", "-rA")
+    outcomes = {name: outcome for outcome, name in
+                (line.split()[:2] for line in result.stdout.lines if line.startswith(("PASSED ", "FAILED ", "ERROR ")))}
+    outcomes = {name.split("::")[1].split("[")[0]: o for name, o in outcomes.items()}
+    assert outcomes == {"test_just_above_min_rps": "PASSED", "test_just_below_min_rps": "FAILED",
+                        "test_p99_at_max": "PASSED", "test_p99_just_over_max": "FAILED",
+                        "test_p50_over_max_p99_alone": "PASSED"}, result.stdout.str()
+    result.stdout.fnmatch_lines(["*999 rps < required 1,000*", "*p99 5.1 ms > allowed 5.0 ms*"])
