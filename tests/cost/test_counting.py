@@ -6,7 +6,7 @@ import pytest
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
-from serverbench.judge.cost import PASS, judge_cost
+from serverbench.judge.cost import COST_MIN_EFFECT, PASS, judge_cost
 from serverbench.measure.cost import CostPlan, measure_cost
 from serverbench.records.cost import CostBaseline
 
@@ -25,7 +25,9 @@ def test_same_cell_counts_agree(apps_dir, no_leaks):
     base = CostBaseline(first.key, first.per_request, first.packages, first.functions, (), first.timestamp)
     verdict = judge_cost(second, base, tolerance=0.02)
     assert verdict.status == PASS, verdict.report()
-    assert abs(verdict.ratio - 1) < 0.005, f"two counts differ by {verdict.ratio - 1:+.3%}"
+    # Below the 1% floor under which the gate never flags (COST_MIN_EFFECT): 50 requests leave the window's
+    # time-driven housekeeping a share of up to about 0.5% (0.52% seen beside other tests under xdist).
+    assert abs(verdict.ratio - 1) < COST_MIN_EFFECT, f"two counts differ by {verdict.ratio - 1:+.3%}"
 
 
 def test_the_ab_gate_counts_each_arm_and_flags_injected_work(apps_dir, no_leaks):

@@ -35,7 +35,7 @@ def test_cost(perf_cost):
 
 def _tolerances(pytester, *args):
     pytester.makeconftest(CONFTEST)
-    pytester.makepyfile(test_cost=TEST)
+    pytester.makepyfile(test_cost_floor=TEST)  # not test_cost: tests/cost/test_cost.py may be imported in this process (xdist)
     result = pytester.runpytest("-m", "cost", "-s", "-p", "no:cacheprovider", "--perf-workloads", "json",
                                 "--perf-variants", "hypercorn,waitress-t4", *args)
     found = {}
