@@ -6,9 +6,7 @@ status, Content-Type, the Date and Server headers and the exact body.
 import pytest
 
 from serverbench.catalog.apps import APPS, App
-from serverbench.backends.redis import start_redis
-from serverbench.backends.mongo import start_mongo
-from serverbench.backends.upstream import start_upstream
+from serverbench.backends.base import BACKENDS
 from serverbench.catalog.contract import ENDPOINTS
 from serverbench.errors import VerificationError
 from serverbench.measure.servers import start_variant, unavailable_reason
@@ -23,16 +21,15 @@ REFERENCE_SERVER = {"wsgi": "gunicorn-sync-w2", "asgi": "uvicorn", "aiohttp": "a
 
 @pytest.fixture(scope="module")
 def services():
-    """Redis, the embedded MongoDB and the nginx upstream, as the apps read them from the environment."""
+    """Every backend of the registry (Redis, the embedded MongoDB, the nginx upstream, ...), as the apps read
+    them from the environment: a new backend's endpoints are checked without touching this file."""
     started = []
     try:
-        started.append(start_redis())
-        started.append(start_mongo())
-        started.append(start_upstream())
-        yield dict(zip(("SERVERBENCH_REDIS_URL", "SERVERBENCH_MONGO_URL", "SERVERBENCH_UPSTREAM_URL"),
-                       (s.url for s in started)))
+        for backend in BACKENDS.values():
+            started.append((backend.env_var, backend.start(timeout=max(30.0, backend.min_start_timeout))))
+        yield {env_var: service.url for env_var, service in started}
     finally:
-        for service in reversed(started):
+        for _, service in reversed(started):
             service.stop()
 
 
