@@ -117,3 +117,14 @@ def test_only_runtime_extras_key_a_cost_baseline():
     for extra in extras[2:]:
         assert not _applies(Requirement(f"hypothesis; extra == '{extra}'"), extras), extra
     assert _applies(Requirement("click"), [])
+
+
+def test_paused_gunicorn_workers_outlive_a_long_window(apps_dir):
+    """The counted server's environment raises gunicorn's worker timeout above any window: the workers paused
+    while one serves send no heartbeat, and at the default 30 s the arbiter killed them mid-window on /upstream."""
+    from serverbench.measure.cost import PAUSED_WORKER_TIMEOUT_S
+
+    plan = CostPlan(registry()["gunicorn-sync-w2"], APPS["flask"], WORKLOADS["upstream"], apps_dir=apps_dir)
+    env = dict(p.split("=", 1) for p in fixed_environment(plan, 10000)[2:])
+    assert env["GUNICORN_CMD_ARGS"] == f"--timeout {PAUSED_WORKER_TIMEOUT_S}"
+    assert PAUSED_WORKER_TIMEOUT_S > 200 * 0.1 * 10  # 200 requests of 100 ms, ten times slower under valgrind

@@ -165,6 +165,9 @@ def _warm_up(plan: CostPlan, port: int, pids: list[int]) -> None:
         client.close()
 
 
+PAUSED_WORKER_TIMEOUT_S = 3600  # longer than any counted window
+
+
 def fixed_environment(plan: CostPlan, port: int) -> tuple[str, ...]:
     """``env -i`` with only the variables the server needs (and the caller's ``SERVERBENCH_*`` knobs),
     padded to a constant size.
@@ -181,6 +184,9 @@ def fixed_environment(plan: CostPlan, port: int) -> tuple[str, ...]:
     passed = {k: v for k, v in os.environ.items() if k.startswith("SERVERBENCH_") and k != PAD_VARIABLE}
     env = {"PATH": f"{os.path.dirname(python)}:/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/"),
            "LC_ALL": "C.UTF-8", "PYTHONPATH": str(plan.apps_dir), "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0",
+           # The workers paused through the window send gunicorn's arbiter no heartbeat, and it kills a worker
+           # silent for its timeout (30 s): /upstream's window (100 ms a request under valgrind) outlasts that.
+           "GUNICORN_CMD_ARGS": f"--timeout {PAUSED_WORKER_TIMEOUT_S}",
            **passed, **plan.variant.env, **plan.env}
     used = sum(len(a) + 1 for a in argv) + sum(len(k) + len(v) + 2 for k, v in env.items())
     if used + len(PAD_VARIABLE) + 2 > STACK_BLOCK:
