@@ -128,3 +128,27 @@ def test_paused_gunicorn_workers_outlive_a_long_window(apps_dir):
     env = dict(p.split("=", 1) for p in fixed_environment(plan, 10000)[2:])
     assert env["GUNICORN_CMD_ARGS"] == f"--timeout {PAUSED_WORKER_TIMEOUT_S}"
     assert PAUSED_WORKER_TIMEOUT_S > 200 * 0.1 * 10  # 200 requests of 100 ms, ten times slower under valgrind
+
+
+def test_the_counted_server_is_read_once_its_process_tree_settles():
+    """A worker forked after the first look (gunicorn --preload forks one by one) is waited for: the pids come
+    back only once the tree has not changed for the settle time."""
+    from serverbench.measure.workers import settled
+
+    looks = iter([[1, 2], [1, 2, 3], [1, 2, 3, 4]])
+    last = [[1, 2, 3, 4]]
+
+    def tree(leader):
+        return next(looks, last[0])
+
+    assert settled(1, 1, tree, settle_s=0.05, cap_s=5) == [1, 2, 3, 4]
+
+
+def test_a_tree_that_never_settles_is_read_at_the_cap():
+    """A server that keeps forking is not waited for forever: the pids at the cap are used."""
+    import itertools
+
+    from serverbench.measure.workers import settled
+
+    counter = itertools.count(2)
+    assert len(settled(1, 1, lambda leader: [1, next(counter)], settle_s=0.05, cap_s=0.3)) == 2

@@ -30,7 +30,7 @@ from .isa import counted_isa_level
 from .packages import Owners, installed_versions
 from .executors import LOOPBACK, free_port
 from .servers import start_variant
-from .workers import accepting_workers, paused
+from .workers import accepting_workers, paused, settled
 from .verify import verify
 from ..catalog.apps import App
 from ..catalog.contract import Endpoint
@@ -132,7 +132,7 @@ def run_window(plan: CostPlan, leader: int, port: int, window: Window) -> list[i
     serves the whole window, the others stopped: every run starts the window from the same state."""
     verify(f"http://{LOOPBACK}:{port}", plan.workload.specs,
            f"{plan.variant.name}/{plan.app.name} (port {port})")
-    pids = server_pids(leader)
+    pids = settled(leader, port, server_pids, plan.variant.settings.get("workers"))
     workers = accepting_workers(pids, leader, port)
     if len(workers) < 2:
         workers = []

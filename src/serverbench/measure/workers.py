@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 _LISTEN = "0A"  # TCP state LISTEN in /proc/net/tcp
 
@@ -60,6 +61,32 @@ def accepting_workers(pids: Sequence[int], leader: int, port: int) -> list[int]:
     if inode is None:
         return []
     return sorted(p for p in holders(pids, inode) if p != leader)
+
+
+SETTLE_S = 2.0  # the process tree unchanged this long (a fork under valgrind takes a few tenths of a second)
+SETTLE_CAP_S = 60.0
+
+
+def settled(leader: int, port: int, tree: Callable[[int], list[int]], workers: int | None = None,
+            settle_s: float = SETTLE_S, cap_s: float = SETTLE_CAP_S) -> list[int]:
+    """The server's pids once its process tree has stopped changing for ``settle_s`` and, when the variant
+    says how many pre-fork workers it runs, that many hold the listening socket (at most ``cap_s``).
+
+    A master that preloads the app (gunicorn --preload) answers as soon as its first worker is forked and
+    forks the rest one by one; under valgrind that takes seconds, and a worker forked after the pids were
+    read served part of the window unpaused and uncounted (the count fell by half, or by 90%)."""
+    deadline = time.monotonic() + cap_s
+    pids, since = tree(leader), time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(min(0.2, settle_s))
+        now = tree(leader)
+        if now != pids:
+            pids, since = now, time.monotonic()
+            continue
+        enough = workers is None or workers < 2 or len(accepting_workers(pids, leader, port)) >= workers
+        if enough and time.monotonic() - since >= settle_s:
+            break
+    return pids
 
 
 @contextmanager
