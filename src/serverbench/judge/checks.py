@@ -22,8 +22,8 @@ from ..records.schema import SATURATION_BUSY_PCT, Result
 # Below: connections spent time outside any timed request (connecting, SYN retransmits, reconnecting after
 # errors, a generator too slow to send the next request) or the window started on a drained server (its first
 # answers are an empty queue's, the requests queued at its end are not counted: gunicorn-sync-w2 on /sleep at
-# c64, 0.68); above: wrk recorded latencies longer than its connections' cycle allows (gevent servers: 2-8x,
-# oha 1.00 on the same servers; wrk's own issue wg/wrk#438).
+# c64, 0.68); above: latencies that sum to more time than the connections had, as wrk's own coordinated-omission
+# samples made them (wrk.c's stats_correct, wg/wrk#438; gevent servers 2-15x) until wrk_report.lua removed them.
 LITTLE_TOLERANCE = 0.05
 
 # At capacity: a pool of P workers or threads whose requests each take the endpoint's designed wait (a sleep,
@@ -168,10 +168,11 @@ def littles_law(r: Result) -> Flag | None:
                    "at its end). The latencies are hidden from the summary; measure longer (--perf-duration) or "
                    "measure with --perf-closed-driver oha (a steady-state window)")
     else:
-        meaning = (f"{r.generator.name}'s latencies add up to more time than its connections had (seen with wrk on "
-                   "gevent servers and on servers that close each connection; wrk's issue wg/wrk#438): the "
-                   "throughput holds (oha measured the same rps), the latencies do not and are hidden from the "
-                   "summary; measure with --perf-closed-driver oha (oha's closed model) or at a fixed rate (--perf-rates)")
+        meaning = (f"{r.generator.name}'s latencies add up to more time than its connections had: the throughput "
+                   "holds, the latencies do not and are hidden from the summary. wrk adds a synthetic sample for "
+                   "coordinated omission below every slow request (wrk.c's stats_correct; wg/wrk#438): records "
+                   "measured before serverbench removed those samples (its wrk reporter) carry them, 2-15x on "
+                   "gevent servers. Measure again, or with --perf-closed-driver oha")
     return Flag("littles-law", f"{r.requests / r.load.duration_s:,.1f} rps x {r.load.latency_ms['mean']:.2f} ms mean "
                 f"= {in_flight:.1f} requests in flight against {r.connections} connections (ratio {ratio:.2f}, "
                 f"healthy {1 - LITTLE_TOLERANCE:.2f}-{1 + LITTLE_TOLERANCE:.2f}): {meaning}")
