@@ -20,6 +20,7 @@ local function uncorrect(latency, runtime_us, requests)
   if per_connection == 0 then return 0 end
   local e = math.floor(runtime_us / per_connection)
   local max, data = tonumber(s[3]), s + 4
+  if max < 2 * e then return 0 end  -- no latency reached twice the interval: wrk added nothing
   local owed = ffi.new("double[?]", e)  -- by n mod e: the real samples above that the bucket was given one for
   local removed = 0
   for m = max, e + 1, -1 do
