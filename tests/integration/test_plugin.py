@@ -308,3 +308,6 @@ def test_locust_scenario_runs_single_and_distributed(suite):
     assert set(records) == {"u5-w0", "u5-w1"}
     for r in records.values():
         assert r["generator"]["name"] == "locust" and r["requests"] > 0 and r["error_rate"] <= 0.01
+        # Little's law on locust's final statistics: users = rps x mean (no think time), or a cause it measured
+        law = [f["message"] for f in r["flags"] if f["name"] == "littles-law"]
+        assert not law or "measured cause outside the harness" in law[0], (r["shape"]["label"], law)
