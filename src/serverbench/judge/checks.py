@@ -143,6 +143,15 @@ def _outside_causes(r: Result, ratio: float) -> list[str]:
     if r.generator.saturated:
         causes.append(f"the generator was {r.generator.busy_pct:.0f}% busy (see generator-saturated): it sent "
                       "each connection's next request late")
+    if ratio < 1 and r.shape.workers is not None and r.requests and r.generator.cpu_s:
+        # A locust user runs its own Python between an answer and its next request (task choice, the answer's
+        # checks, statistics): no response time counts it.  Its CPU per request bounds that time.
+        missing_ms = (1 - ratio) * r.connections / (r.requests / r.load.duration_s) * 1000.0
+        cpu_ms = r.generator.cpu_s / r.requests * 1000.0
+        if missing_ms <= cpu_ms:
+            causes.append(f"locust spent {cpu_ms:.2f} ms of its own CPU per request (its users' Python between an "
+                          f"answer and the next request, in no response time) against {missing_ms:.2f} ms per "
+                          "request the latencies do not cover")
     if ratio < 1:
         failed = sum(r.load.errors[k] for k in ("connect", "read", "write", "timeout"))
         if failed:
