@@ -158,8 +158,8 @@ def _app_interface(raw: str) -> str:
 
 def _closed_driver(raw: str) -> str:
     text = str(raw).strip().lower()
-    if text not in ("wrk", "oha"):
-        raise ValueError(f"expected wrk or oha, got {raw!r}")
+    if text not in ("auto", "oha", "wrk"):
+        raise ValueError(f"expected auto, oha or wrk, got {raw!r}")
     return text
 
 
@@ -246,7 +246,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("perf_locust_users", _int_list, (50,), "Locust users for the locust scenario tests: one count or a list, each a test."),
     Option("perf_locust_workers", _int_list_zero, (0,), "Locust worker processes (0 = one process; N = a master and N workers on loopback): one count or a list, each a test."),
     Option("perf_threads", _int(1, 256), 2, "Load-generator threads (wrk -t); capped at the connection count."),
-    Option("perf_closed_driver", _closed_driver, "wrk", "The closed-model driver: wrk (its own run after the warm-up; latencies of the requests it answered) or oha (one run: a lead-in, then a steady-state window timing every request sent inside it to its answer; docs/trial.md). URL mixes, requests-per-connection shapes and your own endpoints' requests need wrk."),
+    Option("perf_closed_driver", _closed_driver, "auto", "The closed-model driver: oha (one run: a lead-in, then a steady-state window timing every request sent inside it to its answer; docs/trial.md), wrk (its own run after the warm-up, which starts on a drained server), or auto: oha when installed, else wrk. URL mixes, requests-per-connection shapes and your own endpoints' requests run on wrk whatever this says. The baselines are the driver's own (the machine id names it)."),
     Option("perf_json", _path, None, "Write every result of the session as JSON records to this path."),
     Option("perf_html", _path, None, "Write the session's results as one self-contained HTML report with plots to this path (python -m serverbench.report builds one from stored files)."),
     Option("perf_benchmark_json", _path, None, "Write the session in pytest-benchmark's JSON format to this path (for `pytest-benchmark compare`); needs pytest-benchmark."),

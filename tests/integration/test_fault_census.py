@@ -28,7 +28,7 @@ from typing import Callable
 import psutil
 import pytest
 
-from serverbench.drivers.wrk import WrkDriver
+from serverbench.drivers.base import closed_driver
 from serverbench.measure.machine import machine_info
 from serverbench.records import results as results_file
 from serverbench.records.baselines import BaselineStore
@@ -169,7 +169,8 @@ def _project(folder: Path, old_cells: int = OLD_CELLS) -> Path:
     """A pytest project with the perf test and an old baseline of ``old_cells`` cells; the baseline's path."""
     (folder / "pytest.ini").write_text(f"[pytest]\nperf_apps_dir = {APPS}\n")
     (folder / "test_perf.py").write_text(PERF_TEST)
-    machine = machine_info(f"wrk-{WrkDriver().version}")
+    driver, _ = closed_driver()  # the default's: oha when installed, else wrk
+    machine = machine_info(f"{driver.name}-{driver.version}")
     store = BaselineStore(folder / "baselines", machine)
     entries = {f"old/cell/{i}/c8": {"rps": 1000.0 + i, "error_rate": 0.0, "p50_ms": 1.0, "p99_ms": 2.0,
                                     "recorded_at": "2026-01-01T00:00:00+00:00"} for i in range(old_cells)}

@@ -8,7 +8,7 @@ import time
 import psutil
 import pytest
 
-from serverbench.drivers.wrk import WrkDriver
+from serverbench.drivers.base import closed_driver
 from serverbench.measure.executors import free_port
 from serverbench.measure.machine import machine_info
 from serverbench.measure.servers import start_variant
@@ -43,7 +43,8 @@ def suite(pytester, apps_dir):
 
 
 def _baseline_path(pytester):
-    return pytester.path / "baselines" / f"{machine_info(f'wrk-{WrkDriver().version}')['id']}.json"
+    driver, _ = closed_driver()  # the default's: oha when installed, else wrk
+    return pytester.path / "baselines" / f"{machine_info(f'{driver.name}-{driver.version}')['id']}.json"
 
 
 def test_perf_apps_multiplies_variants_by_apps(suite):
@@ -87,9 +88,9 @@ def test_bad_ini_value_names_the_ini_key(pytester):
 
 
 def test_missing_wrk_says_how_to_install_it(suite, monkeypatch, tmp_path):
-    """Without wrk on PATH, the perf run stops at once with the install command."""
+    """Without wrk on PATH, a perf run that needs it stops at once with the install command."""
     monkeypatch.setenv("PATH", str(tmp_path))
-    result = suite.runpytest_subprocess(*FAST)
+    result = suite.runpytest_subprocess(*FAST, "--perf-closed-driver=wrk")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*wrk was not found on PATH*apt-get install wrk*"])
 
@@ -269,7 +270,7 @@ def test_rate_ladder_runs_open_model_and_reports_the_knee(suite):
     out = suite.path / "r.json"
     result = suite.runpytest_subprocess(*AIO, "--perf-rates=50,100", "--perf-rate-connections=16",
                                         f"--perf-json={out}")
-    result.assert_outcomes(passed=3)  # c8 by wrk, r50 and r100 by oha
+    result.assert_outcomes(passed=3)  # c8 by the closed model's driver, r50 and r100 by oha
     result.stdout.fnmatch_lines(["*rate ladder aiohttp/aiohttp json: *50: * rps p99*"])
     records = {r["shape"]["label"]: r for r in json.loads(out.read_text())["results"]}
     assert records["r100"]["generator"]["name"] == "oha"
@@ -307,3 +308,6 @@ def test_locust_scenario_runs_single_and_distributed(suite):
     assert set(records) == {"u5-w0", "u5-w1"}
     for r in records.values():
         assert r["generator"]["name"] == "locust" and r["requests"] > 0 and r["error_rate"] <= 0.01
+        # Little's law on locust's final statistics: users = rps x mean (no think time), or a cause it measured
+        law = [f["message"] for f in r["flags"] if f["name"] == "littles-law"]
+        assert not law or "measured cause outside the harness" in law[0], (r["shape"]["label"], law)

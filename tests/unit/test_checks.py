@@ -297,3 +297,55 @@ def test_html_summary_shows_the_stored_flags_with_their_messages():
     assert row["flags"].text == "stall"
     fold = next(b for b in summary.blocks if isinstance(b, Fold))
     assert fold.blocks[0].rows[0][-1].text == flags[0]["message"]
+
+
+def _locust(rps: float, users: int, mean: float, think_ms: float | None = 0.0, gen_cpu_s: float = 2.0) -> Result:
+    """A locust scenario's record (users in one process) with its mean latency and the users' think time."""
+    r = record(rps=rps, connections=users, mean=mean, workload="site", shape=LoadShape(users, 5, workers=0),
+               gen_cpu_s=gen_cpu_s)
+    return replace(r, load=replace(r.load, driver="locust", think_ms=think_ms),
+                   generator=replace(r.generator, name="locust", threads=1))
+
+
+def test_locust_users_are_held_to_littles_law_with_their_think_time():
+    """64 users at 1,105 rps x 57.6 ms hold (0.99); with a 10 ms think time the same latency is 0.85 of the users,
+    and 64 users with 10 ms think at 947 rps x 57.6 ms hold."""
+    assert abs(checks.littles_ratio(_locust(1105, 64, 57.6)) - 0.9945) < 1e-3
+    assert checks.littles_law(_locust(1105, 64, 57.6)) is None
+    assert checks.littles_law(_locust(947, 64, 57.6, think_ms=10.0)) is None
+    flag = checks.littles_law(_locust(947, 64, 57.6))
+    assert flag is not None and "64 users" in flag.message and "final statistics" in flag.message
+
+
+def test_a_locust_record_counted_from_its_csv_over_minus_t_is_flagged_and_its_latency_hidden():
+    """The old count (the CSV misses the last second; rps over -t): 2,797 requests / 5 s x 66.2 ms / 64 = 0.58."""
+    r = _locust(2797 / 5, 64, 66.2)
+    assert checks.latency_known_wrong(r) and "ratio 0.58" in checks.littles_law(r).message
+    thinking = checks.littles_law(_locust(2797 / 5, 64, 66.2, think_ms=1.0)).message
+    assert "559.4 rps x (66.20 ms mean + 1.00 ms think time)" in thinking
+
+
+def test_a_saturated_locust_is_a_cause_named_and_a_locustfile_of_unknown_wait_is_not_judged():
+    """A locust at 99% of its core is the measured cause (latencies stay); an unknown think time is no ratio."""
+    busy = _locust(700, 64, 57.6, gen_cpu_s=4.95)
+    assert "generator was 99% busy" in checks.littles_law(busy).message and not checks.latency_known_wrong(busy)
+    assert checks.littles_ratio(_locust(700, 64, 57.6, think_ms=None)) is None
+
+
+def test_a_think_time_survives_the_record_and_old_records_have_none():
+    """think_ms is stored when set (None too: unknown), and a record without the key reads as 0."""
+    for think in (10.0, None, 0.0):
+        r = _locust(947, 64, 57.6, think_ms=think)
+        stored = r.to_record(None)
+        assert ("think_ms" in stored) == (think != 0.0)
+        assert Result.from_record(stored).load.think_ms == think
+
+
+def test_locusts_own_cpu_per_request_names_the_time_between_an_answer_and_the_next_request():
+    """5 users at 1,386 rps x 2.80 ms (0.78): 0.80 ms a request uncovered, locust burnt 1.5 ms a request: named;
+    the old CSV count (0.58 at 64 users: 48 ms a request uncovered) is not explained by 1.4 ms of CPU."""
+    fast = _locust(1386.5, 5, 2.80, gen_cpu_s=1386.5 * 5 * 1.5 / 1000)
+    assert "locust spent 1.50 ms of its own CPU per request" in checks.littles_law(fast).message
+    assert not checks.latency_known_wrong(fast)
+    old = _locust(2797 / 5, 64, 66.2, gen_cpu_s=4.0)
+    assert checks.latency_known_wrong(old)

@@ -3,6 +3,7 @@
 locust itself is imported only in child processes (importing it monkey-patches the interpreter
 with gevent); nothing here sends a request.
 """
+import dataclasses
 import json
 import os
 import subprocess
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from serverbench.drivers.locust import (BOOKSHOP, LocustRunner, classify_error, parse_error_report, parse_failures,
-                                        parse_stats, read_report)
+                                        parse_final, parse_stats, read_report, with_final)
 from serverbench.errors import ConfigError, GeneratorError
 from serverbench.records.schema import ERROR_KEYS
 
@@ -54,7 +55,7 @@ def test_argv_single_process():
     """Without workers the one process runs headless with the users, rate, time, host and CSV prefix."""
     argv = LocustRunner(users=64, spawn_rate=32).argv_master("http://127.0.0.1:21000", 10, "/tmp/x/run")
     assert argv == [sys.executable, "-m", "locust", "-f", str(BOOKSHOP), "--headless", "-u", "64", "-r", "32",
-                    "-t", "10s", "-H", "http://127.0.0.1:21000", "--csv", "/tmp/x/run", "--only-summary",
+                    "-t", "10s", "-H", "http://127.0.0.1:21000", "--csv", "/tmp/x/run", "--only-summary", "--json",
                     "--loglevel", "WARNING", "--stop-timeout", "2"]
     assert "--master" not in argv and "--processes" not in argv
 
@@ -404,3 +405,52 @@ def test_exit_code_1_with_printed_failures_is_a_measured_result():
     report, run = LateTimeouts().run("http://127.0.0.1:9", 5)
     assert run.returncode == 1 and report.requests == 9000
     assert report.errors["timeout"] == 12 and report.errors["connect"] == 3 and report.error_rate > 0
+
+
+# The shape of what locust 2.47 prints with --json as it stops (stats.print_stats_json: indent=4), two entries
+# cut down from a real run (64 users, gunicorn-sync-w2, the book site), then its log and error report.
+FINAL_ENTRIES = [
+    {"name": "/site/thumbs/[n].jpg", "method": "GET", "last_request_timestamp": 1795597516.185123,
+     "start_time": 1795597512.1124115, "num_requests": 6, "num_none_requests": 0, "num_failures": 0,
+     "total_response_time": 345.0, "max_response_time": 98.4, "min_response_time": 22.0,
+     "total_content_length": 18000, "response_times": {"22": 1, "39": 3, "98": 2}},
+    {"name": "/site/search", "method": "GET", "last_request_timestamp": 1795597516.112679,
+     "start_time": 1795597512.185909, "num_requests": 4, "num_none_requests": 0, "num_failures": 1,
+     "total_response_time": 200.0, "max_response_time": 56.0, "min_response_time": 37.0,
+     "total_content_length": 1600, "response_times": {"37": 1, "52": 1, "56": 2}},
+]
+FINAL_OUTPUT = json.dumps(FINAL_ENTRIES, indent=4) + "\n[2026-11-25 09:05:22] WARNING/locust.main: Shutting down\n"
+
+
+def test_final_statistics_are_found_in_locust_output():
+    """The JSON array printed with --json is read out of the output; an output without one gives None."""
+    assert parse_final(FINAL_OUTPUT) == {"entries": FINAL_ENTRIES}
+    assert parse_final("Error report\n[not json\n") is None
+
+
+def test_final_statistics_replace_the_csv_counts_latencies_and_window():
+    """Counts, mean, percentiles, bytes and the first-to-last-answer window come from the final statistics."""
+    csv_report = dataclasses.replace(parse_stats(STATS_CSV, FAILURES_CSV, 5.0),
+                                     errors={**dict.fromkeys(ERROR_KEYS, 0), "timeout": 1})
+    report = with_final(csv_report, parse_final(FINAL_OUTPUT))
+    assert report.requests == 10 - 1 and report.errors == csv_report.errors  # a timeout got no answer
+    assert report.latency_ms["mean"] == pytest.approx(54.5)
+    assert (report.latency_ms["p50"], report.latency_ms["p99"], report.latency_ms["max"]) == (39.0, 98.0, 98.4)
+    assert report.bytes == 19600
+    assert report.duration_s == pytest.approx(1795597516.185123 - 1795597512.1124115)
+
+
+def test_final_statistics_without_requests_leave_the_report_alone():
+    """A run that answered nothing keeps the CSV's report (its duration is the run's)."""
+    report = parse_stats(STATS_CSV, FAILURES_CSV, 5.0)
+    empty = {"entries": [dict(FINAL_ENTRIES[0], num_requests=0, response_times={})]}
+    assert with_final(report, empty) == report
+
+
+def test_think_time_is_the_bookshop_visitors_wait_and_unknown_for_another_locustfile(tmp_path):
+    """SERVERBENCH_LOCUST_WAIT seconds become ms for the bookshop visitor; another locustfile's wait is unknown."""
+    from serverbench.drivers.locust import think_ms
+    assert think_ms(BOOKSHOP, {}) == 0.0
+    assert think_ms(BOOKSHOP, {"SERVERBENCH_LOCUST_WAIT": "0.25"}) == 250.0
+    assert think_ms(BOOKSHOP, {"SERVERBENCH_LOCUST_WAIT": "soon"}) is None
+    assert think_ms(tmp_path / "other.py", {}) is None

@@ -1,11 +1,11 @@
 import pytest
 
-from serverbench.drivers.wrk import parse_report
+from serverbench.drivers.wrk import parse_report, reporter_script, split_threads
 from serverbench.errors import GeneratorError
 
 # A line captured from a real run of wrk 4.1.0 with serverbench's reporter (gunicorn, /json).
 REAL = ('Running 2s test @ http://127.0.0.1:21000/json\n  2 threads and 64 connections\n'
-        'SERVERBENCH-WRK {"requests":6650,"duration_us":2004132,"bytes":1097250,'
+        'SERVERBENCH-WRK {"requests":6650,"duration_us":2004132,"bytes":1097250,"synthetic_removed":0,'
         '"latency_us":{"p50":19090,"p75":20400,"p90":22000,"p99":25030,"p999":31000,"max":40210,'
         '"mean":19123.500,"stdev":1800.250},"errors":{"connect":0,"read":12,"write":0,"timeout":0,"status":5}}\n')
 
@@ -43,3 +43,23 @@ def test_malformed_report_line_is_an_error():
     """A truncated JSON line is reported, not half-parsed."""
     with pytest.raises(GeneratorError, match="malformed"):
         parse_report('SERVERBENCH-WRK {"requests":1}\n')
+
+
+def test_a_histogram_the_reporter_could_not_undo_is_an_error_naming_the_fix():
+    """The reporter's -1 (not wrk 4.x's histogram): no latencies with wrk's synthetic samples are recorded."""
+    with pytest.raises(GeneratorError, match="coordinated omission.*--perf-closed-driver oha"):
+        parse_report(REAL.replace('"synthetic_removed":0', '"synthetic_removed":-1'))
+
+
+@pytest.mark.parametrize(("threads", "connections", "expected"), [(2, 64, 2), (2, 1, 1), (2, 5, 1), (3, 64, 2),
+                                                                  (4, 400, 4), (8, 6, 6)])
+def test_wrk_threads_divide_the_connections(threads, connections, expected):
+    """wrk opens connections // threads per thread: the threads chosen divide the connections, so all are opened."""
+    assert split_threads(threads, connections) == expected
+
+
+def test_the_reporter_is_told_the_connections_and_timeout_before_any_request_script():
+    """The script wrk runs starts with the -c and timeout the reporter needs, then the request script, then the reporter."""
+    script = reporter_script(64, 5, "-- requests\n")
+    assert script.startswith("local connections, timeout_us = 64, 5000000\n-- requests\n")
+    assert script.rstrip().endswith("end")

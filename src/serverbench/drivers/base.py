@@ -37,14 +37,32 @@ class Driver(Protocol):
         locust driver takes none); returns (LoadReport, the run with ``cpu_s`` and ``wall_s``)."""
 
 
-def driver_for(shape: LoadShape, threads: int = 2, closed: str = "wrk") -> Driver:
-    """wrk for the closed model (oha when ``closed`` says so and the shape keeps connections alive), oha for a
-    rate (the open model), locust for a locust scenario."""
+def driver_for(shape: LoadShape, threads: int = 2, closed: str = "wrk", one_url: bool = True) -> Driver:
+    """oha for a rate (the open model), locust for a locust scenario; for the closed model oha when ``closed``
+    says so, the shape keeps connections alive and the load is plain GETs of one URL (``one_url``: no URL mix,
+    not a user's endpoint), wrk otherwise (oha's closed model sends one URL, kept alive)."""
     if shape.workers is not None:
         from .locust import LocustDriver
         return LocustDriver(workers=shape.workers)
-    if shape.rate is not None or (closed == "oha" and shape.requests_per_connection is None):
+    if shape.rate is not None or (closed == "oha" and shape.requests_per_connection is None and one_url):
         from .oha import OhaDriver
         return OhaDriver()
     from .wrk import WrkDriver
     return WrkDriver(threads=threads)
+
+
+def closed_driver(choice: str = "auto") -> tuple[Driver, str | None]:
+    """The closed model's driver for --perf-closed-driver ``choice`` and, when ``auto`` fell back to wrk, why:
+    auto is oha (a steady-state window, docs/trial.md) when it is installed, else wrk."""
+    from ..errors import MissingBinaryError
+    from .oha import OhaDriver
+    from .wrk import WrkDriver
+    if choice == "wrk":
+        return WrkDriver(), None
+    try:
+        OhaDriver().check()
+    except MissingBinaryError as exc:
+        if choice == "oha":
+            raise
+        return WrkDriver(), str(exc)
+    return OhaDriver(), None

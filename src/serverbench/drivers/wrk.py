@@ -30,10 +30,28 @@ def parse_report(stdout: str) -> LoadReport:
         data = json.loads(lines[0][len(MARKER):])
         latency_ms = {k: float(data["latency_us"][k]) / 1000.0 for k in LATENCY_KEYS}
         errors = {k: int(data["errors"][k]) for k in ERROR_KEYS}
-        return LoadReport(driver="wrk", requests=int(data["requests"]), duration_s=int(data["duration_us"]) / 1e6,
-                          bytes=int(data["bytes"]), latency_ms=latency_ms, errors=errors)
+        removed = int(data["synthetic_removed"])
     except (ValueError, KeyError, TypeError) as exc:
         raise GeneratorError(f"wrk's report line is malformed ({exc!r}): {lines[0][:300]}") from None
+    if removed < 0:
+        raise GeneratorError("wrk's latency histogram is not laid out as wrk 4.x's, so serverbench cannot remove the "
+                             "samples wrk adds for coordinated omission (wrk_report.lua); install wrk 4.x or measure "
+                             "with --perf-closed-driver oha")
+    return LoadReport(driver="wrk", requests=int(data["requests"]), duration_s=int(data["duration_us"]) / 1e6,
+                      bytes=int(data["bytes"]), latency_ms=latency_ms, errors=errors)
+
+
+def split_threads(threads: int, connections: int) -> int:
+    """wrk's -t for ``connections``: it opens connections // threads on each thread (64 on 3 threads: 63), so the
+    most threads up to ``threads`` that divide the connections evenly, and every connection asked for is opened."""
+    return next(t for t in range(max(1, min(threads, connections)), 0, -1) if connections % t == 0)
+
+
+def reporter_script(connections: int, timeout_s: int, requests: str = "") -> str:
+    """The script wrk runs: what the reporter needs to undo wrk's coordinated-omission samples (its -c and
+    --timeout, wrk_report.lua), the request script if any (``mix_script``), then the reporter."""
+    return (f"local connections, timeout_us = {connections}, {timeout_s * 1_000_000}\n"
+            + requests + REPORTER.read_text())
 
 
 WRK_CAPABILITIES = Capabilities("wrk", ("closed",), requests_per_connection=True, ramp=False)
@@ -58,9 +76,8 @@ class WrkDriver:
         match = re.search(r"wrk\s+(\S+)", out)
         return match.group(1) if match else "unknown"
 
-    def argv(self, url: str, connections: int, duration: int, script: Path = REPORTER) -> list[str]:
-        threads = max(1, min(self.threads, connections))
-        return [self.binary, f"-t{threads}", f"-c{connections}", f"-d{duration}s",
+    def argv(self, url: str, connections: int, duration: int, script: Path) -> list[str]:
+        return [self.binary, f"-t{split_threads(self.threads, connections)}", f"-c{connections}", f"-d{duration}s",
                 f"--timeout={self.timeout_s}s", "-s", str(script), url]
 
     def check(self) -> None:
@@ -77,11 +94,12 @@ class WrkDriver:
         """
         rpc = shape.requests_per_connection
         with tempfile.TemporaryDirectory(prefix="serverbench-wrk-") as tmp:
-            script = REPORTER
+            requests = ""
             if mix or rpc is not None or request is not None:
-                script = Path(tmp) / "requests.lua"
                 paths = mix or ((urlsplit(url).path + (f"?{urlsplit(url).query}" if urlsplit(url).query else ""), 1),)
-                script.write_text(mix_script(paths, rpc, request) + REPORTER.read_text())
+                requests = mix_script(paths, rpc, request)
+            script = Path(tmp) / "serverbench.lua"
+            script.write_text(reporter_script(shape.connections, self.timeout_s, requests))
             run = run_generator(self.argv(url, shape.connections, shape.duration, script),
                                 timeout=shape.duration + self.timeout_s + 30, cpus=cpus)
         if run.returncode != 0:

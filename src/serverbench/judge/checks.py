@@ -22,8 +22,8 @@ from ..records.schema import SATURATION_BUSY_PCT, Result
 # Below: connections spent time outside any timed request (connecting, SYN retransmits, reconnecting after
 # errors, a generator too slow to send the next request) or the window started on a drained server (its first
 # answers are an empty queue's, the requests queued at its end are not counted: gunicorn-sync-w2 on /sleep at
-# c64, 0.68); above: wrk recorded latencies longer than its connections' cycle allows (gevent servers: 2-8x,
-# oha 1.00 on the same servers; wrk's own issue wg/wrk#438).
+# c64, 0.68); above: latencies that sum to more time than the connections had, as wrk's own coordinated-omission
+# samples made them (wrk.c's stats_correct, wg/wrk#438; gevent servers 2-15x) until wrk_report.lua removed them.
 LITTLE_TOLERANCE = 0.05
 
 # At capacity: a pool of P workers or threads whose requests each take the endpoint's designed wait (a sleep,
@@ -107,8 +107,9 @@ class Flag:
 
 
 def _closed(r: Result) -> bool:
-    """The closed model (wrk, oha without a rate): every connection sends its next request as soon as the answer is in."""
-    return r.shape.rate is None and r.shape.workers is None
+    """The closed model (wrk, oha without a rate, locust's users): every connection or user sends its next request
+    when the answer is in (a locust user after its think time, when the record knows it)."""
+    return r.shape.rate is None and (r.shape.workers is None or r.load.think_ms is not None)
 
 
 def _designed_wait_ms(r: Result) -> float:
@@ -122,10 +123,12 @@ def _cpu_us_per_request(r: Result) -> float | None:
 
 
 def littles_ratio(r: Result) -> float | None:
-    """Closed model only: rps x mean latency / connections (1 in a steady state); None when it does not apply."""
+    """Closed model only: rps x (mean latency + think time) / connections (1 in a steady state); None when it does
+    not apply."""
     if not _closed(r) or not r.requests or r.load.duration_s <= 0 or not r.connections:
         return None
-    return r.requests / r.load.duration_s * r.load.latency_ms["mean"] / 1000.0 / r.connections
+    cycle_ms = r.load.latency_ms["mean"] + (r.load.think_ms or 0.0)
+    return r.requests / r.load.duration_s * cycle_ms / 1000.0 / r.connections
 
 
 def _outside_causes(r: Result, ratio: float) -> list[str]:
@@ -140,6 +143,15 @@ def _outside_causes(r: Result, ratio: float) -> list[str]:
     if r.generator.saturated:
         causes.append(f"the generator was {r.generator.busy_pct:.0f}% busy (see generator-saturated): it sent "
                       "each connection's next request late")
+    if ratio < 1 and r.shape.workers is not None and r.requests and r.generator.cpu_s:
+        # A locust user runs its own Python between an answer and its next request (task choice, the answer's
+        # checks, statistics): no response time counts it.  Its CPU per request bounds that time.
+        missing_ms = (1 - ratio) * r.connections / (r.requests / r.load.duration_s) * 1000.0
+        cpu_ms = r.generator.cpu_s / r.requests * 1000.0
+        if missing_ms <= cpu_ms:
+            causes.append(f"locust spent {cpu_ms:.2f} ms of its own CPU per request (its users' Python between an "
+                          f"answer and the next request, in no response time) against {missing_ms:.2f} ms per "
+                          "request the latencies do not cover")
     if ratio < 1:
         failed = sum(r.load.errors[k] for k in ("connect", "read", "write", "timeout"))
         if failed:
@@ -149,7 +161,8 @@ def _outside_causes(r: Result, ratio: float) -> list[str]:
 
 
 def littles_law(r: Result) -> Flag | None:
-    """Closed model only: rps x mean latency / connections within LITTLE_TOLERANCE of 1, or the cause named."""
+    """Closed model only: rps x (mean latency + think time) / connections within LITTLE_TOLERANCE of 1, or the
+    cause named."""
     ratio = littles_ratio(r)
     if ratio is None or abs(ratio - 1) <= LITTLE_TOLERANCE:
         return None
@@ -161,6 +174,12 @@ def littles_law(r: Result) -> Flag | None:
         meaning = (f"the connections' timed requests cover {ratio:.0%} of a steady-state window with no cause "
                    f"outside the harness measured: {r.generator.name} left its connections idle between an answer "
                    "and the next request. The latencies are hidden from the summary")
+    elif ratio < 1 and r.shape.workers is not None:
+        meaning = (f"the users' timed requests (and think time) cover {ratio:.0%} of the window with no cause outside "
+                   "the harness measured: locust's counts or window are not its users' (records measured before "
+                   "serverbench read locust's final statistics counted from its CSV, which misses up to the last "
+                   "second, over -t, while the users answered for about a second less). The latencies are hidden "
+                   "from the summary; measure again")
     elif ratio < 1:
         meaning = (f"the connections' timed requests cover {ratio:.0%} of the window with no cause outside the "
                    f"harness measured: {r.generator.name}'s window did not measure a steady state (it started on "
@@ -168,12 +187,17 @@ def littles_law(r: Result) -> Flag | None:
                    "at its end). The latencies are hidden from the summary; measure longer (--perf-duration) or "
                    "measure with --perf-closed-driver oha (a steady-state window)")
     else:
-        meaning = (f"{r.generator.name}'s latencies add up to more time than its connections had (seen with wrk on "
-                   "gevent servers and on servers that close each connection; wrk's issue wg/wrk#438): the "
-                   "throughput holds (oha measured the same rps), the latencies do not and are hidden from the "
-                   "summary; measure with --perf-closed-driver oha (oha's closed model) or at a fixed rate (--perf-rates)")
-    return Flag("littles-law", f"{r.requests / r.load.duration_s:,.1f} rps x {r.load.latency_ms['mean']:.2f} ms mean "
-                f"= {in_flight:.1f} requests in flight against {r.connections} connections (ratio {ratio:.2f}, "
+        meaning = (f"{r.generator.name}'s latencies add up to more time than its connections had: the throughput "
+                   "holds, the latencies do not and are hidden from the summary. wrk adds a synthetic sample for "
+                   "coordinated omission below every slow request (wrk.c's stats_correct; wg/wrk#438): records "
+                   "measured before serverbench removed those samples (its wrk reporter) carry them, 2-15x on "
+                   "gevent servers. Measure again, or with --perf-closed-driver oha")
+    cycle = f"{r.load.latency_ms['mean']:.2f} ms mean"
+    if r.load.think_ms:
+        cycle = f"({cycle} + {r.load.think_ms:.2f} ms think time)"
+    who = "users" if r.shape.workers is not None else "connections"
+    return Flag("littles-law", f"{r.requests / r.load.duration_s:,.1f} rps x {cycle} = {in_flight:.1f} requests in "
+                f"flight against {r.connections} {who} (ratio {ratio:.2f}, "
                 f"healthy {1 - LITTLE_TOLERANCE:.2f}-{1 + LITTLE_TOLERANCE:.2f}): {meaning}")
 
 

@@ -23,7 +23,7 @@ import random
 from locust import FastHttpUser, constant, task
 from locust.contrib.fasthttp import LocustBadStatusCode
 
-WAIT_ENV = "SERVERBENCH_LOCUST_WAIT"
+WAIT_ENV = "SERVERBENCH_LOCUST_WAIT"  # read by the driver too (drivers/locust.py: Little's law counts the wait)
 # Search words: every book title is "Book NN: <Word> and the Server" (apps/sitedata.py).
 WORDS = ("python", "server", "event", "worker", "book", "loop", "redis", "async", "queue")
 BOOKS = range(1, 21)  # /site/covers/<n>.jpg and /site/thumbs/<n>.jpg exist for n in 1..20

@@ -122,10 +122,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     session = perf_session_of(config)
     try:
-        for kind in {(s.rate is None): s for s in session.shapes}.values():  # one check per driver kind
-            driver = session.driver_for(kind)
+        drives = [(session.driver_for(s, w), s) for s in session.shapes if s.workers is None for w in session.workloads]
+        for driver in {id(d): d for d, _ in drives}.values():  # one check per driver (locust's: skipped per test)
             driver.check()
-            shapes.check([s for s in session.shapes if session.driver_for(s) is driver], driver.capabilities)
+            shapes.check(list({s: None for d, s in drives if d is driver}), driver.capabilities)
         raise_open_files(shapes.fd_need([s.connections for s in session.shapes]))
         needed = {name for w in session.workloads for name in session.workload(w).backends}
         for name in needed if session.config.target is None else ():

@@ -17,7 +17,7 @@ from ..catalog.userapp import UserApp, user_app
 from ..catalog.variants import Variant
 from ..catalog.workloads import WORKLOADS, Workload
 from ..config import PerfConfig
-from ..drivers.base import Driver, driver_for
+from ..drivers.base import Driver, closed_driver, driver_for
 from ..drivers.oha import OhaDriver
 from ..drivers.wrk import WrkDriver
 from ..judge.checks import check_session
@@ -54,6 +54,7 @@ class PerfSession:
         self.skipped: dict[tuple[str, str], list[str]] = {}  # (cell, reason) -> its workloads, for the summary
         self.notices: list[str] = []
         self._machine: dict[str, Any] | None = None
+        self._closed: str | None = None
         self._baselines: dict[str, Baseline] | None = None
         self.on_progress: Callable[[str, int], None] | None = None  # the live progress line, when shown
 
@@ -67,19 +68,34 @@ class PerfSession:
             self.on_progress(phase, round)
 
     @property
+    def closed_driver(self) -> str:
+        """The closed model's driver: --perf-closed-driver, or with ``auto`` oha (a steady-state window) when it is
+        installed and wrk otherwise, said in a notice (wrk's run window: docs/trial.md)."""
+        if self._closed is None:
+            driver, missing = closed_driver(self.config.closed_driver)
+            self._closed = driver.name
+            if missing is not None:
+                self.notices.append(f"closed-model cells ran on wrk, not oha ({missing}): wrk's window starts on a "
+                                    "drained server, so a pool at its capacity shows '?' for its latencies")
+        return self._closed
+
+    @property
     def machine(self) -> dict[str, Any]:
-        """Identity of this machine for baselines: CPU, cores, interpreter and the closed-model driver (wrk, or
-        oha with --perf-closed-driver oha: its throughput is its own, so its baselines are too)."""
+        """Identity of this machine for baselines: CPU, cores, interpreter and the closed-model driver (oha, or wrk
+        with --perf-closed-driver wrk or without oha: each one's throughput is its own, so its baselines are too)."""
         if self._machine is None:
-            closed = OhaDriver() if self.config.closed_driver == "oha" else WrkDriver()
+            closed = OhaDriver() if self.closed_driver == "oha" else WrkDriver()
             self._machine = machine_info(f"{closed.name}-{closed.version}")
         return self._machine
 
-    def driver_for(self, shape: LoadShape) -> Driver:
-        """The driver of a shape (one instance per kind for the session)."""
-        kind = (shape.rate is None, shape.workers, shape.requests_per_connection is None)
+    def driver_for(self, shape: LoadShape, workload: str | None = None) -> Driver:
+        """The driver of a shape on a workload (one instance per kind for the session): a URL mix or a user's
+        endpoint's request needs wrk in the closed model."""
+        one_url = workload is None or (not self.workload(workload).mix and self.workload(workload).request is None)
+        kind = (shape.rate is None, shape.workers, shape.requests_per_connection is None, one_url)
         if kind not in self._drivers:
-            self._drivers[kind] = driver_for(shape, threads=self.config.threads, closed=self.config.closed_driver)
+            self._drivers[kind] = driver_for(shape, threads=self.config.threads, closed=self.closed_driver,
+                                             one_url=one_url)
         return self._drivers[kind]
 
     @property

@@ -43,6 +43,9 @@ class LoadReport:
     # after the warm-up's load stopped and drops what is in flight at its end); "steady", the requests sent
     # inside a window of one continuous run, each timed to its answer (oha's closed model, docs/trial.md).
     window: str = "run"
+    # A locust user's designed wait between an answer and its next request (its locustfile's wait_time), in ms:
+    # Little's law is users = rps x (mean latency + this).  None: not known (a locustfile serverbench did not write).
+    think_ms: float | None = 0.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "latency_ms", _frozen(self.latency_ms))
@@ -261,6 +264,7 @@ class Result:
             "errors": {k: load.errors[k] for k in ERROR_KEYS},
             "error_rate": round(load.error_rate, 6),
             "window": load.window,
+            **({} if load.think_ms == 0 else {"think_ms": load.think_ms}),
             "server": {"cpu_s": self.server_cpu_s, "rss_mb": self.server_rss_mb,
                        "cpu_us_per_request": None if per_request is None else round(per_request, 2),
                        **({"pss_mb": self.server_pss_mb, "pss_end_mb": self.server_pss_end_mb}
@@ -284,7 +288,8 @@ class Result:
         duration = float(rec["duration_s"])
         load = LoadReport(rec["generator"]["name"], int(rec["requests"]), duration, int(rec.get("bytes") or 0),
                           {k: float(rec["latency_ms"][k]) for k in LATENCY_KEYS},
-                          {k: int(rec["errors"][k]) for k in ERROR_KEYS}, str(rec.get("window") or "run"))
+                          {k: int(rec["errors"][k]) for k in ERROR_KEYS}, str(rec.get("window") or "run"),
+                          None if rec.get("think_ms", 0) is None else float(rec.get("think_ms", 0)))
         server = _mapping(rec, "server")
         return cls(nodeid=rec["nodeid"], test=rec["test"], variant=rec["variant"], workload=rec["workload"],
                    shape=shape_from_record(rec), warmup_s=int(rec.get("warmup_s") or 0), url=rec["url"], load=load,
