@@ -71,7 +71,8 @@ class Growth:
 
     def to_record(self) -> dict[str, Any]:
         return {"slope_mb_per_10k": self.slope, "low": self.low, "high": self.high, "samples": self.samples,
-                "tolerance": self.tolerance, "verdict": self.verdict}
+                "tolerance": self.tolerance, "verdict": self.verdict,  # the slope's key predates other units
+                **({"quantity": self.quantity, "unit": self.unit} if self.unit != "MB" else {})}
 
 
 def growth(t_s: Sequence[float], pss_mb: Sequence[float | None], requests: int, duration_s: float,
