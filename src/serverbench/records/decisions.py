@@ -55,9 +55,15 @@ class Decision:
             return percent(x, sign)
         return "n/a" if not math.isfinite(x) else (f"{x:+.3f}" if sign else f"{x:.3f}") + f" {self.unit}"
 
+    def interval(self) -> str:
+        """``[low, high]``, the unit once after it."""
+        if not self.unit:
+            return f"[{percent(self.ci[0])}, {percent(self.ci[1])}]"
+        return f"[{self.amount(self.ci[0]).removesuffix(' ' + self.unit)}, {self.amount(self.ci[1])}]"
+
     def summary(self) -> str:
-        return (f"Δ {self.amount(self.delta)} [{self.amount(self.ci[0])}, {self.amount(self.ci[1])}] "
-                f"p={p_text(self.p)} n={self.n} disp={self.amount(self.dispersion, sign=False)} -> {self.verdict}")
+        return (f"Δ {self.amount(self.delta)} {self.interval()} p={p_text(self.p)} n={self.n} "
+                f"disp={self.amount(self.dispersion, sign=False)} -> {self.verdict}")
 
     def to_record(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "delta": self.delta, "ci": list(self.ci),
