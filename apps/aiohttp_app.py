@@ -119,7 +119,7 @@ def init(argv=None):
     # The burn middleware is installed whenever the knob is set, even to 0, so an A/B proof can give
     # both arms the same middleware and differ only in the burn itself.
     knobs = (injected_work.BURN_VAR in os.environ or injected_work.DELAY_VAR in os.environ
-             or injected_work.LEAK_BYTES)
+             or injected_work.PER_REQUEST)
     app = web.Application(middlewares=([_per_request] if knobs else []) + ([_work] if injected_work.ITERS else []))
     app.cleanup_ctx.append(_clients_lifecycle)
     app.router.add_get("/plaintext", plaintext)

@@ -14,12 +14,25 @@ latency-only regression); ``SERVERBENCH_LEAK_BYTES=N`` makes each request keep N
 a module-level list (a deterministic memory leak, for the memory signal: the process's RSS grows by
 about N bytes per request).
 
+``SERVERBENCH_HEAP_DIR=<folder>`` exposes the Python heap without touching what the app serves: while
+requests come, each process writes ``<folder>/<pid>`` at most every 0.2 s, two whole numbers,
+``sys.getallocatedblocks()`` (objects and small allocations alive) and the bytes glibc's malloc has
+handed out (``mallinfo2``: larger objects; -1 where there is no glibc 2.33+).  serverbench's sampler
+reads the files of the server's processes (``measure/sampling.py``).  A file, not an endpoint: the
+endpoint contract stays the same, the server's own signals (gunicorn's USR1, uWSGI's) stay its own,
+and no thread is added to a gevent or eventlet worker.  Each write is a new file renamed over the old
+one, so a reader never sees half of it, and the pid is read at each write, so a pre-fork server's
+workers each write their own.
+
 Every knob is off when unset or 0, and then the apps install no hook at all (no cost): the work knob
 as an after-response hook (``ITERS``), the others as one before-request hook (``per_request``,
 installed when ``PER_REQUEST``).
 """
+import ctypes
 import os
 import re
+import sys
+import threading
 import time
 
 ENV_VAR = "SERVERBENCH_WORK_ITERS"
@@ -46,8 +59,49 @@ ITERS = iterations()
 BURN_S = int(os.environ.get(BURN_VAR, "0")) / 1e6
 DELAY_S = int(os.environ.get(DELAY_VAR, "0")) / 1e6
 LEAK_BYTES = iterations(name=LEAK_VAR)
-PER_REQUEST = bool(BURN_S or LEAK_BYTES)
+HEAP_VAR = "SERVERBENCH_HEAP_DIR"
+HEAP_DIR = os.environ.get(HEAP_VAR) or None
+HEAP_EVERY_S = 0.2  # at the sampler's 0.25 s each sample finds a fresh figure while requests come
+PER_REQUEST = bool(BURN_S or LEAK_BYTES or HEAP_DIR)
 _leaked = []  # what the leak knob keeps: never emptied while the process lives
+_heap_due = [0.0]  # when the next heap figure is due (a list: written by whichever thread serves)
+
+
+class _Mallinfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                                      "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+def _mallinfo2():
+    try:
+        function = ctypes.CDLL(None).mallinfo2
+    except (OSError, AttributeError):  # not glibc, or glibc before 2.33
+        return None
+    function.restype = _Mallinfo2
+    return function
+
+
+_MALLINFO2 = _mallinfo2() if HEAP_DIR else None
+
+
+def malloc_in_use() -> int:
+    """Bytes malloc has handed out and not had back (its heap's chunks in use plus mmapped chunks); -1 unknown."""
+    if _MALLINFO2 is None:
+        return -1
+    info = _MALLINFO2()
+    return info.uordblks + info.hblkhd
+
+
+def write_heap(folder: str, now: float) -> None:
+    """Write this process's heap figures to ``<folder>/<pid>`` when due (at most every HEAP_EVERY_S)."""
+    if now < _heap_due[0]:
+        return
+    _heap_due[0] = now + HEAP_EVERY_S
+    path = os.path.join(folder, str(os.getpid()))
+    temporary = f"{path}.{threading.get_ident()}"  # two threads writing at once never share one
+    with open(temporary, "w") as f:
+        f.write(f"{sys.getallocatedblocks()} {malloc_in_use()}\n")
+    os.replace(temporary, path)
 
 
 def run(iters: int = ITERS) -> str:
@@ -59,9 +113,11 @@ def run(iters: int = ITERS) -> str:
 
 
 def per_request() -> None:
-    """The before-request knobs: burn the CPU for BURN_S (thread time), then keep LEAK_BYTES bytes."""
+    """The before-request knobs: burn the CPU for BURN_S (thread time), keep LEAK_BYTES bytes, write the heap."""
     end = time.thread_time() + BURN_S
     while time.thread_time() < end:
         pass
     if LEAK_BYTES:
         _leaked.append(b"\x01" * LEAK_BYTES)  # written, not calloc'd zero pages: the bytes count in RSS
+    if HEAP_DIR:
+        write_heap(HEAP_DIR, time.monotonic())

@@ -9,13 +9,17 @@ keep-alive connections (what each costs), plus soaks that fit PSS growth per 10,
 (1 s warm-up) reading its record's peak PSS and RSS, then holds N keep-alive connections (each sent
 one request and then silent; measure.slowclients) and samples the tree again: (PSS held - PSS idle) / N
 is the cost of a connection.  ``soak`` runs c64 for the given seconds (2 s warm-up) with
-SERVERBENCH_LEAK_BYTES set to each --leak value and judges the growth (judge.memory).  Rows merge into
-benchmarks/results/memory.json; ``render`` writes the tables into docs/memory.md.
+SERVERBENCH_LEAK_BYTES set to each --leak value and SERVERBENCH_HEAP_DIR to a folder on /dev/shm (the
+reference apps write their Python heap there), and judges the growth of PSS, the heap, open descriptors
+and sockets (judge.memory); ``--repeat N`` soaks each value N times (A/A soaks without the knob).  Rows merge
+into benchmarks/results/memory.json; ``render`` writes the tables into docs/memory.md.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import resource
+import tempfile
 import time
 from pathlib import Path
 
@@ -24,7 +28,7 @@ from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.drivers.base import driver_for
 from serverbench.errors import GeneratorError, ServerDiedError, ServerStartError, VerificationError
-from serverbench.judge.memory import per_connection_kb, record_growth
+from serverbench.judge.memory import per_connection_kb, record_growths
 from serverbench.measure.machine import machine_info, python_info
 from serverbench.measure.sampling import TreeSampler
 from serverbench.measure.servers import start_variant
@@ -57,7 +61,8 @@ def tree(pid: int, seconds: float = 1.0) -> dict:
     usage = sampler.usage()
     procs = usage.per_process
     return {"pss_mb": usage.pss_end_mb, "rss_mb": round(sum(p["rss_mb"] for p in procs), 2),
-            "uss_mb": round(sum(p["uss_mb"] or 0 for p in procs), 2), "processes": list(procs)}
+            "uss_mb": round(sum(p["uss_mb"] or 0 for p in procs), 2),
+            "sockets": sum(p["sockets"] or 0 for p in procs), "processes": list(procs)}
 
 
 def trial(server, name: str, seconds: int, warmup: int) -> dict:
@@ -84,7 +89,7 @@ def footprint(name: str, conns: list[int]) -> dict:
             finally:
                 report = clients.stop()
             row[f"conn{n}"] = {"pss_mb": held["pss_mb"], "rss_mb": held["rss_mb"], "held": report.held,
-                               "opened": report.opened,
+                               "opened": report.opened, "sockets": held["sockets"],
                                "kb_per_conn": per_connection_kb(after["pss_mb"], held["pss_mb"], report.held)}
             time.sleep(0.5)
         print(f"  {name}: idle PSS {row['idle']['pss_mb']} / RSS {row['idle']['rss_mb']} MB; c64 PSS "
@@ -97,17 +102,23 @@ def footprint(name: str, conns: list[int]) -> dict:
 
 
 def soak(name: str, leak: int, seconds: int) -> dict:
-    server = started(name, env={"SERVERBENCH_LEAK_BYTES": str(leak)} if leak else None)
-    try:
-        rec = trial(server, name, seconds, 2)
-    finally:
-        server.stop()
-    g = record_growth(rec)
+    # /dev/shm: a file written and renamed every 0.2 s per worker costs ~70 us there, ~600 us on this disk.
+    with tempfile.TemporaryDirectory(prefix="serverbench-heap-", dir="/dev/shm") as heap_dir:
+        env = {"SERVERBENCH_HEAP_DIR": heap_dir, **({"SERVERBENCH_LEAK_BYTES": str(leak)} if leak else {})}
+        server = started(name, env=env)
+        try:
+            rec = trial(server, name, seconds, 2)
+        finally:
+            server.stop()
+    growths = record_growths(rec)
+    g = growths["pss_mb"]
     series = rec["memory"]["series"]
     print(f"  {name} leak {leak} B: {rec['requests']:,} requests, PSS {series['pss_mb'][0]} -> "
-          f"{series['pss_mb'][-1]} MB; {g.message}", flush=True)
+          f"{series['pss_mb'][-1]} MB; " + "; ".join(x.message for x in growths.values()), flush=True)
     return {"leak_bytes": leak, "seconds": seconds, "requests": rec["requests"], "rps": rec["rps"],
-            "growth": g.to_record(), "t_s": series["t_s"], "pss_mb": series["pss_mb"], "fds": series["fds"]}
+            "growth": g.to_record(), "growths": {k: x.to_record() for k, x in growths.items()},
+            **{k: series[k] for k in ("t_s", "pss_mb", "fds", "sockets", "heap_blocks", "heap_malloc_mb")
+               if k in series}}
 
 
 def merge(part: str, rows: dict) -> None:
@@ -152,17 +163,27 @@ def footprint_table(data: dict) -> str:
 
 
 def soak_table(data: dict) -> str:
-    heads = ["variant", "worker", "leak B/req", "s", "requests", "PSS start → end MB", "slope MB/10k [95%]", "verdict"]
+    heads = ["variant", "worker", "leak B/req", "s", "requests", "PSS start → end MB", "slope MB/10k [95%]", "verdict",
+             "heap blocks /10k", "malloc MB /10k", "sockets /10k"]
     lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for name, v in data["variants"].items():
         for s in v.get("soak") or ():
             g = s["growth"]
             slope = "–" if g["slope_mb_per_10k"] is None else \
                 f"{g['slope_mb_per_10k']:+.3f} [{g['low']:+.3f}, {g['high']:+.3f}]"
+            others = [_slope(s.get("growths", {}).get(k), digits) for k, digits in
+                      (("heap_blocks", 0), ("heap_malloc_mb", 2), ("sockets", 2))]
             lines.append("| " + " | ".join([name, v["worker"], str(s["leak_bytes"]), str(s["seconds"]),
                                             f"{s['requests']:,}", f"{s['pss_mb'][0]} → {s['pss_mb'][-1]}", slope,
-                                            g["verdict"]]) + " |")
+                                            g["verdict"], *others]) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _slope(g: dict | None, digits: int) -> str:
+    """A column's growth per 10k requests and its verdict ("–": not sampled, earlier soaks)."""
+    if not g or g["slope_mb_per_10k"] is None:
+        return "–"
+    return f"{g['slope_mb_per_10k']:+,.{digits}f} {g['verdict']}"
 
 
 def render() -> None:
@@ -184,7 +205,11 @@ def main() -> None:
     parser.add_argument("--conns", default="100,1000", help="idle keep-alive connections to hold, comma-separated")
     parser.add_argument("--seconds", type=int, default=30, help="a soak's measured window")
     parser.add_argument("--leak", default="0", help="SERVERBENCH_LEAK_BYTES values, comma-separated")
+    parser.add_argument("--repeat", type=int, default=1, help="soaks per --leak value (A/A soaks: --leak 0)")
     args = parser.parse_args()
+    # Thousands of held connections need as many descriptors in this process (the clients' ends).
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     if args.part == "render":
         render()
         return
@@ -195,7 +220,8 @@ def main() -> None:
             if args.part == "footprint":
                 rows[name] = footprint(name, [int(n) for n in args.conns.split(",") if n])
             else:
-                rows[name] = [soak(name, int(leak), args.seconds) for leak in args.leak.split(",")]
+                rows[name] = [soak(name, int(leak), args.seconds) for leak in args.leak.split(",")
+                              for _ in range(args.repeat)]
         except (ServerStartError, VerificationError, ServerDiedError, GeneratorError) as exc:
             print(f"  {name}: {str(exc).splitlines()[0]}", flush=True)
     merge(args.part, rows)

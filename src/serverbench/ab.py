@@ -13,6 +13,8 @@ from typing import Callable
 
 from .abplan import ABPlan
 from .judge.ab import COST, decided, judge, next_step
+from .judge.memory import growth_pairs
+from .judge.signals import GROWTH
 from .measure.ab import count_arms, run_blocks
 from .records.decisions import ABDecision, Measurement
 
@@ -26,7 +28,13 @@ def run(plan: ABPlan, on_retry: Callable[[ABDecision, int], None] | None = None)
     def with_counts(m: Measurement) -> Measurement:  # measured once: counts do not depend on the attempt
         return replace(m, pairs={**m.pairs, **counts})
 
-    measured = with_counts(run_blocks(plan, blocks))
+    def with_growth(m: Measurement) -> Measurement:
+        """The growth pairs the judge reads off the windows (soaks only): over every block, extensions too."""
+        slopes = growth_pairs(m.arms, m.windows)
+        pairs = {k: v for k, v in m.pairs.items() if k != GROWTH}
+        return replace(m, pairs={**pairs, GROWTH: slopes} if slopes else pairs)
+
+    measured = with_growth(with_counts(run_blocks(plan, blocks)))
     while True:
         judgement = judge(measured.pairs, measured.rate is not None, plan.policy)
         decision = decided(plan.name, measured, judgement, extended=extended, policy=plan.policy,
@@ -36,10 +44,10 @@ def run(plan: ABPlan, on_retry: Callable[[ABDecision, int], None] | None = None)
         if step is None:
             return decision
         if step.extend:
-            measured = measured.plus(run_blocks(plan, step.blocks, step.first_block, rate=measured.rate))
+            measured = with_growth(measured.plus(run_blocks(plan, step.blocks, step.first_block, rate=measured.rate)))
             extended = True
             continue
         if on_retry is not None:
             on_retry(decision, step.blocks)
         blocks, attempt, extended = step.blocks, attempt + 1, False
-        measured = with_counts(run_blocks(plan, blocks))
+        measured = with_growth(with_counts(run_blocks(plan, blocks)))

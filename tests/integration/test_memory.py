@@ -7,7 +7,7 @@ from serverbench.catalog.shapes import LoadShape
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.drivers.wrk import WrkDriver
-from serverbench.judge.memory import record_growth
+from serverbench.judge.memory import record_growths
 from serverbench.measure.machine import python_info
 from serverbench.measure.servers import start_variant
 from serverbench.measure.trial import Trial, Warmup, run_trial
@@ -37,9 +37,12 @@ def test_a_preloaded_pre_fork_tree_holds_far_less_than_its_summed_rss(apps_dir):
     assert all(p["uss_mb"] <= p["pss_mb"] <= p["rss_mb"] for p in procs)
 
 
-def test_the_leak_knob_grows_and_a_clean_server_does_not(apps_dir):
-    """aiohttp with SERVERBENCH_LEAK_BYTES=10240 grows in a 12 s soak; without it the same soak is flat."""
-    leaky = _trial("aiohttp", apps_dir, 12, env={"SERVERBENCH_LEAK_BYTES": "10240"})
-    clean = _trial("aiohttp", apps_dir, 12)
-    assert record_growth(leaky.to_record()).verdict == "grows"
-    assert record_growth(clean.to_record()).verdict == "flat"
+def test_the_leak_knob_grows_and_a_clean_server_does_not(apps_dir, tmp_path):
+    """aiohttp with SERVERBENCH_LEAK_BYTES=10240 grows in a 12 s soak, in PSS and in the malloc heap it writes
+    (SERVERBENCH_HEAP_DIR); without it the same soak is flat in both; its sockets stay flat in both."""
+    heap = {"SERVERBENCH_HEAP_DIR": str(tmp_path)}
+    leaky = record_growths(_trial("aiohttp", apps_dir, 12, env={"SERVERBENCH_LEAK_BYTES": "10240", **heap}).to_record())
+    clean = record_growths(_trial("aiohttp", apps_dir, 12, env=heap).to_record())
+    assert leaky["pss_mb"].verdict == leaky["heap_malloc_mb"].verdict == "grows"
+    assert clean["pss_mb"].verdict == clean["heap_malloc_mb"].verdict == clean["heap_blocks"].verdict == "flat"
+    assert leaky["sockets"].verdict == clean["sockets"].verdict == "flat"

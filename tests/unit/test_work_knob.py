@@ -82,3 +82,19 @@ def test_the_leak_knob_refuses_a_bad_value():
     """SERVERBENCH_LEAK_BYTES must be a whole number: a bad one is refused naming the variable."""
     with pytest.raises(ValueError, match="SERVERBENCH_LEAK_BYTES='1k' is not a whole number >= 0"):
         _knobs({"SERVERBENCH_LEAK_BYTES": "1k"})
+
+
+def test_the_heap_knob_writes_this_process_heap_at_most_every_interval(tmp_path):
+    """SERVERBENCH_HEAP_DIR=<folder>: a request writes '<blocks> <malloc bytes>' to <folder>/<pid>, and not
+    again until HEAP_EVERY_S has passed; unset, no hook is installed."""
+    knobs = _knobs({"SERVERBENCH_HEAP_DIR": str(tmp_path)})
+    assert knobs.PER_REQUEST and knobs.HEAP_DIR == str(tmp_path)
+    knobs.per_request()
+    path = tmp_path / str(os.getpid())
+    blocks, malloc = map(int, path.read_text().split())
+    assert blocks > 1000 and (malloc > 0 or malloc == -1)
+    path.write_text("0 0\n")
+    knobs.write_heap(str(tmp_path), knobs._heap_due[0] - 0.01)  # not yet due: the file stays as it was
+    assert path.read_text() == "0 0\n"
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary file left behind
+    assert not _knobs({}).PER_REQUEST

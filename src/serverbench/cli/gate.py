@@ -156,8 +156,8 @@ def markdown(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> str:
         d = run.decisions.get(name)
         if d is None:
             continue
-        lines.append(f"| {label} | {d.delta:+.1%} | [{d.ci[0]:+.1%}, {d.ci[1]:+.1%}] | {p_text(d.p)} | {d.n} | "
-                     f"{d.dispersion:.1%} | **{d.verdict}** |")
+        lines.append(f"| {label} | {d.amount(d.delta)} | {d.interval()} | {p_text(d.p)} | {d.n} | "
+                     f"{d.amount(d.dispersion, sign=False)} | **{d.verdict}** |")
     errors = ", ".join(f"{k} {v:.2%}" for k, v in run.error_rate.items())
     lines += ["", f"fixed rate: {rate_line(run)}", "", f"peak RSS: {rss_line(run)}", "",
               f"error rate: {errors} (limit {run.max_error_rate:.2%}); mode {run.mode}; "

@@ -16,7 +16,8 @@ from typing import Any, Mapping, Sequence
 from ..records.decisions import ABDecision, Decision, Measurement
 from .decision import Policy, combine, decide, wilcoxon_min_pairs
 from .cost import judge_counts
-from .signals import SIGNALS, alpha_shares, gated_signals, judged_signals, measured
+from .memory import judge_growth
+from .signals import GROWTH, SIGNALS, Signal, alpha_shares, gated_signals, judged_signals, measured
 
 COST = "cost"  # the counted signal: instructions per request of fresh runs per arm (not paired by block)
 COST_LABEL = "instructions per request (counted)"
@@ -50,13 +51,19 @@ def judge(pairs: Mapping[str, tuple[Sequence[float], Sequence[float]]], rate: bo
     alpha split over its cells and the gated signals.  A signal without pairs is judged on none (inconclusive).
     Counted instructions per request (``pairs["cost"]``, when measured) gate too, judged by :func:`judge_counts`."""
     gated = measured(gated_signals(rate), pairs)
-    decisions = {s.name: decide(*pairs.get(s.name, ((), ())), s.policy(policy, alpha_shares(gated)))
+    decisions = {s.name: _decide(s, pairs, s.policy(policy, alpha_shares(gated)))
                  for s in measured(judged_signals(rate), pairs)}
     names = tuple(s.name for s in gated)
     if COST in pairs:  # counted, so judged by its A/A spread and no share of alpha
         decisions[COST] = judge_counts(*pairs[COST])
         names += (COST,)
     return Judgement(decisions, names)
+
+
+def _decide(signal: Signal, pairs: Mapping[str, tuple[Sequence[float], Sequence[float]]], policy: Policy) -> Decision:
+    """One signal's decision: growth slopes as differences (judge.memory), every other signal as ratios."""
+    base, cand = pairs.get(signal.name, ((), ()))
+    return judge_growth(base, cand, policy) if signal.name == GROWTH else decide(base, cand, policy)
 
 
 def min_blocks(policy: Policy, rate: bool, pairs_per_block: int = 1) -> int:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Mapping
 
 from .decision import Policy
+from .memory import GROWTH_UNIT
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,7 @@ class Signal:
     rate_only: bool = False  # measured only in the fixed-rate windows (none without them: --rate off)
     optional: bool = False  # judged only when measured (PSS needs /proc/PID/smaps_rollup: Linux)
     shares_alpha: bool = True  # False: judged at the cells' alpha, the others' share not cut for it (PSS)
+    unit: str = ""  # "": judged on ratios (judge.decision); else on differences in this unit (growth: judge.memory)
 
     def policy(self, gate: Policy, gated_signals: int) -> Policy:
         """The gate's policy for this signal: alpha split over cells x gated signals, this signal's limits."""
@@ -50,6 +52,11 @@ class Signal:
 # share of alpha: a 5% floor against a sub-percent A/A spread already bounds its false regressions, and
 # cutting the other signals' alpha for it would need more blocks for every decision.
 PSS_MIN_EFFECT = 0.05
+# PSS growth (judge.memory.judge_growth) is paired only when both arms' windows are soaks (40+ samples:
+# --duration 10 or more); it is then judged as a difference of slopes, MB per 10,000 requests, with a
+# provisional 1.0 minimum effect (its reasons are beside GROWTH_MIN_EFFECT).  Like PSS it neither extends
+# nor takes a share of alpha: the gate's other signals keep the blocks they need when a soak runs.
+GROWTH = "growth"
 SIGNALS = (
     Signal("throughput", "throughput (rps), saturated", True, True),
     Signal("p50", "latency p50 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30, extends=False,
@@ -59,6 +66,8 @@ SIGNALS = (
     Signal("cpu", "server CPU per request at the fixed rate", False, True, min_effect=0.02),
     Signal("pss", "peak PSS of the server's process tree", False, True, min_effect=PSS_MIN_EFFECT,
            max_dispersion=0.05, extends=False, optional=True, shares_alpha=False),
+    Signal(GROWTH, "PSS growth per 10k requests (soaks)", False, True, extends=False, optional=True,
+           shares_alpha=False, unit=GROWTH_UNIT),
     Signal("rss", "peak RSS (reported, not gated)", False, False, extends=False),
 )
 

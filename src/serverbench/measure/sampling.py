@@ -9,28 +9,55 @@ page a process maps, so pages a pre-fork server's workers share with their paren
 per process; PSS divides each shared page among the processes mapping it (the tree's PSS sums to
 what the tree really holds), and USS is the process's private pages (what exiting would free).
 Where ``smaps_rollup`` is missing (not Linux, kernels before 4.14) PSS and USS are None.
+
+Open descriptors are counted from ``/proc/PID/fd`` in one pass, and those that are sockets beside them
+(the link reads ``socket:[inode]``): a connection a server forgets to close shows as a socket, which a
+count of every descriptor mixes with files.  psutil's ``net_connections()`` would also give each
+socket's state, but it parses the whole of ``/proc/net/tcp`` per call (every socket on the machine),
+too slow four times a second at thousands of connections.
+
+The Python heap is read where the server exposes it: an app run with ``SERVERBENCH_HEAP_DIR`` set
+(``apps/injected_work.py``) writes ``<dir>/<pid>`` while it serves, and the sampler reads it for each
+process of the tree (``heap_dir``); processes that wrote nothing (a master that serves no request) are
+left out of the tree's sum.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import psutil
 
 MB = 2**20
 SERIES_POINTS = 240  # a long soak keeps every other sample past this many, so a record stays small
+# The tree's columns of ``memory.series``, in the order each sample keeps them (heap ones only where exposed).
+SERIES = ("rss_mb", "pss_mb", "fds", "sockets", "heap_blocks", "heap_malloc_mb")
 
 
 @dataclass(frozen=True)
 class ProcessMemory:
-    """One process at one moment: resident, proportional and unique set sizes (bytes) and open files."""
+    """One process at one moment: resident, proportional and unique set sizes (bytes), open files, the
+    sockets among them, and its Python heap where it exposes it (allocated blocks, malloc's bytes in use)."""
 
     pid: int
     rss: int
     pss: int | None
     uss: int | None
     fds: int | None
+    sockets: int | None = None
+    heap: "Heap | None" = None
+
+
+@dataclass(frozen=True)
+class Heap:
+    """A process's Python heap as it wrote it: ``sys.getallocatedblocks()`` (objects and small allocations
+    alive) and the bytes glibc's malloc has handed out (the larger objects; None where it cannot say)."""
+
+    blocks: int
+    malloc: int | None
 
 
 @dataclass(frozen=True)
@@ -61,15 +88,41 @@ def smaps_rollup(pid: int) -> tuple[int, int] | None:
     return fields["Pss"], fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)
 
 
-def process_memory(proc: psutil.Process) -> ProcessMemory:
+def descriptors(pid: int) -> tuple[int, int] | None:
+    """(open descriptors, sockets among them) of one process from /proc/PID/fd; None where it cannot be read."""
+    fds = sockets = 0
+    try:
+        with os.scandir(f"/proc/{pid}/fd") as entries:
+            for entry in entries:
+                fds += 1
+                try:
+                    sockets += os.readlink(entry.path).startswith("socket:")
+                except OSError:  # closed between the listing and the read
+                    fds -= 1
+    except OSError:
+        return None
+    return fds, sockets
+
+
+def heap_file(heap_dir: str | Path, pid: int) -> Heap | None:
+    """The heap figures a process wrote to ``<heap_dir>/<pid>`` ("blocks malloc-bytes"; malloc -1 when
+    unknown); None when it wrote none (yet) or the file is not that."""
+    try:
+        fields = (Path(heap_dir) / str(pid)).read_text().split()
+        blocks, malloc = int(fields[0]), int(fields[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return Heap(blocks, None if malloc < 0 else malloc)
+
+
+def process_memory(proc: psutil.Process, heap_dir: str | Path | None = None) -> ProcessMemory:
     """One process's memory now (psutil.Error if it is gone)."""
     rss = proc.memory_info().rss
-    try:
-        fds = proc.num_fds()
-    except (psutil.Error, AttributeError):
-        fds = None
+    counted = descriptors(proc.pid)
     sizes = smaps_rollup(proc.pid)
-    return ProcessMemory(proc.pid, rss, sizes[0] if sizes else None, sizes[1] if sizes else None, fds)
+    return ProcessMemory(proc.pid, rss, sizes[0] if sizes else None, sizes[1] if sizes else None,
+                         counted[0] if counted else None, counted[1] if counted else None,
+                         heap_file(heap_dir, proc.pid) if heap_dir is not None else None)
 
 
 def _mb(value: int | None) -> float | None:
@@ -79,10 +132,11 @@ def _mb(value: int | None) -> float | None:
 class TreeSampler:
     """Samples a process and all its descendants every ``interval`` seconds in a daemon thread."""
 
-    def __init__(self, pid: int, interval: float = 0.25, memory: bool = True):
+    def __init__(self, pid: int, interval: float = 0.25, memory: bool = True, heap_dir: str | Path | None = None):
         self._root = psutil.Process(pid)
         self._interval = interval
         self._memory = memory  # PSS/USS and fds too (a backend's sampler needs only CPU)
+        self._heap_dir = heap_dir  # where the server's processes write their heap figures (None: they do not)
         self._first: dict[tuple[int, float], float] = {}
         self._last: dict[tuple[int, float], float] = {}
         self._peak_rss = 0
@@ -91,7 +145,7 @@ class TreeSampler:
         self._end: list[ProcessMemory] = []
         self._peak_by_pid: dict[int, int] = {}
         self._t: list[float] = []
-        self._tree: list[tuple[float, float | None, int | None]] = []  # rss MB, pss MB, fds per sample
+        self._tree: list[tuple] = []  # per sample: rss MB, pss MB, fds, sockets, heap blocks, heap malloc MB
         self._by_pid: dict[int, dict[int, float]] = {}  # pid -> {sample index: PSS MB}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="serverbench-sampler", daemon=True)
@@ -115,7 +169,9 @@ class TreeSampler:
         root = self._root.pid
         per_process = tuple(
             {"pid": m.pid, "parent": m.pid == root, "rss_mb": _mb(m.rss), "pss_mb": _mb(m.pss), "uss_mb": _mb(m.uss),
-             "peak_pss_mb": _mb(self._peak_by_pid.get(m.pid)), "fds": m.fds} for m in self._end)
+             "peak_pss_mb": _mb(self._peak_by_pid.get(m.pid)), "fds": m.fds, "sockets": m.sockets,
+             **({"heap_blocks": m.heap.blocks, "heap_malloc_mb": _mb(m.heap.malloc)} if m.heap else {})}
+            for m in self._end)
         end_pss = None if not self._end or any(m.pss is None for m in self._end) else sum(m.pss for m in self._end)
         return Usage(cpu_s=round(cpu, 3), rss_mb=round(self._peak_rss / MB, 1), processes=len(self._last),
                      pss_mb=_mb(self._peak_pss), pss_end_mb=_mb(end_pss), uss_mb=_mb(self._uss_at_peak),
@@ -125,9 +181,10 @@ class TreeSampler:
         """The samples over the window, thinned to at most SERIES_POINTS (every k-th one)."""
         step = max(1, -(-len(self._t) // SERIES_POINTS))
         keep = range(0, len(self._t), step)
-        return {"t_s": [round(self._t[i], 2) for i in keep],
-                "rss_mb": [self._tree[i][0] for i in keep], "pss_mb": [self._tree[i][1] for i in keep],
-                "fds": [self._tree[i][2] for i in keep],
+        columns = {name: [self._tree[i][k] for i in keep] for k, name in enumerate(SERIES)}
+        if all(v is None for v in columns["heap_blocks"]):  # the server exposes no heap: no columns of None
+            del columns["heap_blocks"], columns["heap_malloc_mb"]
+        return {"t_s": [round(self._t[i], 2) for i in keep], **columns,
                 "pss_mb_by_pid": {str(pid): [values.get(i) for i in keep] for pid, values in self._by_pid.items()}}
 
     def _loop(self) -> None:
@@ -147,7 +204,7 @@ class TreeSampler:
                     times = proc.cpu_times()
                     key = (proc.pid, proc.create_time())
                     if self._memory:
-                        memory = process_memory(proc)
+                        memory = process_memory(proc, self._heap_dir)
                         memories.append(memory)
                         rss += memory.rss
                     else:
@@ -165,9 +222,13 @@ class TreeSampler:
     def _record(self, memories: list[ProcessMemory], rss: int) -> None:
         pss = None if any(m.pss is None for m in memories) else sum(m.pss or 0 for m in memories)
         fds = None if any(m.fds is None for m in memories) else sum(m.fds or 0 for m in memories)
+        sockets = None if any(m.sockets is None for m in memories) else sum(m.sockets or 0 for m in memories)
+        heaps = [m.heap for m in memories if m.heap is not None]
+        mallocs = [h.malloc for h in heaps]
         index = len(self._t)
         self._t.append(time.monotonic() - self._clock)
-        self._tree.append((round(rss / MB, 2), _mb(pss), fds))
+        self._tree.append((round(rss / MB, 2), _mb(pss), fds, sockets, sum(h.blocks for h in heaps) if heaps else None,
+                           _mb(sum(mallocs)) if heaps and None not in mallocs else None))
         self._end = memories
         for m in memories:
             if m.pss is not None:

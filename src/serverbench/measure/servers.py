@@ -20,6 +20,8 @@ from ..catalog.matrix import Cell
 from ..catalog.variants import Variant
 from .verify import verify
 
+HEAP_VAR = "SERVERBENCH_HEAP_DIR"  # the apps' heap knob (apps/injected_work.py): the folder they write to
+
 
 @dataclass
 class RunningServer:
@@ -30,6 +32,7 @@ class RunningServer:
     process: ManagedProcess | None = None
     external_pid: int | None = None
     app: str = ""
+    heap_dir: str | None = None  # where its processes write their Python heap figures (SERVERBENCH_HEAP_DIR)
 
     @property
     def pid(self) -> int | None:
@@ -87,7 +90,9 @@ def start_variant(variant: Variant, *, apps_dir: Path, app: App | None = None, p
     name = f"{variant.name}/{app.name}"
     process = ManagedProcess(name, argv, port, ready_path=variant.ready_path, cwd=apps_dir,
                              env=full_env, timeout=timeout, log_dir=log_dir)
-    return RunningServer(variant.name, process.url, process.start(), app=app.name)
+    # The child inherits serverbench's own environment under the one given (mirakuru adds envvars to os.environ).
+    heap_dir = full_env.get(HEAP_VAR, os.environ.get(HEAP_VAR)) or None
+    return RunningServer(variant.name, process.url, process.start(), app=app.name, heap_dir=heap_dir)
 
 
 class ServerPool:

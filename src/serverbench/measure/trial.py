@@ -99,7 +99,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
             trial.report("lead-in")
             time.sleep(lead)
         with ExitStack() as stack:  # the window: closed before a lead-in run's in-flight answers come in
-            sampler = stack.enter_context(TreeSampler(server.pid)) if server.pid is not None else None
+            sampler = stack.enter_context(TreeSampler(server.pid, heap_dir=server.heap_dir)) if server.pid is not None else None
             samplers = {name: stack.enter_context(TreeSampler(b.pid, memory=False)) for name, b in backends.items()
                         if b.pid is not None}
             before = {name: b.count() for name, b in backends.items()}

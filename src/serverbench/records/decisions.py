@@ -47,22 +47,37 @@ class Decision:
     dispersion: float
     borderline: bool
     reason: str
+    unit: str = ""  # "": delta, interval and dispersion are relative (candidate / base - 1); else their unit
+
+    def amount(self, x: float, sign: bool = True) -> str:
+        """``x`` (the delta, an end of the interval or the dispersion) as this decision states it."""
+        if not self.unit:
+            return percent(x, sign)
+        return "n/a" if not math.isfinite(x) else (f"{x:+.3f}" if sign else f"{x:.3f}") + f" {self.unit}"
+
+    def interval(self) -> str:
+        """``[low, high]``, the unit once after it."""
+        if not self.unit:
+            return f"[{percent(self.ci[0])}, {percent(self.ci[1])}]"
+        return f"[{self.amount(self.ci[0]).removesuffix(' ' + self.unit)}, {self.amount(self.ci[1])}]"
 
     def summary(self) -> str:
-        return (f"Δ {percent(self.delta)} [{percent(self.ci[0])}, {percent(self.ci[1])}] p={p_text(self.p)} "
-                f"n={self.n} disp={percent(self.dispersion, sign=False)} -> {self.verdict}")
+        return (f"Δ {self.amount(self.delta)} {self.interval()} p={p_text(self.p)} n={self.n} "
+                f"disp={self.amount(self.dispersion, sign=False)} -> {self.verdict}")
 
     def to_record(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "delta": self.delta, "ci": list(self.ci),
                 "p": self.p if math.isfinite(self.p) else None, "n": self.n,  # None: not a test (counted cost)
-                "dispersion": self.dispersion, "borderline": self.borderline, "reason": self.reason}
+                "dispersion": self.dispersion, "borderline": self.borderline, "reason": self.reason,
+                **({"unit": self.unit} if self.unit else {})}
 
     @classmethod
     def from_record(cls, rec: Mapping[str, Any]) -> "Decision":
         lo, hi = rec["ci"]
         p = math.nan if rec["p"] is None else float(rec["p"])
         return cls(str(rec["verdict"]), float(rec["delta"]), (float(lo), float(hi)), p, int(rec["n"]),
-                   float(rec["dispersion"]), bool(rec["borderline"]), str(rec.get("reason") or ""))
+                   float(rec["dispersion"]), bool(rec["borderline"]), str(rec.get("reason") or ""),
+                   str(rec.get("unit") or ""))
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import ConfigError
-from ..judge.signals import SIGNALS
+from ..judge.signals import GROWTH, SIGNALS
 from ..records import jsonfile
 from ..records import results as results_file
 from ..records.results import ResultsFile
@@ -27,6 +27,9 @@ def threshold(signal: str) -> float | None:
 
     if signal == COST:  # counted: its limit is at least this (wider when the arms' A/A spread is)
         return COST_MIN_EFFECT
+    if signal == GROWTH:  # a difference of slopes, MB per 10k requests
+        from ..judge.memory import GROWTH_MIN_EFFECT
+        return GROWTH_MIN_EFFECT
     for s in SIGNALS:
         if s.name == signal and s.gated:
             return s.min_effect if s.min_effect is not None else GATE_POLICY.min_effect
@@ -52,6 +55,7 @@ class SignalDecision:
     p: float | None
     n: int
     ratios: tuple[float, ...] = ()
+    unit: str = ""  # "": delta and interval are relative; else their unit (growth: MB per 10k requests)
 
     @property
     def threshold(self) -> float | None:
@@ -113,12 +117,14 @@ class Inputs:
 
 def _signal(name: str, rec: Mapping[str, Any], pairs: Mapping[str, Any] | None) -> SignalDecision:
     ratios: tuple[float, ...] = ()
-    if pairs and name in pairs:
+    unit = str(rec.get("unit") or "")
+    if pairs and name in pairs and not unit:  # a signal judged on differences has no ratios
         base, cand = pairs[name]["base"], pairs[name]["candidate"]
         ratios = tuple(c / b - 1.0 for b, c in zip(base, cand) if b)
     lo, hi = rec["ci"]
     return SignalDecision(name, rec["verdict"], float(rec["delta"]), (float(lo), float(hi)),
-                          None if rec.get("p") is None else float(rec["p"]), int(rec.get("n") or len(ratios)), ratios)
+                          None if rec.get("p") is None else float(rec["p"]), int(rec.get("n") or len(ratios)), ratios,
+                          unit)
 
 
 def gate_decision(path: Path, data: Mapping[str, Any]) -> DecisionFile:

@@ -15,15 +15,24 @@ def signal_row(s: SignalDecision) -> Interval:
     return Interval(signal_label(s.name), s.delta, s.ci[0], s.ci[1], s.verdict, s.ratios, s.threshold)
 
 
+def _amount(s: SignalDecision, x: float | None) -> str:
+    """A change as its signal states it: relative, or (growth) in its own unit."""
+    if not s.unit or x is None or not math.isfinite(x):
+        return _pct(x)
+    return f"{x:+.3f} {s.unit}"
+
+
 def gate_blocks(path_name: str, d: Decision) -> tuple:
+    # The chart's axis is relative; a signal judged on differences (growth) is in the table only.
     chart = IntervalChart(f"{d.label}: {d.verdict} ({path_name})", Axis("candidate / base - 1"),
-                          tuple(signal_row(s) for s in d.signals), (Mark(0.0, "no change"),))
+                          tuple(signal_row(s) for s in d.signals if not s.unit), (Mark(0.0, "no change"),))
     table = Table((Column("signal"), Column("verdict"), Column("change", True), Column("interval"),
                    Column("p", True), Column("pairs", True), Column("threshold", True)),
                   tuple((Cell(signal_label(s.name)),
                          Cell(s.verdict, s.verdict, "fail" if s.verdict == "regression" else ""),
-                         Cell(_pct(s.delta), s.delta), Cell(f"[{_pct(s.ci[0])}, {_pct(s.ci[1])}]"),
-                         optional(s.p, 4), Cell(str(s.n), s.n), Cell(_pct(s.threshold).lstrip("+"), s.threshold))
+                         Cell(_amount(s, s.delta), s.delta), Cell(f"[{_amount(s, s.ci[0])}, {_amount(s, s.ci[1])}]"),
+                         optional(s.p, 4), Cell(str(s.n), s.n),
+                         Cell(_amount(s, s.threshold).lstrip("+"), s.threshold))
                         for s in d.signals))
     return chart, table, Note(d.detail)
 
