@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from serverbench.judge.cost import (FAIL, PASS, CostVerdict, Shift, by_package, diff, judge_cost, judge_counts,
-                                    spread)
+from serverbench.judge.cost import (FAIL, PASS, CostVerdict, Shift, attribute, by_package, diff, judge_cost,
+                                    judge_counts, spread)
 from serverbench.records.cost import CostBaseline, CostRecord, FunctionCost
 
 ENV = {"interpreter": "cpython-3.11.7", "isa": "x86-64-v3", "libc": "glibc-2.36", "valgrind": "3.19.0",
@@ -132,3 +132,62 @@ def test_diff_of_a_function_gone_keeps_its_identity():
     gone = FunctionCost("python", "f", "mod", "pkg", "app", 4.0)
     assert diff([gone, _fn("k", 1.0)], [_fn("k", 1.0)], 0.0) == [
         Shift("c", "k", "m.so", "pkg", "server", 1.0, 1.0, 0.0), Shift("python", "f", "mod", "pkg", "app", 4.0, 0.0, 0.0)]
+
+
+def _moved_record(per_request, functions, packages):
+    env = {**ENV, "packages": packages}
+    return CostRecord("t::c", "gunicorn-sync-w2", "flask", "json", "/json", 100, int(per_request * 100), (),
+                      tuple(functions), env, 1.0)
+
+
+def test_a_pass_without_a_move_carries_no_attribution():
+    """Within tolerance and nothing moved: no functions are attributed, though their counts differ."""
+    base = CostBaseline("k", 100.0, dict(ENV["packages"]), (_fn("f", 50.0),), (), "2026-01-01")
+    verdict = judge_cost(_moved_record(101, [_fn("f", 51.0)], dict(ENV["packages"])), base, 0.02)
+    assert verdict.status == PASS and verdict.shifts == ()
+
+
+def test_a_move_names_every_package_and_the_top_three_functions():
+    """Two moved packages are joined by '; ', and at most three functions are named; none is 'none'."""
+    base = CostBaseline("k", 100.0, {"a": "1", "b": "1"}, tuple(_fn(f"f{i}", 10.0) for i in range(4)), (),
+                        "2026-01-01")
+    grown = [_fn(f"f{i}", 10.0 + i + 1) for i in range(4)]
+    verdict = judge_cost(_moved_record(101, grown, {"a": "2", "b": "2"}), base, 0.02)
+    assert verdict.status == PASS and len(verdict.shifts) == 4
+    assert verdict.message == ("+1.00% after a 1 -> 2; b 1 -> 2: 101 instructions/request vs baseline 100 "
+                               "(tolerance 2.0%); top functions by change: pkg m.so:f3 +4.00%, "
+                               "pkg m.so:f2 +3.00%, pkg m.so:f1 +2.00%")
+    assert judge_cost(_moved_record(100, [], {"a": "2", "b": "1"}),
+                      CostBaseline("k", 100.0, {"a": "1", "b": "1"}, (), (), "x"), 0.02).message.endswith(
+        "top functions by change: none")
+
+
+def test_a_pass_without_a_move_has_no_after_clause():
+    """Nothing moved: the message starts with the change and has no 'after' clause."""
+    assert judge_cost(_record(100), _baseline(100.0), 0.02).message == (
+        "+0.00%: 100 instructions/request vs baseline 100 (tolerance 2.0%)")
+
+
+def test_cost_verdict_record_names_every_field():
+    """The stored cost verdict: status, message, baseline, ratio (6 places), attribution and moves."""
+    verdict = CostVerdict(FAIL, "m", 100.0, 1.23456789, (C_SHIFT,), ("a 1 -> 2",))
+    assert verdict.to_record() == {"status": FAIL, "message": "m", "baseline_per_request": 100.0,
+                                   "ratio": 1.234568, "attribution": [C_SHIFT.to_record()], "moved": ["a 1 -> 2"]}
+
+
+def test_shift_short_names_c_and_python_functions_differently():
+    """A C function is module:function, a Python one module.function, each with its share."""
+    assert C_SHIFT.short() == "cpython libpython3.11.so.1.0:PyEval +5.00%"
+    assert PY_SHIFT.short() == "app app.views.view +10.00%"
+
+
+def test_an_app_function_that_changed_by_half_an_instruction_is_named():
+    """Below the top, an app function whose count moved by exactly 0.5 per request is still named."""
+    app = FunctionCost("python", "view", "app.views", "app", "app", 1.0)
+    moved = FunctionCost("python", "view", "app.views", "app", "app", 1.5)
+    big = [FunctionCost("c", f"f{i}", "m.so", "p", "server", 100.0) for i in range(2)]
+    bigger = [FunctionCost("c", f"f{i}", "m.so", "p", "server", 200.0) for i in range(2)]
+    base = CostBaseline("k", 1000.0, {}, tuple(big), (app,), "x", python_per_request=1000.0)
+    record = CostRecord("t::c", "v", "flask", "json", "/json", 100, 100_000, (), tuple(bigger), ENV, 1.0,
+                        python_functions=(moved,))
+    assert [s.function for s in attribute(base, record, top=2)] == ["f0", "f1", "view"]
