@@ -71,7 +71,7 @@ def test_fetch_sends_the_endpoints_request_and_returns_status_headers_body():
             pass
 
     server = http.server.HTTPServer(("127.0.0.1", free_port()), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         status, headers, body = fetch(f"http://127.0.0.1:{server.server_port}", "/p?q=1",
