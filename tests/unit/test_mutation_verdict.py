@@ -1,20 +1,12 @@
 """The stored-baseline verdict and the work check at exact equality (issue 22, mutation survivors)."""
 import math
 
-from serverbench.catalog.shapes import LoadShape
+from test_backend_checks import _result
+
 from serverbench.config import Thresholds
 from serverbench.judge.verdict import FAIL, PASS, BaselineCheck, check_ops
 from serverbench.records.baselines import Baseline
-from serverbench.records.schema import BackendUsage, Generator, LoadReport, Result
-
-
-def _result(requests, *backends, connections=64):
-    load = LoadReport("wrk", requests, 5.0, 0, {k: 1.0 for k in ("p50", "p75", "p90", "p99", "p999", "max",
-                                                                 "mean", "stdev")},
-                      {k: 0 for k in ("connect", "read", "write", "timeout", "status")})
-    return Result(nodeid="n", test="t", variant="v", workload="redis", shape=LoadShape(connections), warmup_s=0,
-                  url="u", load=load, generator=Generator("wrk", "4", 2, 1.0, 5.0, 2), server_cpu_s=1.0,
-                  server_rss_mb=1.0, machine={}, python={}, timestamp="now", backends=tuple(backends))
+from serverbench.records.schema import BackendUsage
 
 
 def _redis(ops):
