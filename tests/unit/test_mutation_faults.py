@@ -46,3 +46,14 @@ def test_a_failure_before_the_fault_and_no_failure_are_said():
     assert "0 request errors (0.0% of attempts): none; 200 good responses/s, p99 40 ms; the probe saw no failed " \
            "request; the server unaffected. A trial with a fault is not a measurement" in none
     assert none.endswith("redis is restarted (if killed) and the server started afresh before the next test.")
+
+
+def test_time_to_fail_is_kept_to_the_millisecond():
+    """0.0004 s after the fault rounds to 0.0 (milliseconds), 0.0006 s to 0.001."""
+    assert time_to_fail(Run(KILL, fired_at_s=2.0, first_error_at_s=2.0004)) == 0.0
+    assert time_to_fail(Run(KILL, fired_at_s=2.0, first_error_at_s=2.0006)) == 0.001
+
+
+def test_the_message_judges_degradation_from_the_drivers_errors():
+    """The message's last word reads the driver's errors: read errors and no probed failure 'fails slowly'."""
+    assert "; the server fails slowly. A trial" in fault_message(Run(KILL), load(read=3))
