@@ -12,7 +12,7 @@ from serverbench.drivers.wrk import REPORTER, WrkDriver
 from serverbench.errors import GeneratorError
 from serverbench.measure.executors import GeneratorRun
 
-WRK_LINE = ('SERVERBENCH-WRK {"requests":10,"duration_us":2000000,"bytes":100,"latency_us":{"p50":1000,"p75":1000,'
+WRK_LINE = ('SERVERBENCH-WRK {"requests":10,"duration_us":2000000,"bytes":100,"synthetic_removed":0,"latency_us":{"p50":1000,"p75":1000,'
             '"p90":1000,"p99":1000,"p999":1000,"max":1000,"mean":1000,"stdev":0},"errors":{"connect":0,"read":0,'
             '"write":0,"timeout":0,"status":0}}\n')
 OHA_JSON = ('{"summary": {"total": 2.0, "slowest": 0.001, "average": 0.001, "totalData": 100}, '
@@ -48,12 +48,15 @@ def _oha():
 
 
 def test_wrk_plain_run_uses_the_reporter_and_a_bounded_timeout(monkeypatch):
-    """A plain GET keep-alive run uses the reporter script alone, timeout duration + per-request timeout + 30 s."""
+    """A plain GET keep-alive run uses the reporter script alone (told -c and --timeout, to undo wrk's
+    coordinated-omission samples), timeout duration + per-request timeout + 30 s."""
     calls = _fake(monkeypatch, wrk_module, WRK_LINE)
     report, run = _wrk().run("http://127.0.0.1:1/json", LoadShape(8, 2), cpus=[1])
     assert report.requests == 10 and run.returncode == 0
     (call,) = calls
-    assert call["argv"] == ["wrk", "-t2", "-c8", "-d2s", "--timeout=4s", "-s", str(REPORTER), "http://127.0.0.1:1/json"]
+    assert call["argv"][:6] == ["wrk", "-t2", "-c8", "-d2s", "--timeout=4s", "-s"]
+    assert call["argv"][6].endswith(".lua") and call["argv"][7:] == ["http://127.0.0.1:1/json"]
+    assert call["script"] == "local connections, timeout_us = 8, 4000000\n" + REPORTER.read_text()
     assert call["timeout"] == 2 + 4 + 30 and call["cpus"] == [1]
 
 
@@ -90,7 +93,7 @@ def test_wrk_failed_run_is_an_error_with_the_end_of_its_output(monkeypatch):
 
 def test_wrk_uses_no_more_threads_than_connections():
     """Two threads for one connection would leave one idle: wrk gets one."""
-    assert _wrk().argv("u", 1, 2)[1] == "-t1" and _wrk().argv("u", 8, 2)[1] == "-t2"
+    assert _wrk().argv("u", 1, 2, Path("s.lua"))[1] == "-t1" and _wrk().argv("u", 8, 2, Path("s.lua"))[1] == "-t2"
 
 
 def test_oha_open_model_run_holds_the_rate_and_writes_the_body(monkeypatch):
