@@ -47,7 +47,8 @@ def test_throughput(perf_trial):
 FAST = ["-m", "perf", "-v", "-p", "no:cacheprovider", "--perf-variants=aiohttp", "--perf-duration=1",
         "--perf-warmup=1", "--perf-warmup-rounds=1", "--perf-connections=8", "--perf-threads=1",
         "--perf-json=out/records.json", "--perf-html=out/report.html", "--perf-save-baseline",
-        "--perf-baseline-dir=baselines"]
+        "--perf-baseline-dir=baselines",
+        "--perf-closed-driver=wrk"]  # the moments below are wrk's phases (a warm-up run, then the window's own run)
 OLD_CELLS = 20  # cells of the old baseline (the big one of the baseline-save moments: 200,000)
 
 

@@ -115,7 +115,7 @@ def test_asgi_app_with_hook_endpoint_closed_and_open_model(pytester):
     """The ASGI app's ini and conftest endpoints run under two variants, by wrk and by oha, with no error."""
     _project(pytester, {"service": SERVICE, "conftest": SERVICE_CONFTEST}, SERVICE_INI)
     result = pytester.runpytest_subprocess(*FAST, "--perf-variants=uvicorn,hypercorn", "--perf-rates=50",
-                                           "--perf-json=records.json")
+                                           "--perf-closed-driver=wrk", "--perf-json=records.json")
     result.assert_outcomes(passed=8)
     results, failures = _records(pytester)
     assert not failures
