@@ -44,11 +44,11 @@ def test_throughput(perf_trial):
     """The variant serves the workload."""
     perf_trial()
 '''
+CLOSED_DRIVER = "wrk"  # the moments below are wrk's phases (a warm-up run, then the window's own run)
 FAST = ["-m", "perf", "-v", "-p", "no:cacheprovider", "--perf-variants=aiohttp", "--perf-duration=1",
         "--perf-warmup=1", "--perf-warmup-rounds=1", "--perf-connections=8", "--perf-threads=1",
         "--perf-json=out/records.json", "--perf-html=out/report.html", "--perf-save-baseline",
-        "--perf-baseline-dir=baselines",
-        "--perf-closed-driver=wrk"]  # the moments below are wrk's phases (a warm-up run, then the window's own run)
+        "--perf-baseline-dir=baselines", f"--perf-closed-driver={CLOSED_DRIVER}"]
 OLD_CELLS = 20  # cells of the old baseline (the big one of the baseline-save moments: 200,000)
 
 
@@ -170,7 +170,7 @@ def _project(folder: Path, old_cells: int = OLD_CELLS) -> Path:
     """A pytest project with the perf test and an old baseline of ``old_cells`` cells; the baseline's path."""
     (folder / "pytest.ini").write_text(f"[pytest]\nperf_apps_dir = {APPS}\n")
     (folder / "test_perf.py").write_text(PERF_TEST)
-    driver, _ = closed_driver()  # the default's: oha when installed, else wrk
+    driver, _ = closed_driver(CLOSED_DRIVER)  # the session's: the machine id, so the file name, names it
     machine = machine_info(f"{driver.name}-{driver.version}")
     store = BaselineStore(folder / "baselines", machine)
     entries = {f"old/cell/{i}/c8": {"rps": 1000.0 + i, "error_rate": 0.0, "p50_ms": 1.0, "p99_ms": 2.0,
@@ -281,6 +281,7 @@ def test_interrupted_session_leaves_nothing_behind(tmp_path, moment):
     assert row["records"].startswith(("valid", "none")), f"{row['records']}\n{output[-3000:]}"
     assert row["baseline"] in ("old", "old + new"), f"{row['baseline']}\n{output[-3000:]}"
     assert not row["temp files"], f"temporary files left: {row['temp files']}"
+    assert not row["other baselines"], f"the session saved to another machine's file: {row['other baselines']}"
     assert not row["tmp left"], f"left in the session's TMPDIR: {row['tmp left']}"
 
 
@@ -291,6 +292,7 @@ def _census_row(moment: Moment, at: float, status: int, session: Watched, output
             "passed": passed, "left": session.leftovers(), "records": _records_state(session.folder, passed),
             "baseline": _baseline_state(baseline, old, passed),
             "temp files": [str(p) for p in session.folder.rglob(".*.tmp")],
+            "other baselines": sorted(p.name for p in baseline.parent.glob("*.json") if p != baseline),
             "tmp left": sorted(p.name for p in session.tmp.iterdir())}
 
 
