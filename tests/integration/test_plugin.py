@@ -296,6 +296,7 @@ def test_visitors(perf_locust, perf_locust_workers):
 '''
 
 
+@pytest.mark.alone(reason="Little's law is judged on its users' timings: a test beside it takes the users' CPU")
 def test_locust_scenario_runs_single_and_distributed(suite):
     """The bookshop scenario runs headless in one process and as a master with a worker on loopback."""
     suite.makepyfile(test_locust=LOCUST_TEST)
