@@ -117,9 +117,12 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
             wall = time.monotonic() - started
             listen = window(listen_before, listen_counters())
             host_cpu = host.stop()
-        after = {name: b.count() for name, b in backends.items()}
+        window_after = after = {name: b.count() for name, b in backends.items()}
         if running is not None:
             load, run = running.result()
+            # The window's requests are those sent in it, answered up to a timeout after it: their operations are
+            # counted until the run has every answer (the window's own count is kept beside, as window_ops).
+            after = {name: b.count() for name, b in backends.items()}
     usage = sampler.usage() if sampler is not None else None
     check_alive(server)
     connections = trial.shape.connections
@@ -128,7 +131,8 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
                           run.cpu_s, run.wall_s, cores)
     used = tuple(
         BackendUsage(name, b.kind, samplers[name].usage().cpu_s if name in samplers else None, wall, b.cores,
-                     None if before[name] is None or after[name] is None else after[name] - before[name])
+                     _ops(before[name], after[name]),
+                     *(("answers", _ops(before[name], window_after[name])) if running is not None else ()))
         for name, b in backends.items())
     return Result(nodeid=trial.nodeid, test=trial.test, variant=server.name, app=server.app,
                   workload=trial.workload.name, shape=trial.shape,
@@ -141,6 +145,11 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
                   server_pss_mb=usage.pss_mb if usage else None, server_pss_end_mb=usage.pss_end_mb if usage else None,
                   memory=memory_record(usage) if usage else {},
                   timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+
+
+def _ops(before: int | None, after: int | None) -> int | None:
+    """Operations a backend counted between two readings of its counter (None: it keeps none)."""
+    return None if before is None or after is None else after - before
 
 
 def memory_record(usage: Usage) -> dict[str, Any]:
