@@ -229,3 +229,40 @@ def test_a_timeout_is_an_attempt_unless_the_driver_keeps_waiting():
     assert LoadReport("oha", 10, 5.0, 0, {}, _errors(timeout=10)).error_rate == 0.5
     assert LoadReport("locust", 10, 5.0, 0, {}, _errors(timeout=10)).error_rate == 0.5
     assert LoadReport("wrk", 10, 5.0, 0, {}, _errors(timeout=10)).error_rate == 1.0
+
+
+def _closed_loop(connections, service_s, timeout_s=5.0, deadline_s=7.0):
+    """oha's closed model on a one-worker FIFO server (``service_s`` a request) that skips the requests given up
+    before it reached them: the answered rows, and the send time of every request that timed out."""
+    import heapq
+    events = [(k * 1e-5, "send", None) for k in range(connections)]
+    queue, free_at, fate, rows, given_up = [], 0.0, {}, [], []
+    while events:
+        t, kind, sent = heapq.heappop(events)
+        if kind == "send" and t < deadline_s:
+            queue.append(t)
+            heapq.heappush(events, (t + timeout_s, "timeout", t))
+        elif kind in ("done", "timeout") and sent not in fate:
+            fate[sent] = kind
+            (rows.append((sent, t, 200, 10)) if kind == "done" else given_up.append(sent))
+            heapq.heappush(events, (t, "send", None))
+        while queue:  # the worker takes the queue in order
+            s = queue.pop(0)
+            start = max(free_at, s)
+            free_at = start if start - s >= timeout_s else start + service_s
+            if free_at > start:
+                heapq.heappush(events, (free_at, "done", s))
+    return rows, given_up
+
+
+def test_the_timeouts_attributed_are_those_a_simulated_closed_loop_sent_in_the_window():
+    """A queue of seconds on one worker (32 connections, 0.2 s a request: 6.4 s, past the 5 s timeout), windows
+    ending at the 7 s deadline after lead-ins of 1, 2.1 and 3 s: the attributed timeouts equal the true count sent
+    in each, where the run's count over the window's answers was 500%."""
+    from serverbench.drivers.oha import window_report
+    rows, given_up = _closed_loop(32, 0.2)
+    for lead in (1.0, 2.1, 3.0):
+        report = window_report(rows, lead, 7.0 - lead, _errors(timeout=len(given_up)), connections=32, timeout_s=5.0)
+        in_window = sum(1 for s in given_up if lead <= s < 7.0)
+        assert 0 < in_window < len(given_up) and report.errors["timeout"] == in_window
+        assert len(given_up) / report.requests == 5.0 and report.error_rate <= 1.0
