@@ -99,10 +99,12 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
             trial.report("lead-in")
             time.sleep(lead)
         with ExitStack() as stack:  # the window: closed before a lead-in run's in-flight answers come in
+            # The operation counters first: a lead-in run's window opened as the sleep ended, and every operation of
+            # a request sent in it must fall after this reading (the work check's low bound).
+            before = {name: b.count() for name, b in backends.items()}
             sampler = stack.enter_context(TreeSampler(server.pid, heap_dir=server.heap_dir)) if server.pid is not None else None
             samplers = {name: stack.enter_context(TreeSampler(b.pid, memory=False)) for name, b in backends.items()
                         if b.pid is not None}
-            before = {name: b.count() for name, b in backends.items()}
             listen_before = listen_counters()
             host = HostSampler()  # the whole machine's CPU: neighbours show here
             if trial.during is not None:
