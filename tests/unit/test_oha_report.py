@@ -266,3 +266,9 @@ def test_the_timeouts_attributed_are_those_a_simulated_closed_loop_sent_in_the_w
         in_window = sum(1 for s in given_up if lead <= s < 7.0)
         assert 0 < in_window < len(given_up) and report.errors["timeout"] == in_window
         assert len(given_up) / report.requests == 5.0 and report.error_rate <= 1.0
+
+
+def test_without_a_timeout_the_sum_stops_at_one_reading():
+    """A timeout of 0 (none set) reads the uncovered connections once instead of looping for ever."""
+    from serverbench.drivers.oha import failed_sent_by
+    assert failed_sent_by(_chain([0.0], 10.0), 7.0, 3, 0.0) == 2

@@ -103,6 +103,8 @@ def failed_sent_by(rows: Sequence[tuple[float, float, int, int]], t: float, conn
     total, u = 0, t
     while u >= 0:
         total += max(connections - _in_flight(rows, u), 0)
+        if timeout_s <= 0:
+            break  # no timeout: a failure holds its connection for no known time
         u -= timeout_s
     return total
 
