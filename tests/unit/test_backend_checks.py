@@ -96,3 +96,36 @@ def test_malformed_mongo_url_is_a_usage_error(tmp_path, url, message):
     """--mongo-url must be a mongodb:// URL on loopback; anything else names the flag and the fix."""
     with pytest.raises(ConfigError, match=message):
         resolve({"mongo_url": url}, {}, tmp_path)
+
+
+def _answers_result(requests, ops, run_errors=None, connections=64):
+    """A steady-window record (oha's closed model) whose backend counted ``ops`` until the window's last answer."""
+    import dataclasses
+    r = _result(requests, BackendUsage("mongo", "secantusdb", 5.0, 5.0, 1, ops, "answers", ops // 2),
+                connections=connections)
+    load = dataclasses.replace(r.load, driver="oha", window="steady", run_errors=run_errors,
+                               error_attribution="rule" if run_errors else "")
+    return dataclasses.replace(r, load=load)
+
+
+def test_ops_counted_to_the_last_answer_keep_the_low_bound_and_allow_the_given_up():
+    """Counted until every window request was answered: 200 responses allow 197..267 operations, plus one per
+    request the run gave up on (its unanswered attempts: timeouts and failed connections, from run_errors)."""
+    timeouts = {"connect": 1, "read": 0, "write": 0, "timeout": 30, "status": 5}
+    assert check_ops(_answers_result(200, 197)) == []
+    (low,) = check_ops(_answers_result(200, 196))
+    assert "from the window's opening to its last answer" in low and "allowed 197..267" in low
+    assert check_ops(_answers_result(200, 267)) == [] and check_ops(_answers_result(200, 268))
+    assert check_ops(_answers_result(200, 298, timeouts)) == []
+    (high,) = check_ops(_answers_result(200, 299, timeouts))
+    assert "allowed 197..298" in high
+
+
+def test_the_ops_span_and_window_count_survive_the_record():
+    """ops_span "answers" and window_ops are written and read back; an older record's backend reads as "window"."""
+    b = BackendUsage("mongo", "secantusdb", 1.0, 5.0, 1, 120, "answers", 95)
+    rec = b.to_record(100)
+    assert rec["ops_span"] == "answers" and rec["window_ops"] == 95
+    assert BackendUsage.from_record(rec, 5.0) == b
+    old = BackendUsage("mongo", "secantusdb", 1.0, 5.0, 1, 120).to_record(100)
+    assert "ops_span" not in old and BackendUsage.from_record(old, 5.0).ops_span == "window"

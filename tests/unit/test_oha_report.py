@@ -67,20 +67,22 @@ def test_closed_window_counts_the_requests_sent_inside_it_with_their_whole_laten
         rows = [(k + c * 0.5, k + c * 0.5 + 1.0, 200 if k != 3 else 503) for c in range(2) for k in range(9)]
         conn.executemany("INSERT INTO oha VALUES ('u', ?, NULL, ?, ?, ?, 10)",
                          [(s, e, e - s, st) for s, e, st in rows])
-    report = window_report(read_rows(db), 2.0, 5.0, {"connect": 1, "read": 0, "write": 0, "timeout": 0, "status": 0})
+    report = window_report(read_rows(db), 2.0, 5.0, {"connect": 7, "read": 0, "write": 0, "timeout": 0, "status": 0},
+                           connections=2, timeout_s=5.0)
     sent = [s for s, _, _ in rows if 2.0 <= s < 7.0]
     assert report.requests == len(sent) == 10 and report.duration_s == 5.0 and report.bytes == 100
-    assert report.window == "steady" and report.errors["status"] == 2 and report.errors["connect"] == 1
+    assert report.window == "steady" and report.errors["status"] == 2 and report.errors["connect"] == 5
     assert report.latency_ms["mean"] == pytest.approx(1000.0) and report.latency_ms["max"] == pytest.approx(1000.0)
     assert report.requests / report.duration_s * report.latency_ms["mean"] / 1000 / 2 == pytest.approx(1.0)
 
 
 def test_an_empty_closed_window_reports_no_request():
-    """No request sent in the window (a server that answered nothing): zero requests, zero latencies."""
+    """No request sent in the window (a server that answered nothing but one): zero requests, zero latencies, and
+    of the run's 126 timeouts (63 connections giving up at 5 s, then again after the deadline) the window's 63."""
     from serverbench.drivers.oha import window_report
-    report = window_report([(0.5, 9.0, 200, 10)], 2.0, 5.0, {"connect": 0, "read": 0, "write": 0, "timeout": 64,
-                                                             "status": 0})
-    assert report.requests == 0 and report.latency_ms["p99"] == 0.0 and report.errors["timeout"] == 64
+    report = window_report([(0.5, 9.0, 200, 10)], 2.0, 5.0, {"connect": 0, "read": 0, "write": 0, "timeout": 126,
+                                                             "status": 0}, connections=64, timeout_s=5.0)
+    assert report.requests == 0 and report.latency_ms["p99"] == 0.0 and report.errors["timeout"] == 63
 
 
 def test_closed_argv_runs_lead_in_and_window_in_one_run_and_waits_for_in_flight_answers():
@@ -139,3 +141,134 @@ def test_an_explicit_closed_driver_is_not_second_guessed(tmp_path, monkeypatch):
     from serverbench.catalog.shapes import LoadShape
     monkeypatch.setattr(OhaDriver, "check", lambda self: None)
     assert _session(tmp_path, "wrk").driver_for(LoadShape(64, 5), "json").name == "wrk"
+
+
+def _chain(sends, duration, status=200):
+    """oha rows for one connection: requests sent at ``sends`` (s), each answered ``duration`` s later."""
+    return [(s, s + duration, status, 10) for s in sends]
+
+
+def _errors(**counts):
+    return {k: counts.get(k, 0) for k in ("connect", "read", "write", "timeout", "status")}
+
+
+def test_a_lead_in_full_of_timeouts_is_not_the_windows_error_rate():
+    """60 of 64 connections time out on requests sent at 0 s (lead-in), then answer: the run's 60 timeouts were all
+    sent before the window, so the window has none and its error rate is 0 (whole-run errors over the window's
+    20 answered connections' requests was 300%)."""
+    from serverbench.drivers.oha import window_report
+    rows = [r for _ in range(4) for r in _chain([float(k) for k in range(7)], 1.0)]  # answered, 5 sent in 2..7
+    rows += [r for _ in range(60) for r in _chain([5.0], 3.0)]  # given up at 5 s, the next answered at 8 s
+    report = window_report(rows, 2.0, 5.0, _errors(timeout=60), connections=64, timeout_s=5.0)
+    assert report.requests == 80 and report.errors["timeout"] == 0 and report.error_rate == 0.0
+    assert 60 / report.requests > 0.5  # the old rule: the run's timeouts over the window's answers
+    assert report.run_errors["timeout"] == 60 and "0 of 60" in report.error_attribution
+
+
+def test_timeouts_sent_in_the_window_are_the_windows_and_the_rate_stays_below_one():
+    """Every answered request sent in the lead-in, then 10 connections' requests sent at 3 s time out at 8 s: all of
+    the run's timeouts are the window's (share 1), counted as attempts: 10 of 10 + 54 x 5 answered."""
+    from serverbench.drivers.oha import window_report
+    rows = [r for _ in range(54) for r in _chain([float(k) for k in range(7)], 1.0)]
+    rows += [r for _ in range(10) for r in _chain([0.0, 1.0, 2.0], 1.0)]  # then sent at 3.0, given up at 8.0
+    report = window_report(rows, 2.0, 5.0, _errors(timeout=10), connections=64, timeout_s=5.0)
+    assert report.errors["timeout"] == 10 and report.requests == 54 * 5 + 10
+    assert report.error_rate == pytest.approx(10 / (report.requests + 10)) and report.error_rate <= 1.0
+
+
+def test_timeouts_are_split_by_when_they_were_sent():
+    """Two connections give up requests sent at 0 s (lead-in), one a request sent at 6 s (window): of the run's 3
+    timeouts, 1 is the window's; the failed ones send again as soon as they are given up."""
+    from serverbench.drivers.oha import failed_sent_by, window_report
+    rows = [r for _ in range(2) for r in _chain([5.0, 6.0, 7.0], 1.0)]  # after the lead-in's timeout at 5 s
+    rows += _chain([0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 1.0)  # then sent at 6.0, given up at 11.0
+    rows += _chain([float(k) for k in range(7)], 1.0)
+    assert failed_sent_by(rows, 2.0 - 1e-6, 4, 5.0) == 2 and failed_sent_by(rows, 7.0 - 1e-6, 4, 5.0) == 3
+    report = window_report(rows, 2.0, 5.0, _errors(timeout=3), connections=4, timeout_s=5.0)
+    assert report.errors["timeout"] == 1 and "1 of 3" in report.error_attribution
+
+
+def test_errors_with_no_time_are_split_by_the_windows_share_of_the_run():
+    """Connect errors hold no connection time the rows show: 14 in a run of 2 + 5 s are 10 in the window; with no
+    uncovered time at all, timeouts fall back to the same share; no error, no attribution."""
+    from serverbench.drivers.oha import window_report
+    rows = _chain([float(k) for k in range(7)], 1.0)
+    report = window_report(rows, 2.0, 5.0, _errors(connect=14, timeout=7), connections=1, timeout_s=5.0)
+    assert report.errors["connect"] == 10 and report.errors["timeout"] == 5
+    assert "0.714" in report.error_attribution and report.run_errors["connect"] == 14
+    clean = window_report(rows, 2.0, 5.0, _errors(status=3), connections=1, timeout_s=5.0)
+    assert clean.error_attribution == "" and clean.run_errors is None and clean.errors["status"] == 0
+
+
+def test_the_window_error_rate_never_exceeds_one_whatever_the_split():
+    """Any mix of the run's failures attributed to a window of answered requests keeps errors <= attempts."""
+    from serverbench.drivers.oha import window_report
+    for stuck in (0, 1, 5, 20, 64):
+        rows = [r for _ in range(64 - stuck) for r in _chain([float(k) for k in range(7)], 1.0)]
+        for run_errors in (_errors(timeout=1000), _errors(timeout=stuck, read=3), _errors(connect=10**6)):
+            report = window_report(rows, 2.0, 5.0, run_errors, connections=64, timeout_s=5.0)
+            assert 0.0 <= report.error_rate <= 1.0
+            assert all(report.errors[k] <= run_errors[k] for k in ("connect", "read", "write", "timeout"))
+
+
+def test_the_attribution_is_kept_in_the_record():
+    """error_attribution and run_errors survive the JSON record; a record without them reads as counted in the window."""
+    from serverbench.drivers.oha import window_report
+    from serverbench.records.schema import LoadReport
+    report = window_report(_chain([float(k) for k in range(7)], 1.0), 2.0, 5.0, _errors(connect=7), connections=1,
+                           timeout_s=5.0)
+    assert report.error_attribution and dict(report.run_errors) == _errors(connect=7)
+    plain = LoadReport("oha", 5, 5.0, 0, {}, _errors())
+    assert plain.error_attribution == "" and plain.run_errors is None
+
+
+def test_a_timeout_is_an_attempt_unless_the_driver_keeps_waiting():
+    """oha and locust give a request up at its timeout (an attempt with no answer); wrk counts a connection waiting
+    past it and still counts its answer: 10 timeouts beside 10 answers are 50% for oha, 100% for wrk as before."""
+    from serverbench.records.schema import LoadReport
+    assert LoadReport("oha", 10, 5.0, 0, {}, _errors(timeout=10)).error_rate == 0.5
+    assert LoadReport("locust", 10, 5.0, 0, {}, _errors(timeout=10)).error_rate == 0.5
+    assert LoadReport("wrk", 10, 5.0, 0, {}, _errors(timeout=10)).error_rate == 1.0
+
+
+def _closed_loop(connections, service_s, timeout_s=5.0, deadline_s=7.0):
+    """oha's closed model on a one-worker FIFO server (``service_s`` a request) that skips the requests given up
+    before it reached them: the answered rows, and the send time of every request that timed out."""
+    import heapq
+    events = [(k * 1e-5, "send", None) for k in range(connections)]
+    queue, free_at, fate, rows, given_up = [], 0.0, {}, [], []
+    while events:
+        t, kind, sent = heapq.heappop(events)
+        if kind == "send" and t < deadline_s:
+            queue.append(t)
+            heapq.heappush(events, (t + timeout_s, "timeout", t))
+        elif kind in ("done", "timeout") and sent not in fate:
+            fate[sent] = kind
+            (rows.append((sent, t, 200, 10)) if kind == "done" else given_up.append(sent))
+            heapq.heappush(events, (t, "send", None))
+        while queue:  # the worker takes the queue in order
+            s = queue.pop(0)
+            start = max(free_at, s)
+            free_at = start if start - s >= timeout_s else start + service_s
+            if free_at > start:
+                heapq.heappush(events, (free_at, "done", s))
+    return rows, given_up
+
+
+def test_the_timeouts_attributed_are_those_a_simulated_closed_loop_sent_in_the_window():
+    """A queue of seconds on one worker (32 connections, 0.2 s a request: 6.4 s, past the 5 s timeout), windows
+    ending at the 7 s deadline after lead-ins of 1, 2.1 and 3 s: the attributed timeouts equal the true count sent
+    in each, where the run's count over the window's answers was 500%."""
+    from serverbench.drivers.oha import window_report
+    rows, given_up = _closed_loop(32, 0.2)
+    for lead in (1.0, 2.1, 3.0):
+        report = window_report(rows, lead, 7.0 - lead, _errors(timeout=len(given_up)), connections=32, timeout_s=5.0)
+        in_window = sum(1 for s in given_up if lead <= s < 7.0)
+        assert 0 < in_window < len(given_up) and report.errors["timeout"] == in_window
+        assert len(given_up) / report.requests == 5.0 and report.error_rate <= 1.0
+
+
+def test_without_a_timeout_the_sum_stops_at_one_reading():
+    """A timeout of 0 (none set) reads the uncovered connections once instead of looping for ever."""
+    from serverbench.drivers.oha import failed_sent_by
+    assert failed_sent_by(_chain([0.0], 10.0), 7.0, 3, 0.0) == 2

@@ -87,12 +87,70 @@ def _percentile(ordered: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, int(round(q / 100.0 * len(ordered) + 0.5)) - 1))]
 
 
+def _in_flight(rows: Sequence[tuple[float, float, int, int]], t: float) -> int:
+    """Answered requests in flight at ``t`` (sent at or before it, answered after it)."""
+    return sum(1 for start, end, _, _ in rows if start <= t < end)
+
+
+def failed_sent_by(rows: Sequence[tuple[float, float, int, int]], t: float, connections: int, timeout_s: float) -> int:
+    """How many requests that timed out were sent by ``t``, from the connections' time no answered request covers.
+
+    In oha's closed model each of the connections always has one request in flight (a timed-out one is given up
+    and the next sent at once, on a new connection), so the connections not holding an answered request at a time
+    u are holding one that fails; one that times out is held exactly ``timeout_s`` from its send.  Those held at u
+    were sent in (u - timeout, u], so the sends up to t are u(t) + u(t - timeout) + u(t - 2 timeout) + ...
+    """
+    total, u = 0, t
+    while u >= 0:
+        total += max(connections - _in_flight(rows, u), 0)
+        if timeout_s <= 0:
+            break  # no timeout: a failure holds its connection for no known time
+        u -= timeout_s
+    return total
+
+
+def window_errors(rows: Sequence[tuple[float, float, int, int]], start_s: float, duration_s: float,
+                  run_errors: Mapping[str, int], connections: int, timeout_s: float) -> tuple[dict[str, int], str]:
+    """The errors of the requests sent in [start_s, start_s + duration_s), and the rule that attributed them ("" when
+    the run had none): oha counts a failed request with no time (its JSON's errorDistribution; its --db-url table
+    holds answers only), over the whole run, lead-in included.
+
+    Timeouts: the run's count times the share of them sent in the window, read from the connections' time no
+    answer covers (``failed_sent_by``: exact for requests that each fail at the timeout).  Connect, read and write
+    errors (failures that hold a connection for no time the rows show): the run's count times the window's share
+    of the run's time.  A status error is an answered request: counted from the window's own rows.  So the window's
+    errors are at most the run's, and its error rate (errors / attempts) at most 1.
+    """
+    errors = {k: 0 for k in ERROR_KEYS}
+    failed = {k: n for k, n in run_errors.items() if k != "status" and n}
+    if not failed:
+        return errors, ""
+    run_s = start_s + duration_s
+    time_share = duration_s / run_s if run_s > 0 else 1.0
+    end = run_s - 1e-6  # the last send is before the deadline
+    by_end = failed_sent_by(rows, end, connections, timeout_s)
+    sent = by_end - failed_sent_by(rows, start_s - 1e-6, connections, timeout_s)
+    timeout_share = min(max(sent / by_end, 0.0), 1.0) if by_end else time_share
+    for key, n in failed.items():
+        errors[key] = round(n * (timeout_share if key == "timeout" else time_share))
+    rules = []
+    if run_errors.get("timeout"):
+        rules.append(f"timeouts x {timeout_share:.3f} " + (
+            f"(the share sent in the window: {sent} of {by_end} requests given up, from the connections' time no "
+            "answer covers)" if by_end else "(no connection time uncovered by answers: the window's share of the run's time)"))
+    if any(k != "timeout" for k in failed):
+        rules.append(f"connect, read, write x {time_share:.3f} (the window's share of the run's time, "
+                     f"{duration_s:g} of {run_s:g} s)")
+    return errors, "; ".join(rules)
+
+
 def window_report(rows: Sequence[tuple[float, float, int, int]], start_s: float, duration_s: float,
-                  errors: Mapping[str, int]) -> LoadReport:
+                  errors: Mapping[str, int], connections: int, timeout_s: float) -> LoadReport:
     """The steady-state window of a closed-model run from oha's per-request rows (start s, end s, status,
     bytes; times from the run's start): the requests *sent* in [start_s, start_s + duration_s), each with
     its whole latency even when it ended after the window (oha -w waited for it).  In a steady state they
-    are the window's throughput, and their latencies sum to the connections' time in the window."""
+    are the window's throughput, and their latencies sum to the connections' time in the window.  ``errors``:
+    the whole run's (oha's JSON), attributed to the window by ``window_errors``."""
     sent = [(end - start, status, size) for start, end, status, size in rows if start_s <= start < start_s + duration_s]
     ms = sorted(d * 1000.0 for d, _, _ in sent)
     if ms:
@@ -102,9 +160,11 @@ def window_report(rows: Sequence[tuple[float, float, int, int]], start_s: float,
                    "stdev": (sum((x - mean) ** 2 for x in ms) / len(ms)) ** 0.5}
     else:
         latency = {k: 0.0 for k in ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")}
+    window, rule = window_errors(rows, start_s, duration_s, errors, connections, timeout_s)
+    window["status"] = sum(1 for _, st, _ in sent if st >= 400)
     return LoadReport(driver="oha", requests=len(sent), duration_s=duration_s, bytes=sum(b for _, _, b in sent),
-                      latency_ms=latency, errors={**errors, "status": sum(1 for _, st, _ in sent if st >= 400)},
-                      window="steady")
+                      latency_ms=latency, errors=window, window="steady", error_attribution=rule,
+                      run_errors=dict(errors) if rule else None)
 
 
 def read_rows(db: Path) -> list[tuple[float, float, int, int]]:
@@ -188,4 +248,5 @@ class OhaDriver:
                 raise GeneratorError(f"oha exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}")
             whole = parse_report(run.stdout, self.lead_s + shape.duration)
             rows = read_rows(db) if db.exists() else []
-        return window_report(rows, float(self.lead_s), float(shape.duration), whole.errors), run
+        return window_report(rows, float(self.lead_s), float(shape.duration), whole.errors, shape.connections,
+                             float(self.timeout_s)), run

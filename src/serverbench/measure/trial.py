@@ -99,10 +99,12 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
             trial.report("lead-in")
             time.sleep(lead)
         with ExitStack() as stack:  # the window: closed before a lead-in run's in-flight answers come in
+            # The operation counters first: a lead-in run's window opened as the sleep ended, and every operation of
+            # a request sent in it must fall after this reading (the work check's low bound).
+            before = {name: b.count() for name, b in backends.items()}
             sampler = stack.enter_context(TreeSampler(server.pid, heap_dir=server.heap_dir)) if server.pid is not None else None
             samplers = {name: stack.enter_context(TreeSampler(b.pid, memory=False)) for name, b in backends.items()
                         if b.pid is not None}
-            before = {name: b.count() for name, b in backends.items()}
             listen_before = listen_counters()
             host = HostSampler()  # the whole machine's CPU: neighbours show here
             if trial.during is not None:
@@ -117,9 +119,12 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
             wall = time.monotonic() - started
             listen = window(listen_before, listen_counters())
             host_cpu = host.stop()
-        after = {name: b.count() for name, b in backends.items()}
+        window_after = after = {name: b.count() for name, b in backends.items()}
         if running is not None:
             load, run = running.result()
+            # The window's requests are those sent in it, answered up to a timeout after it: their operations are
+            # counted until the run has every answer (the window's own count is kept beside, as window_ops).
+            after = {name: b.count() for name, b in backends.items()}
     usage = sampler.usage() if sampler is not None else None
     check_alive(server)
     connections = trial.shape.connections
@@ -128,7 +133,8 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
                           run.cpu_s, run.wall_s, cores)
     used = tuple(
         BackendUsage(name, b.kind, samplers[name].usage().cpu_s if name in samplers else None, wall, b.cores,
-                     None if before[name] is None or after[name] is None else after[name] - before[name])
+                     _ops(before[name], after[name]),
+                     *(("answers", _ops(before[name], window_after[name])) if running is not None else ()))
         for name, b in backends.items())
     return Result(nodeid=trial.nodeid, test=trial.test, variant=server.name, app=server.app,
                   workload=trial.workload.name, shape=trial.shape,
@@ -141,6 +147,11 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
                   server_pss_mb=usage.pss_mb if usage else None, server_pss_end_mb=usage.pss_end_mb if usage else None,
                   memory=memory_record(usage) if usage else {},
                   timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+
+
+def _ops(before: int | None, after: int | None) -> int | None:
+    """Operations a backend counted between two readings of its counter (None: it keeps none)."""
+    return None if before is None or after is None else after - before
 
 
 def memory_record(usage: Usage) -> dict[str, Any]:

@@ -22,6 +22,10 @@ from ..catalog.shapes import LoadShape
 SCHEMA = 2
 LATENCY_KEYS = ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")
 ERROR_KEYS = ("connect", "read", "write", "timeout", "status")
+# Drivers whose "timeout" counts requests that may still be answered (and then counted as requests too): wrk counts a
+# connection still waiting past --timeout at each of its 2 s checks, and keeps waiting.  Every other driver (oha,
+# locust) gives a request up at its timeout: a timeout is then an attempt that got no answer, like a connect error.
+TIMEOUTS_ALSO_ANSWERED = ("wrk",)
 SATURATION_BUSY_PCT = 90.0
 
 
@@ -46,10 +50,17 @@ class LoadReport:
     # A locust user's designed wait between an answer and its next request (its locustfile's wait_time), in ms:
     # Little's law is users = rps x (mean latency + this).  None: not known (a locustfile serverbench did not write).
     think_ms: float | None = 0.0
+    # How ``errors`` were attributed to the window when the driver counts them over a longer run (oha's closed model
+    # keeps no send time for a failed request): "" when they were counted in the window itself; else the rule, with
+    # ``run_errors``, the run's own counts they were taken from (drivers.oha.window_errors, docs/records.md).
+    error_attribution: str = ""
+    run_errors: Mapping[str, int] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "latency_ms", _frozen(self.latency_ms))
         object.__setattr__(self, "errors", _frozen(self.errors))
+        if self.run_errors is not None:
+            object.__setattr__(self, "run_errors", _frozen(self.run_errors))
 
     @property
     def good_requests(self) -> int:
@@ -65,10 +76,18 @@ class LoadReport:
         return error_rate([self])
 
 
+def unanswered(report: LoadReport) -> int:
+    """Attempts that got no answer: failed connections, reads and writes, and the timeouts of a driver that gives a
+    request up at its timeout (not wrk's: TIMEOUTS_ALSO_ANSWERED)."""
+    e = report.errors
+    return e["connect"] + e["read"] + e["write"] + (0 if report.driver in TIMEOUTS_ALSO_ANSWERED else e["timeout"])
+
+
 def error_rate(reports: "Sequence[LoadReport]") -> float:
-    """Errors over attempts (completed responses plus connections that failed before one), pooled."""
+    """Errors over attempts (completed responses plus attempts that got none), pooled.  At most 1 when each report's
+    errors and requests count the same requests (an error status is of an answered one)."""
     errors = sum(sum(r.errors.values()) for r in reports)
-    attempts = sum(r.requests + r.errors["connect"] + r.errors["read"] + r.errors["write"] for r in reports)
+    attempts = sum(r.requests + unanswered(r) for r in reports)
     return errors / attempts if attempts else (1.0 if errors else 0.0)
 
 
@@ -121,6 +140,11 @@ class BackendUsage:
     wall_s: float
     cores: int
     ops: int | None
+    # Over what the operations were counted: "window", the measured window's wall time (a run of its own, drained
+    # before it: wrk, locust); "answers", from the window's opening until every request sent in it was answered or
+    # given up (oha's closed model: its window's requests are those sent in it, answered up to a timeout later).
+    ops_span: str = "window"
+    window_ops: int | None = None  # with ops_span "answers": the operations counted over the window's wall time alone
 
     @property
     def cpu_pct(self) -> float | None:
@@ -137,12 +161,14 @@ class BackendUsage:
         return {"name": self.name, "kind": self.kind, "cpu_s": self.cpu_s, "wall_s": round(self.wall_s, 4),
                 "cpu_pct": None if pct is None else round(pct, 1), "cores": self.cores, "bound": self.bound,
                 "ops": self.ops, "ops_per_request": None if self.ops is None or not requests
-                else round(self.ops / requests, 4)}
+                else round(self.ops / requests, 4),
+                **({} if self.ops_span == "window" else {"ops_span": self.ops_span, "window_ops": self.window_ops})}
 
     @classmethod
     def from_record(cls, rec: Mapping[str, Any], duration_s: float) -> "BackendUsage":
         return cls(rec["name"], rec["kind"], _number(rec["cpu_s"]), float(rec.get("wall_s", duration_s)),
-                   int(rec["cores"]), None if rec["ops"] is None else int(rec["ops"]))
+                   int(rec["cores"]), None if rec["ops"] is None else int(rec["ops"]), str(rec.get("ops_span") or "window"),
+                   None if rec.get("window_ops") is None else int(rec["window_ops"]))
 
 
 @dataclass(frozen=True)
@@ -264,6 +290,8 @@ class Result:
             "errors": {k: load.errors[k] for k in ERROR_KEYS},
             "error_rate": round(load.error_rate, 6),
             "window": load.window,
+            **({} if not load.error_attribution else {"error_attribution": load.error_attribution,
+                                                      "run_errors": {k: load.run_errors[k] for k in ERROR_KEYS}}),
             **({} if load.think_ms == 0 else {"think_ms": load.think_ms}),
             "server": {"cpu_s": self.server_cpu_s, "rss_mb": self.server_rss_mb,
                        "cpu_us_per_request": None if per_request is None else round(per_request, 2),
@@ -289,7 +317,9 @@ class Result:
         load = LoadReport(rec["generator"]["name"], int(rec["requests"]), duration, int(rec.get("bytes") or 0),
                           {k: float(rec["latency_ms"][k]) for k in LATENCY_KEYS},
                           {k: int(rec["errors"][k]) for k in ERROR_KEYS}, str(rec.get("window") or "run"),
-                          None if rec.get("think_ms", 0) is None else float(rec.get("think_ms", 0)))
+                          None if rec.get("think_ms", 0) is None else float(rec.get("think_ms", 0)),
+                          str(rec.get("error_attribution") or ""),
+                          {k: int(rec["run_errors"][k]) for k in ERROR_KEYS} if rec.get("run_errors") else None)
         server = _mapping(rec, "server")
         return cls(nodeid=rec["nodeid"], test=rec["test"], variant=rec["variant"], workload=rec["workload"],
                    shape=shape_from_record(rec), warmup_s=int(rec.get("warmup_s") or 0), url=rec["url"], load=load,
