@@ -30,16 +30,24 @@ def test_the_designed_queue_is_littles_law_at_the_designed_capacity():
     assert designed_queue_s(0, 0.1, 64) == 0.0
 
 
-def test_the_timeout_is_twice_the_queue_within_its_bounds():
-    """2 x the queue rounded up to whole seconds; 5 s up to a 2.5 s queue, 30 s from a 15 s queue on."""
-    assert closed_timeout_s(1, 0.1, 64) == 13  # meinheld, bjoern, wsgiref on /upstream: 6.4 s queue
-    assert closed_timeout_s(2, 0.1, 64) == 7  # gunicorn-sync-w2, gunicorn-meinheld-w2: 3.2 s
-    assert closed_timeout_s(4, 0.1, 64) == 5  # uwsgi-p2t2: 1.6 s
-    assert closed_timeout_s(4, 0.1, 100) == 5  # exactly 2.5 s: 2 x 2.5 = 5
-    assert closed_timeout_s(4, 0.1, 101) == 6  # 2.525 s
-    assert closed_timeout_s(2, 0.1, 300) == 30  # exactly 15 s
-    assert closed_timeout_s(2, 0.1, 400) == 30  # 20 s: capped
-    assert closed_timeout_s(None, 0.1, 400) == 5
+def test_the_timeout_is_the_runs_load_plus_twice_the_queue_within_its_bounds():
+    """No designed queue: 5 s.  Else lead-in + window + 2 x the queue, rounded up, within 5..30 s."""
+    run = 2 + 5  # oha's lead-in and the default window
+    assert closed_timeout_s(1, 0.1, 64, run) == 20  # meinheld, bjoern, wsgiref on /upstream: 6.4 s queue
+    assert closed_timeout_s(2, 0.1, 64, run) == 14  # gunicorn-sync-w2, gunicorn-meinheld-w2: 3.2 s
+    assert closed_timeout_s(4, 0.1, 64, run) == 11  # uwsgi-p2t2: 1.6 s
+    assert closed_timeout_s(10, 0.1, 64, run) == 9  # cheroot-t10, paste-t10: 0.64 s
+    assert closed_timeout_s(10, 0.1, 10, run) == 5  # every connection served at once: no queue
+    assert closed_timeout_s(None, 0.1, 400, run) == 5  # nothing bounds the server
+    assert closed_timeout_s(1, 0.0, 64, run) == 5  # nothing waits by design
+    assert closed_timeout_s(63, 0.1, 64, 0) == 5  # a tiny queue on a run of no length: never below 5 s
+    assert closed_timeout_s(2, 0.1, 2 * 115, run) == 30  # exactly 30 s: 7 + 2 x 11.5
+    assert closed_timeout_s(2, 0.1, 2 * 115 + 1, run) == 30  # above: capped
+    assert closed_timeout_s(2, 0.1, 2 * 114 + 1, run) == 30  # 29.1 s rounds up to the cap
+    assert closed_timeout_s(2, 0.1, 2 * 114, run) == 30  # 29.8 s
+    assert closed_timeout_s(2, 0.1, 2 * 110, run) == 29  # 29.0 s exactly
+    assert closed_timeout_s(2, 0.1, 400, run) == 30  # gunicorn-sync-w2 on /sleep at c400: a 20 s queue
+    assert closed_timeout_s(1, 0.1, 64, 0 + 5) == 18  # wrk: no lead-in
 
 
 def test_the_variants_concurrency_under_a_blocking_call_comes_from_the_catalog():
@@ -52,19 +60,19 @@ def test_the_variants_concurrency_under_a_blocking_call_comes_from_the_catalog()
 
 
 def test_a_cell_is_sized_from_its_variant_and_workload():
-    """The failing cells of issue 23's census on /upstream, c64; json has no designed wait; a mix or an unknown
-    server keeps the default."""
+    """The failing cells of issue 23's census on /upstream, c64 (oha: 2 s lead-in, 5 s window); json has no designed
+    wait; a mix or an unknown server keeps the default."""
     upstream, sleep = WORKLOADS["upstream"], WORKLOADS["sleep"]
-    assert cell_timeout_s(VARIANTS["meinheld"], upstream, 64) == 13
-    assert cell_timeout_s(VARIANTS["bjoern"], upstream, 64) == 13
-    assert cell_timeout_s(VARIANTS["wsgiref"], upstream, 64) == 13
-    assert cell_timeout_s(VARIANTS["gunicorn-meinheld-w2"], upstream, 64) == 7
-    assert cell_timeout_s(VARIANTS["uwsgi-p2t2"], upstream, 64) == 5
-    assert cell_timeout_s(VARIANTS["cheroot-t10"], upstream, 64) == 5
-    assert cell_timeout_s(VARIANTS["gunicorn-sync-w2"], sleep, 400) == 30
-    assert cell_timeout_s(VARIANTS["wsgiref"], WORKLOADS["json"], 64) == 5
-    assert cell_timeout_s(VARIANTS["wsgiref"], WORKLOADS["site"], 64) == 5
-    assert cell_timeout_s(None, upstream, 64) == 5
+    assert cell_timeout_s(VARIANTS["meinheld"], upstream, 64, 7) == 20
+    assert cell_timeout_s(VARIANTS["bjoern"], upstream, 64, 7) == 20
+    assert cell_timeout_s(VARIANTS["wsgiref"], upstream, 64, 7) == 20
+    assert cell_timeout_s(VARIANTS["gunicorn-meinheld-w2"], upstream, 64, 7) == 14
+    assert cell_timeout_s(VARIANTS["uwsgi-p2t2"], upstream, 64, 7) == 11
+    assert cell_timeout_s(VARIANTS["cheroot-t10"], upstream, 64, 7) == 9
+    assert cell_timeout_s(VARIANTS["gunicorn-sync-w2"], sleep, 400, 7) == 30
+    assert cell_timeout_s(VARIANTS["wsgiref"], WORKLOADS["json"], 64, 7) == 5
+    assert cell_timeout_s(VARIANTS["wsgiref"], WORKLOADS["site"], 64, 7) == 5
+    assert cell_timeout_s(None, upstream, 64, 7) == 5
 
 
 def _session(tmp_path, closed="wrk"):
@@ -73,12 +81,14 @@ def _session(tmp_path, closed="wrk"):
 
 
 def test_the_session_gives_each_closed_cell_its_sized_driver(tmp_path, monkeypatch):
-    """A closed cell's driver carries its cell's timeout (oha and wrk alike); a rate or an unnamed variant keeps 5 s."""
+    """A closed cell's driver carries its cell's timeout from its own lead-in (oha 2 s, wrk none) and the shape's
+    duration; a rate, an unnamed variant or a cell with no designed queue keeps 5 s."""
     monkeypatch.setattr(OhaDriver, "check", lambda self: None)
     session = _session(tmp_path, "oha")
     closed = LoadShape(64, 5)
-    assert session.driver_for(closed, "upstream", "meinheld").timeout_s == 13
+    assert session.driver_for(closed, "upstream", "meinheld").timeout_s == 20
     assert session.driver_for(closed, "upstream", "meinheld").name == "oha"
+    assert session.driver_for(LoadShape(64, 10), "upstream", "meinheld").timeout_s == 25
     assert session.driver_for(closed, "json", "meinheld").timeout_s == 5
     assert session.driver_for(closed, "upstream", "aiohttp").timeout_s == 5
     assert session.driver_for(closed, "upstream").timeout_s == 5  # the plugin's check of every driver
@@ -87,7 +97,7 @@ def test_the_session_gives_each_closed_cell_its_sized_driver(tmp_path, monkeypat
     site = session.driver_for(closed, "site", "meinheld")
     assert site.name == "wrk" and site.timeout_s == 5
     wrk = _session(tmp_path, "wrk").driver_for(closed, "upstream", "bjoern")
-    assert wrk.name == "wrk" and wrk.timeout_s == 13
+    assert wrk.name == "wrk" and wrk.timeout_s == 18
 
 
 def test_the_record_keeps_the_timeout_used():
