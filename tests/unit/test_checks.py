@@ -143,10 +143,19 @@ def test_at_capacity_boundaries_band_pool_and_designed_wait():
 
 
 def test_pool_size_comes_from_the_variant_catalog():
-    """workers x threads for pools (sync, gthread, uwsgi processes x threads, thread pools); none for event loops."""
+    """workers x threads for pools (sync, gthread, uwsgi processes x threads, thread pools), one per process for a C
+    event loop running WSGI (a blocking call blocks it); none for asyncio or greenlets."""
     assert [checks.pool_size(v) for v in ("gunicorn-sync-w2", "gunicorn-gthread-t100", "uwsgi-p2t2", "waitress-t4",
+                                          "meinheld", "bjoern", "gunicorn-meinheld-w2",
                                           "aiohttp", "gunicorn-gevent-w2", "no-such-variant")] == \
-        [2, 100, 4, 4, None, None, None]
+        [2, 100, 4, 4, 1, 1, 2, None, None, None]
+
+
+def test_a_c_event_loop_blocked_by_its_app_is_at_capacity_not_a_stall():
+    """meinheld (one process) on /upstream at c64: 9.8 rps against 1 / 100 ms is its designed capacity, not a stall."""
+    r = record(rps=9.8, connections=64, mean=64 / 9.8 * 1000.0, server_cpu_s=0.05, gen_cpu_s=0.05,
+               workload="upstream", variant="meinheld", backends=[BackendUsage("upstream", "nginx", 0.05, 5.0, 1, 49)])
+    assert "at-capacity" in names(r) and "stall" not in names(r)
 
 
 def test_a_cell_that_answered_nothing_says_why_in_one_line():

@@ -23,6 +23,11 @@ from ..errors import ConfigError
 STANDARD_FIELDS = frozenset({"python", "bindir", "host", "port", "target", "module", "callable", "apps_dir"})
 INTERPRETERS = ("cpython", "pypy")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
+# Worker kinds whose every request holds a thread until it is answered: a pool of workers x threads.
+POOL_WORKERS = ("sync", "gthread", "thread-pool", "prefork+threads", "single-thread")
+# C event loops that run a WSGI app's Python on their one thread: a blocking call in the app (a sleep, redis-py,
+# an HTTP client) blocks the whole process, so each process serves one such request at a time.
+BLOCKING_LOOPS = ("event-loop", "meinheld")
 
 GUNICORN = ("{python}", "-m", "gunicorn", "-c", "python:serverbench.gunicorn_conf", "-b", "{host}:{port}",
             "-w", "{workers}",
@@ -62,6 +67,19 @@ class Variant:
     def __post_init__(self) -> None:
         object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
         object.__setattr__(self, "env", MappingProxyType(dict(self.env)))
+
+    @property
+    def blocking_concurrency(self) -> int | None:
+        """Requests served at once when each blocks in the app (a sleep, a blocking client): workers x threads
+        for a pool, one per process for a C event loop running a WSGI app; None when nothing bounds them (a
+        thread per request, greenlets, an event loop with an async client) or the catalog does not know."""
+        s = self.settings
+        processes = int(s.get("workers", s.get("processes", 1)))
+        if self.worker in POOL_WORKERS:
+            return processes * int(s.get("threads", 1))
+        if self.worker in BLOCKING_LOOPS and self.interface == "wsgi":
+            return processes
+        return None
 
     @property
     def default_app(self) -> App:
@@ -124,11 +142,14 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     Variant(
         "gunicorn-meinheld-w2", "gunicorn", "meinheld", "wsgi",
-        GUNICORN + ("-k", "meinheld.gmeinheld.MeinheldWorker", "{target}"),
+        GUNICORN + ("--keep-alive", "{keepalive}", "-k", "meinheld.gmeinheld.MeinheldWorker", "{target}"),
         requires=("gunicorn", "meinheld"), install="pip install --no-deps meinheld  (next to greenlet>=3)",
-        settings={"workers": 2}, interpreters=("cpython",),
+        settings={"workers": 2, "keepalive": 10}, interpreters=("cpython",),
         notes="meinheld's C event loop as gunicorn's worker; its greenlet<0.5 pin cannot build here, "
-        "so it is installed without dependencies next to gevent's modern greenlet.",
+        "so it is installed without dependencies next to gevent's modern greenlet. Keep-alive 10 s, as the "
+        "standalone meinheld row: with gunicorn's 2 s the worker closed kept-alive connections whose next request "
+        "had waited over 2 s behind its blocked loop (/upstream at 64 connections: 2-41 'connection closed' "
+        "errors a run).",
     ),
     Variant(
         "gunicorn-aiohttp-w2", "gunicorn", "aiohttp", "aiohttp",

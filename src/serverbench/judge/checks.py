@@ -31,8 +31,6 @@ LITTLE_TOLERANCE = 0.05
 # (either side: the CPU per request is measured under load, so the capacity is an estimate), with more
 # connections than the pool, is the pool's designed limit: the rest of the latency is the queue behind it.
 CAPACITY_BAND = 0.10
-# Worker kinds (catalog.variants) whose concurrency is their workers x threads: one request per thread at a time.
-POOL_WORKERS = ("sync", "gthread", "thread-pool", "prefork+threads", "single-thread")
 
 # A stall: the server, its backends and the generator each used less than this share of one core...
 STALL_IDLE_PCT = 30.0
@@ -214,13 +212,11 @@ def _variants() -> dict:
 
 
 def pool_size(variant: str) -> int | None:
-    """Requests the variant serves at once when each blocks its thread (workers x threads), from the catalog;
-    None for an event loop, greenlets or an unknown variant (no pool bounds them)."""
+    """Requests the variant serves at once when each blocks its thread (workers x threads; one per process for a
+    C event loop running a WSGI app), from the catalog; None for greenlets, an event loop with async clients or an
+    unknown variant (no pool bounds them)."""
     v = _variants().get(variant)
-    if v is None or v.worker not in POOL_WORKERS:
-        return None
-    s = v.settings
-    return int(s.get("workers", s.get("processes", 1))) * int(s.get("threads", 1))
+    return None if v is None else v.blocking_concurrency
 
 
 @dataclass(frozen=True)

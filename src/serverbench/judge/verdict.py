@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from ..records.baselines import SAVE_COMMAND, Baseline
 from ..config import Thresholds
 from ..records.schema import Result, unanswered
+from .explained import judged_error_rate, syn_drop_errors
 
 PASS, FAIL, NO_BASELINE = "pass", "fail", "no-baseline"
 
@@ -75,9 +76,14 @@ class BaselineCheck:
 
     def judge(self, result: Result, baseline: Baseline | None, thresholds: Thresholds) -> Verdict:
         problems = check_ops(result) if thresholds.work_check else []
-        if result.error_rate > thresholds.max_error_rate:
+        explained = syn_drop_errors(result)
+        error_rate = judged_error_rate(result, explained)
+        if error_rate > thresholds.max_error_rate:
             errors = ", ".join(f"{k} {v}" for k, v in result.load.errors.items() if v)
-            problems.append(f"error rate {result.error_rate:.2%} > limit {thresholds.max_error_rate:.2%} ({errors})")
+            timeout = "" if result.generator.timeout_s is None else f"; timeout {result.generator.timeout_s:g} s"
+            problems.append(f"error rate {error_rate:.2%} > limit {thresholds.max_error_rate:.2%} ({errors}{timeout}"
+                            f"{'' if explained is None else '; not counted: ' + explained.cause})")
+        cause = "" if explained is None else f"; errors not counted: {explained.cause}"
         if thresholds.min_rps is not None and result.rps < thresholds.min_rps:
             problems.append(f"{result.rps:,.0f} rps < required {thresholds.min_rps:,.0f}")
         p99 = result.load.latency_ms["p99"]
@@ -87,7 +93,7 @@ class BaselineCheck:
             if problems:
                 return Verdict(FAIL, "; ".join(problems))
             return Verdict(NO_BASELINE, f"no stored baseline for {result.key} on this machine; "
-                                        f"store one with `{SAVE_COMMAND}`")
+                                        f"store one with `{SAVE_COMMAND}`{cause}")
         ratio = result.rps / baseline.rps if baseline.rps > 0 else float("inf")
         floor = baseline.rps * (1 - thresholds.tolerance)
         if result.rps < floor:
@@ -95,5 +101,5 @@ class BaselineCheck:
                             f"(1 − {thresholds.tolerance:g}) ({ratio - 1:+.1%})")
         if problems:
             return Verdict(FAIL, "; ".join(problems), baseline.rps, ratio)
-        return Verdict(PASS, f"{result.rps:,.0f} rps vs baseline {baseline.rps:,.0f} ({ratio - 1:+.1%})",
+        return Verdict(PASS, f"{result.rps:,.0f} rps vs baseline {baseline.rps:,.0f} ({ratio - 1:+.1%}){cause}",
                        baseline.rps, ratio)

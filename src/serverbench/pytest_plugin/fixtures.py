@@ -352,7 +352,7 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
     backends = ({} if perf_server.process is None else
                 request.getfixturevalue("perf_backends").available(perf_session.workload(perf_workload).backends))
 
-    driver = perf_session.driver_for(perf_shape, perf_workload)
+    driver = perf_session.driver_for(perf_shape, perf_workload, perf_server.name)
     if perf_shape.workers is not None:
         try:
             driver.check()

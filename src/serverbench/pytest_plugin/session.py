@@ -13,6 +13,7 @@ from ..backends.base import BACKENDS
 from ..catalog.contract import Endpoint
 from ..catalog.matrix import Cell
 from ..catalog.shapes import LoadShape
+from ..catalog.timeouts import cell_timeout_s
 from ..catalog.userapp import UserApp, user_app
 from ..catalog.variants import Variant
 from ..catalog.workloads import WORKLOADS, Workload
@@ -88,15 +89,27 @@ class PerfSession:
             self._machine = machine_info(f"{closed.name}-{closed.version}")
         return self._machine
 
-    def driver_for(self, shape: LoadShape, workload: str | None = None) -> Driver:
-        """The driver of a shape on a workload (one instance per kind for the session): a URL mix or a user's
-        endpoint's request needs wrk in the closed model."""
+    def driver_for(self, shape: LoadShape, workload: str | None = None, variant: str | None = None) -> Driver:
+        """The driver of a shape on a workload (one instance per kind and timeout for the session): a URL mix or a
+        user's endpoint's request needs wrk in the closed model.  With the cell's ``variant``, a closed model's
+        per-request timeout is sized to the cell (catalog.timeouts: its load plus the queue its designed capacity
+        implies)."""
         one_url = workload is None or (not self.workload(workload).mix and self.workload(workload).request is None)
         kind = (shape.rate is None, shape.workers, shape.requests_per_connection is None, one_url)
         if kind not in self._drivers:
             self._drivers[kind] = driver_for(shape, threads=self.config.threads, closed=self.closed_driver,
                                              one_url=one_url)
-        return self._drivers[kind]
+        driver = self._drivers[kind]
+        if variant is None or workload is None or shape.rate is not None or shape.workers is not None \
+                or not hasattr(driver, "timeout_s"):
+            return driver
+        timeout = cell_timeout_s(self.variants.get(variant), self.workload(workload), shape.connections,
+                                 getattr(driver, "lead_s", 0) + shape.duration)
+        if timeout == driver.timeout_s:
+            return driver
+        if kind + (timeout,) not in self._drivers:  # wrk and oha: frozen dataclasses with a timeout_s
+            self._drivers[kind + (timeout,)] = replace(driver, timeout_s=timeout)
+        return self._drivers[kind + (timeout,)]
 
     @property
     def warmup_rounds(self) -> int:

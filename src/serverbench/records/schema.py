@@ -99,6 +99,9 @@ class Generator:
     cpu_s: float
     wall_s: float
     cores: int
+    # Its per-request timeout (s): a closed model's is sized to the cell (catalog.timeouts); None when the driver has
+    # none of its own or the record predates the field.
+    timeout_s: float | None = None
 
     @property
     def cpu_pct(self) -> float:
@@ -117,14 +120,15 @@ class Generator:
     def to_record(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.version, "threads": self.threads, "cpu_s": round(self.cpu_s, 4),
                 "wall_s": round(self.wall_s, 4), "cores": self.cores, "cpu_pct": round(self.cpu_pct, 1),
-                "busy_pct": round(self.busy_pct, 1), "saturated": self.saturated}
+                "busy_pct": round(self.busy_pct, 1), "saturated": self.saturated,
+                **({} if self.timeout_s is None else {"timeout_s": self.timeout_s})}
 
     @classmethod
     def from_record(cls, rec: Mapping[str, Any], duration_s: float) -> "Generator":
         """Schema 1 kept only the percentages: CPU seconds and cores are derived from them."""
         if "cpu_s" in rec:
             return cls(rec["name"], rec["version"], int(rec["threads"]), float(rec["cpu_s"]), float(rec["wall_s"]),
-                       int(rec["cores"]))
+                       int(rec["cores"]), _number(rec.get("timeout_s")))
         cpu_pct, busy = float(rec["cpu_pct"]), float(rec["busy_pct"])
         cores = max(1, round(cpu_pct / busy)) if busy else int(rec["threads"])
         return cls(rec["name"], rec["version"], int(rec["threads"]), cpu_pct / 100 * duration_s, duration_s, cores)

@@ -13,6 +13,7 @@ from ..records.results import Failure
 from ..catalog.matrix import Cell
 from ..catalog.variants import Variant
 from ..judge.checks import MEANINGS, check_session, latency_known_wrong
+from ..judge.explained import syn_drop_errors
 from ..judge.verdict import NO_BASELINE, Verdict
 
 SHOWN_ELSEWHERE = ("generator-saturated", "backend-bound")  # SAT in "gen cpu", BND in "backend cpu"
@@ -48,6 +49,7 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
         table.add_column(column, justify=justify, no_wrap=True)
     any_saturated = any_bound = False
     raised: dict[str, None] = {}
+    syn_lines: list[str] = []
     for (r, v), judged in zip(results, check_session([r for r, _ in results])):
         flags = [f.name for f in judged if f.name not in SHOWN_ELSEWHERE]
         raised.update(dict.fromkeys(flags))
@@ -67,9 +69,13 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
             verdict = "saved"
         reps = r.extra.get("replicates")
         rps_text = f"{r.rps:,.0f}" + (f" (n={reps['n']}, ±{reps['dispersion']:.0%})" if reps else "")
-        # a latency the checks know to be wrong (Little's law off, no cause outside the harness) is not shown
-        p50, p99 = ("?", "?") if latency_known_wrong(r) else (f"{r.load.latency_ms['p50']:.2f}",
-                                                             f"{r.load.latency_ms['p99']:.2f}")
+        # a latency the checks know to be wrong (Little's law off, no cause outside the harness) is not shown, nor
+        # one of a cell whose timeouts the kernel's SYN drops explain (the retransmit timer's, not the server's)
+        explained = syn_drop_errors(r)
+        if explained is not None:
+            syn_lines.append(f"SYN {r.variant}/{r.app if r.app else '-'} {r.workload} {r.shape.label}: {explained.cause}")
+        p50, p99 = (("?", "?") if latency_known_wrong(r) else ("SYN", "SYN") if explained is not None
+                    else (f"{r.load.latency_ms['p50']:.2f}", f"{r.load.latency_ms['p99']:.2f}"))
         table.add_row(f"{r.variant}/{r.app}" if r.app else r.variant, r.workload, r.shape.label,
                       rps_text, p50, p99,
                       f"{errors} ({r.error_rate:.1%})" if errors else "0",
@@ -94,6 +100,8 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
                  "the record keeps it with the flag.\n")
     for name in raised:
         text += f"{name}: {MEANINGS[name]} (the record's flags say what was seen; docs/checks.md).\n"
+    for line in syn_lines:  # SYN in the latency columns: those cells' timeouts did not count against their error limit
+        text += line + ".\n"
     for n, (cell, reason) in enumerate(skipped, 1):
         text += f"skipped [{n}] {cell}: {reason}\n"
     return text

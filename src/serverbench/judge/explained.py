@@ -1,0 +1,60 @@
+"""Errors a measured cause outside the harness explains.  Pure: a record in, a count and its cause out.
+
+The perf test fails a cell whose error rate exceeds its limit, unless the record measured why the requests failed
+and the cause is outside both the harness and the server's speed.  One cause is counted by the kernel: a listen
+backlog too small for the connections (wsgiref's 5, socketserver's default; cheroot's and Paste's 5 too), whose
+dropped SYNs the kernel counts (``ListenDrops``, the record's ``kernel``).  A connection whose SYN is dropped gets no
+error: the client retransmits after 1 s, then 3 s, 7 s, 15 s after its first try (TCP_TIMEOUT_INIT, doubled each
+time), and the request times out once its timeout passes with every try dropped.  So each timeout those drops
+explain took one dropped try per retransmit time below the timeout (``syn_tries``: 3 at 5 s), and the drops explain
+at most ``drops // syn_tries`` timeouts; the rest, and every other error, still count against the limit.  The cell
+then passes for that cause with a one-line message, and its latency (the retransmit timer's, not the server's) is
+not shown as its speed (report.terminal).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..catalog.timeouts import DEFAULT_TIMEOUT_S
+from ..records.schema import Result
+
+# When a client sends its SYN again after the first try (s): Linux's initial retransmit timeout, doubled each time.
+SYN_RETRY_S = (1.0, 3.0, 7.0, 15.0, 31.0, 63.0)
+
+
+def syn_tries(timeout_s: float) -> int:
+    """SYNs a client sends before its request's ``timeout_s`` runs out: the first and every retry before it."""
+    return 1 + sum(1 for t in SYN_RETRY_S if t < timeout_s)
+
+
+@dataclass(frozen=True)
+class Explained:
+    """``errors`` of a record's errors that ``cause`` (one line) accounts for."""
+
+    errors: int
+    cause: str
+
+
+def syn_drop_errors(r: Result) -> Explained | None:
+    """The timeouts the kernel's listen drops during the window explain (None: no drop, or no timeout)."""
+    drops = max(int(r.kernel.get("listen_drops", 0)), int(r.kernel.get("listen_overflows", 0)))
+    timeouts = r.load.errors["timeout"]
+    if not drops or not timeouts:
+        return None
+    timeout_s = r.generator.timeout_s if r.generator.timeout_s is not None else DEFAULT_TIMEOUT_S
+    tries = syn_tries(timeout_s)
+    explained = min(timeouts, drops // tries)
+    if not explained:
+        return None
+    return Explained(explained, f"{explained:,} of {timeouts:,} timeouts are the kernel's {drops:,} listen drops "
+                     f"(syn-drops; {tries} dropped SYNs each before the {timeout_s:g} s timeout): the server's listen "
+                     "backlog is too small for the connections, so they measure the kernel's retransmit timer, "
+                     "not the server's speed")
+
+
+def judged_error_rate(r: Result, explained: Explained | None) -> float:
+    """The record's error rate without the errors ``explained`` accounts for (the same denominator)."""
+    total = sum(r.load.errors.values())
+    if explained is None or not total:
+        return r.error_rate
+    return r.error_rate * (total - explained.errors) / total
