@@ -272,3 +272,28 @@ def test_without_a_timeout_the_sum_stops_at_one_reading():
     """A timeout of 0 (none set) reads the uncovered connections once instead of looping for ever."""
     from serverbench.drivers.oha import failed_sent_by
     assert failed_sent_by(_chain([0.0], 10.0), 7.0, 3, 0.0) == 2
+
+
+def test_uncovered_time_that_misses_the_runs_count_falls_back_to_the_windows_share_of_time():
+    """Connections waiting to connect (SYNs dropped) hold no answer and are answered later: the uncovered time finds
+    fewer failures sent by the deadline than by the window's start, and not the run's 34 timeouts; the window then
+    takes its share of the run's time (5 of 7 s: 24), and the rule says why."""
+    from serverbench.drivers.oha import window_report
+    rows = [r for _ in range(30) for r in _chain([float(k) for k in range(7)], 1.0)]
+    rows += [r for _ in range(2) for r in _chain([3.0, 4.0, 5.0, 6.0], 1.0)]  # connecting until 3 s, then answered
+    report = window_report(rows, 2.0, 5.0, _errors(timeout=34), connections=64, timeout_s=20.0)
+    assert report.errors["timeout"] == 24 and "not the run's 34" in report.error_attribution
+    assert "0.714" in report.error_attribution
+
+
+def test_the_uncovered_time_is_read_when_it_finds_the_runs_count_within_its_slack():
+    """The reading is kept while it finds the run's count within 2% (at least 1): 3 found of a run's 4 is kept (1 of 3
+    sent in the window), of a run's 5 it is not (the time share, 5 of 7 s)."""
+    from serverbench.drivers.oha import window_report
+    rows = [r for _ in range(2) for r in _chain([5.0, 6.0, 7.0], 1.0)]
+    rows += _chain([0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 1.0)
+    rows += _chain([float(k) for k in range(7)], 1.0)
+    kept = window_report(rows, 2.0, 5.0, _errors(timeout=4), connections=4, timeout_s=5.0)
+    assert kept.errors["timeout"] == 1 and "1 of 3" in kept.error_attribution
+    missed = window_report(rows, 2.0, 5.0, _errors(timeout=5), connections=4, timeout_s=5.0)
+    assert missed.errors["timeout"] == 4 and "not the run's 5" in missed.error_attribution

@@ -92,6 +92,11 @@ def _in_flight(rows: Sequence[tuple[float, float, int, int]], t: float) -> int:
     return sum(1 for start, end, _, _ in rows if start <= t < end)
 
 
+# How far the connections' uncovered time may miss the run's timeout count (a share of it, at least 1) and still be read
+# as the failures' send times (window_errors).
+ATTRIBUTION_SLACK = 0.02
+
+
 def failed_sent_by(rows: Sequence[tuple[float, float, int, int]], t: float, connections: int, timeout_s: float) -> int:
     """How many requests that timed out were sent by ``t``, from the connections' time no answered request covers.
 
@@ -130,14 +135,27 @@ def window_errors(rows: Sequence[tuple[float, float, int, int]], start_s: float,
     end = run_s - 1e-6  # the last send is before the deadline
     by_end = failed_sent_by(rows, end, connections, timeout_s)
     sent = by_end - failed_sent_by(rows, start_s - 1e-6, connections, timeout_s)
-    timeout_share = min(max(sent / by_end, 0.0), 1.0) if by_end else time_share
+    run_timeouts = run_errors.get("timeout", 0)
+    # The reading holds where every connection not holding an answer holds a request that fails: then it finds the
+    # run's own count, and no fewer failures sent by the window's end than by its start.  A connection still trying
+    # to connect (its SYNs dropped by a full backlog) holds no answer and may yet be answered: the reading is off, and
+    # the window's share of the run's time is used instead.
+    holds = by_end and 0 <= sent <= by_end and abs(by_end - run_timeouts) <= max(1, ATTRIBUTION_SLACK * run_timeouts)
+    timeout_share = sent / by_end if holds else time_share
     for key, n in failed.items():
         errors[key] = round(n * (timeout_share if key == "timeout" else time_share))
     rules = []
-    if run_errors.get("timeout"):
-        rules.append(f"timeouts x {timeout_share:.3f} " + (
-            f"(the share sent in the window: {sent} of {by_end} requests given up, from the connections' time no "
-            "answer covers)" if by_end else "(no connection time uncovered by answers: the window's share of the run's time)"))
+    if run_timeouts:
+        if holds:
+            why = (f"the share sent in the window: {sent} of {by_end} requests given up, from the connections' time no "
+                   "answer covers")
+        elif by_end:
+            why = (f"the window's share of the run's time: the connections' time no answer covers finds {by_end} "
+                   f"failures sent by the deadline and {sent} in the window, not the run's {run_timeouts} (connections "
+                   "waiting to connect hold no answer either)")
+        else:
+            why = "no connection time uncovered by answers: the window's share of the run's time"
+        rules.append(f"timeouts x {timeout_share:.3f} ({why})")
     if any(k != "timeout" for k in failed):
         rules.append(f"connect, read, write x {time_share:.3f} (the window's share of the run's time, "
                      f"{duration_s:g} of {run_s:g} s)")
