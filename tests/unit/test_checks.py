@@ -358,3 +358,35 @@ def test_locusts_own_cpu_per_request_names_the_time_between_an_answer_and_the_ne
     assert not checks.latency_known_wrong(fast)
     old = _locust(2797 / 5, 64, 66.2, gen_cpu_s=4.0)
     assert checks.latency_known_wrong(old)
+
+
+def _held(ratio: float, held: int, connections: int = 64) -> Result:
+    """A steady oha window at ``ratio`` of Little's law with ``held`` connections that sent nothing in it."""
+    r = record(rps=10.0, connections=connections, mean=connections / 10.0 * 1000.0 * ratio, workload="upstream")
+    return replace(r, load=replace(r.load, driver="oha", window="steady", held_through=held))
+
+
+def test_connections_held_through_the_window_are_named_when_they_account_for_the_ratio():
+    """bjoern /upstream at 64 connections: 49 held through the window leave 15 of 64 (0.23) to the window's requests;
+    at ratio 0.23 (and 0.19, 0.28: within 5%) the flag names them and keeps the latencies hidden."""
+    for ratio in (0.23, 0.19, 0.28):
+        flag = checks.littles_law(_held(ratio, 49))
+        assert flag is not None and "49 of 64 connections sent no request in the window" in flag.message, ratio
+        assert checks.latency_known_wrong(_held(ratio, 49))
+
+
+def test_held_connections_that_do_not_account_for_the_ratio_are_not_the_story():
+    """One held connection leaves 63 of 64 (0.98): it does not explain a ratio of 0.5; 49 held (0.23) do not explain
+    0.17 or 0.29 (outside 5%); no held connection, no such story."""
+    for ratio, held in ((0.5, 1), (0.17, 49), (0.29, 49), (0.5, 0)):
+        flag = checks.littles_law(_held(ratio, held))
+        assert flag is not None and "sent no request in the window" not in flag.message, (ratio, held)
+        assert "steady-state window" in flag.message
+
+
+def test_held_through_survives_the_record_and_is_absent_where_unknown():
+    """held_through is written and read back; a record without it (wrk, older oha) reads as None."""
+    r = _held(0.23, 49)
+    assert Result.from_record(r.to_record()).load.held_through == 49
+    assert Result.from_record(record().to_record()).load.held_through is None
+    assert "held_through" not in record().to_record()

@@ -297,3 +297,12 @@ def test_the_uncovered_time_is_read_when_it_finds_the_runs_count_within_its_slac
     assert kept.errors["timeout"] == 1 and "1 of 3" in kept.error_attribution
     missed = window_report(rows, 2.0, 5.0, _errors(timeout=5), connections=4, timeout_s=5.0)
     assert missed.errors["timeout"] == 4 and "not the run's 5" in missed.error_attribution
+
+
+def test_connections_waiting_through_the_window_are_counted_as_held():
+    """Two requests sent in the lead-in (1 s) and answered after the window (2-7 s) held their connections through it;
+    one sent as it opens (2 s) or answered before it closes (6.9 s) did not."""
+    from serverbench.drivers.oha import window_report
+    rows = [(1.0, 8.0, 200, 10), (1.5, 7.0, 200, 10), (2.0, 9.0, 200, 10), (0.5, 6.9, 200, 10), (6.9, 7.5, 200, 10)]
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=4, timeout_s=5.0)
+    assert report.held_through == 2 and report.requests == 2

@@ -180,9 +180,12 @@ def window_report(rows: Sequence[tuple[float, float, int, int]], start_s: float,
         latency = {k: 0.0 for k in ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")}
     window, rule = window_errors(rows, start_s, duration_s, errors, connections, timeout_s)
     window["status"] = sum(1 for _, st, _ in sent if st >= 400)
+    # A connection holds one request at a time: one answered after the window on a request sent before it sent none
+    # in it.
+    held = sum(1 for start, end, _, _ in rows if start < start_s and end >= start_s + duration_s)
     return LoadReport(driver="oha", requests=len(sent), duration_s=duration_s, bytes=sum(b for _, _, b in sent),
                       latency_ms=latency, errors=window, window="steady", error_attribution=rule,
-                      run_errors=dict(errors) if rule else None)
+                      run_errors=dict(errors) if rule else None, held_through=held)
 
 
 def read_rows(db: Path) -> list[tuple[float, float, int, int]]:

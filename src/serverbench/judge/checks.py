@@ -168,6 +168,13 @@ def littles_law(r: Result) -> Flag | None:
     causes = _outside_causes(r, ratio)
     if causes:
         meaning = "measured cause outside the harness: " + "; ".join(causes)
+    elif ratio < 1 and _held_through_explains(r, ratio):
+        held = r.load.held_through
+        meaning = (f"{held} of {r.connections} connections sent no request in the window: each waited through it on a "
+                   "request sent before it and answered after it (the server answered the other connections first; "
+                   f"a wait longer than the window), so the window's requests are the other {r.connections - held} "
+                   "connections' and their latencies are not the server's for all of them. The latencies are hidden "
+                   "from the summary; a window longer than the longest wait measures every connection")
     elif ratio < 1 and r.load.window == "steady":
         meaning = (f"the connections' timed requests cover {ratio:.0%} of a steady-state window with no cause "
                    f"outside the harness measured: {r.generator.name} left its connections idle between an answer "
@@ -197,6 +204,14 @@ def littles_law(r: Result) -> Flag | None:
     return Flag("littles-law", f"{r.requests / r.load.duration_s:,.1f} rps x {cycle} = {in_flight:.1f} requests in "
                 f"flight against {r.connections} {who} (ratio {ratio:.2f}, "
                 f"healthy {1 - LITTLE_TOLERANCE:.2f}-{1 + LITTLE_TOLERANCE:.2f}): {meaning}")
+
+
+def _held_through_explains(r: Result, ratio: float) -> bool:
+    """The connections that sent nothing in a steady window account for the time the window's requests do not
+    cover: the others' share of the connections, ``(connections - held) / connections``, is the ratio within
+    LITTLE_TOLERANCE (the others in a steady state of their own)."""
+    held = r.load.held_through
+    return bool(held) and abs((r.connections - held) / r.connections - ratio) <= LITTLE_TOLERANCE
 
 
 def latency_known_wrong(r: Result) -> bool:

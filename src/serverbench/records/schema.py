@@ -55,6 +55,9 @@ class LoadReport:
     # ``run_errors``, the run's own counts they were taken from (drivers.oha.window_errors, docs/records.md).
     error_attribution: str = ""
     run_errors: Mapping[str, int] | None = None
+    # A steady window (oha): connections that sent no request in it, each waiting through it on a request sent before
+    # it and answered after it (drivers.oha.window_report); None where the driver cannot tell.
+    held_through: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "latency_ms", _frozen(self.latency_ms))
@@ -297,6 +300,7 @@ class Result:
             **({} if not load.error_attribution else {"error_attribution": load.error_attribution,
                                                       "run_errors": {k: load.run_errors[k] for k in ERROR_KEYS}}),
             **({} if load.think_ms == 0 else {"think_ms": load.think_ms}),
+            **({} if load.held_through is None else {"held_through": load.held_through}),
             "server": {"cpu_s": self.server_cpu_s, "rss_mb": self.server_rss_mb,
                        "cpu_us_per_request": None if per_request is None else round(per_request, 2),
                        **({"pss_mb": self.server_pss_mb, "pss_end_mb": self.server_pss_end_mb}
@@ -323,7 +327,8 @@ class Result:
                           {k: int(rec["errors"][k]) for k in ERROR_KEYS}, str(rec.get("window") or "run"),
                           None if rec.get("think_ms", 0) is None else float(rec.get("think_ms", 0)),
                           str(rec.get("error_attribution") or ""),
-                          {k: int(rec["run_errors"][k]) for k in ERROR_KEYS} if rec.get("run_errors") else None)
+                          {k: int(rec["run_errors"][k]) for k in ERROR_KEYS} if rec.get("run_errors") else None,
+                          None if rec.get("held_through") is None else int(rec["held_through"]))
         server = _mapping(rec, "server")
         return cls(nodeid=rec["nodeid"], test=rec["test"], variant=rec["variant"], workload=rec["workload"],
                    shape=shape_from_record(rec), warmup_s=int(rec.get("warmup_s") or 0), url=rec["url"], load=load,
