@@ -65,11 +65,38 @@ def test_a_window_without_throughput_cannot_be_judged():
 
 
 def test_the_slope_is_per_10k_requests_rounded_to_four_places():
-    """A third of a MB a second at 10,000 rps is 0.3333 MB per 10k requests (the interval the same, rounded)."""
+    """A thirtieth of a MB a second at 1,000 rps (10 s per 10k requests) is 0.3333 MB per 10k requests, the
+    interval's ends the same, each rounded to four places."""
     t = [float(i) for i in range(12)]
-    judged = growth(t, [x / 3 for x in t], requests=100_000, duration_s=10.0, warmup_fraction=0.0)
+    judged = growth(t, [x / 30 for x in t], requests=10_000, duration_s=10.0, warmup_fraction=0.0)
     assert (judged.slope, judged.low, judged.high) == (0.3333, 0.3333, 0.3333)
     assert judged.verdict == "grows"
+
+
+def test_the_warm_up_is_measured_over_the_whole_span_of_the_samples():
+    """Samples at 0, 4..12 and 20 s, half of the span left out: the warm-up ends at 10 s, so 4 samples remain."""
+    t = [0.0, *(float(i) for i in range(4, 13)), 20.0]
+    assert growth(t, [1.0] * len(t), requests=100, duration_s=1.0, warmup_fraction=0.5).samples == 4
+
+
+def test_a_window_shorter_than_a_second_is_judged():
+    """Half a second of load (5,000 requests: 10,000 rps) has a throughput, so its samples are judged."""
+    t = [float(i) for i in range(12)]
+    assert growth(t, t, requests=5_000, duration_s=0.5, warmup_fraction=0.0).slope == pytest.approx(1.0)
+
+
+def test_growth_states_pss_in_mb_unless_told_another_quantity():
+    """By default the fit is of PSS in MB (its record names no unit); another column names its quantity and unit,
+    judged or not."""
+    t = [float(i) for i in range(12)]
+    pss = growth(t, t, requests=10_000, duration_s=10.0)
+    assert pss.message.startswith("PSS grew +10.000 MB per 10,000 requests") and "unit" not in pss.to_record()
+    fds = growth(t, t, requests=10_000, duration_s=10.0, tolerance=1.0, quantity="open descriptors", unit="fds")
+    assert fds.message.startswith("open descriptors grew +10.000 fds per 10,000 requests")
+    short = growth(t[:3], t[:3], requests=10_000, duration_s=10.0, tolerance=1.0, quantity="sockets",
+                   unit="sockets")
+    assert short.to_record() == {"slope_mb_per_10k": None, "low": None, "high": None, "samples": 2, "tolerance": 1.0,
+                                 "verdict": "unknown", "quantity": "sockets", "unit": "sockets"}
 
 
 def test_a_growth_record_names_its_unit_only_when_it_is_not_mb():
@@ -90,9 +117,14 @@ def test_a_stored_record_without_counts_reads_as_unknown_growth():
     assert record_growth({"memory": {"series": {"t_s": t, "pss_mb": t}}, "requests": 10_000,
                           "duration_s": 10.0}, tolerance=20.0).verdict == "flat"
     assert record_growths({"requests": 10, "duration_s": 1.0}) == {}
+    for counts in ({"duration_s": 10.0}, {"requests": 10_000}):  # one count missing: no throughput, unknown
+        rec = {"memory": {"series": {"t_s": t, "pss_mb": t}}, **counts}
+        assert record_growth(rec).verdict == "unknown" and record_growths(rec)["pss_mb"].verdict == "unknown"
     judged = record_growths({"memory": {"series": {"t_s": t, "pss_mb": t, "fds": [3] * 20}}, "requests": 10_000,
                              "duration_s": 10.0})
     assert judged["pss_mb"].slope == pytest.approx(10.0) and judged["fds"].verdict == "flat"
+    fds = judged["fds"]
+    assert (fds.quantity, fds.unit, fds.tolerance) == ("open descriptors", "fds", 1.0)
 
 
 def _soak(samples: int):
