@@ -95,3 +95,10 @@ def test_help_names_the_command_and_says_what_it_does(capsys):
         main(["--help"])
     out = capsys.readouterr().out
     assert out.startswith("usage: serverbench compare ") and "Side by side: the same cells from two --perf-json" in out
+
+
+def test_a_wide_table_is_cut_to_200_columns():
+    """Labels long enough for a wider table: the terminal table is exactly 200 columns wide, no wider."""
+    long = ("cpython-" + "x" * 60, "pypy-" + "y" * 60)
+    lines = render(long, [("t::a/b/json/c64", None, None, None)]).splitlines()
+    assert max(len(line) for line in lines) == 200
