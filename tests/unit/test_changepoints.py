@@ -113,3 +113,40 @@ def test_history_command_reports_a_rise_and_exits_0(tmp_path, capsys):
         _write(tmp_path / f"run{i:02d}.json", f"2026-11-{10 + i:02d}T03:17:00+00:00", v)
     assert history_main([str(tmp_path)]) == 0
     assert "2026-11-18T03:17:00+00:00: 1,001 -> 1,300 rps (+29.9%" in capsys.readouterr().out
+
+
+def test_a_step_of_exactly_min_effect_is_found():
+    """Medians 100 then exactly 125 with min_effect 0.25: the step is found (the limit is 'at least')."""
+    before, after = [97.0, 98, 99, 100, 100, 101, 102, 103], [122.0, 123, 124, 125, 125, 126, 127, 128]
+    [found] = change_points(before + after, min_effect=0.25)
+    assert (found.index, found.before, found.after) == (8, 100.0, 125.0)
+
+
+def test_a_corrected_p_exactly_at_alpha_is_not_a_change():
+    """4 + 4 runs wholly apart (one split tried, p = 2/70): alpha equal to that p finds nothing, just above finds it."""
+    from scipy import stats
+    x = [10.0, 11, 12, 13, 20, 21, 22, 23]
+    p = stats.mannwhitneyu(x[:4], x[4:], alternative="two-sided").pvalue
+    assert change_points(x, alpha=p) == []
+    assert [c.index for c in change_points(x, alpha=float(np.nextafter(p, 1)))] == [4]
+
+
+def test_a_step_between_values_one_apart_is_searched():
+    """Six runs at 1 rps then six at 2 (the series' range is exactly 1): the doubling is found."""
+    assert [(c.index, c.before, c.after) for c in change_points([1.0] * 6 + [2.0] * 6)] == [(6, 1.0, 2.0)]
+
+
+def test_both_halves_of_a_split_are_searched_again():
+    """Four levels (100, 80, 40, 32; 8 runs each): the largest step (-60%) is found first, then the -20% step in each
+    half, all three reported in order."""
+    x = np.concatenate([_steady(8, 100), _steady(8, 80), _steady(8, 40), _steady(8, 32)])
+    assert [(c.index, round(c.change, 3)) for c in change_points(x)] == [(8, -0.2), (16, -0.6), (24, -0.2)]
+
+
+def test_a_dip_with_exactly_min_segment_runs_around_it_is_found_where_it_starts():
+    """Two runs before and two after a dip to half (four outside it, the minimum segment): the drop at run 2 is
+    found, for a 12-run dip at the default alpha and an 8-run dip at alpha 0.5."""
+    for dip, alpha in ((12, 0.01), (8, 0.5)):
+        x = [100.0, 101.0] + [50.0 + 0.1 * i for i in range(dip)] + [102.0, 103.0]
+        found = change_points(x, alpha=alpha)
+        assert found[0].index == 2 and found[0].change == pytest.approx(-0.5, abs=0.01), (dip, found)
