@@ -181,6 +181,12 @@ def test_growth_at_exactly_the_min_effect_in_either_direction_decides():
     assert judge_growth(base, [-0.999] * 12, POLICY).verdict == "pass"
 
 
+def test_identical_growth_in_both_arms_has_p_one():
+    """Every pair's slopes equal (no difference at all): p is 1, not the Wilcoxon floor, and the verdict pass."""
+    same = judge_growth([0.5] * 12, [0.5] * 12, POLICY)
+    assert same.p == 1.0 and same.verdict == "pass" and same.delta == 0.0
+
+
 def test_a_growth_verdict_is_borderline_when_its_interval_reaches_across_the_min_effect():
     """A regression whose interval's low end is under the min effect is borderline, one wholly over it is not;
     the same for an improvement; a pass whose interval reaches the min effect is borderline."""
