@@ -151,6 +151,7 @@ def test_growth_pairs_need_the_policys_min_pairs_as_well_as_the_wilcoxon_floor()
     short = judge_growth(*_pairs(3.0, 9), policy)
     assert short.verdict == "inconclusive" and "at least 10 needed" in short.reason and short.n == 9
     assert math.isnan(short.delta) and short.unit == "MB/10k req"
+    assert math.isnan(short.p) and math.isnan(short.dispersion) and all(math.isnan(end) for end in short.ci)
     assert judge_growth(*_pairs(3.0, 10), policy).verdict == "regression"
 
 
@@ -168,6 +169,15 @@ def test_the_growth_decision_carries_its_mean_interval_spread_and_p():
     assert judged.p == pytest.approx(p) and judged.n == 12
     assert judged.reason.startswith("growth: candidate +2.000 MB per 10k requests") and judged.reason.endswith(
         ": regression")
+
+
+def test_the_growth_p_is_the_one_sided_t_test_when_it_is_the_larger():
+    """Eleven pairs growing 1-2 MB/10k faster and one 15 slower: the one-sided t-test's p (0.46), larger than
+    Wilcoxon's, is the decision's p, and the mean (under the min effect) passes."""
+    d = [1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2.0, -15.0]
+    judged = judge_growth([0.0] * 12, d, POLICY)
+    assert judged.p == pytest.approx(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue)
+    assert 0.4 < judged.p < 0.5 and judged.verdict == "pass"
 
 
 def test_growth_at_exactly_the_min_effect_in_either_direction_decides():

@@ -102,3 +102,12 @@ def test_a_wide_table_is_cut_to_200_columns():
     long = ("cpython-" + "x" * 60, "pypy-" + "y" * 60)
     lines = render(long, [("t::a/b/json/c64", None, None, None)]).splitlines()
     assert max(len(line) for line in lines) == 200
+
+
+def test_warm_up_rounds_are_shown_in_thousands_to_one_place(tmp_path):
+    """Warm-up rounds of 3,052 and 940 rps read '2: 3.1k 0.9k' in the terminal table."""
+    a = _write(tmp_path / "a.json", [record(LEFT, 5000.0, warm=(3052.0, 940.0))])
+    (la, left), (lb, right) = load_records(a), load_records(a)
+    row = next(line for line in render((la, lb), rows(left, right)).splitlines() if "aiohttp" in line)
+    assert "2: 3.1k 0.9k" in row
+
