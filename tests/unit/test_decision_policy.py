@@ -56,3 +56,15 @@ def test_a_policy_must_be_a_policy():
     """Passing anything but a Policy is a ValueError naming the type given."""
     with pytest.raises(ValueError, match="policy must be a Policy, got dict"):
         decide([1.0] * 8, [1.0] * 8, {"alpha": 0.05})
+
+
+@pytest.mark.parametrize("field, value, accepted", [
+    ("alpha", 0.0, "a number in the open interval (0, 1)"), ("cells", 0, "an integer >= 1"),
+    ("min_effect", 1.0, "a number in [0, 1)"), ("min_pairs", 1, "an integer >= 2"),
+    ("max_dispersion", 0.0, "a number > 0 (inf disables the check)"), ("higher_is_better", "yes", "True or False"),
+])
+def test_a_refused_policy_field_says_what_it_accepts(field, value, accepted):
+    """The error names the field, the value given and, in words, what the field accepts."""
+    with pytest.raises(ValueError) as refused:
+        Policy(**{field: value})
+    assert str(refused.value) == f"Policy.{field}={value!r} is invalid; accepted: {accepted}"
