@@ -68,3 +68,18 @@ def test_a_refused_policy_field_says_what_it_accepts(field, value, accepted):
     with pytest.raises(ValueError) as refused:
         Policy(**{field: value})
     assert str(refused.value) == f"Policy.{field}={value!r} is invalid; accepted: {accepted}"
+
+
+def test_one_pair_is_inconclusive_but_states_its_change():
+    """A single pair (100 -> 90 rps) cannot be judged, yet the decision states its -10% change and no spread."""
+    one = decide([100.0], [90.0])
+    assert one.verdict == "inconclusive" and one.n == 1
+    assert one.delta == pytest.approx(-0.10) and one.dispersion == 0.0
+
+
+def test_two_pairs_are_inconclusive_but_carry_an_interval_and_a_p():
+    """Two pairs are below the Wilcoxon floor (inconclusive), but their interval and p(worse) are computed."""
+    two = decide([100.0, 100.0], [90.0, 92.0], Policy(min_pairs=2))
+    assert two.verdict == "inconclusive" and "Wilcoxon floor" in two.reason
+    assert all(math.isfinite(end) for end in two.ci) and two.ci[0] < two.delta < two.ci[1]
+    assert 0.0 < two.p <= 1.0
