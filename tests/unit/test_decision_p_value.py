@@ -60,3 +60,32 @@ def test_fifty_one_pairs_get_scipys_normal_approximation():
 def test_a_clean_series_gets_the_exact_wilcoxon_p():
     """Twenty distinct nonzero ratios: the exact Wilcoxon p (scipy's choice too)."""
     _check(_skewed(1, 20))
+
+
+def _one_outlier(direction):
+    """Twenty pairs: nineteen about 8% one way, one 40% the other way; the t-test's p is then the larger."""
+    s = np.asarray(list(0.08 + np.random.default_rng(5).normal(0, 0.01, 19)) + [-0.4])
+    return np.full(20, BASE), BASE * np.exp(-direction * s)
+
+
+def test_when_the_t_test_is_the_larger_p_it_is_the_one_sided_t_test_with_n_minus_1_degrees():
+    """A slowdown with one opposite outlier: p(worse) is the one-sided t-test's (19 degrees of freedom), 0.0178."""
+    base, cand = _one_outlier(+1)
+    d = decide(base, cand)
+    s = -(np.log(cand) - np.log(base))
+    assert d.p == pytest.approx(stats.ttest_1samp(s, 0.0, alternative="greater").pvalue, rel=1e-12)
+    assert d.verdict == "regression" and round(d.p, 4) == 0.0178
+
+
+def test_an_improvements_reason_states_its_own_one_sided_p():
+    """The mirror image is an improvement whose reason gives p(better) from the t-test, 0.0178."""
+    d = decide(*_one_outlier(-1))
+    assert d.verdict == "improvement" and "better direction (p=0.0178)" in d.reason
+
+
+def test_the_batch_path_gives_each_row_its_own_t_test():
+    """Two rows judged together (the simulations' path) get the same decisions as each alone."""
+    from serverbench.judge.decision import _decide_batch
+    (base, worse), (_, better) = _one_outlier(+1), _one_outlier(-1)
+    both = _decide_batch(np.vstack([base, base]), np.vstack([worse, better * 1.01]))
+    assert both == [decide(base, worse), decide(base, better * 1.01)]
