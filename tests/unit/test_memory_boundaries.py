@@ -152,6 +152,7 @@ def test_growth_pairs_need_the_policys_min_pairs_as_well_as_the_wilcoxon_floor()
     assert short.verdict == "inconclusive" and "at least 10 needed" in short.reason and short.n == 9
     assert math.isnan(short.delta) and short.unit == "MB/10k req"
     assert math.isnan(short.p) and math.isnan(short.dispersion) and all(math.isnan(end) for end in short.ci)
+    assert short.borderline is False
     assert judge_growth(*_pairs(3.0, 10), policy).verdict == "regression"
 
 
