@@ -113,3 +113,88 @@ def test_history_command_reports_a_rise_and_exits_0(tmp_path, capsys):
         _write(tmp_path / f"run{i:02d}.json", f"2026-11-{10 + i:02d}T03:17:00+00:00", v)
     assert history_main([str(tmp_path)]) == 0
     assert "2026-11-18T03:17:00+00:00: 1,001 -> 1,300 rps (+29.9%" in capsys.readouterr().out
+
+
+def test_a_step_of_exactly_min_effect_is_found():
+    """Medians 100 then exactly 125 with min_effect 0.25: the step is found (the limit is 'at least')."""
+    before, after = [97.0, 98, 99, 100, 100, 101, 102, 103], [122.0, 123, 124, 125, 125, 126, 127, 128]
+    [found] = change_points(before + after, min_effect=0.25)
+    assert (found.index, found.before, found.after) == (8, 100.0, 125.0)
+
+
+def test_a_corrected_p_exactly_at_alpha_is_not_a_change():
+    """4 + 4 runs wholly apart (one split tried, p = 2/70): alpha equal to that p finds nothing, just above finds it."""
+    from scipy import stats
+    x = [10.0, 11, 12, 13, 20, 21, 22, 23]
+    p = stats.mannwhitneyu(x[:4], x[4:], alternative="two-sided").pvalue
+    assert change_points(x, alpha=p) == []
+    assert [c.index for c in change_points(x, alpha=float(np.nextafter(p, 1)))] == [4]
+
+
+def test_a_step_between_values_one_apart_is_searched():
+    """Six runs at 1 rps then six at 2 (the series' range is exactly 1): the doubling is found."""
+    assert [(c.index, c.before, c.after) for c in change_points([1.0] * 6 + [2.0] * 6)] == [(6, 1.0, 2.0)]
+
+
+def test_both_halves_of_a_split_are_searched_again():
+    """Four levels (100, 80, 40, 32; 8 runs each): the largest step (-60%) is found first, then the -20% step in each
+    half, all three reported in order."""
+    x = np.concatenate([_steady(8, 100), _steady(8, 80), _steady(8, 40), _steady(8, 32)])
+    assert [(c.index, round(c.change, 3)) for c in change_points(x)] == [(8, -0.2), (16, -0.6), (24, -0.2)]
+
+
+def test_a_dip_with_exactly_min_segment_runs_around_it_is_found_where_it_starts():
+    """Two runs before and two after a dip to half (four outside it, the minimum segment): the drop at run 2 is
+    found, for a 12-run dip at the default alpha and an 8-run dip at alpha 0.5."""
+    for dip, alpha in ((12, 0.01), (8, 0.5)):
+        x = [100.0, 101.0] + [50.0 + 0.1 * i for i in range(dip)] + [102.0, 103.0]
+        found = change_points(x, alpha=alpha)
+        assert found[0].index == 2 and found[0].change == pytest.approx(-0.5, abs=0.01), (dip, found)
+
+
+def test_a_dip_is_judged_against_the_corrected_p_of_every_interval_tried():
+    """8 runs, 8 runs 30% lower, 8 runs back: wholly apart, but after correcting for every interval tried the dip
+    is not significant at 1%: nothing is reported."""
+    high, low = [1000, 1010, 990, 1005, 995, 1002, 998, 1004], [700, 710, 690, 705, 695, 702, 698, 701]
+    assert change_points(high + low + high) == []
+
+
+def test_a_step_inside_a_dip_is_found_by_searching_the_dip_again():
+    """6 runs, 8 at -30%, 8 at -50%, 6 back: the dip's two ends share the interval's corrected p, and the step
+    inside it is found when the dip is searched again."""
+    x = np.concatenate([_steady(6), _steady(8, 700), _steady(8, 500), _steady(6)])
+    found = change_points(x)
+    assert [(c.index, round(c.change, 3)) for c in found] == [(6, -0.4), (14, -0.286), (22, 0.666)]
+    assert found[0].p == found[2].p < 0.01 and 0 < found[1].p < 0.01
+
+
+def test_a_dip_whose_corrected_p_is_exactly_alpha_is_not_a_change():
+    """The same dip with alpha set to its interval's corrected p: nothing; alpha just above it: both ends."""
+    x = np.concatenate([_steady(6), _steady(8, 700), _steady(8, 500), _steady(6)])
+    p = change_points(x)[0].p
+    assert change_points(x, alpha=p) == []
+    assert [c.index for c in change_points(x, alpha=float(np.nextafter(p, 1)))] == [6, 22]
+
+
+def test_a_long_dip_is_measured_against_the_runs_outside_it():
+    """4 runs, 16 runs 30% lower, 4 runs back, min_effect 25%: the dip's level is compared with the 8 runs
+    outside it (not with a median that includes the dip), so both ends are found."""
+    x = np.concatenate([_steady(4), _steady(16, 700), _steady(4)])
+    assert [(c.index, round(c.change, 2)) for c in change_points(x, alpha=0.05, min_effect=0.25)] == [
+        (4, -0.3), (20, 0.43)]
+
+
+@pytest.mark.parametrize("kwargs", [{"alpha": 0.0}, {"alpha": 1.0}, {"min_effect": 1.0}, {"min_segment": 2.5},
+                                    {"min_segment": 1}])
+def test_each_limit_just_outside_its_range_is_refused(kwargs):
+    """alpha 0 or 1, min_effect 1, a min_segment that is not a whole number >= 2: a ValueError naming the limits."""
+    with pytest.raises(ValueError, match="alpha=.* must be in \\(0, 1\\), min_effect=.* min_segment="):
+        change_points(list(FLAT), **kwargs)
+
+
+def test_a_series_of_text_a_table_or_rates_below_one_are_judged_as_they_should():
+    """Text and a 2-D table are refused as a series; rates between 0 and 1 rps are valid numbers."""
+    for bad in (["fast"] * 8, [[1.0, 2.0]] * 8):
+        with pytest.raises(ValueError):
+            change_points(bad)
+    assert change_points([0.5] * 8) == []

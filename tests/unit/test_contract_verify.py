@@ -102,3 +102,38 @@ def test_a_failure_names_a_non_get_endpoint_with_its_method(monkeypatch):
     with pytest.raises(VerificationError) as caught:
         verify_module.verify("http://127.0.0.1:1", [post, ENDPOINTS["json"]], "app")
     assert "\n  POST /json: status 500" in str(caught.value) and "\n  /json: status 500" in str(caught.value)
+
+
+def test_an_answer_after_exactly_the_minimum_wait_honours_the_contract(monkeypatch):
+    """/sleep?ms=100 answered after exactly 0.1 s on the clock is not refused: the limit is 'sooner than'."""
+    app = App(monkeypatch, 0.1)
+    app.now = 0.0  # 0.0 + 0.1 - 0.0 is exactly 0.1
+    verify_module.verify("http://127.0.0.1:1", [ENDPOINTS["sleep"]], "app")
+
+
+def test_a_too_fast_answer_states_both_times_in_milliseconds(monkeypatch):
+    """An endpoint that must wait 1.5 s, answered after 1.49945 s: 'answered in 1499 ms, sooner than the 1500 ms'."""
+    import dataclasses
+    app = App(monkeypatch, 1.49945)
+    app.now = 0.0
+    slow = dataclasses.replace(ENDPOINTS["sleep"], min_seconds=1.5)
+    with pytest.raises(VerificationError, match=r"/sleep\?ms=100: answered in 1499 ms, sooner than the 1500 ms "):
+        verify_module.verify("http://127.0.0.1:1", [slow], "app")
+
+
+def test_fetch_gives_up_after_its_timeout():
+    """A server that accepts the connection and never answers: fetch raises a timeout (an OSError) after the
+    timeout it was given, not later."""
+    import socket
+    import time
+    from serverbench.measure.ports import free_port
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", free_port()))
+    silent.listen(1)
+    started = time.monotonic()
+    try:
+        with pytest.raises(OSError):
+            verify_module.fetch(f"http://127.0.0.1:{silent.getsockname()[1]}", "/", timeout=0.3)
+    finally:
+        silent.close()
+    assert time.monotonic() - started < 5.0

@@ -1,16 +1,23 @@
 """@pytest.mark.perf(min_rps=..., max_p99_ms=...) end to end through the plugin, with a canned measurement
 in place of the load (pytester; no server is started): each limit just inside passes, just outside fails."""
 
+# Each case: the marker's limit, the measurement the test gets instead of a load run (rps, p50 ms, p99 ms),
+# and the outcome the limit must give.
+CASES = {
+    "test_just_above_min_rps": ("min_rps=1000", (1001.0, 1.0, 1.0), "PASSED"),
+    "test_just_below_min_rps": ("min_rps=1000", (999.0, 1.0, 1.0), "FAILED"),
+    "test_p99_at_max": ("max_p99_ms=5", (5000.0, 1.0, 5.0), "PASSED"),
+    "test_p99_just_over_max": ("max_p99_ms=5", (5000.0, 1.0, 5.1), "FAILED"),
+    "test_p50_over_max_p99_alone": ("max_p99_ms=5", (5000.0, 6.0, 4.0), "PASSED"),
+}
+
 CONFTEST = '''
 import pytest
 from serverbench.catalog.shapes import LoadShape
 from serverbench.pytest_plugin import fixtures
 from serverbench.records.schema import Generator, LoadReport, Result
 
-# The measurement each test gets instead of a load run: (rps, p50 ms, p99 ms), by test name.
-CANNED = {"test_just_above_min_rps": (1001.0, 1.0, 1.0), "test_just_below_min_rps": (999.0, 1.0, 1.0),
-          "test_p99_at_max": (5000.0, 1.0, 5.0), "test_p99_just_over_max": (5000.0, 1.0, 5.1),
-          "test_p50_over_max_p99_alone": (5000.0, 6.0, 4.0)}
+CANNED = %r
 
 
 @pytest.fixture(autouse=True)
@@ -28,31 +35,11 @@ def canned(request, monkeypatch):
                       python={"implementation": "cpython"}, timestamp="2026-01-01T00:00:00+00:00")
 
     monkeypatch.setattr(fixtures, "run_trial", run_trial)
-'''
+''' % {name: measured for name, (_, measured, _) in CASES.items()}
 
-TESTS = '''
-import pytest
-
-@pytest.mark.perf(min_rps=1000)
-def test_just_above_min_rps(perf_trial):
-    perf_trial()
-
-@pytest.mark.perf(min_rps=1000)
-def test_just_below_min_rps(perf_trial):
-    perf_trial()
-
-@pytest.mark.perf(max_p99_ms=5)
-def test_p99_at_max(perf_trial):
-    perf_trial()
-
-@pytest.mark.perf(max_p99_ms=5)
-def test_p99_just_over_max(perf_trial):
-    perf_trial()
-
-@pytest.mark.perf(max_p99_ms=5)
-def test_p50_over_max_p99_alone(perf_trial):
-    perf_trial()
-'''
+# One perf test per case, named after it, with the case's marker.
+TESTS = "import pytest\n" + "".join(
+    f"\n@pytest.mark.perf({marker})\ndef {name}(perf_trial):\n    perf_trial()\n" for name, (marker, _, _) in CASES.items())
 
 
 def test_marker_min_rps_and_max_p99_ms_are_applied_at_their_boundaries(pytester):
@@ -64,7 +51,5 @@ def test_marker_min_rps_and_max_p99_ms_are_applied_at_their_boundaries(pytester)
     outcomes = {name: outcome for outcome, name in
                 (line.split()[:2] for line in result.stdout.lines if line.startswith(("PASSED ", "FAILED ", "ERROR ")))}
     outcomes = {name.split("::")[1].split("[")[0]: o for name, o in outcomes.items()}
-    assert outcomes == {"test_just_above_min_rps": "PASSED", "test_just_below_min_rps": "FAILED",
-                        "test_p99_at_max": "PASSED", "test_p99_just_over_max": "FAILED",
-                        "test_p50_over_max_p99_alone": "PASSED"}, result.stdout.str()
+    assert outcomes == {name: outcome for name, (_, _, outcome) in CASES.items()}, result.stdout.str()
     result.stdout.fnmatch_lines(["*999 rps < required 1,000*", "*p99 5.1 ms > allowed 5.0 ms*"])

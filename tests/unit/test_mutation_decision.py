@@ -141,3 +141,15 @@ def test_a_decision_carries_its_statistics():
     assert d.delta == pytest.approx(-0.2) and d.n == 10 and d.p == 0.001 and d.dispersion == 0.07
     assert d.ci == (pytest.approx(math.expm1(MEAN - HALF)), pytest.approx(math.expm1(MEAN + HALF)))
     assert _judge(n=4).borderline is False
+
+
+def test_a_pass_at_p_exactly_alpha_says_not_significant():
+    """A 20% drop at p exactly alpha passes because it is not significant, and its reason says so."""
+    d = _judge(p=A)
+    assert d.verdict == "pass" and "is not significant at per-cell alpha" in d.reason
+
+
+def test_a_pass_with_no_change_at_all_calls_it_a_change_not_a_worsening():
+    """Mean log ratio exactly 0 (worse by 0%): the reason speaks of 'the change', not of a worsening."""
+    d = _judge(mean=0.0, p=0.5)
+    assert d.verdict == "pass" and d.reason.startswith("No regression: the change is not significant")

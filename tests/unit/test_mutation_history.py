@@ -98,3 +98,68 @@ def test_runs_without_a_machine_id_are_one_unknown_machine(tmp_path, capsys):
         _write(tmp_path / f"r{i}.json", f"2026-11-{10 + i:02d}T00:00:00+00:00", 1000, machine={})
     assert history_main([str(tmp_path)]) == 0
     assert capsys.readouterr().out.startswith(f"unknown  {KEY}  8 runs")
+
+
+def test_every_folder_named_is_read(tmp_path, capsys):
+    """Two folders of eight runs each: all sixteen runs are one series (the drop between them is found)."""
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir(), second.mkdir()
+    _history(first, DROP[:8])
+    for i, v in enumerate(DROP[8:]):
+        _write(second / f"run{i:02d}.json", f"2026-11-{18 + i:02d}T03:17:00+00:00", v)
+    assert history_main([str(first), str(second)]) == 1
+    assert "16 runs" in capsys.readouterr().out
+
+
+def test_each_bad_limit_says_what_it_accepts(tmp_path, capsys):
+    """--min-effect 1 and --min-segment 1: each error says the range the flag accepts."""
+    _history(tmp_path, DROP)
+    assert history_main([str(tmp_path), "--min-effect", "1", "--min-segment", "1"]) == 2
+    assert capsys.readouterr().err == ("error: --min-effect 1.0: expected a number in [0, 1) (0.1 means 10%); "
+                                       "--min-segment 1: expected a whole number of runs >= 2\n")
+
+
+def test_help_names_the_command_and_says_what_it_does(capsys):
+    """`serverbench history --help`: usage under the command's own name, and the module's first line."""
+    with pytest.raises(SystemExit):
+        history_main(["--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("usage: serverbench history ") and "Trends and change points over stored runs" in out
+
+
+def test_min_segment_reaches_the_change_point_search(tmp_path, capsys):
+    """A drop in the last three of sixteen runs: found with --min-segment 3 (exit 1), not with the default 4."""
+    _history(tmp_path, [1000.0 + i for i in range(13)] + [700.0, 701, 702])
+    assert history_main([str(tmp_path), "--alpha", "0.05"]) == 0
+    assert history_main([str(tmp_path), "--alpha", "0.05", "--min-segment", "3"]) == 1
+    assert "2026-11-23T03:17:00+00:00: 1,006 -> 701 rps (-30.3%" in capsys.readouterr().out
+
+
+def test_two_change_points_are_listed_in_one_line(tmp_path, capsys):
+    """A dip that recovered: both change points on the cell's line, joined by '; '."""
+    dip = [1000 + i % 5 for i in range(10)] + [700 + i % 5 for i in range(10)] + [1000 + i % 5 for i in range(10)]
+    for i, v in enumerate(dip):
+        _write(tmp_path / f"run{i:02d}.json", f"2026-11-10T03:17:{i:02d}+00:00", v)
+    assert history_main([str(tmp_path)]) == 1
+    line = capsys.readouterr().out
+    assert line.count(" rps (") == 2 and "%, p=" in line and "); 2026-11-" in line
+
+
+def test_a_drop_in_any_cell_fails_even_when_a_later_cell_is_flat(tmp_path, capsys):
+    """Two cells: the first (in sorted order) drops, the second is flat: exit 1."""
+    flat = "test_throughput::bjoern/flask/json/c64"
+    for i, v in enumerate(DROP):
+        (tmp_path / f"run{i:02d}.json").write_text(json.dumps(
+            {"created": f"2026-11-{10 + i:02d}T03:17:00+00:00", "machine": {"id": "m1"},
+             "results": [record(KEY, v), record(flat, 1000 + i % 3)]}))
+    assert history_main([str(tmp_path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert KEY in out[0] and "-30" in out[0] and flat in out[1] and "no sustained shift" in out[1]
+
+
+def test_a_change_of_exactly_nothing_is_not_a_drop(tmp_path, capsys):
+    """With --min-effect 0 and a loose alpha a split of equal medians (6.5 -> 6.5) is a change point, but no
+    drop: exit 0."""
+    _history(tmp_path, [10.0, 11.0, 3.0, 1.0, 6.0, 10.0, 7.0, 1.0])
+    assert history_main([str(tmp_path), "--min-effect", "0", "--alpha", "0.99"]) == 0
+    assert "6 -> 6 rps (+0.0%" in capsys.readouterr().out
