@@ -39,11 +39,11 @@ def test_the_per_cell_alpha_is_alpha_over_the_cells():
     assert Policy(alpha=0.05, cells=4).cell_alpha == 0.0125
 
 
-# The value is shown as numpy's repr (np.float64(0.0) with numpy 2), so only the number itself is matched.
+# The value is shown as a plain number (not numpy 2's np.float64(0.0)).
 @pytest.mark.parametrize("base, cand, pattern", [
-    ([1.0, 2.0, 3.0], [1.0, 2.0, 0.0], r"cand must be > 0 \(ratios of positive measurements\); got (np\.float64\()?0\.0\)? at flat index 2"),
-    ([1.0, -2.0, 3.0], [1.0, 2.0, 3.0], r"base must be > 0 \(ratios of positive measurements\); got (np\.float64\()?-2\.0\)? at flat index 1"),
-    ([1.0, 2.0, math.nan], [1.0, 2.0, 3.0], r"base contains a non-finite value (np\.float64\()?nan\)? at flat index 2"),
+    ([1.0, 2.0, 3.0], [1.0, 2.0, 0.0], r"cand must be > 0 \(ratios of positive measurements\); got 0\.0 at flat index 2"),
+    ([1.0, -2.0, 3.0], [1.0, 2.0, 3.0], r"base must be > 0 \(ratios of positive measurements\); got -2\.0 at flat index 1"),
+    ([1.0, 2.0, math.nan], [1.0, 2.0, 3.0], r"base contains a non-finite value nan at flat index 2"),
     ([1.0, 2.0], [1.0, 2.0, 3.0], r"base and cand must have the same length, got 2 and 3"),
 ])
 def test_a_refused_sample_names_the_side_the_value_and_its_place(base, cand, pattern):

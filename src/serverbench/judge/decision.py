@@ -90,11 +90,11 @@ def _as_array(x, name: str, ndim: int) -> np.ndarray:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {a.shape}")
     bad = np.flatnonzero(~np.isfinite(a.ravel()))
     if bad.size:
-        raise ValueError(f"{name} contains a non-finite value {a.ravel()[bad[0]]!r} at flat index {bad[0]}")
+        raise ValueError(f"{name} contains a non-finite value {a.ravel()[bad[0]].item()!r} at flat index {bad[0]}")
     bad = np.flatnonzero(a.ravel() <= 0)
     if bad.size:
         raise ValueError(f"{name} must be > 0 (ratios of positive measurements); "
-                         f"got {a.ravel()[bad[0]]!r} at flat index {bad[0]}")
+                         f"got {a.ravel()[bad[0]].item()!r} at flat index {bad[0]}")
     return a
 
 
