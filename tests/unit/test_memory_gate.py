@@ -11,7 +11,7 @@ import pytest
 
 from serverbench.judge.ab import GATE_POLICY, judge, rejudge
 from serverbench.judge.decision import Policy
-from serverbench.judge.memory import (GROWTH_MIN_EFFECT, GROWTH_UNIT, SOAK_SAMPLES, growth_pairs, judge_growth,
+from serverbench.judge.memory import (GROWTH_MIN_EFFECT, GROWTH_UNIT, growth_pairs, judge_growth,
                                       series_growth)
 from serverbench.measure.sampling import TreeSampler, descriptors, heap_file
 from serverbench.records.decisions import ABDecision, Decision, Measurement, Window
@@ -94,8 +94,12 @@ def test_a_decision_without_a_unit_is_stored_as_before():
     assert d.summary().startswith("Δ +1.0% [-1.0%, +3.0%]")
 
 
-def _window(arm: str, block: int, slope_mb_per_s: float, samples: int, phase: str = "saturated") -> Window:
-    t = [i * 0.25 for i in range(samples)]
+SOAK = 44  # an 11 s window's samples at the sampler's 0.25 s
+
+
+def _window(arm: str, block: int, slope_mb_per_s: float, samples: int, phase: str = "saturated",
+            every_s: float = 0.25) -> Window:
+    t = [i * every_s for i in range(samples)]
     r = dataclasses.replace(result("ab::x/app/json/c32", 1000.0),
                             memory={"series": {"t_s": t, "pss_mb": [50 + slope_mb_per_s * x for x in t]}})
     return Window(arm, phase, block, r)
@@ -104,7 +108,7 @@ def _window(arm: str, block: int, slope_mb_per_s: float, samples: int, phase: st
 def test_growth_pairs_come_from_soak_windows_one_pair_per_block():
     """Two blocks of two windows per arm: one pair per block, each arm's mean slope; rate windows ignored."""
     rps = result("ab::x/app/json/c32", 1000.0).rps
-    windows = [_window(arm, b, s, SOAK_SAMPLES) for b in (0, 1) for arm, s in (("base", 0.0), ("candidate", 0.1))
+    windows = [_window(arm, b, s, SOAK) for b in (0, 1) for arm, s in (("base", 0.0), ("candidate", 0.1))
                for _ in range(2)] + [_window("base", 0, 5.0, 8, phase="rate")]
     base, cand = growth_pairs(("base", "candidate"), windows)
     assert len(base) == len(cand) == 2
@@ -112,10 +116,17 @@ def test_growth_pairs_come_from_soak_windows_one_pair_per_block():
 
 
 def test_growth_pairs_need_every_window_to_be_a_soak():
-    """One window shorter than a soak (39 samples): no growth pairs at all."""
-    windows = [_window("base", 0, 0.0, SOAK_SAMPLES), _window("candidate", 0, 0.0, SOAK_SAMPLES - 1)]
+    """One window shorter than a soak (samples spanning 9.25 s): no growth pairs at all."""
+    windows = [_window("base", 0, 0.0, SOAK), _window("candidate", 0, 0.0, 38)]
     assert growth_pairs(("base", "candidate"), windows) is None
     assert growth_pairs(("base", "candidate"), []) is None
+
+
+def test_a_soak_whose_sampler_fell_behind_is_still_a_soak():
+    """An 11 s window sampled every 0.29 s (38 samples, as measured on a busy machine) still gives growth pairs."""
+    windows = [_window("base", 0, 0.0, SOAK), _window("candidate", 0, 0.0, 38, every_s=0.29)]
+    base, cand = growth_pairs(("base", "candidate"), windows)
+    assert base == pytest.approx((0.0,)) and cand == pytest.approx((0.0,))
 
 
 def test_descriptors_count_sockets_among_open_files():

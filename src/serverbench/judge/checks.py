@@ -387,10 +387,10 @@ def neighbours(r: Result) -> Flag | None:
 
 def memory_growth(r: Result) -> Flag | None:
     """A window long enough to judge (a soak) whose PSS kept growing after warm-up (judge.memory)."""
-    from .memory import SOAK_SAMPLES, growth
+    from .memory import growth, is_soak
 
     series = r.memory.get("series") or {}
-    if len(series.get("t_s") or ()) < SOAK_SAMPLES:
+    if not is_soak(series):
         return None
     found = growth(series["t_s"], series.get("pss_mb") or (), r.load.requests, r.load.duration_s)
     if found.verdict != "grows":

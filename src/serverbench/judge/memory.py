@@ -32,7 +32,11 @@ if TYPE_CHECKING:  # judge.decision imports scipy, which slows every start; the 
 TOLERANCE_MB_PER_10K = 0.25  # 25 bytes a request; the smallest leak knob measured (256 B) grows ~3 MB per 10k
 WARMUP_FRACTION = 0.25
 MIN_SAMPLES = 8
-SOAK_SAMPLES = 40  # a window with this many samples (10 s at the sampler's 0.25 s) is long enough to judge
+# A window is a soak, long enough to judge, when its samples span SOAK_SECONDS: a --duration 10 window less the
+# sampler's first and last tick.  Its span and not its count of samples: on a busy machine the sampler falls
+# behind its 0.25 s (an 11 s gate window had 38 samples where 44 were due), and a count of 40 then left the
+# growth signal out of a whole decision for one window.
+SOAK_SECONDS = 9.5
 # Each sampled column of ``memory.series``: what it is, its unit, and the growth per 10,000 requests it may
 # show.  Heap bytes as PSS.  Blocks: a leaked object is at least one block, often two (a bytearray and its
 # buffer), so a leak of one object every ten requests passes and one a request (10,000) does not.
@@ -118,11 +122,17 @@ def record_growths(rec: Mapping[str, Any]) -> dict[str, Growth]:
     return series_growth(series, int(rec.get("requests") or 0), float(rec.get("duration_s") or 0.0))
 
 
+def is_soak(series: Mapping[str, Any]) -> bool:
+    """Whether a window's ``memory.series`` spans SOAK_SECONDS (long enough to judge its growth)."""
+    t = [x for x in series.get("t_s") or () if x is not None]
+    return len(t) >= MIN_SAMPLES and t[-1] - t[0] >= SOAK_SECONDS
+
+
 def soak_slope(result: "Result") -> float | None:
-    """A window's PSS growth in MB per 10,000 requests when it is a soak (at least SOAK_SAMPLES samples);
-    None for a shorter window or one the fit cannot judge."""
+    """A window's PSS growth in MB per 10,000 requests when it is a soak (:func:`is_soak`); None for a
+    shorter window or one the fit cannot judge."""
     series = result.memory.get("series") or {}
-    if len(series.get("pss_mb") or ()) < SOAK_SAMPLES:
+    if not is_soak(series) or not series.get("pss_mb"):
         return None
     return growth(series.get("t_s") or (), series["pss_mb"], result.requests, result.load.duration_s).slope
 
@@ -146,9 +156,9 @@ def growth_pairs(arms: Sequence[str], windows: Sequence["Window"]) -> tuple[tupl
 
 # The gate's growth signal: the candidate's PSS slope against the base's, pair by pair, in MB per 10,000
 # requests.  A difference, not a ratio: a clean server's slope is near zero and either sign.  1.0 MB per
-# 10k (100 bytes a request) is PROVISIONAL: the clean soaks measured so far (docs/measurements.md#memory)
-# slope between -0.76 and +0.01, so two clean arms can differ by ~0.8; the smallest leak knob (256 B)
-# adds +2.7 to +3.7.  Replace it with a figure from A/A gate soaks when enough are measured.
+# 10k (100 bytes a request), from A/A figures (docs/memory.md, docs/measurements.md#memory): 50 clean soaks on
+# five worker models sloped -0.76 to +0.39; two soaks of one variant differed by 1.0 or more twice in 225;
+# the simultaneous gate's A/A pairs differed by at most 0.013; the smallest leak knob (256 B) adds +2.7 to +3.7.
 GROWTH_MIN_EFFECT = 1.0
 GROWTH_UNIT = "MB/10k req"
 

@@ -52,9 +52,9 @@ class Signal:
 # share of alpha: a 5% floor against a sub-percent A/A spread already bounds its false regressions, and
 # cutting the other signals' alpha for it would need more blocks for every decision.
 PSS_MIN_EFFECT = 0.05
-# PSS growth (judge.memory.judge_growth) is paired only when both arms' windows are soaks (40+ samples:
-# --duration 10 or more); it is then judged as a difference of slopes, MB per 10,000 requests, with a
-# provisional 1.0 minimum effect (its reasons are beside GROWTH_MIN_EFFECT).  Like PSS it neither extends
+# PSS growth (judge.memory.judge_growth) is paired only when both arms' windows are soaks (samples spanning
+# 9.5 s: --duration 10 or more); it is then judged as a difference of slopes, MB per 10,000 requests, with a
+# 1.0 minimum effect (its A/A evidence is beside GROWTH_MIN_EFFECT).  Like PSS it neither extends
 # nor takes a share of alpha: the gate's other signals keep the blocks they need when a soak runs.
 GROWTH = "growth"
 SIGNALS = (

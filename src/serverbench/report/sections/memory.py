@@ -2,7 +2,7 @@
 time in windows long enough to show growth (soaks), with the growth judge's verdict (judge.memory)."""
 from __future__ import annotations
 
-from ...judge.memory import SOAK_SAMPLES, growth, per_connection_kb
+from ...judge.memory import growth, is_soak, per_connection_kb
 from ..cells import Entry, cell, entries, group
 from ..charts import Axis, Bar, BarChart, LineChart, Note, Section, Series
 from ..inputs import Inputs
@@ -41,7 +41,7 @@ def connection_bars(items: list[Entry]) -> tuple[Bar, ...]:
 
 def growth_charts(items: list[Entry]) -> tuple[list[LineChart], list[str]]:
     """PSS over time of the windows with enough samples, and one line per window on its fitted growth."""
-    soaks = [e for e in items if len((e.result.memory.get("series") or {}).get("t_s") or ()) >= SOAK_SAMPLES]
+    soaks = [e for e in items if is_soak(e.result.memory.get("series") or {})]
     soaks = soaks[-MAX_CURVES:]
     if not soaks:
         return [], []
