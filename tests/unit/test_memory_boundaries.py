@@ -1,5 +1,5 @@
 """The memory judge at its limits: a window grows only when its interval's low end is above the tolerance, the fit
-needs MIN_SAMPLES samples after the warm-up, a soak is SOAK_SAMPLES samples, and the gate's growth signal needs
+needs MIN_SAMPLES samples after the warm-up, a soak spans SOAK_SECONDS, and the gate's growth signal needs
 the policy's pairs, the min effect and significance (judge.memory; no server)."""
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 from serverbench.judge.decision import MAD_SCALE, Policy
-from serverbench.judge.memory import (MIN_SAMPLES, SOAK_SAMPLES, WARMUP_FRACTION, Growth, growth, judge_growth,
-                                      per_connection_kb, record_growth, record_growths, soak_slope)
+from serverbench.judge.memory import (MIN_SAMPLES, SOAK_SECONDS, WARMUP_FRACTION, Growth, growth, judge_growth,
+                                      is_soak, per_connection_kb, record_growth, record_growths, soak_slope)
 
 from sample_records import result
 
@@ -127,17 +127,23 @@ def test_a_stored_record_without_counts_reads_as_unknown_growth():
     assert (fds.quantity, fds.unit, fds.tolerance) == ("open descriptors", "fds", 1.0)
 
 
-def _soak(samples: int):
-    t = [i * 0.25 for i in range(samples)]
+def _soak(span_s: float, samples: int = 0):
+    """A window whose samples span ``span_s``: one every 0.25 s, or ``samples`` evenly spread (a sampler behind)."""
+    n = samples or int(round(span_s / 0.25)) + 1
+    t = [span_s * i / (n - 1) for i in range(n)]
     return dataclasses.replace(result("t::a/flask/json/c64", 1000.0),
                                memory={"series": {"t_s": t, "pss_mb": [40 + x for x in t]}})
 
 
-def test_a_soak_is_soak_samples_long():
-    """A window of exactly SOAK_SAMPLES (40) samples has a soak slope; 39 have none."""
-    r = _soak(SOAK_SAMPLES)
+def test_a_soak_spans_soak_seconds_whatever_its_sampler_kept_up_with():
+    """Samples spanning exactly SOAK_SECONDS (9.5 s) have a soak slope, with 39 samples or with 20 (a sampler that
+    fell behind); 9.25 s have none; a span of SOAK_SECONDS is a soak from MIN_SAMPLES samples, not in fewer."""
+    r = _soak(SOAK_SECONDS)
     assert soak_slope(r) == pytest.approx(10_000 / r.rps)
-    assert soak_slope(_soak(SOAK_SAMPLES - 1)) is None
+    assert soak_slope(_soak(SOAK_SECONDS, 20)) == pytest.approx(10_000 / r.rps)
+    assert soak_slope(_soak(SOAK_SECONDS - 0.25)) is None
+    assert is_soak(_soak(SOAK_SECONDS, MIN_SAMPLES).memory["series"])
+    assert not is_soak(_soak(SOAK_SECONDS, MIN_SAMPLES - 1).memory["series"])
 
 
 def _pairs(diff: float, n: int = 12) -> tuple[list[float], list[float]]:
