@@ -19,7 +19,7 @@ import math
 from .variants import Variant
 from .workloads import Workload
 
-# The drivers' timeout on a cell with no designed queue (wrk's and oha's --timeout since they were added).
+# The drivers' timeout (wrk's and oha's --timeout, their default) on a cell with no designed queue.
 DEFAULT_TIMEOUT_S = 5
 # The queue counted twice in the bound: the server's CPU per request adds to the designed wait, and the drain
 # after the load stops need not be in order.

@@ -26,6 +26,7 @@ from ..measure.executors import run_generator
 from ..records.schema import ERROR_KEYS, LoadReport
 from ..catalog.contract import Request
 from ..catalog.shapes import Capabilities, LoadShape
+from ..catalog.timeouts import DEFAULT_TIMEOUT_S
 
 OHA_CAPABILITIES = Capabilities("oha", ("open", "closed"), requests_per_connection=False, ramp=False)
 # A closed-model run's lead-in: load runs this long before the measured window opens, in the same run, so
@@ -199,7 +200,7 @@ def read_rows(db: Path) -> list[tuple[float, float, int, int]]:
 class OhaDriver:
     """Runs ``oha`` at a constant rate for a duration; ``timeout_s`` is its per-request timeout."""
 
-    timeout_s: int = 5
+    timeout_s: int = DEFAULT_TIMEOUT_S
     name: str = "oha"
     threads: int = 1
     capabilities: Capabilities = OHA_CAPABILITIES

@@ -16,6 +16,7 @@ from ..measure.executors import require_binary, run_generator
 from ..records.schema import ERROR_KEYS, LATENCY_KEYS, LoadReport
 from ..catalog.contract import Request
 from ..catalog.shapes import Capabilities, LoadShape
+from ..catalog.timeouts import DEFAULT_TIMEOUT_S
 
 REPORTER = Path(__file__).with_name("wrk_report.lua")
 MARKER = "SERVERBENCH-WRK "
@@ -62,7 +63,7 @@ class WrkDriver:
     """Runs ``wrk`` with the serverbench reporter; ``timeout_s`` is wrk's per-request timeout."""
 
     threads: int = 2
-    timeout_s: int = 5
+    timeout_s: int = DEFAULT_TIMEOUT_S
     name: str = "wrk"
     capabilities: Capabilities = WRK_CAPABILITIES
 

@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
 from ..records.schema import SATURATION_BUSY_PCT, Result
+from .explained import SYN_RETRY_S
 
 # Little's law for the closed model: each of N connections always has one request in flight, so
 # throughput x mean latency = N.  A steady-state window holds it within a few percent (measured 0.97-1.00
@@ -48,7 +49,7 @@ STALL_MIN_MS = 5.0
 # (TCP_TIMEOUT_INIT, doubled), and a percentile that lands in [t - 20 ms, t + p50 + 100 ms] is a share
 # of requests that waited one retransmit.  Not the max alone: one slow request anywhere near 1 s
 # (measured: 1,066 ms on gunicorn-gevent-w2 with the kernel counting no drop) proves nothing.
-RETRANSMIT_MS = (1000.0, 3000.0)
+RETRANSMIT_MS = tuple(1000.0 * t for t in SYN_RETRY_S[:2])  # the first two: 1 s, 3 s
 RETRANSMIT_EARLY_MS = 20.0
 RETRANSMIT_LATE_MS = 100.0
 SYN_PERCENTILES = ("p90", "p99", "p999")
