@@ -115,6 +115,7 @@ def test_ops_counted_to_the_last_answer_keep_the_low_bound_and_allow_the_given_u
     assert check_ops(_answers_result(200, 197)) == []
     (low,) = check_ops(_answers_result(200, 196))
     assert "from the window's opening to its last answer" in low and "allowed 197..267" in low
+    assert "196 operations for 200 responses (counted from the window's opening to its last answer) (ratio" in low
     assert check_ops(_answers_result(200, 267)) == [] and check_ops(_answers_result(200, 268))
     assert check_ops(_answers_result(200, 298, timeouts)) == []
     (high,) = check_ops(_answers_result(200, 299, timeouts))

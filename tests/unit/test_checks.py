@@ -381,7 +381,7 @@ def test_held_connections_that_do_not_account_for_the_ratio_are_not_the_story():
     for ratio, held in ((0.5, 1), (0.17, 49), (0.29, 49), (0.5, 0)):
         flag = checks.littles_law(_held(ratio, held))
         assert flag is not None and "sent no request in the window" not in flag.message, (ratio, held)
-        assert "steady-state window" in flag.message
+        assert "steady-state window" in flag.message and "left its connections idle" in flag.message
 
 
 def test_held_through_survives_the_record_and_is_absent_where_unknown():
@@ -390,3 +390,22 @@ def test_held_through_survives_the_record_and_is_absent_where_unknown():
     assert Result.from_record(r.to_record()).load.held_through == 49
     assert Result.from_record(record().to_record()).load.held_through is None
     assert "held_through" not in record().to_record()
+
+
+def test_latencies_above_the_cycle_are_the_same_story_in_every_kind_of_window():
+    """Ratio 1.5 (more in flight than connections) in a run window, oha's steady window and a locust run: the
+    above-1 message each time, never a below-1 story."""
+    r = record(rps=2000, connections=8, mean=6.0)
+    steady = replace(r, load=replace(r.load, window="steady"))
+    locust = replace(r, shape=LoadShape(8, 5, workers=0))
+    for case in (r, steady, locust):
+        flag = checks.littles_law(case)
+        assert flag is not None and "ratio 1.50" in flag.message and "more time than its connections had" in flag.message
+
+
+def test_several_causes_outside_the_harness_are_listed_in_one_line():
+    """Dropped SYNs and timed-out connections at ratio 0.5: the flag names both after its prefix, joined by "; "."""
+    r = record(rps=2000, connections=8, mean=2.0, errors={"timeout": 5}, kernel={"listen_drops": 9, "listen_overflows": 9})
+    flag = checks.littles_law(r)
+    assert flag is not None and "(ratio 0.50, healthy 0.95-1.05): measured cause outside the harness: the kernel" in flag.message
+    assert "outside any timed request; 5 connections failed or timed out" in flag.message

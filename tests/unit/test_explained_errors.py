@@ -94,3 +94,21 @@ def test_the_summary_does_not_show_an_explained_cells_latency_as_its_speed(make_
 
 def _baseline():
     return Baseline("test_x::wsgiref/json/c64", rps=1000.0, error_rate=0.0, p50_ms=1.0, p99_ms=2.0, recorded_at="x")
+
+
+def test_either_kernel_counter_alone_explains_and_a_missing_one_counts_no_drop(make_result):
+    """ListenDrops alone or ListenOverflows alone (30 each: 10 timeouts at 5 s) explain; a record that lacks a
+    counter reads it as no drop, even where one drop would explain a timeout (a 1 s timeout: one SYN)."""
+    r = _cell(make_result, 10, 0)
+    assert syn_drop_errors(replace(r, kernel={"listen_drops": 30, "listen_overflows": 0})).errors == 10
+    assert syn_drop_errors(replace(r, kernel={"listen_drops": 0, "listen_overflows": 30})).errors == 10
+    one_syn = replace(r, generator=replace(r.generator, timeout_s=1))
+    assert syn_drop_errors(replace(one_syn, kernel={"listen_overflows": 0})) is None
+    assert syn_drop_errors(replace(one_syn, kernel={"listen_drops": 0})) is None
+    assert syn_drop_errors(replace(one_syn, kernel={"listen_drops": 1})).errors == 1
+
+
+def test_a_no_baseline_verdict_names_no_cause_when_nothing_was_explained(make_result):
+    """Without explained errors the no-baseline message ends at the command that stores one."""
+    v = BaselineCheck().judge(_cell(make_result, 0, 0), None, LIMIT)
+    assert v.status == NO_BASELINE and v.message.endswith("`") and "not counted" not in v.message

@@ -226,3 +226,10 @@ def test_per_connection_cost_needs_a_held_connection_and_is_rounded_to_two_place
     assert per_connection_kb(40.0, 40.5, 1) == 512.0
     assert per_connection_kb(40.0, 41.0, 3) == 341.33
     assert per_connection_kb(40.0, 50.0, -1) is None
+
+
+def test_a_soak_is_read_from_its_first_sample_not_from_zero():
+    """Samples from 5.0 s to 14.0 s span 9.0 s: not a soak, though the last sample is past SOAK_SECONDS."""
+    t = [5.0 + 0.25 * i for i in range(37)]
+    assert not is_soak({"t_s": t, "pss_mb": [40.0] * len(t)})
+    assert is_soak({"t_s": [5.0 + 0.25 * i for i in range(39)]})
