@@ -8,7 +8,7 @@ from serverbench.judge.checks import Flag, check, check_session
 from serverbench.judge.verdict import Verdict
 from serverbench.measure.kernel import parse_netstat, window
 from serverbench.records.results import ResultsFile, Stored
-from serverbench.records.schema import BackendUsage, Generator, LoadReport, Result, SlowClientReport
+from serverbench.records.schema import BackendUsage, Generator, LoadReport, Result, RunQueue, SlowClientReport
 from serverbench.report.charts import Fold
 from serverbench.report.inputs import Inputs
 from serverbench.report.sections import select
@@ -409,3 +409,52 @@ def test_several_causes_outside_the_harness_are_listed_in_one_line():
     flag = checks.littles_law(r)
     assert flag is not None and "(ratio 0.50, healthy 0.95-1.05): measured cause outside the harness: the kernel" in flag.message
     assert "outside any timed request; 5 connections failed or timed out" in flag.message
+
+
+def _waiting_locust(runnable_pct: float, busy_pct: float = 55.0) -> Result:
+    """granian-wsgi's locust cell on a shared machine: 0.67 of Little's law, locust on its core ``busy_pct`` of the
+    window and runnable ``runnable_pct`` (the rest waiting for a core, from schedstat)."""
+    r = _locust(1310.0, 50, 25.75)
+    queue = RunQueue(cpu_s=busy_pct / 100 * 3.2, wait_s=(runnable_pct - busy_pct) / 100 * 3.2, wall_s=3.2)
+    return replace(r, generator=replace(r.generator, cpu_s=busy_pct / 100 * r.generator.wall_s, run_queue=queue))
+
+
+def test_a_locust_kept_off_its_core_is_saturated_from_90_percent_runnable():
+    """Runnable 90% of the window (55% on a core, 35% waiting for one) is saturated and names the cause with both
+    parts; 89.9% is not, and its no-cause message gives the runnable share measured."""
+    at_limit = _waiting_locust(90.0)
+    assert at_limit.generator.saturated
+    message = checks.littles_law(at_limit).message
+    assert "runnable 90% of the time (on a core 55%, waiting for one 35%" in message
+    assert "measured cause outside the harness" in message and not checks.latency_known_wrong(at_limit)
+    assert "runnable 90%" in checks.generator_saturated(at_limit).message
+    under = _waiting_locust(89.9)
+    assert not under.generator.saturated and checks.generator_saturated(under) is None
+    assert "locust was runnable 90% of the window (under the 90% limit)" in checks.littles_law(under).message
+    assert checks.latency_known_wrong(under)
+
+
+def test_a_busy_generator_is_still_named_busy_when_it_also_waited():
+    """A generator at 95% of its core is named by its busy share, whatever it waited."""
+    busy = _waiting_locust(99.0, busy_pct=95.0)
+    assert "95% busy" in checks.generator_saturated(busy).message
+
+
+def test_runnable_share_divides_by_the_cores_the_generator_can_use():
+    """Two threads on two cores, each on a core 50% and waiting 40% of 10 s: runnable 90%; on one thread, 180%."""
+    queue = RunQueue(cpu_s=10.0, wait_s=8.0, wall_s=10.0)
+    assert Generator("oha", "1", 2, 10.0, 10.0, 2, run_queue=queue).runnable_pct == 90.0
+    assert Generator("oha", "1", 1, 10.0, 10.0, 2, run_queue=queue).runnable_pct == 180.0
+    assert Generator("oha", "1", 1, 1.0, 10.0, 2).runnable_pct is None
+    assert RunQueue(1.0, 1.0, 0.0).runnable_pct(1) == 0.0
+
+
+def test_the_run_queue_survives_the_record_and_old_records_have_none():
+    """The generator's run_queue and runnable share are stored; a record without them reads as unmeasured."""
+    queue = RunQueue(cpu_s=1.4042, wait_s=1.9548, wall_s=3.2735)
+    stored = Generator("locust", "2.47.0", 1, 3.63, 6.41, 2, run_queue=queue).to_record()
+    assert stored["run_queue"] == {"cpu_s": 1.4042, "wait_s": 1.9548, "wall_s": 3.2735}
+    assert stored["runnable_pct"] == 102.6
+    assert Generator.from_record(stored, 5.0).run_queue == queue
+    plain = Generator("wrk", "4.2.0", 2, 2.0, 5.0, 2).to_record()
+    assert "run_queue" not in plain and Generator.from_record(plain, 5.0).run_queue is None

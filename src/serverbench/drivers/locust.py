@@ -41,8 +41,9 @@ from urllib.parse import urlsplit
 from ..config import is_loopback
 from ..errors import ConfigError, GeneratorError, MissingBinaryError
 from ..measure.executors import LOOPBACK, BackgroundProcess, Reaped, free_port, run_generator
+from ..measure.runqueue import between, combined
 from ..catalog.shapes import Capabilities, LoadShape
-from ..records.schema import ERROR_KEYS, LoadReport
+from ..records.schema import ERROR_KEYS, LoadReport, RunQueue
 
 BOOKSHOP = Path(__file__).resolve().parent.parent / "locustfiles" / "bookshop.py"
 WAIT_ENV = "SERVERBENCH_LOCUST_WAIT"  # the bookshop visitor's think time in seconds (locustfiles/bookshop.py)
@@ -210,13 +211,21 @@ def with_final(report: LoadReport, final: Mapping[str, Any]) -> LoadReport:
     mean = sum(float(e["total_response_time"]) for e in entries) / count
     latency.update(max=max(float(e["max_response_time"]) for e in entries), mean=mean,
                    stdev=(sum(n * (v - mean) ** 2 for v, n in ordered) / total) ** 0.5 if total else 0.0)
-    answered = [e for e in entries if e.get("last_request_timestamp")]
-    span = (max(float(e["last_request_timestamp"]) for e in answered)
-            - min(float(e["start_time"]) for e in answered)) if answered else 0.0
+    window = answer_window(final)
+    span = window[1] - window[0] if window else 0.0
     unanswered = sum(report.errors[k] for k in ("connect", "read", "write", "timeout"))
     return dataclasses.replace(report, requests=max(count - unanswered, 0), latency_ms=latency,
                                bytes=sum(int(e.get("total_content_length") or 0) for e in entries),
                                duration_s=span if span > 0 else report.duration_s)
+
+
+def answer_window(final: Mapping[str, Any]) -> tuple[float, float] | None:
+    """The users' window in wall-clock time: from the first entry's start to the last answer (``parse_final``);
+    None when nothing was answered."""
+    answered = [e for e in final["entries"] if e.get("last_request_timestamp")]
+    if not answered:
+        return None
+    return (min(float(e["start_time"]) for e in answered), max(float(e["last_request_timestamp"]) for e in answered))
 
 
 ERROR_REPORT = "Error report"
@@ -293,6 +302,9 @@ class LocustRun:
     master_cpu_s: float
     worker_cpu_s: tuple[float, ...] = ()
     worker_returncodes: tuple[int, ...] = ()
+    # The load-sending processes' time on a core and waiting for one over the users' window (measure.runqueue):
+    # the workers', or the single process's.  None when not measured.
+    run_queue: RunQueue | None = None
 
     @property
     def busy_pct(self) -> float:
@@ -399,10 +411,13 @@ class LocustRunner:
                 raise GeneratorError(f"locust exited with code {run.returncode} but recorded no failure: "
                                      f"{(run.stderr or run.stdout)[-800:]}{_worker_tails(reaped)}")
         worker_cpu = tuple(r.cpu_s for r in reaped)
+        window = answer_window(final) if final is not None else None
+        senders = [r.samples for r in reaped] if reaped else [run.samples]
+        queue = combined([between(samples, *window) for samples in senders]) if window else None
         return report, LocustRun(argv=run.argv, returncode=run.returncode, stdout=run.stdout, stderr=run.stderr,
                                  wall_s=run.wall_s, cpu_s=run.cpu_s + sum(worker_cpu), processes=self.processes,
                                  master_cpu_s=run.cpu_s, worker_cpu_s=worker_cpu,
-                                 worker_returncodes=tuple(r.returncode for r in reaped))
+                                 worker_returncodes=tuple(r.returncode for r in reaped), run_queue=queue)
 
 
 def _worker_tails(reaped: Sequence[Reaped]) -> str:

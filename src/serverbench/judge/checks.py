@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
-from ..records.schema import SATURATION_BUSY_PCT, Result
+from ..records.schema import SATURATION_BUSY_PCT, Generator, Result
 from .explained import SYN_RETRY_S
 
 # Little's law for the closed model: each of N connections always has one request in flight, so
@@ -140,8 +140,8 @@ def _outside_causes(r: Result, ratio: float) -> list[str]:
         causes.append(f"the kernel dropped connection attempts ({overflows:,} listen overflows, {drops:,} drops; "
                       "see syn-drops): time connecting is outside any timed request")
     if r.generator.saturated:
-        causes.append(f"the generator was {r.generator.busy_pct:.0f}% busy (see generator-saturated): it sent "
-                      "each connection's next request late")
+        causes.append(f"the generator was {_short_of_cpu(r.generator)} (see generator-saturated): it sent each "
+                      "connection's next request late")
     if ratio < 1 and r.shape.workers is not None and r.requests and r.generator.cpu_s:
         # A locust user runs its own Python between an answer and its next request (task choice, the answer's
         # checks, statistics): no response time counts it.  Its CPU per request bounds that time.
@@ -180,6 +180,11 @@ def littles_law(r: Result) -> Flag | None:
         meaning = (f"the connections' timed requests cover {ratio:.0%} of a steady-state window with no cause "
                    f"outside the harness measured: {r.generator.name} left its connections idle between an answer "
                    "and the next request. The latencies are hidden from the summary")
+    elif ratio < 1 and r.shape.workers is not None and r.generator.runnable_pct is not None:
+        meaning = (f"the users' timed requests (and think time) cover {ratio:.0%} of the window with no cause outside "
+                   f"the harness measured: locust was runnable {r.generator.runnable_pct:.0f}% of the window (under "
+                   f"the {SATURATION_BUSY_PCT:.0f}% limit) and its users still waited between an answer and their "
+                   "next request. The latencies are hidden from the summary; measure again on a quieter machine")
     elif ratio < 1 and r.shape.workers is not None:
         meaning = (f"the users' timed requests (and think time) cover {ratio:.0%} of the window with no cause outside "
                    "the harness measured: locust's counts or window are not its users' (records measured before "
@@ -353,9 +358,20 @@ def generator_saturated(r: Result) -> Flag | None:
     g = r.generator
     if not g.saturated:
         return None
-    return Flag("generator-saturated", f"{g.name} was {g.busy_pct:.0f}% busy (of {min(g.threads, g.cores)} "
+    return Flag("generator-saturated", f"{g.name} was {_short_of_cpu(g)} (of {min(g.threads, g.cores)} "
                 f"core(s); limit {SATURATION_BUSY_PCT:.0f}%): the server may be faster than measured. Give the "
                 "generator more threads (--perf-threads) or more cores than the server needs")
+
+
+def _short_of_cpu(g: Generator) -> str:
+    """How a saturated generator was short of CPU: busy, or runnable with part of it spent waiting for a core."""
+    runnable = g.runnable_pct
+    if runnable is None or g.busy_pct >= SATURATION_BUSY_PCT:
+        return f"{g.busy_pct:.0f}% busy"
+    cores = max(1, min(g.threads, g.cores))
+    waited = 100.0 * g.run_queue.wait_s / g.run_queue.wall_s / cores
+    return (f"runnable {runnable:.0f}% of the time (on a core {runnable - waited:.0f}%, waiting for one "
+            f"{waited:.0f}%: the server and other processes held the cores; the kernel's schedstat)")
 
 
 def backend_bound(r: Result) -> Flag | None:

@@ -30,6 +30,7 @@ from mirakuru.exceptions import AlreadyRunning, ProcessExitedWithError, TimeoutE
 
 from ..errors import ConfigError, GeneratorError, MissingBinaryError, ServerStartError
 from .ports import PORT_RANGE, free_port  # noqa: F401  (callers import them from here)
+from .runqueue import RunQueue, RunQueueSampler, Sample, between
 
 LOOPBACK = "127.0.0.1"
 _EXCEPTION_LINE = re.compile(r"^\s*[\w.]*(Error|Exception)\b.*:")
@@ -228,6 +229,13 @@ class GeneratorRun:
     stderr: str
     wall_s: float
     cpu_s: float
+    # Its threads' scheduler statistics through the run (measure.runqueue): time on a core and waiting for one.
+    samples: tuple[Sample, ...] = ()
+
+    @property
+    def run_queue(self) -> RunQueue | None:
+        """On a core and waiting for one over the whole run; None when the kernel keeps no schedstat."""
+        return between(self.samples)
 
 
 def pin_tree(pid: int, cpus: Sequence[int]) -> None:
@@ -252,6 +260,7 @@ def run_generator(argv: Sequence[str], timeout: float, cpus: Sequence[int] | Non
                                    preexec_fn=_child_setup(cpus))
         watchdog = threading.Timer(timeout, _kill_group, args=(process.pid,))
         watchdog.start()
+        sampler = RunQueueSampler(process.pid)
         try:
             _, status, usage = os.wait4(process.pid, 0)
         except BaseException:  # Ctrl-C while it runs: it must not outlive the trial
@@ -260,12 +269,14 @@ def run_generator(argv: Sequence[str], timeout: float, cpus: Sequence[int] | Non
             raise
         finally:
             watchdog.cancel()
+            samples = sampler.stop()
         wall = time.monotonic() - started
         process.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
         run = GeneratorRun(tuple(argv), process.returncode, out.read().decode(errors="replace"),
-                           err.read().decode(errors="replace"), wall, usage.ru_utime + usage.ru_stime)
+                           err.read().decode(errors="replace"), wall, usage.ru_utime + usage.ru_stime,
+                           samples)
     if run.returncode == -signal.SIGKILL and wall >= timeout:
         raise GeneratorError(f"{argv[0]} did not finish within {timeout:g} s and was killed")
     return run
@@ -278,6 +289,7 @@ class Reaped:
     returncode: int
     cpu_s: float
     output: str
+    samples: tuple[Sample, ...] = ()  # its threads' scheduler statistics (measure.runqueue)
 
 
 class BackgroundProcess:
@@ -288,6 +300,7 @@ class BackgroundProcess:
     def __init__(self, process: subprocess.Popen, log: Path):
         self.process = process
         self.log = log
+        self._sampler = RunQueueSampler(process.pid)
 
     @classmethod
     def start(cls, argv: Sequence[str], log: Path, cpus: Sequence[int] | None = None) -> "BackgroundProcess":
@@ -308,12 +321,13 @@ class BackgroundProcess:
                 pass
             result = self._wait(grace)
         status, usage = result
+        samples = self._sampler.stop()
         self.process.returncode = os.waitstatus_to_exitcode(status)
         try:
             output = self.log.read_text(errors="replace")
         except OSError:
             output = ""
-        return Reaped(self.process.returncode, usage.ru_utime + usage.ru_stime, output)
+        return Reaped(self.process.returncode, usage.ru_utime + usage.ru_stime, output, samples)
 
     def _wait(self, seconds: float | None):
         """(status, rusage) once it has exited, or None after ``seconds`` (None: block)."""

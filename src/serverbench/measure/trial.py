@@ -130,7 +130,8 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
     connections = trial.shape.connections
     cores = len(trial.cpus) if trial.cpus is not None else (os.cpu_count() or 1)
     generator = Generator(trial.driver.name, trial.driver.version, max(1, min(trial.driver.threads, connections)),
-                          run.cpu_s, run.wall_s, cores, getattr(trial.driver, "timeout_s", None))
+                          run.cpu_s, run.wall_s, cores, getattr(trial.driver, "timeout_s", None),
+                          getattr(run, "run_queue", None))
     used = tuple(
         BackendUsage(name, b.kind, samplers[name].usage().cpu_s if name in samplers else None, wall, b.cores,
                      _ops(before[name], after[name]),

@@ -95,6 +95,22 @@ def error_rate(reports: "Sequence[LoadReport]") -> float:
 
 
 @dataclass(frozen=True)
+class RunQueue:
+    """A generator's scheduler time (measure.runqueue) over ``wall_s`` seconds: on a core, and runnable but waiting for one."""
+
+    cpu_s: float
+    wait_s: float
+    wall_s: float
+
+    def runnable_pct(self, cores: int) -> float:
+        """Percent of the wall time the generator could have used on ``cores`` cores: on a core or waiting."""
+        return 100.0 * (self.cpu_s + self.wait_s) / self.wall_s / max(1, cores) if self.wall_s > 0 else 0.0
+
+    def to_record(self) -> dict[str, float]:
+        return {"cpu_s": round(self.cpu_s, 4), "wait_s": round(self.wait_s, 4), "wall_s": round(self.wall_s, 4)}
+
+
+@dataclass(frozen=True)
 class Generator:
     name: str
     version: str
@@ -105,6 +121,9 @@ class Generator:
     # Its per-request timeout (s): a closed model's is sized to the cell (catalog.timeouts); None when the driver has
     # none of its own or the record predates the field.
     timeout_s: float | None = None
+    # Its threads' time on a core and waiting for one over the load (the users' window for locust), from the
+    # kernel's schedstat; None when not measured (no schedstat, or a record that predates the field).
+    run_queue: RunQueue | None = None
 
     @property
     def cpu_pct(self) -> float:
@@ -117,24 +136,39 @@ class Generator:
         return self.cpu_pct / max(1, min(self.threads, self.cores))
 
     @property
+    def runnable_pct(self) -> float | None:
+        """Percent of the cores it could use that it was on or waiting for (run_queue); None when not measured."""
+        return None if self.run_queue is None else self.run_queue.runnable_pct(min(self.threads, self.cores))
+
+    @property
     def saturated(self) -> bool:
-        return self.busy_pct >= SATURATION_BUSY_PCT
+        """Busy at the limit, or runnable at it: a generator kept off its core by the machine's other work is as
+        short of CPU as one that uses it all."""
+        return max(self.busy_pct, self.runnable_pct or 0.0) >= SATURATION_BUSY_PCT
 
     def to_record(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.version, "threads": self.threads, "cpu_s": round(self.cpu_s, 4),
                 "wall_s": round(self.wall_s, 4), "cores": self.cores, "cpu_pct": round(self.cpu_pct, 1),
                 "busy_pct": round(self.busy_pct, 1), "saturated": self.saturated,
-                **({} if self.timeout_s is None else {"timeout_s": self.timeout_s})}
+                **({} if self.timeout_s is None else {"timeout_s": self.timeout_s}),
+                **({} if self.run_queue is None else {"run_queue": self.run_queue.to_record(),
+                                                      "runnable_pct": round(self.runnable_pct, 1)})}
 
     @classmethod
     def from_record(cls, rec: Mapping[str, Any], duration_s: float) -> "Generator":
         """Schema 1 kept only the percentages: CPU seconds and cores are derived from them."""
         if "cpu_s" in rec:
             return cls(rec["name"], rec["version"], int(rec["threads"]), float(rec["cpu_s"]), float(rec["wall_s"]),
-                       int(rec["cores"]), _number(rec.get("timeout_s")))
+                       int(rec["cores"]), _number(rec.get("timeout_s")), _run_queue(rec.get("run_queue")))
         cpu_pct, busy = float(rec["cpu_pct"]), float(rec["busy_pct"])
         cores = max(1, round(cpu_pct / busy)) if busy else int(rec["threads"])
         return cls(rec["name"], rec["version"], int(rec["threads"]), cpu_pct / 100 * duration_s, duration_s, cores)
+
+
+def _run_queue(rec: Any) -> RunQueue | None:
+    if not isinstance(rec, Mapping):
+        return None
+    return RunQueue(float(rec["cpu_s"]), float(rec["wait_s"]), float(rec["wall_s"]))
 
 
 @dataclass(frozen=True)
