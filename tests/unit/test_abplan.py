@@ -89,3 +89,19 @@ def test_gate_without_variant_or_rejudge_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as info:
         gate_main([])
     assert info.value.code == 2 and "--variant" in capsys.readouterr().err
+
+
+def test_the_gates_closed_driver_times_out_as_the_perf_suite_sizes_the_cell():
+    """gunicorn-sync-w2 on /sleep at 64 connections (a designed queue of 3.2 s) gets the cell's timeout, not the
+    default 5 s; aiohttp on /json (no designed queue) keeps the default."""
+    from serverbench.catalog.timeouts import DEFAULT_TIMEOUT_S, cell_timeout_s
+    from serverbench.measure.ab import _Rig
+
+    sync = registry()["gunicorn-sync-w2"]
+    plan = ABPlan(Cell(sync, sync.default_app), WORKLOADS["sleep"], Arm("base"), Arm("candidate"), connections=64,
+                  rate=None)
+    rig = _Rig(plan, None)
+    expected = cell_timeout_s(sync, WORKLOADS["sleep"], 64, getattr(rig.driver, "lead_s", 0) + plan.duration)
+    assert expected > DEFAULT_TIMEOUT_S and rig.driver.timeout_s == expected
+    plain = _Rig(ABPlan(CELL, WORKLOADS["json"], Arm("base"), Arm("candidate"), rate=None), None)
+    assert plain.driver.timeout_s == DEFAULT_TIMEOUT_S

@@ -23,10 +23,11 @@ from __future__ import annotations
 import math
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ..catalog.shapes import LoadShape
+from ..catalog.timeouts import cell_timeout_s
 from ..drivers.base import Driver, driver_for
 from ..records.decisions import Measurement, Window
 from ..records.schema import Result
@@ -78,6 +79,10 @@ class _Rig:
             self.rate_driver.check()
         threads = 1 if plan.mode == "simultaneous" else 2
         self.driver = driver_for(LoadShape(plan.connections, plan.duration), threads=threads)
+        if hasattr(self.driver, "timeout_s"):  # wrk and oha: the timeout sized to the cell, as in the perf suite
+            timeout = cell_timeout_s(plan.cell.variant, plan.workload, plan.connections,
+                                     getattr(self.driver, "lead_s", 0) + plan.duration)
+            self.driver = replace(self.driver, timeout_s=timeout)
         # Identity is read once here, not in every measured window.
         self.machine = machine_info(f"wrk-{self.driver.version}")
         self.python = python_info()
@@ -316,8 +321,6 @@ def count_arms(plan: "ABPlan", repeats: int) -> tuple[tuple[float, ...], tuple[f
 def profile_arms(plan: "ABPlan") -> tuple["CostRecord", "CostRecord"]:
     """One counted run of each arm with its Python-level profile (a second, untimed pass): what the top
     functions of a cost regression are read from.  Run only after a cost regression: it takes as long again."""
-    from dataclasses import replace
-
     from .cost import CostPlan, measure_cost
     from .pytrace import profile_python
 
