@@ -458,3 +458,26 @@ def test_the_run_queue_survives_the_record_and_old_records_have_none():
     assert Generator.from_record(stored, 5.0).run_queue == queue
     plain = Generator("wrk", "4.2.0", 2, 2.0, 5.0, 2).to_record()
     assert "run_queue" not in plain and Generator.from_record(plain, 5.0).run_queue is None
+
+
+def test_the_waiting_share_is_per_usable_core_and_busy_at_exactly_the_limit_is_named_busy():
+    """Two threads on two cores, on a core 40% and waiting 60% of each: "waiting for one 60%", runnable 100%; a
+    generator exactly 90% busy is named by its busy share."""
+    two = Generator("oha", "1.16.0", 2, 4.0, 5.0, 2, run_queue=RunQueue(cpu_s=4.0, wait_s=6.0, wall_s=5.0))
+    message = checks.generator_saturated(replace(record(), generator=two)).message
+    assert "runnable 100% of the time (on a core 40%, waiting for one 60%" in message
+    at_limit = Generator("oha", "1.16.0", 1, 4.5, 5.0, 2, run_queue=RunQueue(cpu_s=4.5, wait_s=0.5, wall_s=5.0))
+    assert "oha was 90% busy" in checks.generator_saturated(replace(record(), generator=at_limit)).message
+
+
+def test_the_run_queue_keeps_four_decimals_and_a_short_window_still_counts():
+    """Seconds are stored to 4 decimals; a window of half a second gives its runnable share."""
+    assert RunQueue(1.23456, 0.65432, 2.34567).to_record() == {"cpu_s": 1.2346, "wait_s": 0.6543, "wall_s": 2.3457}
+    assert RunQueue(0.25, 0.2, 0.5).runnable_pct(1) == 90.0
+
+
+def test_a_locust_ratio_above_one_is_latencies_too_long_whatever_its_run_queue():
+    """1.2 of Little's law on a locust record with its run queue measured is the over-long latencies' story."""
+    r = _waiting_locust(50.0)
+    long = replace(r, load=replace(r.load, latency_ms={**r.load.latency_ms, "mean": 50 / 1310.0 * 1000 * 1.2}))
+    assert "add up to more time than its connections had" in checks.littles_law(long).message
