@@ -130,3 +130,48 @@ def test_the_ops_span_and_window_count_survive_the_record():
     assert BackendUsage.from_record(rec, 5.0) == b
     old = BackendUsage("mongo", "secantusdb", 1.0, 5.0, 1, 120).to_record(100)
     assert "ops_span" not in old and BackendUsage.from_record(old, 5.0).ops_span == "window"
+
+
+def _run_result(run_requests, run_ops, run_errors=None, window_ops=None):
+    """oha's closed model with the run's counts kept: 200 window responses, the backend counted ``run_ops`` from
+    before the lead-in to the run's last answer, and the run answered ``run_requests``."""
+    import dataclasses
+    r = _answers_result(200, 400 if window_ops is None else window_ops, run_errors)
+    backend = dataclasses.replace(r.backends[0], run_ops=run_ops)
+    return dataclasses.replace(r, load=dataclasses.replace(r.load, run_requests=run_requests), backends=(backend,))
+
+
+def test_a_run_with_its_counts_kept_is_checked_over_the_whole_run_with_no_connection_allowance():
+    """1,000 answered in the run allow 985..1,015 operations over it (no per-connection allowance: nothing is in
+    flight before the run or after its last answer), plus one per request it gave up; the window's own count, here
+    twice its responses, is not judged."""
+    assert check_ops(_run_result(1000, 985)) == [] and check_ops(_run_result(1000, 1015)) == []
+    (low,) = check_ops(_run_result(1000, 984))
+    assert "984 operations for 1,000 responses (counted over the whole run, lead-in and window, to its last answer)" \
+        in low and "allowed 985..1,015" in low
+    (high,) = check_ops(_run_result(1000, 1016))
+    assert "ratio 1.016" in high
+    given_up = {"connect": 2, "read": 0, "write": 0, "timeout": 10, "status": 3}
+    assert check_ops(_run_result(1000, 1027, given_up)) == [] and check_ops(_run_result(1000, 1028, given_up))
+
+
+def test_a_run_count_without_the_runs_responses_keeps_the_window_rule():
+    """The window's 268 operations for 200 responses fail its rule (at most 267); the run's 1,000 for 1,000 pass.
+    Without either run count (an older record) the window's rule judges."""
+    import dataclasses
+    r = _run_result(1000, 1000, window_ops=268)
+    assert check_ops(r) == []
+    assert check_ops(dataclasses.replace(r, load=dataclasses.replace(r.load, run_requests=None)))
+    assert check_ops(dataclasses.replace(r, backends=(dataclasses.replace(r.backends[0], run_ops=None),)))
+
+
+def test_the_runs_counts_survive_the_record():
+    """run_ops (backend) and run_requests (report) are written and read back; records without them read None."""
+    r = _run_result(1000, 1003)
+    rec = r.to_record(None)
+    assert rec["backends"][0]["run_ops"] == 1003 and rec["run_requests"] == 1000
+    back = Result.from_record(rec)
+    assert back.backends[0].run_ops == 1003 and back.load.run_requests == 1000
+    plain = _result(100, BackendUsage("redis", "redis-server", 1.0, 5.0, 1, 100)).to_record(None)
+    assert "run_requests" not in plain and "run_ops" not in plain["backends"][0]
+    assert Result.from_record(plain).load.run_requests is None and Result.from_record(plain).backends[0].run_ops is None

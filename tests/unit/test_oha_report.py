@@ -163,6 +163,7 @@ def test_a_lead_in_full_of_timeouts_is_not_the_windows_error_rate():
     assert report.requests == 80 and report.errors["timeout"] == 0 and report.error_rate == 0.0
     assert 60 / report.requests > 0.5  # the old rule: the run's timeouts over the window's answers
     assert report.run_errors["timeout"] == 60 and "0 of 60" in report.error_attribution
+    assert report.run_requests == len(rows) == 88  # the run's answered, lead-in included: the work check's count
 
 
 def test_timeouts_sent_in_the_window_are_the_windows_and_the_rate_stays_below_one():

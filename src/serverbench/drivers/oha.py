@@ -186,7 +186,7 @@ def window_report(rows: Sequence[tuple[float, float, int, int]], start_s: float,
     held = sum(1 for start, end, _, _ in rows if start < start_s and end >= start_s + duration_s)
     return LoadReport(driver="oha", requests=len(sent), duration_s=duration_s, bytes=sum(b for _, _, b in sent),
                       latency_ms=latency, errors=window, window="steady", error_attribution=rule,
-                      run_errors=dict(errors) if rule else None, held_through=held)
+                      run_errors=dict(errors) if rule else None, held_through=held, run_requests=len(rows))
 
 
 def read_rows(db: Path) -> list[tuple[float, float, int, int]]:

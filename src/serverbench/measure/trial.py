@@ -94,6 +94,9 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
     # the samplers below open when its window does, and the run ends after the window's in-flight answers.
     lead = getattr(trial.driver, "lead_s", 0) if trial.shape.rate is None and trial.shape.workers is None else 0
     with ThreadPoolExecutor(1) as pool:
+        # The counters before the run too: its answered requests (lead-in and window) are compared with what the
+        # backends counted until it had every answer, with no clock to align between oha and this process.
+        run_before = {name: b.count() for name, b in backends.items()} if lead else {}
         running = pool.submit(trial.run_load, trial.shape.duration) if lead else None
         if running is not None:
             trial.report("lead-in")
@@ -135,7 +138,8 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
     used = tuple(
         BackendUsage(name, b.kind, samplers[name].usage().cpu_s if name in samplers else None, wall, b.cores,
                      _ops(before[name], after[name]),
-                     *(("answers", _ops(before[name], window_after[name])) if running is not None else ()))
+                     *(("answers", _ops(before[name], window_after[name]), _ops(run_before[name], after[name]))
+                       if running is not None else ()))
         for name, b in backends.items())
     return Result(nodeid=trial.nodeid, test=trial.test, variant=server.name, app=server.app,
                   workload=trial.workload.name, shape=trial.shape,

@@ -58,6 +58,9 @@ class LoadReport:
     # A steady window (oha): connections that sent no request in it, each waiting through it on a request sent before
     # it and answered after it (drivers.oha.window_report); None where the driver cannot tell.
     held_through: int | None = None
+    # A window inside a longer run (oha's closed model): the run's answered requests, lead-in and window (the work
+    # check's count with ops_span "run"); None where the report is the whole run.
+    run_requests: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "latency_ms", _frozen(self.latency_ms))
@@ -186,6 +189,9 @@ class BackendUsage:
     # given up (oha's closed model: its window's requests are those sent in it, answered up to a timeout later).
     ops_span: str = "window"
     window_ops: int | None = None  # with ops_span "answers": the operations counted over the window's wall time alone
+    # oha's closed model: the operations counted over its whole run, from before its lead-in until it had every answer
+    # (the work check compares them with the run's answered requests, LoadReport.run_requests: no clock to align).
+    run_ops: int | None = None
 
     @property
     def cpu_pct(self) -> float | None:
@@ -203,13 +209,15 @@ class BackendUsage:
                 "cpu_pct": None if pct is None else round(pct, 1), "cores": self.cores, "bound": self.bound,
                 "ops": self.ops, "ops_per_request": None if self.ops is None or not requests
                 else round(self.ops / requests, 4),
-                **({} if self.ops_span == "window" else {"ops_span": self.ops_span, "window_ops": self.window_ops})}
+                **({} if self.ops_span == "window" else {"ops_span": self.ops_span, "window_ops": self.window_ops}),
+                **({} if self.run_ops is None else {"run_ops": self.run_ops})}
 
     @classmethod
     def from_record(cls, rec: Mapping[str, Any], duration_s: float) -> "BackendUsage":
         return cls(rec["name"], rec["kind"], _number(rec["cpu_s"]), float(rec.get("wall_s", duration_s)),
                    int(rec["cores"]), None if rec["ops"] is None else int(rec["ops"]), str(rec.get("ops_span") or "window"),
-                   None if rec.get("window_ops") is None else int(rec["window_ops"]))
+                   None if rec.get("window_ops") is None else int(rec["window_ops"]),
+                   None if rec.get("run_ops") is None else int(rec["run_ops"]))
 
 
 @dataclass(frozen=True)
@@ -335,6 +343,7 @@ class Result:
                                                       "run_errors": {k: load.run_errors[k] for k in ERROR_KEYS}}),
             **({} if load.think_ms == 0 else {"think_ms": load.think_ms}),
             **({} if load.held_through is None else {"held_through": load.held_through}),
+            **({} if load.run_requests is None else {"run_requests": load.run_requests}),
             "server": {"cpu_s": self.server_cpu_s, "rss_mb": self.server_rss_mb,
                        "cpu_us_per_request": None if per_request is None else round(per_request, 2),
                        **({"pss_mb": self.server_pss_mb, "pss_end_mb": self.server_pss_end_mb}
@@ -362,7 +371,8 @@ class Result:
                           None if rec.get("think_ms", 0) is None else float(rec.get("think_ms", 0)),
                           str(rec.get("error_attribution") or ""),
                           {k: int(rec["run_errors"][k]) for k in ERROR_KEYS} if rec.get("run_errors") else None,
-                          None if rec.get("held_through") is None else int(rec["held_through"]))
+                          None if rec.get("held_through") is None else int(rec["held_through"]),
+                          None if rec.get("run_requests") is None else int(rec["run_requests"]))
         server = _mapping(rec, "server")
         return cls(nodeid=rec["nodeid"], test=rec["test"], variant=rec["variant"], workload=rec["workload"],
                    shape=shape_from_record(rec), warmup_s=int(rec.get("warmup_s") or 0), url=rec["url"], load=load,
