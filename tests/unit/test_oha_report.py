@@ -306,3 +306,15 @@ def test_connections_waiting_through_the_window_are_counted_as_held():
     rows = [(1.0, 8.0, 200, 10), (1.5, 7.0, 200, 10), (2.0, 9.0, 200, 10), (0.5, 6.9, 200, 10), (6.9, 7.5, 200, 10)]
     report = window_report(rows, 2.0, 5.0, _errors(), connections=4, timeout_s=5.0)
     assert report.held_through == 2 and report.requests == 2
+
+
+def test_the_windows_percentiles_are_nearest_rank():
+    """A window's percentile q is the value at rank ceil(q% of n), as locust's: of 100 answers of 1..100 ms p50, p75,
+    p90 and p99 are 50, 75, 90 and 99 ms (p99 is not the maximum), and of 10 answers of 1..10 ms p50 is the 5th."""
+    from serverbench.drivers.oha import window_report
+    rows = [(2.0 + k / 1000, 2.0 + k / 1000 + (k + 1) / 1000, 200, 10) for k in range(100)]
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=100, timeout_s=5.0)
+    assert {k: round(report.latency_ms[k], 6) for k in ("p50", "p75", "p90", "p99", "p999", "max")} == {
+        "p50": 50.0, "p75": 75.0, "p90": 90.0, "p99": 99.0, "p999": 100.0, "max": 100.0}
+    ten = window_report(rows[:10], 2.0, 5.0, _errors(), connections=10, timeout_s=5.0)
+    assert round(ten.latency_ms["p50"], 6) == 5.0 and round(ten.latency_ms["p90"], 6) == 9.0

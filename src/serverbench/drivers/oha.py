@@ -10,6 +10,7 @@ user think time, not by a request rate.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -84,8 +85,8 @@ def parse_report(stdout: str, duration_s: float) -> LoadReport:
 
 
 def _percentile(ordered: Sequence[float], q: float) -> float:
-    """The nearest-rank percentile ``q`` (0-100) of ascending values."""
-    return ordered[min(len(ordered) - 1, max(0, int(round(q / 100.0 * len(ordered) + 0.5)) - 1))]
+    """The nearest-rank percentile ``q`` (0-100) of ascending values: the value at rank ceil(q% of n), as locust's."""
+    return ordered[min(len(ordered) - 1, max(1, math.ceil(q / 100.0 * len(ordered))) - 1)]
 
 
 def _in_flight(rows: Sequence[tuple[float, float, int, int]], t: float) -> int:
