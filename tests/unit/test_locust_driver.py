@@ -594,3 +594,30 @@ def test_unlisted_failures_add_to_the_listed_read_errors_and_every_unanswered_ki
     report = parse_stats(STATS_CSV.replace(",Aggregated,10000,40,", ",Aggregated,10000,52,"), failures, 5.0)
     assert report.errors == {"connect": 5, "read": 8 + 10, "write": 2, "timeout": 4, "status": 23}
     assert report.requests == 10000 - (5 + 18 + 2 + 4)
+
+
+def test_the_final_p999_of_a_thousand_answers_is_the_999th_not_the_maximum():
+    """99.9% of 1,000 answers is rank 999: with 999 at 10 ms and 1 at 20 ms, p99.9 is 10 ms (the float noise of
+    99.9 / 100 * 1000 made it 1000, the maximum)."""
+    report = with_final(_csv_report(), _final({"num_requests": 1000, "response_times": {"10": 999, "20": 1}}))
+    assert report.latency_ms["p999"] == 10.0
+
+
+def test_a_final_rank_between_two_answers_is_the_next_one_up():
+    """p50 of 5 answers (1 to 5 ms) is the 3rd (2.5 goes up, not to the even 2) and p90 the 5th (4.5 up, not 4)."""
+    times = {str(v): 1 for v in range(1, 6)}
+    report = with_final(_csv_report(), _final({"num_requests": 5, "response_times": times}))
+    assert (report.latency_ms["p50"], report.latency_ms["p90"]) == (3.0, 5.0)
+
+
+def test_the_final_p999_rank_is_exact_for_hundreds_of_thousands_of_answers():
+    """99.9% of 328,000 answers is rank 327,672 exactly (rounding q% of n in floating point to 10 places gave 327,673)."""
+    times = {"10": 327_672, "20": 328}
+    report = with_final(_csv_report(), _final({"num_requests": 328_000, "response_times": times}))
+    assert report.latency_ms["p999"] == 10.0
+
+
+def test_a_final_rank_just_above_a_whole_number_goes_up():
+    """99.9% of 1,999 answers is 1,997.001: rank 1,998, so with 1,997 answers at 10 ms and 2 at 20 ms p99.9 is 20 ms."""
+    report = with_final(_csv_report(), _final({"num_requests": 1999, "response_times": {"10": 1997, "20": 2}}))
+    assert report.latency_ms["p999"] == 20.0

@@ -444,3 +444,36 @@ def test_the_p50_of_two_answers_is_the_first():
     report = window_report([(2.0, 2.001, 200, 1), (3.0, 3.002, 200, 1)], 2.0, 5.0, _errors(), connections=1,
                            timeout_s=5.0)
     assert round(report.latency_ms["p50"], 6) == 1.0 and round(report.latency_ms["p99"], 6) == 2.0
+
+
+def test_the_p999_of_a_thousand_answers_is_the_999th_not_the_maximum():
+    """99.9% of 1,000 is rank 999 (in floating point 99.9 / 100 * 1000 is 999.0000000000001, whose ceil was 1000)."""
+    from serverbench.drivers.oha import window_report
+    rows = [(2.0 + k / 1000, 2.0 + k / 1000 + (k + 1) / 1e6, 200, 1) for k in range(1000)]  # 1..1000 µs
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=1000, timeout_s=5.0)
+    assert round(report.latency_ms["p999"], 6) == 0.999 and round(report.latency_ms["max"], 6) == 1.0
+
+
+def test_a_rank_between_two_answers_is_the_next_one_up():
+    """p50 of 5 answers is the 3rd (2.5 goes up, not to the even 2) and p90 the 5th (4.5 up, not 4)."""
+    from serverbench.drivers.oha import window_report
+    rows = [(2.0 + k, 2.0 + k + (k + 1) / 1000, 200, 1) for k in range(5)]  # 1..5 ms
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=5, timeout_s=5.0)
+    assert round(report.latency_ms["p50"], 6) == 3.0 and round(report.latency_ms["p90"], 6) == 5.0
+
+
+def test_the_p999_rank_is_exact_for_hundreds_of_thousands_of_answers():
+    """99.9% of 328,000 answers is rank 327,672 exactly (rounding q% of n in floating point to 10 places gave 327,673)."""
+    from serverbench.drivers.oha import window_report
+    n = 328_000
+    rows = [(2.0, 2.010, 200, 1)] * 327_672 + [(2.0, 2.020, 200, 1)] * (n - 327_672)
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=n, timeout_s=5.0)
+    assert round(report.latency_ms["p999"], 6) == 10.0 and round(report.latency_ms["max"], 6) == 20.0
+
+
+def test_a_rank_just_above_a_whole_number_goes_up():
+    """99.9% of 1,999 answers is 1,997.001: rank 1,998, so with 1,997 answers at 10 ms and 2 at 20 ms p99.9 is 20 ms."""
+    from serverbench.drivers.oha import window_report
+    rows = [(2.0, 2.010, 200, 1)] * 1997 + [(2.0, 2.020, 200, 1)] * 2
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=1999, timeout_s=5.0)
+    assert round(report.latency_ms["p999"], 6) == 20.0

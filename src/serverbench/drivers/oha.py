@@ -10,7 +10,6 @@ user think time, not by a request rate.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import shutil
@@ -86,7 +85,9 @@ def parse_report(stdout: str, duration_s: float) -> LoadReport:
 
 def _percentile(ordered: Sequence[float], q: float) -> float:
     """The nearest-rank percentile ``q`` (0-100) of ascending values: the value at rank ceil(q% of n), as locust's."""
-    return ordered[min(len(ordered) - 1, max(1, math.ceil(q / 100.0 * len(ordered))) - 1)]
+    # In whole numbers (q in thousandths of a percent): in floating point 99.9% of 1000 is 999.0000000000001.
+    rank = -(-round(q * 1000) * len(ordered) // 100_000)
+    return ordered[min(len(ordered) - 1, max(1, rank) - 1)]
 
 
 def _in_flight(rows: Sequence[tuple[float, float, int, int]], t: float) -> int:
