@@ -454,3 +454,170 @@ def test_think_time_is_the_bookshop_visitors_wait_and_unknown_for_another_locust
     assert think_ms(BOOKSHOP, {"SERVERBENCH_LOCUST_WAIT": "0.25"}) == 250.0
     assert think_ms(BOOKSHOP, {"SERVERBENCH_LOCUST_WAIT": "soon"}) is None
     assert think_ms(tmp_path / "other.py", {}) is None
+
+
+def _final(*entries, **changes):
+    """locust's final statistics of these entries (each FINAL_ENTRIES[0] with the given keys replaced)."""
+    return {"entries": [dict(FINAL_ENTRIES[0], **{**changes, **e}) for e in entries]}
+
+
+def _csv_report(duration_s=5.0, **errors):
+    return dataclasses.replace(parse_stats(STATS_CSV, EMPTY_FAILURES, duration_s),
+                               errors={**dict.fromkeys(ERROR_KEYS, 0), **errors})
+
+
+def test_final_percentiles_are_the_nearest_rank_of_every_bucket():
+    """Of 10,000 answers in locust's buckets, p50, p75, p90, p99 and p99.9 are the values at ranks 5,000, 7,500,
+    9,000, 9,900 and 9,991 (not the maximum); of two answers p50 is the first and p99 the second."""
+    counts = {"1": 5000, "2": 1, "3": 2499, "4": 1, "5": 1499, "6": 1, "7": 899, "8": 1, "9": 95, "10": 4}
+    report = with_final(_csv_report(), _final({"num_requests": 10000, "response_times": counts}))
+    assert {k: report.latency_ms[k] for k in ("p50", "p75", "p90", "p99", "p999")} == {
+        "p50": 1.0, "p75": 3.0, "p90": 5.0, "p99": 7.0, "p999": 9.0}
+    two = with_final(_csv_report(), _final({"num_requests": 2, "response_times": {"10": 1, "20": 1}}))
+    assert (two.latency_ms["p50"], two.latency_ms["p99"]) == (10.0, 20.0)
+
+
+def test_final_buckets_of_the_same_time_add_up_across_entries():
+    """Two entries' answers at 10 ms are one bucket of 4 beside 4 at 20 ms: p50 is 10 ms."""
+    report = with_final(_csv_report(), _final({"num_requests": 3, "response_times": {"10": 3}},
+                                              {"num_requests": 5, "response_times": {"10": 1, "20": 4}}))
+    assert report.latency_ms["p50"] == 10.0 and report.latency_ms["p90"] == 20.0
+
+
+def test_final_stdev_is_that_of_the_buckets_around_the_mean():
+    """One answer at 10 ms and three at 30 ms (mean 25 ms): the standard deviation is sqrt(75) ms."""
+    report = with_final(_csv_report(), _final({"num_requests": 4, "total_response_time": 100.0,
+                                               "response_times": {"10": 1, "30": 3}}))
+    assert report.latency_ms["mean"] == 25.0 and report.latency_ms["stdev"] == pytest.approx(75 ** 0.5)
+
+
+def test_final_statistics_without_buckets_report_zero_latencies():
+    """Entries that counted requests but kept no response-time bucket give zero percentiles and stdev, not an error."""
+    report = with_final(_csv_report(), _final({"num_requests": 3, "response_times": {}}))
+    assert {k: report.latency_ms[k] for k in ("p50", "p75", "p90", "p99", "p999", "stdev")} == dict.fromkeys(
+        ("p50", "p75", "p90", "p99", "p999", "stdev"), 0.0)
+
+
+def test_final_requests_bytes_and_window_at_their_edges():
+    """Every request unanswered leaves 0 requests; an entry without content length adds 0 bytes; a window of one
+    instant, or with no answer at all, keeps the run's duration, while a 0.5 s window is used as it is."""
+    gone = with_final(_csv_report(timeout=4), _final({"num_requests": 4, "total_content_length": None}))
+    assert gone.requests == 0 and gone.bytes == 0
+    instant = _final({"num_requests": 1, "start_time": 100.0, "last_request_timestamp": 100.0})
+    assert with_final(_csv_report(), instant).duration_s == 5.0
+    half = _final({"num_requests": 1, "start_time": 100.0, "last_request_timestamp": 100.5})
+    assert with_final(_csv_report(), half).duration_s == 0.5
+    unanswered = _final({"num_requests": 2, "last_request_timestamp": None})
+    assert with_final(_csv_report(), unanswered).duration_s == 5.0
+
+
+def test_final_statistics_are_found_after_other_output_and_other_lists():
+    """The entries are the first JSON array of objects with "num_requests": lines before it, text that is not JSON,
+    a list of numbers or of other objects are passed over."""
+    output = 'starting\n[not json\n[1, 2]\n[{"name": "x"}]\n' + FINAL_OUTPUT
+    assert parse_final(output) == {"entries": FINAL_ENTRIES}
+
+
+def test_printed_error_report_rows_add_up_and_stop_at_the_closing_separator():
+    """Two rows of one class add up; rows are read between the two separators after the title (with or without a
+    header line); a numbered line after the closing separator is not a row."""
+    sep = "-" * 18 + "|" + "-" * 60
+    table = f"Error report\n{sep}\n12   Timeout('timed out')\n5    <Timeout at 0x1>\n{sep}\n7    TimeoutError()\n"
+    assert parse_error_report(table)["timeout"] == 17
+    assert parse_error_report(ERROR_REPORT + "7    TimeoutError()\n")["timeout"] == 12
+
+
+def test_an_exceptions_row_without_a_number_counts_as_one():
+    """A row of the exceptions CSV whose Count is not a number is one exception; numbered rows count their number."""
+    from serverbench.drivers.locust import check_exceptions
+    with pytest.raises(GeneratorError, match=r"raised 1 exception\(s\) during the run \(locust's exceptions CSV\)"):
+        check_exceptions(EXCEPTIONS_HEADER + "\r\n?,boom,tb,local\r\n")
+    with pytest.raises(GeneratorError, match=r"raised 4 exception\(s\)"):
+        check_exceptions(EXCEPTIONS_HEADER + "\r\n3,boom,tb,local\r\n,bang,tb,local\r\n")
+    with pytest.raises(GeneratorError, match=r"^locust's run_exceptions\.csv is empty"):
+        check_exceptions("", "run_exceptions.csv")
+
+
+def test_each_csv_is_named_by_default_in_its_error():
+    """Called without file names, the parsers name the stats, failures and exceptions CSV in their errors."""
+    with pytest.raises(GeneratorError, match=r"^locust's stats CSV is empty"):
+        parse_stats("", EMPTY_FAILURES, 5.0)
+    with pytest.raises(GeneratorError, match=r"^locust's failures CSV is empty"):
+        parse_stats(STATS_CSV, "", 5.0)
+    with pytest.raises(GeneratorError, match=r"^locust's failures CSV is empty"):
+        parse_failures("")
+
+
+def test_read_report_names_the_file_each_error_is_in(tmp_path):
+    """A malformed stats, failures or exceptions file is named by its file name in the error."""
+    prefix = tmp_path / "run"
+    (tmp_path / "run_stats.csv").write_text(STATS_CSV.replace("2220.8", "big"))
+    (tmp_path / "run_failures.csv").write_text(FAILURES_CSV)
+    with pytest.raises(GeneratorError, match=r"^locust's run_stats\.csv is malformed: 'Average Content Size'.*'big'"):
+        read_report(prefix, 5.0)
+    (tmp_path / "run_stats.csv").write_text(STATS_CSV)
+    (tmp_path / "run_failures.csv").write_text("Method,Name\r\n")
+    with pytest.raises(GeneratorError, match=r"^locust's run_failures\.csv is malformed: no column 'Error'"):
+        read_report(prefix, 5.0)
+    (tmp_path / "run_failures.csv").write_text(FAILURES_CSV)
+    (tmp_path / "run_exceptions.csv").write_text(EXCEPTIONS_HEADER + "\r\n1,KeyError('x'),tb,local\r\n")
+    with pytest.raises(GeneratorError, match=r"\(locust's run_exceptions\.csv\); the first: KeyError\('x'\)"):
+        read_report(prefix, 5.0)
+
+
+def test_numbers_of_the_aggregated_row_must_be_finite_and_not_negative():
+    """A negative or infinite latency, an empty size, or N/A where requests were counted is malformed; an empty run
+    may write N/A in any number column."""
+    for bad, shown in (("-1", "'-1'"), ("inf", "'inf'")):
+        with pytest.raises(GeneratorError, match=f"'Max Response Time' of the Aggregated row is {shown}"):
+            parse_stats(STATS_CSV.replace(",0.5,95.2,2220.8,", f",0.5,{bad},2220.8,"), EMPTY_FAILURES, 5.0)
+    with pytest.raises(GeneratorError, match="'Average Content Size' of the Aggregated row is '', not a number"):
+        parse_stats(STATS_CSV.replace(",95.2,2220.8,", ",95.2,,"), EMPTY_FAILURES, 5.0)
+    with pytest.raises(GeneratorError, match="'Max Response Time' of the Aggregated row is 'N/A', not a number"):
+        parse_stats(STATS_CSV.replace(",0.5,95.2,2220.8,", ",0.5,N/A,2220.8,"), EMPTY_FAILURES, 5.0)
+    empty = STATS_HEADER + "\r\n" + ",Aggregated,0,0,0,0,0,N/A,N/A,0,0," + ",".join(["N/A"] * 11) + "\r\n"
+    report = parse_stats(empty, EMPTY_FAILURES, 5.0)
+    assert report.bytes == 0 and report.latency_ms["max"] == 0.0
+
+
+def test_only_the_untyped_row_named_aggregated_is_the_total():
+    """A request named "Aggregated" (typed GET) and an untyped row of another name are not the total row."""
+    rows = STATS_CSV.split("\r\n")
+    extra = ["GET,Aggregated" + rows[1][len("GET,/site/search"):], "," + rows[1][len("GET,"):]]
+    report = parse_stats("\r\n".join(rows[:3] + extra + rows[3:]), EMPTY_FAILURES, 5.0)
+    assert report.requests == 10000 - 40
+
+
+def test_unlisted_failures_add_to_the_listed_read_errors_and_every_unanswered_kind_is_subtracted():
+    """Failure Count 50 with 40 listed (8 read): read becomes 8 + 10; a listed broken pipe (write) is no answer too."""
+    failures = FAILURES_CSV + "GET,/x,\"BrokenPipeError(32, 'Broken pipe')\",2,,\r\n"
+    report = parse_stats(STATS_CSV.replace(",Aggregated,10000,40,", ",Aggregated,10000,52,"), failures, 5.0)
+    assert report.errors == {"connect": 5, "read": 8 + 10, "write": 2, "timeout": 4, "status": 23}
+    assert report.requests == 10000 - (5 + 18 + 2 + 4)
+
+
+def test_the_final_p999_of_a_thousand_answers_is_the_999th_not_the_maximum():
+    """99.9% of 1,000 answers is rank 999: with 999 at 10 ms and 1 at 20 ms, p99.9 is 10 ms (the float noise of
+    99.9 / 100 * 1000 made it 1000, the maximum)."""
+    report = with_final(_csv_report(), _final({"num_requests": 1000, "response_times": {"10": 999, "20": 1}}))
+    assert report.latency_ms["p999"] == 10.0
+
+
+def test_a_final_rank_between_two_answers_is_the_next_one_up():
+    """p50 of 5 answers (1 to 5 ms) is the 3rd (2.5 goes up, not to the even 2) and p90 the 5th (4.5 up, not 4)."""
+    times = {str(v): 1 for v in range(1, 6)}
+    report = with_final(_csv_report(), _final({"num_requests": 5, "response_times": times}))
+    assert (report.latency_ms["p50"], report.latency_ms["p90"]) == (3.0, 5.0)
+
+
+def test_the_final_p999_rank_is_exact_for_hundreds_of_thousands_of_answers():
+    """99.9% of 328,000 answers is rank 327,672 exactly (rounding q% of n in floating point to 10 places gave 327,673)."""
+    times = {"10": 327_672, "20": 328}
+    report = with_final(_csv_report(), _final({"num_requests": 328_000, "response_times": times}))
+    assert report.latency_ms["p999"] == 10.0
+
+
+def test_a_final_rank_just_above_a_whole_number_goes_up():
+    """99.9% of 1,999 answers is 1,997.001: rank 1,998, so with 1,997 answers at 10 ms and 2 at 20 ms p99.9 is 20 ms."""
+    report = with_final(_csv_report(), _final({"num_requests": 1999, "response_times": {"10": 1997, "20": 2}}))
+    assert report.latency_ms["p999"] == 20.0

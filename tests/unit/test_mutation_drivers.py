@@ -141,3 +141,56 @@ def test_oha_closed_run_reports_the_window_from_its_rows(monkeypatch):
     assert call["argv"][:3] == ["oha", "-z", "4s"] and call["timeout"] == 2 + 2 + 2 * 4 + 30
     assert report.window == "steady" and report.requests == 2 and report.errors["status"] == 1
     assert report.duration_s == 2.0
+
+
+def test_wrk_writes_its_script_in_a_temporary_folder_named_for_it(monkeypatch):
+    """The script wrk is given lives in a temporary folder named serverbench-wrk-…, so a leftover says whose it is."""
+    calls = _fake(monkeypatch, wrk_module, WRK_LINE)
+    _wrk().run("http://127.0.0.1:1/json", LoadShape(8, 2))
+    assert Path(calls[0]["argv"][6]).parent.name.startswith("serverbench-wrk-")
+
+
+def _oha_db(path, rows):
+    """oha's --db-url table (as oha 1.x creates it) holding ``rows`` (start, end, status, bytes)."""
+    import sqlite3
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE oha (url TEXT NOT NULL, start REAL NOT NULL, start_latency_correction REAL, "
+                     "end REAL NOT NULL, duration REAL NOT NULL, status INTEGER NOT NULL, len_bytes INTEGER NOT NULL)")
+        conn.executemany("INSERT INTO oha VALUES ('u', ?, NULL, ?, ?, ?, ?)", [(s, e, e - s, st, b) for s, e, st, b in rows])
+
+
+def test_oha_closed_run_reads_the_database_it_named_on_the_cores_and_environment_given(monkeypatch):
+    """The closed model names a requests.db in a serverbench-oha- folder and the shape's connections, runs on the cores
+    given without colour, reads the answers oha wrote there, and attributes the run's timeouts over its connections."""
+    calls = _fake(monkeypatch, oha_module, OHA_JSON.replace('"errorDistribution": {}', '"errorDistribution": {"timeout": 2}'))
+    real = oha_module.run_generator
+
+    def writing(argv, timeout, cpus=None, env=None):
+        _oha_db(argv[argv.index("--db-url") + 1], [(2.5, 2.6, 200, 10), (3.0, 3.2, 200, 10)])
+        return real(argv, timeout, cpus, env)
+
+    monkeypatch.setattr(oha_module, "run_generator", writing)
+    report, _ = _oha().run("http://127.0.0.1:1/x", LoadShape(8, 2), cpus=[1])
+    (call,) = calls
+    db = Path(call["argv"][call["argv"].index("--db-url") + 1])
+    assert db.name == "requests.db" and db.parent.name.startswith("serverbench-oha-")
+    assert call["argv"][call["argv"].index("-c") + 1] == "8"
+    assert call["cpus"] == [1] and call["env"]["NO_COLOR"] == "1"
+    assert report.requests == 2 and report.bytes == 20 and report.run_errors["timeout"] == 2
+    assert report.errors["timeout"] == 1  # the uncovered time of 8 connections misses the run's 2: the time share, 2 of 4 s
+
+
+def test_oha_closed_run_without_a_database_reports_an_empty_window(monkeypatch):
+    """oha that answered nothing writes no database: the window has no request, not an error."""
+    _fake(monkeypatch, oha_module, OHA_JSON)
+    report, _ = _oha().run("http://127.0.0.1:1/x", LoadShape(8, 2))
+    assert report.requests == 0 and report.window == "steady"
+
+
+def test_oha_open_run_writes_the_body_in_its_own_folder_and_falls_back_to_the_asked_duration(monkeypatch):
+    """The body is written as body in a serverbench-oha- folder; a JSON without the run's length takes the shape's."""
+    calls = _fake(monkeypatch, oha_module, OHA_JSON.replace('"total": 2.0', '"total": 0'))
+    report, _ = _oha().run("http://127.0.0.1:1/x", LoadShape(8, 3, rate=100.0), request=Request("POST", (), b"x"))
+    body = Path(calls[0]["argv"][calls[0]["argv"].index("-D") + 1])
+    assert body.name == "body" and body.parent.name.startswith("serverbench-oha-")
+    assert report.duration_s == 3.0

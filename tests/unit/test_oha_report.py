@@ -82,7 +82,8 @@ def test_an_empty_closed_window_reports_no_request():
     from serverbench.drivers.oha import window_report
     report = window_report([(0.5, 9.0, 200, 10)], 2.0, 5.0, {"connect": 0, "read": 0, "write": 0, "timeout": 126,
                                                              "status": 0}, connections=64, timeout_s=5.0)
-    assert report.requests == 0 and report.latency_ms["p99"] == 0.0 and report.errors["timeout"] == 63
+    assert report.requests == 0 and report.errors["timeout"] == 63
+    assert dict(report.latency_ms) == {k: 0.0 for k in ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")}
 
 
 def test_closed_argv_runs_lead_in_and_window_in_one_run_and_waits_for_in_flight_answers():
@@ -307,3 +308,173 @@ def test_connections_waiting_through_the_window_are_counted_as_held():
     rows = [(1.0, 8.0, 200, 10), (1.5, 7.0, 200, 10), (2.0, 9.0, 200, 10), (0.5, 6.9, 200, 10), (6.9, 7.5, 200, 10)]
     report = window_report(rows, 2.0, 5.0, _errors(), connections=4, timeout_s=5.0)
     assert report.held_through == 2 and report.requests == 2
+
+
+def test_the_windows_percentiles_are_nearest_rank():
+    """A window's percentile q is the value at rank ceil(q% of n), as locust's: of 100 answers of 1..100 ms p50, p75,
+    p90 and p99 are 50, 75, 90 and 99 ms (p99 is not the maximum), and of 10 answers of 1..10 ms p50 is the 5th."""
+    from serverbench.drivers.oha import window_report
+    rows = [(2.0 + k / 1000, 2.0 + k / 1000 + (k + 1) / 1000, 200, 10) for k in range(100)]
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=100, timeout_s=5.0)
+    assert {k: round(report.latency_ms[k], 6) for k in ("p50", "p75", "p90", "p99", "p999", "max")} == {
+        "p50": 50.0, "p75": 75.0, "p90": 90.0, "p99": 99.0, "p999": 100.0, "max": 100.0}
+    ten = window_report(rows[:10], 2.0, 5.0, _errors(), connections=10, timeout_s=5.0)
+    assert round(ten.latency_ms["p50"], 6) == 5.0 and round(ten.latency_ms["p90"], 6) == 9.0
+
+
+def test_failed_sends_are_counted_back_every_timeout_to_the_runs_start():
+    """Two connections no answer covers, a 0.5 s timeout, read at 1 s: each sent at 1, 0.5 and 0 s (the run's start
+    included; a timeout under 1 s still steps back), so 6 failed requests were sent by then."""
+    from serverbench.drivers.oha import failed_sent_by
+    assert failed_sent_by([], 1.0, 2, 0.5) == 6
+    assert failed_sent_by([], 0.0, 2, 5.0) == 2
+
+
+def test_a_run_of_no_time_gives_its_window_all_its_errors():
+    """A window of 0 s after no lead-in is the whole run: it takes every error of the run (share 1, not a division by
+    zero)."""
+    from serverbench.drivers.oha import window_errors
+    errors, rule = window_errors([], 0.0, 0.0, _errors(connect=3, timeout=2), connections=1, timeout_s=5.0)
+    assert errors == _errors(connect=3, timeout=2) and "x 1.000" in rule
+
+
+def test_a_run_under_a_second_splits_errors_by_its_share_of_time_too():
+    """A window of 0.5 s after a lead-in of 0.25 s takes 2 of the run's 3 connect errors (its share, 0.667)."""
+    from serverbench.drivers.oha import window_errors
+    errors, rule = window_errors([], 0.25, 0.5, _errors(connect=3), connections=0, timeout_s=5.0)
+    assert errors["connect"] == 2 and "0.667" in rule
+
+
+def test_run_errors_without_a_timeout_count_attribute_no_timeouts():
+    """A run's errors given as only the kinds that occurred ({"connect": 7}): no timeout is attributed and the rule
+    names only the time share, though connections no answer covers are there."""
+    from serverbench.drivers.oha import window_errors
+    rows = _chain([float(k) for k in range(7)], 1.0)  # one of two connections answered throughout
+    errors, rule = window_errors(rows, 2.0, 5.0, {"connect": 7}, connections=2, timeout_s=5.0)
+    assert errors["connect"] == 5 and errors["timeout"] == 0
+    assert rule == "connect, read, write x 0.714 (the window's share of the run's time, 5 of 7 s)"
+
+
+def test_the_attribution_names_each_rule_its_share_and_why():
+    """Timeouts read from the uncovered time take their own share (1 of 3) while connect errors take the time share
+    (5 of 7 s), each named, joined by "; "; timeouts alone name no connect rule; with no uncovered time the timeouts'
+    rule says so."""
+    from serverbench.drivers.oha import window_errors
+    rows = [r for _ in range(2) for r in _chain([5.0, 6.0, 7.0], 1.0)]
+    rows += _chain([0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 1.0)
+    rows += _chain([float(k) for k in range(7)], 1.0)
+    read = ("timeouts x 0.333 (the share sent in the window: 1 of 3 requests given up, from the connections' time no "
+            "answer covers)")
+    by_time = "connect, read, write x 0.714 (the window's share of the run's time, 5 of 7 s)"
+    errors, rule = window_errors(rows, 2.0, 5.0, _errors(timeout=3, connect=7), connections=4, timeout_s=5.0)
+    assert errors["timeout"] == 1 and errors["connect"] == 5 and rule == f"{read}; {by_time}"
+    assert window_errors(rows, 2.0, 5.0, _errors(timeout=3), connections=4, timeout_s=5.0)[1] == read
+    covered = _chain([float(k) for k in range(7)], 1.0)
+    errors, rule = window_errors(covered, 2.0, 5.0, _errors(timeout=7), connections=1, timeout_s=5.0)
+    assert errors["timeout"] == 5 and rule == ("timeouts x 0.714 (no connection time uncovered by answers: the "
+                                               "window's share of the run's time)")
+
+
+def test_a_status_of_400_or_above_is_a_status_error_in_the_window():
+    """Answers sent in the window with status 399, 400, 401 and 200: 400 and 401 are status errors, 399 is not."""
+    from serverbench.drivers.oha import window_report
+    rows = [(2.0 + k, 2.5 + k, status, 10) for k, status in enumerate((399, 400, 401, 200))]
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=1, timeout_s=5.0)
+    assert report.requests == 4 and report.errors["status"] == 2
+
+
+def test_the_window_report_is_recorded_as_oha():
+    """The closed window's report names its driver, oha (a record says which generator measured it)."""
+    from serverbench.drivers.oha import window_report
+    assert window_report(_chain([2.0], 1.0), 2.0, 5.0, _errors(), connections=1, timeout_s=5.0).driver == "oha"
+
+
+@pytest.mark.parametrize(("message", "kind"), [
+    ("timeout", "timeout"), ("operation timed out", "timeout"),
+    ("Connection refused (os error 111)", "connect"), ("refused by the peer", "connect"),
+    ("tcp connect error", "connect"), ("dns error: failed to lookup address information", "connect"),
+    ("Broken pipe (os error 32)", "write"), ("failed to write the request", "write"),
+    ("unexpected end of file", "read"),
+])
+def test_each_oha_error_message_lands_in_its_class(message, kind):
+    """A timeout, a refused connection, a failed connect or DNS lookup, a broken pipe or failed write, and anything
+    else (a read error) are each classified by their words, in any case."""
+    from serverbench.drivers.oha import _classify
+    assert _classify(message) == kind
+
+
+def test_oha_errors_add_up_by_class_after_deadline_aborts_and_from_400_up():
+    """Deadline aborts listed first do not stop the count; two timeout messages add up; statuses 400 and 401 are status
+    errors, 399 is not."""
+    report = parse_report(_oha_json({"200": 10, "399": 1, "400": 2, "401": 3},
+                                    {"aborted due to deadline": 7, "timeout": 2, "operation timed out": 1}), 5.0)
+    assert dict(report.errors) == {"connect": 0, "read": 0, "write": 0, "timeout": 3, "status": 5}
+
+
+def test_every_oha_latency_bytes_and_the_driver_are_read_from_its_json():
+    """Each percentile, the slowest, the average and the histogram's spread in ms, the total data in bytes, the run's
+    own length when oha gives one (else the asked duration), and the driver's name oha."""
+    report = parse_report(_oha_json({"200": 10}, {}, total=4.5), 5.0)
+    assert dict(report.latency_ms) == pytest.approx({"p50": 2.0, "p75": 3.0, "p90": 4.0, "p99": 10.0, "p999": 20.0,
+                                                     "max": 31.0, "mean": 2.5, "stdev": 1.0})
+    assert report.driver == "oha" and report.bytes == 28000 and report.duration_s == 4.5
+    assert parse_report(_oha_json({"200": 10}, {}, total=0.0), 5.0).duration_s == 5.0
+
+
+def test_an_oha_run_with_no_answer_reports_zero_latencies_bytes_and_spread():
+    """oha writes null percentiles and no totalData or histogram for a run that got no answer: all read as 0."""
+    data = json.loads(_oha_json({}, {"timeout": 4}))
+    data["latencyPercentiles"] = dict.fromkeys(data["latencyPercentiles"], None)
+    data["summary"].update(slowest=None, average=None)
+    del data["summary"]["totalData"]
+    data["responseTimeHistogram"] = {}
+    report = parse_report("oha: some warning\n" + json.dumps(data), 5.0)
+    assert set(report.latency_ms.values()) == {0.0} and report.bytes == 0 and report.errors["timeout"] == 4
+
+
+def test_a_request_answered_at_the_reading_no_longer_covers_its_connection():
+    """A request sent at 0 s and answered at 1 s does not hold its connection at 1 s: one failed send is read there."""
+    from serverbench.drivers.oha import failed_sent_by
+    assert failed_sent_by([(0.0, 1.0, 200, 10)], 1.0, 1, 0.0) == 1
+    assert failed_sent_by([(0.0, 1.0, 200, 10)], 0.5, 1, 0.0) == 0
+
+
+def test_the_p50_of_two_answers_is_the_first():
+    """Nearest rank: of two answers (1 and 2 ms) p50 is 1 ms, p99 2 ms."""
+    from serverbench.drivers.oha import window_report
+    report = window_report([(2.0, 2.001, 200, 1), (3.0, 3.002, 200, 1)], 2.0, 5.0, _errors(), connections=1,
+                           timeout_s=5.0)
+    assert round(report.latency_ms["p50"], 6) == 1.0 and round(report.latency_ms["p99"], 6) == 2.0
+
+
+def test_the_p999_of_a_thousand_answers_is_the_999th_not_the_maximum():
+    """99.9% of 1,000 is rank 999 (in floating point 99.9 / 100 * 1000 is 999.0000000000001, whose ceil was 1000)."""
+    from serverbench.drivers.oha import window_report
+    rows = [(2.0 + k / 1000, 2.0 + k / 1000 + (k + 1) / 1e6, 200, 1) for k in range(1000)]  # 1..1000 µs
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=1000, timeout_s=5.0)
+    assert round(report.latency_ms["p999"], 6) == 0.999 and round(report.latency_ms["max"], 6) == 1.0
+
+
+def test_a_rank_between_two_answers_is_the_next_one_up():
+    """p50 of 5 answers is the 3rd (2.5 goes up, not to the even 2) and p90 the 5th (4.5 up, not 4)."""
+    from serverbench.drivers.oha import window_report
+    rows = [(2.0 + k, 2.0 + k + (k + 1) / 1000, 200, 1) for k in range(5)]  # 1..5 ms
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=5, timeout_s=5.0)
+    assert round(report.latency_ms["p50"], 6) == 3.0 and round(report.latency_ms["p90"], 6) == 5.0
+
+
+def test_the_p999_rank_is_exact_for_hundreds_of_thousands_of_answers():
+    """99.9% of 328,000 answers is rank 327,672 exactly (rounding q% of n in floating point to 10 places gave 327,673)."""
+    from serverbench.drivers.oha import window_report
+    n = 328_000
+    rows = [(2.0, 2.010, 200, 1)] * 327_672 + [(2.0, 2.020, 200, 1)] * (n - 327_672)
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=n, timeout_s=5.0)
+    assert round(report.latency_ms["p999"], 6) == 10.0 and round(report.latency_ms["max"], 6) == 20.0
+
+
+def test_a_rank_just_above_a_whole_number_goes_up():
+    """99.9% of 1,999 answers is 1,997.001: rank 1,998, so with 1,997 answers at 10 ms and 2 at 20 ms p99.9 is 20 ms."""
+    from serverbench.drivers.oha import window_report
+    rows = [(2.0, 2.010, 200, 1)] * 1997 + [(2.0, 2.020, 200, 1)] * 2
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=1999, timeout_s=5.0)
+    assert round(report.latency_ms["p999"], 6) == 20.0

@@ -1,6 +1,6 @@
 import pytest
 
-from serverbench.drivers.wrk import parse_report, reporter_script, split_threads
+from serverbench.drivers.wrk import lua_string, mix_script, parse_report, reporter_script, split_threads
 from serverbench.errors import GeneratorError
 
 # A line captured from a real run of wrk 4.1.0 with serverbench's reporter (gunicorn, /json).
@@ -52,7 +52,7 @@ def test_a_histogram_the_reporter_could_not_undo_is_an_error_naming_the_fix():
 
 
 @pytest.mark.parametrize(("threads", "connections", "expected"), [(2, 64, 2), (2, 1, 1), (2, 5, 1), (3, 64, 2),
-                                                                  (4, 400, 4), (8, 6, 6)])
+                                                                  (4, 400, 4), (8, 6, 6), (1, 64, 1)])
 def test_wrk_threads_divide_the_connections(threads, connections, expected):
     """wrk opens connections // threads per thread: the threads chosen divide the connections, so all are opened."""
     assert split_threads(threads, connections) == expected
@@ -63,3 +63,37 @@ def test_the_reporter_is_told_the_connections_and_timeout_before_any_request_scr
     script = reporter_script(64, 5, "-- requests\n")
     assert script.startswith("local connections, timeout_us = 64, 5000000\n-- requests\n")
     assert script.rstrip().endswith("end")
+
+
+def test_the_report_is_wrks_with_its_bytes_and_exact_duration():
+    """The report names wrk as its driver, carries the bytes read and the duration to the microsecond; as wrk's, a
+    timeout is not an attempt of its own (wrk still counts the answer): 3 timeouts add to the errors, not the attempts."""
+    report = parse_report(REAL.replace('"timeout":0', '"timeout":3'))
+    assert report.driver == "wrk" and report.bytes == 1097250 and report.duration_s == 2.004132
+    assert report.error_rate == pytest.approx(20 / (6650 + 12))
+
+
+def test_lua_strings_escape_every_byte_outside_printable_ascii():
+    """Printable ASCII stays as it is (but the quote and backslash); DEL (127) and control bytes are escaped, space kept."""
+    assert lua_string(b" ~\x7f\x1f\"\\") == '" ~\\127\\031\\034\\092"'
+
+
+def test_a_keep_alive_mix_closes_no_connection():
+    """Without requests per connection the script's per_connection is 0: no request is sent with Connection: close."""
+    assert "\nlocal per_connection = 0\n" in mix_script([("/a", 1)])
+    assert "\nlocal per_connection = 3\n" in mix_script([("/a", 1)], 3)
+
+
+def test_every_header_of_a_request_is_formatted_into_the_script():
+    """Two headers become two entries of wrk.format's header table, each closed by a comma."""
+    from serverbench.catalog.contract import Request
+    lua = mix_script([("/a", 1)], None, Request("GET", (("A", "1"), ("B", "2"))))
+    assert 'wrk.format(method, p, {["A"] = "1", ["B"] = "2", }, body)' in lua
+
+
+def test_each_line_of_the_request_script_is_a_comment_or_a_lua_statement():
+    """The script wrk loads starts with a comment line, then its statements, one a line (no stray text before them)."""
+    import re
+    lines = mix_script([("/a", 2), ("/b", 1)], 2).splitlines()
+    assert lines[0].startswith("-- ") and lines[1].startswith("local paths = {")
+    assert all(re.match(r"(--|local |init |request |end$|\s)", line) for line in lines), lines

@@ -182,7 +182,9 @@ def parse_final(output: str) -> dict | None:
 
 def _bucket_percentile(buckets: Sequence[tuple[float, int]], total: int, q: float) -> float:
     """The value at percentile ``q`` of sorted (value, count) buckets (nearest rank, as locust's own)."""
-    rank, seen = max(1, math.ceil(q / 100.0 * total)), 0
+    # ceil(q% of the total) in whole numbers (q in thousandths of a percent): in floating point 99.9% of 1000 is
+    # 999.0000000000001.
+    rank, seen = max(1, -(-round(q * 1000) * total // 100_000)), 0
     for value, count in buckets:
         seen += count
         if seen >= rank:

@@ -84,8 +84,10 @@ def parse_report(stdout: str, duration_s: float) -> LoadReport:
 
 
 def _percentile(ordered: Sequence[float], q: float) -> float:
-    """The nearest-rank percentile ``q`` (0-100) of ascending values."""
-    return ordered[min(len(ordered) - 1, max(0, int(round(q / 100.0 * len(ordered) + 0.5)) - 1))]
+    """The nearest-rank percentile ``q`` (0-100) of ascending values: the value at rank ceil(q% of n), as locust's."""
+    # In whole numbers (q in thousandths of a percent): in floating point 99.9% of 1000 is 999.0000000000001.
+    rank = -(-round(q * 1000) * len(ordered) // 100_000)
+    return ordered[min(len(ordered) - 1, max(1, rank) - 1)]
 
 
 def _in_flight(rows: Sequence[tuple[float, float, int, int]], t: float) -> int:
