@@ -481,3 +481,23 @@ def test_a_locust_ratio_above_one_is_latencies_too_long_whatever_its_run_queue()
     r = _waiting_locust(50.0)
     long = replace(r, load=replace(r.load, latency_ms={**r.load.latency_ms, "mean": 50 / 1310.0 * 1000 * 1.2}))
     assert "add up to more time than its connections had" in checks.littles_law(long).message
+
+
+def test_neighbours_divide_by_the_wall_time_the_hosts_counters_covered():
+    """locust's users answered for 2.5 s of a run whose 8.6 s the host's counters covered: 2 s of others is 23% of a
+    core over 8.6 s (not flagged), where over 2.5 s it read 137%; the host's wall time survives the record."""
+    r = replace(_locust(920.0, 50, 4.0), server_cpu_s=3.0, host_cpu_s=7.0, host_steal_s=0.0, host_wall_s=8.6)
+    r = replace(r, load=replace(r.load, duration_s=2.5), generator=replace(r.generator, cpu_s=2.0, wall_s=8.6))
+    assert checks.neighbours(r) is None
+    assert "other processes used 137% of a core" in checks.neighbours(replace(r, host_wall_s=None)).message
+    assert Result.from_record(r.to_record()).host_wall_s == 8.6 and "wall_s" not in record().to_record().get("host", {})
+
+
+def test_neighbours_count_the_generators_cpu_over_the_covered_time_only():
+    """oha ran 8 s (2 s lead-in, 5 s window, its tail) on 4 s of CPU; the host's counters covered the 5 s window:
+    2.5 s of it is the generator's, so 7.5 busy - 4 server - 2.5 generator = 1 s of others, 20%: not flagged;
+    over 5.5 s of busy CPU beyond it, 1.5 s of others (30%) is."""
+    r = replace(record(server_cpu_s=4.0), host_cpu_s=7.5, host_steal_s=0.0, host_wall_s=5.0)
+    r = replace(r, generator=replace(r.generator, cpu_s=4.0, wall_s=8.0))
+    assert checks.neighbours(r) is None
+    assert "other processes used 30% of a core" in checks.neighbours(replace(r, host_cpu_s=8.0)).message

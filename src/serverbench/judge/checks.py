@@ -386,10 +386,14 @@ def backend_bound(r: Result) -> Flag | None:
 
 def neighbours(r: Result) -> Flag | None:
     """Other processes on the machine (or other guests' stolen time) used a share of a core during the window."""
-    duration = r.load.duration_s
+    # Over the wall time the host's counters covered (an older record: the load's duration, which for locust's users'
+    # window is shorter: its CPU then read up to 5x a core on 2 cores).  The generator's CPU is its whole run's; where
+    # the run was longer than that (oha's lead-in), its share of the covered time.
+    duration = r.host_wall_s or r.load.duration_s
     if r.host_cpu_s is None or r.server_cpu_s is None or duration <= 0:
         return None
-    ours = r.server_cpu_s + r.generator.cpu_s + sum(b.cpu_s or 0.0 for b in r.backends)
+    generator = r.generator.cpu_s * min(1.0, duration / r.generator.wall_s) if r.generator.wall_s > 0 else 0.0
+    ours = r.server_cpu_s + generator + sum(b.cpu_s or 0.0 for b in r.backends)
     others_pct = 100.0 * max(r.host_cpu_s - ours, 0.0) / duration
     steal_pct = 100.0 * (r.host_steal_s or 0.0) / duration
     if others_pct < NEIGHBOUR_PCT and steal_pct < STEAL_PCT:

@@ -7,6 +7,7 @@ what every process on the machine used (``busy_s``) and what the hypervisor gave
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import psutil
@@ -20,6 +21,7 @@ class HostCPU:
 
     busy_s: float
     steal_s: float
+    wall_s: float = 0.0  # the wall time between the two readings
 
 
 def _read() -> tuple[float, float]:
@@ -32,7 +34,9 @@ class HostSampler:
 
     def __init__(self) -> None:
         self._start = _read()
+        self._started = time.monotonic()
 
     def stop(self) -> HostCPU:
         end = _read()
-        return HostCPU(round(end[0] - self._start[0], 3), round(end[1] - self._start[1], 3))
+        return HostCPU(round(end[0] - self._start[0], 3), round(end[1] - self._start[1], 3),
+                       round(time.monotonic() - self._started, 3))

@@ -148,7 +148,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
                   url=server.url + trial.workload.path, load=load, generator=generator,
                   server_cpu_s=usage.cpu_s if usage else None, server_rss_mb=usage.rss_mb if usage else None,
                   machine=trial.machine, python=trial.python, backends=used, kernel=listen, slow_clients=slow.report,
-                  host_cpu_s=host_cpu.busy_s, host_steal_s=host_cpu.steal_s,
+                  host_cpu_s=host_cpu.busy_s, host_steal_s=host_cpu.steal_s, host_wall_s=host_cpu.wall_s,
                   server_pss_mb=usage.pss_mb if usage else None, server_pss_end_mb=usage.pss_end_mb if usage else None,
                   memory=memory_record(usage) if usage else {},
                   timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))

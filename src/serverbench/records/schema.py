@@ -289,6 +289,9 @@ class Result:
     server_pss_mb: float | None = None  # the server tree's peak PSS (measure.sampling); None in older records
     server_pss_end_mb: float | None = None  # its PSS at the window's end
     memory: Mapping[str, Any] = field(default_factory=dict)  # per process at the end, and the samples over time
+    # The wall time the host's counters covered (measure.hostcpu): the window, or for a driver without a lead-in the
+    # generator's whole run (locust's users answer for less: it imports and spawns first).  None in older records.
+    host_wall_s: float | None = None
 
     @property
     def key(self) -> str:
@@ -354,7 +357,9 @@ class Result:
             "timestamp": self.timestamp,
             "verdict": dict(verdict) if verdict is not None else None,
             "kernel": dict(self.kernel),
-            **({"host": {"cpu_s": self.host_cpu_s, "steal_s": self.host_steal_s}} if self.host_cpu_s is not None else {}),
+            **({"host": {"cpu_s": self.host_cpu_s, "steal_s": self.host_steal_s,
+                         **({} if self.host_wall_s is None else {"wall_s": self.host_wall_s})}}
+               if self.host_cpu_s is not None else {}),
             **({"flags": [dict(f) for f in flags]} if flags is not None else {}),
             **({"slow_clients": self.slow_clients.to_record()} if self.slow_clients is not None else {}),
             **({"extra": dict(self.extra)} if self.extra else {}),
@@ -386,6 +391,7 @@ class Result:
                    slow_clients=SlowClientReport.from_record(rec["slow_clients"]) if rec.get("slow_clients") else None,
                    host_cpu_s=_number(_mapping(rec, "host").get("cpu_s")),
                    host_steal_s=_number(_mapping(rec, "host").get("steal_s")),
+                   host_wall_s=_number(_mapping(rec, "host").get("wall_s")),
                    server_pss_mb=_number(server.get("pss_mb")), server_pss_end_mb=_number(server.get("pss_end_mb")),
                    memory=_mapping(rec, "memory"))
 
