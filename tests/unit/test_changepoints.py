@@ -152,6 +152,35 @@ def test_a_dip_with_exactly_min_segment_runs_around_it_is_found_where_it_starts(
         assert found[0].index == 2 and found[0].change == pytest.approx(-0.5, abs=0.01), (dip, found)
 
 
+def test_a_drifting_dip_is_reported_where_its_level_recovers():
+    """2 runs at 100, 12 drifting from 50.0 to 51.1, 2 back: the drop at run 2 and the recovery at run 14 (+103%), not
+    a +1.4% "recovery" at run 10 inside the dip (its last runs rank above its first, so the interval of smallest p
+    ends there)."""
+    x = [100.0, 101.0] + [50.0 + 0.1 * i for i in range(12)] + [102.0, 103.0]
+    assert [(c.index, round(c.change, 2)) for c in change_points(x)] == [(2, -0.5), (14, 1.03)]
+
+
+def test_no_change_smaller_than_min_effect_is_reported_at_a_dips_end():
+    """The 8-run drifting dip at alpha 0.5: the drop at run 2 and the rise at run 8; the dip's other end, inside the
+    dip (+0.6%), is not a change."""
+    x = [100.0, 101.0] + [50.0 + 0.1 * i for i in range(8)] + [102.0, 103.0]
+    assert [(c.index, round(c.change, 2)) for c in change_points(x, alpha=0.5)] == [(2, -0.5), (8, 0.52)]
+
+
+def test_a_dip_after_a_single_run_is_found():
+    """1 run at 100, 12 drifting from 50.0, 3 back: the dip starts at the second run (one run before it and three
+    after are its four outside runs)."""
+    x = [100.0] + [50.0 + 0.1 * i for i in range(12)] + [101.0, 102.0, 103.0]
+    assert [(c.index, round(c.change, 3)) for c in change_points(x)] == [(1, -0.495), (13, 1.018)]
+
+
+def test_a_dip_in_the_later_piece_of_a_split_counts_its_outside_runs_from_that_piece():
+    """8 runs at 200, then the drifting dip (2 at 100, 12 from 50.0, 2 back): the step at run 8, then the dip in the
+    piece after it, with the four runs around it in that piece as its outside runs."""
+    x = [200.0] * 8 + [100.0, 101.0] + [50.0 + 0.1 * i for i in range(12)] + [102.0, 103.0]
+    assert [(c.index, round(c.change, 3)) for c in change_points(x)] == [(8, -0.746), (10, -0.497), (22, 1.028)]
+
+
 def test_a_dip_is_judged_against_the_corrected_p_of_every_interval_tried():
     """8 runs, 8 runs 30% lower, 8 runs back: wholly apart, but after correcting for every interval tried the dip
     is not significant at 1%: nothing is reported."""

@@ -107,3 +107,35 @@ def test_an_entry_without_a_python_profile_has_an_unknown_ran_set(tmp_path):
     store = CostBaselineStore(tmp_path, ENV)
     store.save([make()])
     assert store.load()["waitress-t4/flask/json/n100"].ran is None
+
+
+def test_a_record_keeps_its_python_profile_and_ran_set_through_json():
+    """A record's Python functions and the packages that ran read back as written; a record file without them
+    (an older one) reads as no Python profile and a ran-set derived from its functions."""
+    python = (FunctionCost("python", "g", "flask.app", "flask", "framework", 5.0),)
+    r = CostRecord("t::c", "waitress-t4", "flask", "json", "/json", 100, 1_000_000, (), make().functions,
+                   {**ENV, "packages": {"flask": "3.1.3", "cpython": "3.11.7"}}, 2.5, python_functions=python)
+    back = CostRecord.from_record(json.loads(json.dumps(r.to_record())))
+    assert back.python_functions == python and back.ran == {"flask", "cpython"}
+    old = {k: v for k, v in r.to_record().items() if k not in ("python_functions", "ran")}
+    read = CostRecord.from_record(old)
+    assert read.python_functions == () and read.ran is None and read.packages_ran == {"cpython"}
+
+
+def test_a_baseline_entry_without_functions_loads_with_none(tmp_path):
+    """An entry that stored no function lists loads with empty ones and an unknown ran-set, not an error."""
+    store = CostBaselineStore(tmp_path, ENV)
+    entry = {"per_request": 10.0, "packages": {"flask": "3.1.3"}, "recorded_at": "x"}
+    jsonfile.write_atomic(store.path, {"schema": 1, "environment": {}, "entries": {"k": entry}})
+    loaded = store.load()["k"]
+    assert loaded.functions == () and loaded.python_functions == () and loaded.ran is None
+
+
+def test_an_old_entrys_ran_set_counts_its_compiled_functions_too(tmp_path):
+    """An entry stored before the ran-set was kept: a package seen only among its compiled functions ran too."""
+    store = CostBaselineStore(tmp_path, ENV)
+    entry = {"per_request": 10.0, "packages": {"flask": "3.1.3", "markupsafe": "3.0.3"}, "recorded_at": "x",
+             "functions": [FunctionCost("c", "escape", "_speedups.so", "markupsafe", "framework", 5.0).to_record()],
+             "python_functions": [FunctionCost("python", "g", "flask.app", "flask", "framework", 5.0).to_record()]}
+    jsonfile.write_atomic(store.path, {"schema": 1, "environment": {}, "entries": {"k": entry}})
+    assert store.load()["k"].ran == {"flask", "markupsafe"}

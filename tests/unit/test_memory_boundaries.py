@@ -17,7 +17,9 @@ from serverbench.judge.memory import (MIN_SAMPLES, SOAK_SECONDS, WARMUP_FRACTION
 from sample_records import result
 
 POLICY = Policy(alpha=0.01, min_effect=0.03, max_dispersion=0.15)
-NOISE = [0.05, -0.05, 0.02, -0.02, 0.0, 0.03, -0.03, 0.01, -0.01, 0.04, -0.04, 0.0]
+# No two pairs' differences equal in size: scipy's Wilcoxon takes its exact path, not a 4,096-way permutation
+# test (about 3 s a call, which made each mutant of judge_growth a minute's work).
+NOISE = [0.05, -0.05, 0.02, -0.02, 0.005, 0.03, -0.03, 0.01, -0.01, 0.04, -0.04, -0.005]
 
 
 def test_a_window_grows_only_when_the_low_end_is_above_the_tolerance():
@@ -218,7 +220,7 @@ def test_a_growth_verdict_is_borderline_when_its_interval_reaches_across_the_min
     assert not judge_growth(base, [-3.0 + e / 10 for e in wide], POLICY).borderline
     near = judge_growth(base, [0.8 + e for e in wide], POLICY)
     assert near.verdict == "pass" and near.ci[1] >= 1.0 and near.borderline
-    assert not judge_growth(base, [0.0 + e / 10 for e in wide], POLICY).borderline
+    assert not judge_growth(base, [0.003 + e / 10 for e in wide], POLICY).borderline
 
 
 def test_per_connection_cost_needs_a_held_connection_and_is_rounded_to_two_places():
@@ -233,3 +235,40 @@ def test_a_soak_is_read_from_its_first_sample_not_from_zero():
     t = [5.0 + 0.25 * i for i in range(37)]
     assert not is_soak({"t_s": t, "pss_mb": [40.0] * len(t)})
     assert is_soak({"t_s": [5.0 + 0.25 * i for i in range(39)]})
+
+
+def test_a_growth_p_exactly_at_alpha_is_not_significant():
+    """Eleven pairs growing 2-12 MB/10k faster and one 1 slower: Wilcoxon's exact p is 2/4096, the larger; at
+    alpha 2/4096 that is no regression (pass), just above it is; the mirror image the same for an improvement."""
+    d = [-1.0] + [float(k) for k in range(2, 13)]
+    at = Policy(alpha=2 / 4096, min_effect=0.03, max_dispersion=0.15)
+    above = Policy(alpha=float(np.nextafter(2 / 4096, 1)), min_effect=0.03, max_dispersion=0.15)
+    base = [0.0] * 12
+    assert judge_growth(base, d, at).p == 2 / 4096
+    assert [judge_growth(base, d, p).verdict for p in (at, above)] == ["pass", "regression"]
+    assert [judge_growth(base, [-v for v in d], p).verdict for p in (at, above)] == ["pass", "improvement"]
+
+
+def test_a_growth_interval_ending_exactly_at_the_min_effect_decides_borderline():
+    """With the min effect set to an end of the interval: a regression whose low end is exactly it is not borderline,
+    nor an improvement whose high end is exactly minus it; a pass whose high end reaches exactly it is."""
+    base = [0.0] * 12
+    reg = [3.0 + e for e in NOISE]
+    low = judge_growth(base, reg, POLICY).ci[0]
+    assert judge_growth(base, reg, POLICY, min_effect=low).verdict == "regression"
+    assert not judge_growth(base, reg, POLICY, min_effect=low).borderline
+    imp = [-3.0 + e for e in NOISE]
+    high = judge_growth(base, imp, POLICY).ci[1]
+    judged = judge_growth(base, imp, POLICY, min_effect=-high)
+    assert judged.verdict == "improvement" and not judged.borderline
+    near = [0.3 + 10 * e for e in NOISE]
+    top = judge_growth(base, near, POLICY).ci[1]
+    judged = judge_growth(base, near, POLICY, min_effect=top)
+    assert judged.verdict == "pass" and judged.borderline
+
+
+def test_a_growth_reason_gives_both_ends_of_the_interval():
+    """The reason names the mean and the interval's low and high ends, each signed to three decimals."""
+    judged = judge_growth([0.0] * 12, [3.0 + e for e in NOISE], POLICY)
+    assert f"candidate +3.000 MB per 10k requests against the base (interval {judged.ci[0]:+.3f} to " \
+           f"{judged.ci[1]:+.3f})" in judged.reason and judged.ci[0] < judged.ci[1]

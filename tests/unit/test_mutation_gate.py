@@ -7,6 +7,7 @@ import pytest
 from serverbench.cli import gate
 from serverbench.errors import ConfigError
 from serverbench.judge.ab import GATE_POLICY, decided, judge
+from serverbench.judge.cost import Shift
 from serverbench.judge.decision import Policy
 from serverbench.records import decisions
 from serverbench.records.decisions import Measurement
@@ -142,3 +143,77 @@ def test_a_stored_policy_out_of_range_is_bad_input(tmp_path, capsys):
 def test_a_policy_needs_no_direction_to_be_stored():
     """The stored policy's limits rebuild the policy: its direction is each signal's (higher is better here)."""
     assert gate.stored_policy(_decision()) == Policy(alpha=0.01, min_effect=0.03, max_dispersion=0.15)
+
+
+def test_unknown_names_are_listed_with_every_known_one():
+    """The error for an unknown variant, app or workload lists the known names, comma-separated."""
+    from serverbench.catalog.apps import APPS
+    from serverbench.catalog.variants import registry
+    from serverbench.catalog.workloads import WORKLOADS
+    args = gate.parser().parse_args(["--variant", "nope", "--app", "nada", "--workload", "zilch"])
+    with pytest.raises(ConfigError) as err:
+        gate.check_names(args)
+    text = str(err.value)
+    for known in (registry(), APPS, WORKLOADS):
+        assert ", ".join(known) in text
+
+
+def test_the_gate_without_a_variant_outside_a_project_says_what_is_required(tmp_path, capsys):
+    """No --variant and no perf_app in --repo: argparse's usage error (exit 2) names --variant and the project way."""
+    with pytest.raises(SystemExit) as stop:
+        gate.main(["--repo", str(tmp_path)])
+    assert stop.value.code == 2
+    assert ("the following arguments are required: --variant (or run it in a project whose pytest configuration "
+            "names perf_app)") in capsys.readouterr().err
+
+
+def test_ctrl_c_during_the_gate_exits_130(monkeypatch, capsys):
+    """A KeyboardInterrupt while the arms run exits 128 + SIGINT, saying what was cleaned up."""
+    def interrupted(args):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(gate, "run_live", interrupted)
+    assert gate.main(["--variant", "aiohttp"]) == 130
+    assert "interrupted: the servers, backends and base worktree were stopped" in capsys.readouterr().err
+
+
+SHIFT = Shift("python", "handler", "app.views", "app", "app", 10.0, 25.0, 0.015)
+
+
+def _endpoint(name: str):
+    """A user project's decision on endpoint ``name`` (its cell names the endpoint second to last)."""
+    return replace(_decision(), cell=f"aiohttp/myapp {name} c32")
+
+
+def test_the_gate_prints_and_summarises_where_a_cost_regression_came_from(monkeypatch, tmp_path, capsys):
+    """Each run's cost shifts are printed and in the Markdown summary, one table per run appended in order."""
+    runs = [(_endpoint("list"), (SHIFT,)), (_endpoint("detail"), ())]
+    monkeypatch.setattr(gate, "run_live", lambda args: runs)
+    summary = tmp_path / "summary.md"
+    gate.main(["--variant", "aiohttp", "--markdown", str(summary)])
+    out = capsys.readouterr().out
+    assert "where the counted cost came from (functions by change):" in out and SHIFT.line() in out
+    assert summary.read_text() == gate.markdown(*runs[0]) + gate.markdown(*runs[1])
+    assert "`app.views.handler`" in summary.read_text()
+
+
+def test_several_decisions_are_written_one_file_each_named_by_endpoint(monkeypatch, tmp_path):
+    """--json with a project's two endpoints: d-list.json and d-detail.json, each holding its own decision; one
+    decision is written to the name given."""
+    runs = [(_endpoint("list"), ()), (_endpoint("detail"), ())]
+    monkeypatch.setattr(gate, "run_live", lambda args: runs)
+    gate.main(["--variant", "aiohttp", "--json", str(tmp_path / "d.json")])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d-detail.json", "d-list.json"]
+    assert decisions.read(tmp_path / "d-list.json").cell == "aiohttp/myapp list c32"
+    assert decisions.read(tmp_path / "d-detail.json").cell == "aiohttp/myapp detail c32"
+    monkeypatch.setattr(gate, "run_live", lambda args: runs[:1])
+    gate.main(["--variant", "aiohttp", "--json", str(tmp_path / "one.json")])
+    assert decisions.read(tmp_path / "one.json").cell == "aiohttp/myapp list c32"
+
+
+def test_rejudge_keeps_the_stored_error_limit_unless_one_is_given(tmp_path):
+    """A decision stored with a 5% error limit and a candidate at 2% errors passes again (not the gate's 1%
+    default); --max-error-rate 0.01 fails it."""
+    path = tmp_path / "d.json"
+    decisions.write(path, replace(_decision(cand=BASE, errors={"base": 0.0, "candidate": 0.02}), max_error_rate=0.05))
+    assert gate.main(["--rejudge", str(path)]) == 0
+    assert gate.main(["--rejudge", str(path), "--max-error-rate", "0.01"]) == 1

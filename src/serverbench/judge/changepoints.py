@@ -7,7 +7,8 @@ histories.  At each step the split that best separates the segment (smallest two
 p of "before" vs "after") is kept when that p, Bonferroni-corrected for the splits tried, is below
 ``alpha`` AND the medians differ by at least ``min_effect``; both halves are then searched again.
 When no single split qualifies, the interval that best differs from the rest of the segment is
-tried the same way (a regression that was later fixed is two change points, which one split misses).
+tried the same way (a regression that was later fixed is two change points, which one split misses), and its
+two ends are placed where the levels change (the interval whose runs sit closest to their levels).
 Rank statistics make one wild run (a neighbour stealing the CPU) unable to create a change alone.
 """
 from __future__ import annotations
@@ -50,6 +51,11 @@ def _mw(a: np.ndarray, b: np.ndarray) -> float:
     return float(stats.mannwhitneyu(a, b, alternative="two-sided").pvalue)
 
 
+def _spread(v: np.ndarray) -> float:
+    """Total absolute deviation of ``v`` from its median: how far its runs sit from one level."""
+    return float(np.abs(v - np.median(v)).sum())
+
+
 def _big(before: float, after: float, min_effect: float) -> bool:
     return abs(math.log(after / before)) >= math.log1p(min_effect)
 
@@ -76,7 +82,14 @@ def _split(x: np.ndarray, lo: int, hi: int, alpha: float, min_effect: float, m: 
     p = min(1.0, p * len(intervals))
     level, outside = float(np.median(x[i:j])), float(np.median(rest(i, j)))
     if p < alpha and _big(outside, level, min_effect):
-        out.append(ChangePoint(i, float(np.median(x[lo:i])), level, p))
-        out.append(ChangePoint(j, level, float(np.median(x[j:hi])), p))
+        # The rank test finds that an interval differs, not where the levels change: in a dip that drifts, its last
+        # runs rank above its first, so the interval of smallest p can end inside the dip.  The ends are those of
+        # the interval whose runs, and the rest's, sit closest to their levels; an end that moves less than
+        # min_effect is no change.
+        i, j = min(intervals, key=lambda ij: _spread(x[ij[0]:ij[1]]) + _spread(rest(*ij)))
+        level = float(np.median(x[i:j]))
+        for at, a, b in ((i, float(np.median(x[lo:i])), level), (j, level, float(np.median(x[j:hi])))):
+            if _big(a, b, min_effect):
+                out.append(ChangePoint(at, a, b, p))
         for a, b in ((lo, i), (i, j), (j, hi)):
             _split(x, a, b, alpha, min_effect, m, out)
