@@ -501,3 +501,15 @@ def test_neighbours_count_the_generators_cpu_over_the_covered_time_only():
     r = replace(r, generator=replace(r.generator, cpu_s=4.0, wall_s=8.0))
     assert checks.neighbours(r) is None
     assert "other processes used 30% of a core" in checks.neighbours(replace(r, host_cpu_s=8.0)).message
+
+
+def test_neighbours_take_a_generator_without_wall_time_or_a_short_run_as_it_is():
+    """A generator with no wall time counts no CPU (no division by zero); one whose run was shorter than the covered
+    time (half a second, or 5 s of 8.6) counts all of its CPU, never more."""
+    r = replace(record(server_cpu_s=4.0), host_cpu_s=7.5, host_steal_s=0.0, host_wall_s=5.0)
+    none = replace(r, generator=replace(r.generator, cpu_s=2.0, wall_s=0.0))
+    assert "other processes used 70% of a core" in checks.neighbours(none).message  # 3.5 s of others over 5 s
+    short = replace(r, generator=replace(r.generator, cpu_s=0.4, wall_s=0.5), host_cpu_s=5.4)
+    assert checks.neighbours(short) is None  # 5.4 - 4.0 - 0.4 = 1.0 s of others: 20%
+    longer = replace(r, host_wall_s=8.6, generator=replace(r.generator, cpu_s=2.0, wall_s=5.0), host_cpu_s=8.15)
+    assert "other processes used 25% of a core" in checks.neighbours(longer).message  # 8.15 - 4 - 2 = 2.15 s / 8.6
