@@ -423,8 +423,11 @@ def _worktrees(repo: Path) -> list[str]:
 @pytest.mark.parametrize("how", ["SIGINT", "SIGTERM", "raise"])
 def test_gate_worktree_removed_on_every_exit_path(repo, how):
     """The gate's base worktree is removed when the gate is interrupted, terminated or fails."""
+    # Ctrl-C's default restored in the child: a shell that started this session in the background (`cmd &`) ignores
+    # SIGINT, the child inherits that, and Python then installs no KeyboardInterrupt (a rehearsal waited out 120 s).
     with subprocess.Popen([sys.executable, "-c", GATE_HOLDS, str(repo), how], stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL, text=True) as gate:
+                          stderr=subprocess.DEVNULL, text=True,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)) as gate:
         path = Path(gate.stdout.readline().strip())
         assert path.is_dir() and _worktrees(repo) == [str(path)]
         if how != "raise":
