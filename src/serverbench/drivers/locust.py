@@ -44,6 +44,7 @@ from ..measure.executors import LOOPBACK, BackgroundProcess, Reaped, free_port, 
 from ..measure.runqueue import between, combined
 from ..catalog.shapes import Capabilities, LoadShape
 from ..records.schema import ERROR_KEYS, LoadReport, RunQueue
+from .rank import nearest_rank
 
 BOOKSHOP = Path(__file__).resolve().parent.parent / "locustfiles" / "bookshop.py"
 WAIT_ENV = "SERVERBENCH_LOCUST_WAIT"  # the bookshop visitor's think time in seconds (locustfiles/bookshop.py)
@@ -182,9 +183,7 @@ def parse_final(output: str) -> dict | None:
 
 def _bucket_percentile(buckets: Sequence[tuple[float, int]], total: int, q: float) -> float:
     """The value at percentile ``q`` of sorted (value, count) buckets (nearest rank, as locust's own)."""
-    # ceil(q% of the total) in whole numbers (q in thousandths of a percent): in floating point 99.9% of 1000 is
-    # 999.0000000000001.
-    rank, seen = max(1, -(-round(q * 1000) * total // 100_000)), 0
+    rank, seen = nearest_rank(q, total), 0
     for value, count in buckets:
         seen += count
         if seen >= rank:

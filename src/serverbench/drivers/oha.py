@@ -27,6 +27,7 @@ from ..records.schema import ERROR_KEYS, LoadReport
 from ..catalog.contract import Request
 from ..catalog.shapes import Capabilities, LoadShape
 from ..catalog.timeouts import DEFAULT_TIMEOUT_S
+from .rank import nearest_rank
 
 OHA_CAPABILITIES = Capabilities("oha", ("open", "closed"), requests_per_connection=False, ramp=False)
 # A closed-model run's lead-in: load runs this long before the measured window opens, in the same run, so
@@ -85,9 +86,7 @@ def parse_report(stdout: str, duration_s: float) -> LoadReport:
 
 def _percentile(ordered: Sequence[float], q: float) -> float:
     """The nearest-rank percentile ``q`` (0-100) of ascending values: the value at rank ceil(q% of n), as locust's."""
-    # In whole numbers (q in thousandths of a percent): in floating point 99.9% of 1000 is 999.0000000000001.
-    rank = -(-round(q * 1000) * len(ordered) // 100_000)
-    return ordered[min(len(ordered) - 1, max(1, rank) - 1)]
+    return ordered[min(len(ordered), nearest_rank(q, len(ordered))) - 1]
 
 
 def _in_flight(rows: Sequence[tuple[float, float, int, int]], t: float) -> int:
