@@ -312,3 +312,5 @@ def test_locust_scenario_runs_single_and_distributed(suite):
         # Little's law on locust's final statistics: users = rps x mean (no think time), or a cause it measured
         law = [f["message"] for f in r["flags"] if f["name"] == "littles-law"]
         assert not law or "measured cause outside the harness" in law[0], (r["shape"]["label"], law)
+        # the users' own gaps between an answer and the next request (locustfiles/gaps.py), one process or a worker
+        assert 0 <= r["gap_ms"] < r["latency_ms"]["mean"] * 5 + 50, r["gap_ms"]

@@ -9,7 +9,7 @@ from test_checks import _locust, record
 
 from serverbench.judge import checks
 from serverbench.judge.checks import check_session
-from serverbench.records.schema import BackendUsage
+from serverbench.records.schema import BackendUsage, Result
 
 
 def _no_window(r):
@@ -242,3 +242,50 @@ def test_busy_waiting_compares_only_the_same_python():
     for python in ({"implementation": "pypy", "version": "3.11"}, {"implementation": "cpython", "version": "3.12"}):
         assert check_session([replace(json, python=python), redis])[1] == [], python
 
+
+
+def _waited(gap_ms: float | None, think_ms: float = 0.0, mean: float = 90.0) -> Result:
+    """1 locust user at 10 rps x 90 ms (ratio 0.9 without think time) whose users measured ``gap_ms`` per request."""
+    r = _locust(10, 1, mean, think_ms=think_ms, gen_cpu_s=0.0)
+    return replace(r, load=replace(r.load, gap_ms=gap_ms))
+
+
+def test_the_users_measured_wait_names_the_cause_when_it_accounts_for_their_time_within_5_percent():
+    """Ratio 0.9: a measured gap of 10 ms makes the users' cycle 100 ms a request (1.00): named, latencies kept;
+    5.01 ms (0.9501) and 14.99 ms (1.0499) are just inside the band, 4.99 ms (0.9499) and 15.01 ms (1.0501) just
+    outside it, and name nothing."""
+    named = checks.littles_law(_waited(10.0))
+    assert ("locust's users waited 10.00 ms per request between an answer and their next request" in named.message
+            and "their time covers 100% of the window" in named.message)
+    assert not checks.latency_known_wrong(_waited(10.0))
+    assert "locust's users waited 5.01 ms" in checks.littles_law(_waited(5.01)).message
+    assert "locust's users waited 14.99 ms" in checks.littles_law(_waited(14.99)).message
+    for gap in (4.99, 15.01, None):
+        assert "users waited" not in checks.littles_law(_waited(gap)).message, gap
+        assert checks.latency_known_wrong(_waited(gap)), gap
+
+
+def test_the_users_wait_beyond_their_think_time_is_what_the_message_names():
+    """A 20 ms think time and a 30 ms measured gap: 10 rps x (70 + 20) ms = 0.9; the gap makes it 1.00 and the wait
+    beyond thinking is 10 ms."""
+    flag = checks.littles_law(_waited(30.0, think_ms=20.0, mean=70.0))
+    assert "locust's users waited 10.00 ms per request" in flag.message
+
+
+def test_a_measured_gap_replaces_the_cpu_bound_and_does_not_name_a_ratio_above_1():
+    """With the gap measured, locust's CPU per request no longer names a cause (the measurement decides); a ratio
+    above 1 is never explained by users waiting."""
+    r = _waited(0.0)
+    cpu = replace(r, generator=replace(r.generator, cpu_s=0.5))  # 10 ms a request: the bound would name it
+    assert "locust spent" not in checks.littles_law(cpu).message and checks.latency_known_wrong(cpu)
+    fast = _locust(12, 1, 100.0, gen_cpu_s=0.0)
+    over = replace(fast, load=replace(fast.load, gap_ms=0.0))
+    assert checks.littles_ratio(over) > 1.05 and "users waited" not in checks.littles_law(over).message
+
+
+def test_a_gap_survives_the_record_and_old_records_have_none():
+    """gap_ms is stored when measured and reads back; a record without it reads as None."""
+    stored = _waited(12.3456).to_record(None)
+    assert stored["gap_ms"] == 12.346 and Result.from_record(stored).load.gap_ms == 12.346
+    old = _waited(None).to_record(None)
+    assert "gap_ms" not in old and Result.from_record(old).load.gap_ms is None

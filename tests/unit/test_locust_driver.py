@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from serverbench.drivers.locust import (BOOKSHOP, LocustRunner, classify_error, parse_error_report, parse_failures,
+from serverbench.drivers.locust import (BOOKSHOP, GAPS, LocustRunner, classify_error, parse_error_report,
+                                        parse_failures,
                                         parse_final, parse_stats, read_report, with_final)
 from serverbench.errors import ConfigError, GeneratorError
 from serverbench.records.schema import ERROR_KEYS
@@ -54,7 +55,7 @@ EMPTY_FAILURES = FAILURES_HEADER + "\r\n"
 def test_argv_single_process():
     """Without workers the one process runs headless with the users, rate, time, host and CSV prefix."""
     argv = LocustRunner(users=64, spawn_rate=32).argv_master("http://127.0.0.1:21000", 10, "/tmp/x/run")
-    assert argv == [sys.executable, "-m", "locust", "-f", str(BOOKSHOP), "--headless", "-u", "64", "-r", "32",
+    assert argv == [sys.executable, "-m", "locust", "-f", f"{BOOKSHOP},{GAPS}", "--headless", "-u", "64", "-r", "32",
                     "-t", "10s", "-H", "http://127.0.0.1:21000", "--csv", "/tmp/x/run", "--only-summary", "--json",
                     "--loglevel", "WARNING", "--stop-timeout", "2"]
     assert "--master" not in argv and "--processes" not in argv
@@ -68,7 +69,7 @@ def test_argv_distributed():
     assert master[master.index("--master"):] == ["--master", "--master-bind-host", "127.0.0.1",
                                                  "--master-bind-port", "20001", "--expect-workers", "2",
                                                  "--expect-workers-max-wait", "30"]
-    assert driver.argv_worker(20001) == [sys.executable, "-m", "locust", "-f", str(BOOKSHOP), "--worker",
+    assert driver.argv_worker(20001) == [sys.executable, "-m", "locust", "-f", f"{BOOKSHOP},{GAPS}", "--worker",
                                          "--master-host", "127.0.0.1", "--master-port", "20001",
                                          "--loglevel", "WARNING"]
     assert driver.processes == driver.threads == 2
@@ -283,7 +284,7 @@ PROBE = textwrap.dedent("""
                         "master_port", "locustfile")}
     out["parsed"] = parsed
 
-    spec = importlib.util.spec_from_file_location("bookshop", driver_argv["single"][4])
+    spec = importlib.util.spec_from_file_location("bookshop", driver_argv["single"][4].split(",")[0])
     shop = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(shop)
     out["weights"] = dict(Counter(t.__name__ for t in shop.Visitor.tasks))
@@ -356,7 +357,7 @@ def test_installed_locust_accepts_the_argv(probe):
     assert (master["master"], master["master_bind_host"], master["master_bind_port"]) == (True, "127.0.0.1", 20001)
     assert (master["expect_workers"], master["expect_workers_max_wait"]) == (2, 30)
     assert (worker["worker"], worker["master_host"], worker["master_port"]) == (True, "127.0.0.1", 20001)
-    assert single["locustfile"] == worker["locustfile"] == str(BOOKSHOP)
+    assert single["locustfile"] == worker["locustfile"] == f"{BOOKSHOP},{GAPS}"
 
 
 def test_locustfile_visitor_tasks_and_wait(probe):
@@ -621,3 +622,54 @@ def test_a_final_rank_just_above_a_whole_number_goes_up():
     """99.9% of 1,999 answers is 1,997.001: rank 1,998, so with 1,997 answers at 10 ms and 2 at 20 ms p99.9 is 20 ms."""
     report = with_final(_csv_report(), _final({"num_requests": 1999, "response_times": {"10": 1997, "20": 2}}))
     assert report.latency_ms["p999"] == 20.0
+
+
+def test_the_users_gaps_are_summed_over_every_process_that_wrote_one(tmp_path):
+    """Two workers' files (10 gaps over 0.05 s, 30 over 0.35 s) give a mean gap of 10 ms a request; no file is no
+    measurement; an unreadable file is a GeneratorError naming it and the module that writes it."""
+    from serverbench.drivers.locust import mean_gap_ms
+    (tmp_path / "gaps-1.json").write_text(json.dumps({"pairs": 10, "gap_s": 0.05}))
+    (tmp_path / "gaps-2.json").write_text(json.dumps({"pairs": 30, "gap_s": 0.35}))
+    assert abs(mean_gap_ms(tmp_path.glob("gaps-*.json")) - 10.0) < 1e-9
+    assert mean_gap_ms([]) is None
+    (tmp_path / "gaps-3.json").write_text("{\"pairs\": 3")
+    with pytest.raises(GeneratorError, match=r"gaps-3.json: locust's gap file is unreadable .*gaps.py"):
+        mean_gap_ms(tmp_path.glob("gaps-*.json"))
+
+
+GAPS_PROBE = textwrap.dedent("""
+    import importlib.util, os, sys
+    import gevent
+    from locust import events
+    spec = importlib.util.spec_from_file_location("gaps", sys.argv[1])
+    gaps = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gaps)
+
+    def user(start, answers):  # one user: requests at start, start + 1, ... each answered after 0.25 s
+        for i in range(answers):
+            events.request.fire(request_type="GET", name="/", response_time=250.0, response_length=0,
+                                response=None, context={}, exception=None, start_time=start + i, url="/")
+            gevent.sleep(0)
+
+    gevent.joinall([gevent.spawn(user, 1000.0, 3), gevent.spawn(user, 5000.0, 2)])
+    events.quitting.fire(environment=None)
+""")
+
+
+def test_the_gap_listener_times_each_user_from_an_answer_to_its_next_request(tmp_path):
+    """locustfiles/gaps.py in a real locust: two users, each answered 0.25 s after a request sent every second:
+    3 gaps of 0.75 s written to the folder GAPS_ENV names; without the variable nothing is written."""
+    from serverbench.drivers.locust import GAPS_ENV, mean_gap_ms
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("LOCUST_")}, GAPS_ENV: str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", GAPS_PROBE, str(GAPS)], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    written = list(tmp_path.glob("gaps-*.json"))
+    assert len(written) == 1 and json.loads(written[0].read_text()) == {"pairs": 3, "gap_s": 2.25}
+    assert mean_gap_ms(written) == 750.0
+    env.pop(GAPS_ENV)
+    quiet = tmp_path / "unset"
+    quiet.mkdir()
+    done = subprocess.run([sys.executable, "-c", GAPS_PROBE, str(GAPS)], capture_output=True, text=True, env=env,
+                          timeout=120, cwd=quiet)
+    assert done.returncode == 0 and not list(quiet.iterdir()), done.stderr[-2000:]

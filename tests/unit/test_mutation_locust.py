@@ -3,6 +3,7 @@ runner is told, which port, timeout and cores its processes get, what it reports
 No locust runs and no request is sent."""
 import dataclasses
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -34,13 +35,22 @@ def _recording(monkeypatch, base=_FakeLocust, prints=""):
 
     real_run, real_start = locust_module.run_generator, BackgroundProcess.start.__func__
 
-    def run_generator(argv, timeout, cpus=None):
-        seen.append(("run_generator", timeout, cpus))
-        return real_run(argv, timeout=timeout, cpus=cpus)
+    def gaps_folder(env, main_thread):
+        # every process writes its users' gaps beside the run's files (the CSV prefix's folder), sampled on its users'
+        # (main) thread
+        run_dir = next(entry[3] for entry in seen if entry[0] == "master").parent
+        assert main_thread is True and Path(env[locust_module.GAPS_ENV]) == run_dir
+        assert {k: v for k, v in env.items() if k != locust_module.GAPS_ENV} == dict(os.environ)
 
-    def start(cls, argv, log, cpus=None):
+    def run_generator(argv, timeout, cpus=None, env=None, main_thread=False):
+        seen.append(("run_generator", timeout, cpus))
+        gaps_folder(env, main_thread)
+        return real_run(argv, timeout=timeout, cpus=cpus, env=env)
+
+    def start(cls, argv, log, cpus=None, env=None, main_thread=False):
         seen.append(("start", cpus))
-        return real_start(cls, argv, log, cpus)
+        assert Path(log).parent == Path(env[locust_module.GAPS_ENV]) and main_thread is True
+        return real_start(cls, argv, log, cpus, env)
 
     monkeypatch.setattr(locust_module, "run_generator", run_generator)
     monkeypatch.setattr(BackgroundProcess, "start", classmethod(start))

@@ -395,10 +395,14 @@ def test_the_window_report_is_recorded_as_oha():
     ("tcp connect error", "connect"), ("dns error: failed to lookup address information", "connect"),
     ("Broken pipe (os error 32)", "write"), ("failed to write the request", "write"),
     ("unexpected end of file", "read"),
+    # oha 1.x's own words against a server that resets (SO_LINGER 0) or closes an accepted connection: read errors
+    ("connection error", "read"), ("Connection reset by peer (os error 104)", "read"),
+    ("connection closed before message completed", "read"), ("error trying to connect: tcp connect error", "connect"),
 ])
 def test_each_oha_error_message_lands_in_its_class(message, kind):
     """A timeout, a refused connection, a failed connect or DNS lookup, a broken pipe or failed write, and anything
-    else (a read error) are each classified by their words, in any case."""
+    else (a read error: a connection reset or closed after it was accepted) are each classified by their words, in
+    any case."""
     from serverbench.drivers.oha import _classify
     assert _classify(message) == kind
 

@@ -50,6 +50,32 @@ def test_this_process_reads_its_own_time_on_a_core():
     assert read(2 ** 22 + 12345) is None  # above pid_max: no such process
 
 
+def test_the_main_thread_alone_leaves_out_another_threads_time_on_a_core():
+    """A second thread that computes for 0.1 s adds to the sum over the threads, not to the main thread's own
+    reading (locust's users all run on its main thread)."""
+    import threading
+    before_all, before_main = read(os.getpid()), read(os.getpid(), main_thread=True)
+    burnt, done = threading.Event(), threading.Event()
+
+    def burn() -> None:  # its time is in the kernel's statistics only while it lives
+        deadline = time.thread_time() + 0.1
+        while time.thread_time() < deadline:
+            pass
+        burnt.set()
+        done.wait(5)
+
+    worker = threading.Thread(target=burn)
+    worker.start()
+    burnt.wait(5)
+    after_main, after_all = read(os.getpid(), main_thread=True), read(os.getpid())
+    done.set()
+    worker.join()
+    assert after_main[0] - before_main[0] < 0.05 <= after_all[0] - before_all[0]
+    sampler = RunQueueSampler(os.getpid(), interval=0.01, main_thread=True)
+    first = sampler.stop()[0][1]
+    assert sampler.main_thread and after_main[0] <= first <= read(os.getpid(), main_thread=True)[0]
+
+
 def test_the_sampler_keeps_readings_in_time_order_until_stopped():
     """Sampling this process every 10 ms for 0.1 s gives several readings, each later and no smaller."""
     sampler = RunQueueSampler(os.getpid(), interval=0.01)

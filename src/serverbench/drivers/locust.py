@@ -35,7 +35,7 @@ import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from ..config import is_loopback
@@ -48,6 +48,10 @@ from .rank import nearest_rank
 
 BOOKSHOP = Path(__file__).resolve().parent.parent / "locustfiles" / "bookshop.py"
 WAIT_ENV = "SERVERBENCH_LOCUST_WAIT"  # the bookshop visitor's think time in seconds (locustfiles/bookshop.py)
+# Loaded beside every locustfile: each user's time from an answer to its next request (locustfiles/gaps.py, which
+# this module must not import: importing locust monkey-patches the interpreter), written to the folder GAPS_ENV names.
+GAPS = BOOKSHOP.parent / "gaps.py"
+GAPS_ENV = "SERVERBENCH_LOCUST_GAPS"
 
 # Columns read from <prefix>_stats.csv: LoadReport latency key -> locust's column (milliseconds).
 # "stdev" is not in locust's CSV (only mean, min, max, median and percentiles are): it is 0.0.
@@ -220,6 +224,20 @@ def with_final(report: LoadReport, final: Mapping[str, Any]) -> LoadReport:
                                duration_s=span if span > 0 else report.duration_s)
 
 
+def mean_gap_ms(files: Iterable[Path]) -> float | None:
+    """A user's mean time from an answer to its next request, in ms, over the gap files locust's processes wrote
+    (locustfiles/gaps.py: ``{"pairs": N, "gap_s": S}`` each); None when none was written."""
+    pairs = gap_s = 0.0
+    for path in files:
+        try:
+            got = json.loads(path.read_text())
+            pairs, gap_s = pairs + int(got["pairs"]), gap_s + float(got["gap_s"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise GeneratorError(f"{path.name}: locust's gap file is unreadable ({exc}); it is written by "
+                                 f"{GAPS}, loaded beside the locustfile") from None
+    return gap_s / pairs * 1000.0 if pairs else None
+
+
 def answer_window(final: Mapping[str, Any]) -> tuple[float, float] | None:
     """The users' window in wall-clock time: from the first entry's start to the last answer (``parse_final``);
     None when nothing was answered."""
@@ -355,7 +373,7 @@ class LocustRunner:
         return self.processes
 
     def _common(self) -> list[str]:
-        return [sys.executable, "-m", "locust", "-f", str(self.locustfile)]
+        return [sys.executable, "-m", "locust", "-f", f"{self.locustfile},{GAPS}"]
 
     def argv_master(self, host_url: str, duration: int, csv_prefix: str | os.PathLike,
                     master_port: int | None = None) -> list[str]:
@@ -386,11 +404,15 @@ class LocustRunner:
         timeout = duration + self.stop_timeout_s + self.connect_timeout_s + 60
         with tempfile.TemporaryDirectory(prefix="serverbench-locust-") as tmp:
             prefix = Path(tmp) / "run"
+            env = {**os.environ, GAPS_ENV: tmp}
             workers: list[BackgroundProcess] = []
             try:
                 for i in range(self.workers):  # first: the master starts the clock once they are connected
-                    workers.append(BackgroundProcess.start(self.argv_worker(port), Path(tmp) / f"worker{i}.log", cpus))
-                run = run_generator(self.argv_master(host_url, duration, prefix, port), timeout=timeout, cpus=cpus)
+                    workers.append(BackgroundProcess.start(self.argv_worker(port), Path(tmp) / f"worker{i}.log", cpus,
+                                                           env, main_thread=True))
+                # The run queue of the main thread: every user runs on it (gevent)
+                run = run_generator(self.argv_master(host_url, duration, prefix, port), timeout=timeout, cpus=cpus,
+                                    env=env, main_thread=True)
             finally:
                 reaped = [w.reap(self.worker_linger_s) for w in workers]
             if run.returncode not in _OK_EXIT_CODES:
@@ -407,6 +429,7 @@ class LocustRunner:
             final = parse_final(run.stdout)
             if final is not None:
                 report = with_final(report, final)
+            report = dataclasses.replace(report, gap_ms=mean_gap_ms(Path(tmp).glob("gaps-*.json")))
             if run.returncode != 0 and not sum(report.errors.values()):
                 # e.g. "Gave up waiting for workers to connect": the CSV holds an empty run
                 raise GeneratorError(f"locust exited with code {run.returncode} but recorded no failure: "

@@ -39,10 +39,14 @@ INSTALL = "cargo install oha --locked  (./run does it; needs Rust, make and cmak
 
 
 def _classify(message: str) -> str:
+    """The error class of one of oha's messages, as wrk counts them: a connection the server reset or closed after
+    accepting it (oha: "connection error", "Connection reset by peer (os error 104)", "connection closed before
+    message completed", measured against a server that resets or closes) is a read error, not a connect error;
+    "connect" as a word ("tcp connect error"), a refusal or a DNS failure is."""
     text = message.lower()
     if "timeout" in text or "timed out" in text:
         return "timeout"
-    if "refused" in text or "connect" in text or "dns" in text:
+    if "refused" in text or re.search(r"\bconnect\b", text) or "dns" in text:
         return "connect"
     if "broken pipe" in text or "write" in text:
         return "write"

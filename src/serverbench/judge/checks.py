@@ -142,9 +142,16 @@ def _outside_causes(r: Result, ratio: float) -> list[str]:
     if r.generator.saturated:
         causes.append(f"the generator was {_short_of_cpu(r.generator)} (see generator-saturated): it sent each "
                       "connection's next request late")
-    if ratio < 1 and r.shape.workers is not None and r.requests and r.generator.cpu_s:
-        # A locust user runs its own Python between an answer and its next request (task choice, the answer's
-        # checks, statistics): no response time counts it.  Its CPU per request bounds that time.
+    if ratio < 1 and (wait := _users_wait(r)) is not None:
+        idle_ms, with_wait = wait
+        causes.append(f"{r.generator.name}'s users waited {idle_ms:.2f} ms per request between an answer and their "
+                      "next request beyond any think time (measured by the users: the generator's own Python and its "
+                      "turn on its one event loop, in no response time); with that wait their time covers "
+                      f"{with_wait:.0%} of the window: the generator could not keep its users busy")
+    elif ratio < 1 and r.shape.workers is not None and r.requests and r.generator.cpu_s and r.load.gap_ms is None:
+        # A record without the users' measured gaps: a locust user runs its own Python between an answer and its
+        # next request (task choice, the answer's checks, statistics), in no response time.  Its CPU per request
+        # bounds that time.
         missing_ms = (1 - ratio) * r.connections / (r.requests / r.load.duration_s) * 1000.0
         cpu_ms = r.generator.cpu_s / r.requests * 1000.0
         if missing_ms <= cpu_ms:
@@ -157,6 +164,18 @@ def _outside_causes(r: Result, ratio: float) -> list[str]:
             causes.append(f"{failed:,} connections failed or timed out (the server's errors): reconnecting is "
                           "outside any timed request")
     return causes
+
+
+def _users_wait(r: Result) -> tuple[float, float] | None:
+    """A locust record's measured gap between an answer and the next request, beyond the think time (ms), and
+    Little's law with it counted in the users' cycle, when that accounts for the users' time within
+    LITTLE_TOLERANCE; None when the gap was not measured or does not account for it."""
+    if r.load.gap_ms is None or not r.requests or r.load.duration_s <= 0 or not r.connections:
+        return None
+    with_wait = r.requests / r.load.duration_s * (r.load.latency_ms["mean"] + r.load.gap_ms) / 1000.0 / r.connections
+    if abs(with_wait - 1) > LITTLE_TOLERANCE:
+        return None
+    return r.load.gap_ms - (r.load.think_ms or 0.0), with_wait
 
 
 def littles_law(r: Result) -> Flag | None:

@@ -249,10 +249,11 @@ def pin_tree(pid: int, cpus: Sequence[int]) -> None:
 
 
 def run_generator(argv: Sequence[str], timeout: float, cpus: Sequence[int] | None = None,
-                  env: dict[str, str] | None = None) -> GeneratorRun:
+                  env: dict[str, str] | None = None, main_thread: bool = False) -> GeneratorRun:
     """Run a load generator to completion, bounded by ``timeout``, and measure its own CPU time.
 
-    ``cpus`` pins the generator to those cores (the A/B runner gives each arm its own core).
+    ``cpus`` pins the generator to those cores (the A/B runner gives each arm its own core).  ``main_thread``: its
+    run queue is its main thread's (measure.runqueue.read), not the sum over its threads.
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.monotonic()
@@ -260,7 +261,7 @@ def run_generator(argv: Sequence[str], timeout: float, cpus: Sequence[int] | Non
                                    preexec_fn=_child_setup(cpus))
         watchdog = threading.Timer(timeout, _kill_group, args=(process.pid,))
         watchdog.start()
-        sampler = RunQueueSampler(process.pid)
+        sampler = RunQueueSampler(process.pid, main_thread=main_thread)
         try:
             _, status, usage = os.wait4(process.pid, 0)
         except BaseException:  # Ctrl-C while it runs: it must not outlive the trial
@@ -297,17 +298,19 @@ class BackgroundProcess:
     :func:`run_generator` starts one (own session, parent-death signal, same pinning) so its CPU
     can be read with wait4 when it is reaped."""
 
-    def __init__(self, process: subprocess.Popen, log: Path):
+    def __init__(self, process: subprocess.Popen, log: Path, main_thread: bool = False):
         self.process = process
         self.log = log
-        self._sampler = RunQueueSampler(process.pid)
+        self._sampler = RunQueueSampler(process.pid, main_thread=main_thread)
 
     @classmethod
-    def start(cls, argv: Sequence[str], log: Path, cpus: Sequence[int] | None = None) -> "BackgroundProcess":
+    def start(cls, argv: Sequence[str], log: Path, cpus: Sequence[int] | None = None,
+              env: dict[str, str] | None = None, main_thread: bool = False) -> "BackgroundProcess":
+        """Start ``argv`` with its output in ``log`` (``env``, ``main_thread``: as :func:`run_generator`'s)."""
         with open(log, "wb") as out:
             process = subprocess.Popen(list(argv), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                       preexec_fn=_child_setup(cpus))
-        return cls(process, log)
+                                       env=env, preexec_fn=_child_setup(cpus))
+        return cls(process, log, main_thread)
 
     def reap(self, linger_s: float) -> Reaped:
         """Wait up to ``linger_s`` for it to exit on its own, then SIGTERM its group, then SIGKILL."""

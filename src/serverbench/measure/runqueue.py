@@ -22,11 +22,12 @@ from ..records.schema import RunQueue
 Sample = tuple[float, float, float]
 
 
-def read(pid: int) -> tuple[float, float] | None:
-    """Seconds on a core and waiting for one, summed over the threads ``pid`` has now; None when the kernel keeps
-    no schedstat (CONFIG_SCHED_INFO off) or the process is gone."""
+def read(pid: int, main_thread: bool = False) -> tuple[float, float] | None:
+    """Seconds on a core and waiting for one, summed over the threads ``pid`` has now (its main thread only with
+    ``main_thread``: locust's users all run on it, its other threads are gevent's and locust's helpers); None when
+    the kernel keeps no schedstat (CONFIG_SCHED_INFO off) or the process is gone."""
     try:
-        tids = os.listdir(f"/proc/{pid}/task")
+        tids = [str(pid)] if main_thread else os.listdir(f"/proc/{pid}/task")
     except OSError:
         return None
     on_cpu = waiting = 0
@@ -65,11 +66,13 @@ def combined(parts: Sequence[RunQueue | None]) -> RunQueue | None:
 
 class RunQueueSampler:
     """Reads a process's scheduler statistics every ``interval`` seconds in a thread, until ``stop()``.  The last
-    reading before it exits is the run's end (a thread's statistics go with it)."""
+    reading before it exits is the run's end (a thread's statistics go with it).  ``main_thread``: read only the
+    process's main thread (see :func:`read`)."""
 
-    def __init__(self, pid: int, interval: float = 0.1):
+    def __init__(self, pid: int, interval: float = 0.1, main_thread: bool = False):
         self.pid = pid
         self.interval = interval
+        self.main_thread = main_thread
         self._samples: list[Sample] = []
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"runqueue-{pid}", daemon=True)
@@ -77,7 +80,7 @@ class RunQueueSampler:
 
     def _loop(self) -> None:
         while True:
-            reading = read(self.pid)
+            reading = read(self.pid, self.main_thread)
             last = self._samples[-1] if self._samples else None
             if reading is not None and (last is None or (reading[0] >= last[1] and reading[1] >= last[2])):
                 self._samples.append((time.time(), *reading))  # not an exited process's zeroed counters

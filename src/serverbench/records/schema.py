@@ -61,6 +61,9 @@ class LoadReport:
     # A window inside a longer run (oha's closed model): the run's answered requests, lead-in and window (the work
     # check's count with ops_span "run"); None where the report is the whole run.
     run_requests: int | None = None
+    # A locust user's mean time from an answer to its next request (its think time, its own Python, its turn on
+    # locust's event loop), in ms, measured by its users (locustfiles/gaps.py); None where the driver cannot tell.
+    gap_ms: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "latency_ms", _frozen(self.latency_ms))
@@ -347,6 +350,7 @@ class Result:
             **({} if load.think_ms == 0 else {"think_ms": load.think_ms}),
             **({} if load.held_through is None else {"held_through": load.held_through}),
             **({} if load.run_requests is None else {"run_requests": load.run_requests}),
+            **({} if load.gap_ms is None else {"gap_ms": round(load.gap_ms, 3)}),
             "server": {"cpu_s": self.server_cpu_s, "rss_mb": self.server_rss_mb,
                        "cpu_us_per_request": None if per_request is None else round(per_request, 2),
                        **({"pss_mb": self.server_pss_mb, "pss_end_mb": self.server_pss_end_mb}
@@ -377,7 +381,8 @@ class Result:
                           str(rec.get("error_attribution") or ""),
                           {k: int(rec["run_errors"][k]) for k in ERROR_KEYS} if rec.get("run_errors") else None,
                           None if rec.get("held_through") is None else int(rec["held_through"]),
-                          None if rec.get("run_requests") is None else int(rec["run_requests"]))
+                          None if rec.get("run_requests") is None else int(rec["run_requests"]),
+                          None if rec.get("gap_ms") is None else float(rec["gap_ms"]))
         server = _mapping(rec, "server")
         return cls(nodeid=rec["nodeid"], test=rec["test"], variant=rec["variant"], workload=rec["workload"],
                    shape=shape_from_record(rec), warmup_s=int(rec.get("warmup_s") or 0), url=rec["url"], load=load,
