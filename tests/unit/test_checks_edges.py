@@ -265,6 +265,15 @@ def test_the_users_measured_wait_names_the_cause_when_it_accounts_for_their_time
         assert checks.latency_known_wrong(_waited(gap)), gap
 
 
+def test_the_users_wait_is_counted_per_user():
+    """64 users at 576 rps x 100 ms (0.90): a 11.1 ms gap makes 576 x 111.1 ms / 64 = 1.00, named; the same gap does
+    not account for 16 users at the same rps (4.0)."""
+    r = _locust(576, 64, 100.0, gen_cpu_s=0.0)
+    assert "users waited 11.10 ms" in checks.littles_law(replace(r, load=replace(r.load, gap_ms=11.1))).message
+    few = _locust(576, 16, 100.0, gen_cpu_s=0.0)
+    assert "users waited" not in checks.littles_law(replace(few, load=replace(few.load, gap_ms=11.1))).message
+
+
 def test_the_users_wait_beyond_their_think_time_is_what_the_message_names():
     """A 20 ms think time and a 30 ms measured gap: 10 rps x (70 + 20) ms = 0.9; the gap makes it 1.00 and the wait
     beyond thinking is 10 ms."""

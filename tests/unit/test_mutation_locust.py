@@ -3,6 +3,7 @@ runner is told, which port, timeout and cores its processes get, what it reports
 No locust runs and no request is sent."""
 import dataclasses
 import importlib.util
+import json
 import os
 import sys
 from pathlib import Path
@@ -14,8 +15,8 @@ from serverbench.drivers import locust as locust_module
 from serverbench.drivers.locust import BOOKSHOP, WAIT_ENV, LocustDriver, LocustRunner, parse_stats
 from serverbench.errors import ConfigError, GeneratorError, MissingBinaryError
 from serverbench.measure.executors import BackgroundProcess
-from tests.unit.test_locust_driver import (EMPTY_FAILURES, ERROR_REPORT, FAILURES_CSV, FINAL_OUTPUT, STATS_CSV,
-                                           _FakeLocust)
+from tests.unit.test_locust_driver import (EMPTY_FAILURES, ERROR_REPORT, FAILURES_CSV, FINAL_ENTRIES, FINAL_OUTPUT,
+                                           STATS_CSV, _FakeLocust)
 
 
 def _recording(monkeypatch, base=_FakeLocust, prints=""):
@@ -136,6 +137,58 @@ def test_the_final_statistics_printed_by_the_master_make_the_report(monkeypatch)
 
     report, run = Clean().run("http://127.0.0.1:9", 5)
     assert run.returncode == 0 and report.requests == 10 and report.bytes == 19600
+
+
+# A sender that works for its users' window: it burns ``burn`` seconds of CPU (or sleeps them) between two wall-clock
+# readings, writes its users' gaps where the driver asked, and (the master) prints final statistics over that window.
+WINDOWED = """
+import json, os, time
+t0 = time.time()
+end = time.process_time() + {burn}
+while {busy} and time.process_time() < end:
+    pass
+time.sleep(0 if {busy} else {burn})
+t1 = time.time()
+with open(os.path.join(os.environ[{env!r}], "gaps-%d.json" % os.getpid()), "w") as f:
+    json.dump({{"pairs": {pairs}, "gap_s": {gap_s}}}, f)
+entries = json.loads({entries!r})
+for e in entries:
+    e["start_time"], e["last_request_timestamp"] = t0, t1
+if {master}:
+    print(json.dumps(entries))
+"""
+
+
+def _windowed(burn: float, busy: bool, pairs: int, gap_s: float, master: bool) -> str:
+    return WINDOWED.format(burn=burn, busy=busy, env=locust_module.GAPS_ENV, pairs=pairs, gap_s=gap_s,
+                           entries=json.dumps(FINAL_ENTRIES), master=master)
+
+
+class _Clean(_FakeLocust):
+    master_csv = (STATS_CSV.replace(",Aggregated,10000,40,", ",Aggregated,10000,0,"), EMPTY_FAILURES, "0")
+
+
+def test_one_process_gives_its_users_gaps_and_its_run_queue_over_their_window(monkeypatch):
+    """One locust process that computes for 0.6 s of its users' window and wrote 4 gaps over 10 ms: gap_ms 2.5, and
+    its run queue covers the window (at most its length, runnable through it), not its whole run."""
+    runner, _ = _recording(monkeypatch, base=_Clean, prints=_windowed(0.6, True, 4, 0.01, True))
+    report, run = runner().run("http://127.0.0.1:9", 5)
+    assert report.gap_ms == pytest.approx(2.5)
+    assert run.run_queue is not None and 0 < run.run_queue.wall_s <= report.duration_s
+    assert run.run_queue.cpu_s + run.run_queue.wait_s >= 0.8 * run.run_queue.wall_s  # runnable: on a core or waiting
+
+
+def test_with_workers_the_run_queue_and_gaps_are_the_workers(monkeypatch):
+    """A master that sleeps through its users' window while its one worker computes: the run queue is the worker's
+    (runnable through the window), and the gaps are summed over the files every process wrote (3 + 1 over 8 ms)."""
+    class Busy(_Clean):
+        worker_code = _windowed(1.5, True, 3, 0.006, False)
+
+    runner, _ = _recording(monkeypatch, base=Busy, prints="import time; time.sleep(0.3)\n" +
+                           _windowed(0.6, False, 1, 0.002, True))
+    report, run = runner(workers=1).run("http://127.0.0.1:9", 5)
+    assert report.gap_ms == pytest.approx(2.0)
+    assert run.run_queue is not None and run.run_queue.cpu_s + run.run_queue.wait_s >= 0.8 * run.run_queue.wall_s > 0
 
 
 def test_the_csv_failures_stay_when_locust_also_printed_an_error_report(monkeypatch):

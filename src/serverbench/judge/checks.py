@@ -169,8 +169,9 @@ def _outside_causes(r: Result, ratio: float) -> list[str]:
 def _users_wait(r: Result) -> tuple[float, float] | None:
     """A locust record's measured gap between an answer and the next request, beyond the think time (ms), and
     Little's law with it counted in the users' cycle, when that accounts for the users' time within
-    LITTLE_TOLERANCE; None when the gap was not measured or does not account for it."""
-    if r.load.gap_ms is None or not r.requests or r.load.duration_s <= 0 or not r.connections:
+    LITTLE_TOLERANCE; None when the gap was not measured or does not account for it.  Called with a record that has a
+    ratio (``littles_ratio``: requests, a window and connections)."""
+    if r.load.gap_ms is None:
         return None
     with_wait = r.requests / r.load.duration_s * (r.load.latency_ms["mean"] + r.load.gap_ms) / 1000.0 / r.connections
     if abs(with_wait - 1) > LITTLE_TOLERANCE:
