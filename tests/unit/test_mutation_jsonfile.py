@@ -58,3 +58,35 @@ def test_read_turns_too_deep_and_too_long_into_a_decode_error(tmp_path):
     (tmp_path / "bad.json").write_text("{")
     with pytest.raises(json.JSONDecodeError, match="Expecting property name"):
         jsonfile.read(tmp_path / "bad.json")
+
+
+def test_a_write_goes_through_a_hidden_temporary_file_in_the_same_folder(tmp_path, monkeypatch):
+    """The temporary file is ``.<name>.<random>.tmp`` beside the file (a rename within one file system is atomic),
+    and holds the whole JSON when it is renamed over the file."""
+    seen = []
+    replace = os.replace
+
+    def spy(src, dst):
+        with open(src) as f:
+            seen.append((os.path.dirname(src), os.path.basename(src), f.read(), dst))
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", spy)
+    path = tmp_path / "f.json"
+    jsonfile.write_atomic(path, [1])
+    ((folder, name, text, dst),) = seen
+    assert folder == str(tmp_path) and name.startswith(".f.json.") and name.endswith(".tmp")
+    assert text == "[\n  1\n]\n" and dst == path
+
+
+def test_read_errors_keep_their_message_and_point_at_the_start(tmp_path):
+    """Too deep or too long a number: a JSONDecodeError whose message says which, at position 0 of the text."""
+    deep, long = tmp_path / "deep.json", tmp_path / "long.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    long.write_text("1" * 50_000)
+    with pytest.raises(json.JSONDecodeError) as info:
+        jsonfile.read(deep)
+    assert (info.value.msg, info.value.pos, info.value.doc) == ("nested too deeply", 0, deep.read_text())
+    with pytest.raises(json.JSONDecodeError) as info:
+        jsonfile.read(long)
+    assert info.value.msg.startswith("Exceeds the limit") and info.value.pos == 0 and info.value.doc == "1" * 50_000
