@@ -394,7 +394,8 @@ def test_two_sessions_saving_baselines_at_once_lose_nothing(tmp_path):
 GATE_HOLDS = """
 import sys, time
 from pathlib import Path
-from serverbench.cli.gate import terminating_through_finally, worktree
+from serverbench.cli.gate import terminating_through_finally
+from serverbench.measure.worktree import worktree
 with terminating_through_finally(), worktree("HEAD", Path(sys.argv[1])) as path:
     print(path, flush=True)
     if sys.argv[2] == "raise":
@@ -439,7 +440,7 @@ def test_gate_worktree_removed_on_every_exit_path(repo, how):
 def test_gate_killed_outright_leaves_a_worktree_the_next_run_removes(repo, capsys):
     """SIGKILL of the gate leaves its worktree (nothing runs in a killed process); the next gate removes it,
     names it, and keeps the worktree of a gate still running."""
-    from serverbench.cli.gate import prune_stale_worktrees, worktree
+    from serverbench.measure.worktree import prune_stale_worktrees, worktree
 
     with subprocess.Popen([sys.executable, "-c", GATE_HOLDS, str(repo), "hold"], stdout=subprocess.PIPE,
                           text=True) as gate:

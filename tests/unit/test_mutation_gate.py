@@ -217,3 +217,52 @@ def test_rejudge_keeps_the_stored_error_limit_unless_one_is_given(tmp_path):
     decisions.write(path, replace(_decision(cand=BASE, errors={"base": 0.0, "candidate": 0.02}), max_error_rate=0.05))
     assert gate.main(["--rejudge", str(path)]) == 0
     assert gate.main(["--rejudge", str(path), "--max-error-rate", "0.01"]) == 1
+
+
+def test_the_parsers_defaults_are_the_gates():
+    """No option given: the gate's blocks, auto rate at a quarter load, one retry, empty lists; the shared options
+    left None (their gate defaults are applied by shared_options)."""
+    import sys
+    assert vars(gate.parser().parse_args([])) == {
+        "variant": None, "app": None, "workload": None, "endpoint": [], "base_ref": None, "repo": ".",
+        "base_python": sys.executable, "cand_python": sys.executable, "base_env": [], "cand_env": [], "mode": None,
+        "blocks": 12, "perf_duration": None, "perf_warmup": None, "perf_connections": None,
+        "perf_max_error_rate": None, "redis_url": None, "mongo_url": None, "upstream_url": None, "rate": "auto",
+        "load": 0.25, "alpha": None, "cells": None, "min_effect": None, "retries": 1, "cost_repeats": None,
+        "markdown": None, "json": None, "rejudge": None}
+
+
+def test_the_parser_reads_each_option_into_its_type():
+    """Repeatable options append, numbers are parsed, a mode outside the two is refused."""
+    args = gate.parser().parse_args(["--endpoint", "a", "--endpoint", "b", "--base-env", "A=1", "--base-env", "B=2",
+                                     "--cand-env", "C=3", "--mode", "sequential", "--blocks", "7", "--load", "0.5",
+                                     "--retries", "0", "--cost-repeats", "4", "--duration", "9", "--rejudge", "d.json"])
+    assert (args.endpoint, args.base_env, args.cand_env) == (["a", "b"], ["A=1", "B=2"], ["C=3"])
+    assert (args.mode, args.blocks, args.load, args.retries, args.cost_repeats) == ("sequential", 7, 0.5, 0, 4)
+    assert (args.perf_duration, args.rejudge) == ("9", "d.json")
+    assert gate.parser().parse_args(["--mode", "simultaneous"]).mode == "simultaneous"
+    with pytest.raises(SystemExit):
+        gate.parser().parse_args(["--mode", "both"])
+
+
+def test_the_help_names_each_value_and_the_gates_defaults():
+    """--help: the command, the first line of the module's doc, each option's value name, the gate's own defaults
+    of the shared options (one connection count), and none for an option without a default."""
+    text = " ".join(gate.parser().format_help().split())
+    assert text.startswith("usage: python -m serverbench.gate [-h]")
+    assert "The A/B regression gate as a command: base (a git ref, interpreter or environment) vs the working tree. " \
+           "options:" in text
+    for shown in ("--endpoint NAME", "--base-env NAME=VALUE", "--cand-env NAME=VALUE", "--rejudge DECISION.json",
+                  "--mode {simultaneous,sequential}", "--duration DURATION", "--max-error-rate MAX_ERROR_RATE",
+                  "each a test. Here: one count, default 32.", "not counted (0 disables). Default here: 1.",
+                  "trial may have and pass. Default here: 0.01.",
+                  "--redis-url REDIS_URL Use this running Redis (redis://127.0.0.1:PORT/DB) instead of starting "
+                  "redis-server. --mongo-url"):
+        assert shown in text
+
+
+def test_the_lines_read_whole_and_an_arm_without_a_peak_is_zero():
+    """The no-rate line in full; an arm with no RSS peak reads 0.0 MB (the change then from the base's peak)."""
+    assert gate.rate_line(_decision()) == ("no fixed-rate windows (--rate off): latency not gated, CPU per request "
+                                           "from the saturated windows")
+    assert gate.rss_line(_decision(rss={"base": 10.0})) == "base 10.0 MB, candidate 0.0 MB (-100.0%)"
