@@ -126,7 +126,11 @@ def littles_ratio(r: Result) -> float | None:
     not apply."""
     if not _closed(r) or not r.requests or r.load.duration_s <= 0 or not r.connections:
         return None
-    cycle_ms = r.load.latency_ms["mean"] + (r.load.think_ms or 0.0)
+    return _in_flight_share(r, r.load.latency_ms["mean"] + (r.load.think_ms or 0.0))
+
+
+def _in_flight_share(r: Result, cycle_ms: float) -> float:
+    """rps x a connection's cycle (ms) / connections: the share of the connections' time the cycle accounts for."""
     return r.requests / r.load.duration_s * cycle_ms / 1000.0 / r.connections
 
 
@@ -173,7 +177,7 @@ def _users_wait(r: Result) -> tuple[float, float] | None:
     ratio (``littles_ratio``: requests, a window and connections)."""
     if r.load.gap_ms is None:
         return None
-    with_wait = r.requests / r.load.duration_s * (r.load.latency_ms["mean"] + r.load.gap_ms) / 1000.0 / r.connections
+    with_wait = _in_flight_share(r, r.load.latency_ms["mean"] + r.load.gap_ms)
     if abs(with_wait - 1) > LITTLE_TOLERANCE:
         return None
     return r.load.gap_ms - (r.load.think_ms or 0.0), with_wait

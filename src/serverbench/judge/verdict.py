@@ -60,16 +60,15 @@ def check_ops(result: Result, tolerance: float = OPS_TOLERANCE) -> list[str]:
     for b in result.backends:
         if b.ops is None:
             continue
-        requests, ops = load.requests, b.ops
-        low, high = requests - requests * tolerance, requests + requests * tolerance + result.connections
-        span = ""
+        # Above the answered requests: requests in flight at the window's opening, and the given-up ones served
+        requests, ops, beyond, span = load.requests, b.ops, result.connections, ""
         if b.run_ops is not None and load.run_requests is not None:
-            requests, ops = load.run_requests, b.run_ops
-            low, high = requests - requests * tolerance, requests + requests * tolerance + given_up
+            requests, ops, beyond = load.run_requests, b.run_ops, given_up
             span = " (counted over the whole run, lead-in and window, to its last answer)"
         elif b.ops_span == "answers":
-            high += given_up
+            beyond += given_up
             span = " (counted from the window's opening to its last answer)"
+        low, high = requests - requests * tolerance, requests + requests * tolerance + beyond
         if not low <= ops <= high:
             ratio = ops / requests if requests else float("inf")
             problems.append(f"{b.name} ({b.kind}) counted {ops:,} operations for {requests:,} responses{span} "
