@@ -384,6 +384,49 @@ def test_held_connections_that_do_not_account_for_the_ratio_are_not_the_story():
         assert "steady-state window" in flag.message and "left its connections idle" in flag.message
 
 
+def _first_waits(ratio: float, first_wait_s: float, held: int = 0) -> Result:
+    """A steady oha window (5 s, 64 connections) at ``ratio`` with ``first_wait_s`` of it spent on first requests."""
+    r = _held(ratio, held)
+    return replace(r, load=replace(r.load, first_wait_s=first_wait_s))
+
+
+def test_waits_on_the_runs_first_requests_are_named_when_they_account_for_the_ratio():
+    """bjoern /upstream at 64 connections, lead-in 16 s, window 32 s: it took its connections one a round, so the
+    window spent 48% of its connection-time on first requests (22 through it): 0.55 + 0.48 is within 5% of 1, and so
+    are 0.48 + 0.48 and 0.56 + 0.48; the flag names the wait and the latencies stay hidden."""
+    window = 64 * 5.0
+    for ratio in (0.55, 0.48, 0.56):
+        flag = checks.littles_law(_first_waits(ratio, 0.48 * window, held=22))
+        assert flag is not None and "waiting on the run's first requests" in flag.message, ratio
+        assert "spent 48% of the window" in flag.message and "22 of 64 connections" in flag.message
+        assert f"covers {ratio + 0.48:.0%} of it" in flag.message
+        assert checks.latency_known_wrong(_first_waits(ratio, 0.48 * window))
+
+
+def test_first_waits_that_do_not_account_for_the_ratio_are_not_the_story():
+    """0.46 + 0.48 and 0.58 + 0.48 are outside 5% of 1; no first wait (0 or unknown) is no such story."""
+    window = 64 * 5.0
+    for ratio, wait in ((0.46, 0.48 * window), (0.58, 0.48 * window), (0.9, 0.0), (0.9, None)):
+        flag = checks.littles_law(_first_waits(ratio, wait))
+        assert flag is not None and "first requests" not in flag.message, (ratio, wait)
+        assert "left its connections idle" in flag.message
+
+
+def test_the_first_wait_share_is_of_the_connections_whole_window():
+    """first_wait_s over connections x the window: 80 s of 64 x 5 s is 0.25; unknown is 0."""
+    assert checks._first_wait_share(_first_waits(0.5, 80.0)) == 0.25
+    assert checks._first_wait_share(_first_waits(0.5, None)) == 0.0
+
+
+def test_first_wait_survives_the_record_and_is_absent_where_unknown():
+    """first_wait_s is written (to the millisecond) and read back; a record without it reads as None."""
+    r = _first_waits(0.5, 80.12345)
+    assert r.to_record()["first_wait_s"] == 80.123
+    assert Result.from_record(r.to_record()).load.first_wait_s == 80.123
+    assert "first_wait_s" not in record().to_record()
+    assert Result.from_record(record().to_record()).load.first_wait_s is None
+
+
 def test_held_through_survives_the_record_and_is_absent_where_unknown():
     """held_through is written and read back; a record without it (wrk, older oha) reads as None."""
     r = _held(0.23, 49)

@@ -39,6 +39,46 @@ def test_nothing_is_explained_without_drops_timeouts_or_enough_drops(make_result
     assert syn_drop_errors(_cell(make_result, 79, 3)).errors == 1
 
 
+def _run_cell(make_result, timeouts, run_timeouts, run_drops, drops=0, timeout_s=61):
+    """wsgiref /upstream on oha: the window's ``timeouts`` taken from the run's ``run_timeouts``; the kernel counted
+    ``drops`` in the window and ``run_drops`` over the run."""
+    r = _cell(make_result, timeouts, drops, timeout_s=timeout_s)
+    run_errors = {"connect": 0, "read": 0, "write": 0, "status": 0, "timeout": run_timeouts}
+    return replace(r, load=replace(r.load, run_errors=run_errors, error_attribution="timeouts x 0.667"),
+                   kernel={**r.kernel, "run_listen_drops": run_drops, "run_listen_overflows": run_drops})
+
+
+def test_timeouts_taken_from_a_run_are_judged_on_the_runs_drops(make_result):
+    """wsgiref /upstream, 61 s timeout (6 SYNs each): 49 window timeouts of the run's 74; 221 drops in the window
+    explain 36, but a request sent in the window drops its SYNs up to 61 s after it: the run's 444 drops explain all
+    74 of its timeouts, so all 49; 300 explain 50 of 74, so 49 x 50 / 74 = 33 of the window's."""
+    full = syn_drop_errors(_run_cell(make_result, 49, 74, 444, drops=221))
+    assert full.errors == 49
+    assert "its 444 listen drops at 6 dropped SYNs each before the 61 s timeout explain 74 of its 74" in full.cause
+    assert syn_drop_errors(_run_cell(make_result, 49, 74, 300, drops=221)).errors == 33
+    assert syn_drop_errors(_run_cell(make_result, 49, 74, 443, drops=221)).errors == 48  # 73 of 74: 48.3
+    assert syn_drop_errors(_run_cell(make_result, 49, 74, 10_000)).errors == 49  # never more than the window's
+    assert syn_drop_errors(_run_cell(make_result, 49, 74, 5, drops=221)) is None  # no run timeout explained
+    # No run count of drops (a record before them), or no run timeout: the window's drops against its timeouts.
+    assert syn_drop_errors(_run_cell(make_result, 49, 74, 0, drops=221)).errors == 36
+    assert syn_drop_errors(_run_cell(make_result, 49, 0, 444, drops=221)).errors == 36
+    assert syn_drop_errors(_run_cell(make_result, 49, 0, 444, drops=0)) is None
+    assert "6 dropped SYNs each before the 61 s timeout)" in syn_drop_errors(_run_cell(make_result, 49, 0, 0, 221)).cause
+    # Run errors that name no timeout (only connect errors): the window's drops too.
+    cell = _run_cell(make_result, 49, 0, 444, drops=221)
+    cell = replace(cell, load=replace(cell.load, run_errors={"connect": 3}))
+    assert syn_drop_errors(cell).errors == 36
+
+
+def test_the_run_drops_read_the_larger_of_drops_and_overflows(make_result):
+    """As in the window: the run's drops are the larger of its two counters."""
+    cell = _run_cell(make_result, 49, 74, 0, drops=221)
+    more = replace(cell, kernel={**cell.kernel, "run_listen_overflows": 444})
+    assert syn_drop_errors(more).errors == 49
+    more = replace(cell, kernel={**cell.kernel, "run_listen_drops": 444})
+    assert syn_drop_errors(more).errors == 49
+
+
 def test_a_record_without_its_timeout_is_read_at_the_default(make_result):
     """Records written before generator.timeout_s: the drivers' 5 s (3 SYNs per timeout)."""
     cell = _cell(make_result, 10, 30)

@@ -310,6 +310,55 @@ def test_connections_waiting_through_the_window_are_counted_as_held():
     assert report.held_through == 2 and report.requests == 2
 
 
+def test_a_connection_never_answered_through_the_window_is_held_as_many_as_the_run_gave_up():
+    """Three connections: one answered throughout, two whose requests (sent at 0 s) no answer covers from 1 s to past
+    the window [2, 7): held through it when the run gave them up (2 timeouts), at most as many as it gave up (1), none
+    with no timeout; their whole window counts as waiting (first_wait_s)."""
+    from serverbench.drivers.oha import window_report
+    rows = _chain([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], 1.0) + [(0.0, 1.0, 200, 10)] * 2
+    for timeouts, held in ((2, 2), (1, 1), (0, 0)):
+        report = window_report(rows, 2.0, 5.0, _errors(timeout=timeouts), connections=3, timeout_s=30.0)
+        assert report.held_through == held and report.first_wait_s == held * 5.0, timeouts
+    # A connection found answered at any instant of the window is not held, whatever the run gave up.
+    rows = _chain([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], 1.0) + [(0.0, 1.0, 200, 10), (6.5, 6.6, 200, 10)]
+    assert window_report(rows, 2.0, 5.0, _errors(timeout=2), connections=2, timeout_s=30.0).held_through == 0
+
+
+def test_a_window_with_no_lead_in_has_no_first_wait_and_errors_with_no_timeout_hold_no_connection():
+    """A window opening as the run starts: its first requests are sent in it, none waited from before it.  A run whose
+    errors name no timeout (only connect errors, or none at all) leaves no connection held unanswered."""
+    from serverbench.drivers.oha import window_report
+    rows = [(0.0, 3.0, 200, 1), (0.0, 9.0, 200, 1), (3.0, 4.0, 200, 1)]
+    report = window_report(rows, 0.0, 5.0, _errors(), connections=2, timeout_s=5.0)
+    assert report.first_wait_s == 0.0 and report.held_through == 0
+    for errors in ({}, {"connect": 3}):
+        report = window_report(rows[:1], 2.0, 5.0, errors, connections=3, timeout_s=5.0)
+        assert report.held_through == 0 and report.first_wait_s == 1.0, errors
+
+
+def test_the_most_in_flight_counts_an_answer_before_the_next_send_at_one_instant():
+    """One connection answered and sending again at 3 s is one request in flight, not two; requests starting or ending
+    at the window's edges count as the window's start reading says (sent at or before it, answered after it)."""
+    from serverbench.drivers.oha import most_in_flight
+    rows = [(1.0, 3.0, 200, 1), (3.0, 5.0, 200, 1), (2.5, 9.0, 200, 1)]
+    assert most_in_flight(rows, 2.0, 7.0) == 2
+    assert most_in_flight(rows, 3.0, 7.0) == 2  # at 3 s: (3, 5) and (2.5, 9); (1, 3) answered
+    assert most_in_flight(rows + [(4.0, 4.5, 200, 1)], 2.0, 7.0) == 3
+    assert most_in_flight(rows + [(7.0, 8.0, 200, 1)], 2.0, 7.0) == 2  # sent as the window closes: not in it
+    assert most_in_flight([], 2.0, 7.0) == 0
+
+
+def test_the_wait_on_the_runs_first_requests_is_the_window_time_they_still_held():
+    """Four connections, their first requests sent at 0 s: answered at 1 s (none of the window [2, 7)), at 4 s (2 s of
+    it), at 9 s (all 5 s), and one sent at 0.5 s after a first answer: only the first one request per connection
+    counts, so the second request of a connection (sent 1 s, answered 8 s) is not a first wait."""
+    from serverbench.drivers.oha import window_report
+    rows = [(0.0, 1.0, 200, 1), (0.0, 4.0, 200, 1), (0.0, 9.0, 200, 1), (0.0, 0.5, 200, 1), (1.0, 8.0, 200, 1),
+            (0.5, 2.5, 200, 1), (4.0, 5.0, 200, 1), (2.5, 6.0, 200, 1), (5.0, 6.0, 200, 1), (6.0, 7.5, 200, 1)]
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=4, timeout_s=5.0)
+    assert report.first_wait_s == 7.0 and report.held_through == 2
+
+
 def test_the_windows_percentiles_are_nearest_rank():
     """A window's percentile q is the value at rank ceil(q% of n), as locust's: of 100 answers of 1..100 ms p50, p75,
     p90 and p99 are 50, 75, 90 and 99 ms (p99 is not the maximum), and of 10 answers of 1..10 ms p50 is the 5th."""

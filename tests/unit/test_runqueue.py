@@ -77,9 +77,12 @@ def test_the_main_thread_alone_leaves_out_another_threads_time_on_a_core():
 
 
 def test_the_sampler_keeps_readings_in_time_order_until_stopped():
-    """Sampling this process every 10 ms for 0.1 s gives several readings, each later and no smaller."""
+    """Sampling this process every 10 ms gives several readings, each later and no smaller (waited for up to 10 s: on
+    a loaded machine the sampler's thread may not run for a while)."""
     sampler = RunQueueSampler(os.getpid(), interval=0.01)
-    time.sleep(0.1)
+    deadline = time.monotonic() + 10
+    while len(sampler._samples) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
     samples = sampler.stop()
     assert len(samples) >= 3
     assert all(a[0] < b[0] and a[1] <= b[1] and a[2] <= b[2] for a, b in zip(samples, samples[1:]))

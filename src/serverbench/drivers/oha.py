@@ -98,6 +98,18 @@ def _in_flight(rows: Sequence[tuple[float, float, int, int]], t: float) -> int:
     return sum(1 for start, end, _, _ in rows if start <= t < end)
 
 
+def most_in_flight(rows: Sequence[tuple[float, float, int, int]], start_s: float, end_s: float) -> int:
+    """The most answered requests in flight at once in [start_s, end_s): the connections never found without one
+    there (connections less this) held a request no answer covers through the whole of it."""
+    n = most = _in_flight(rows, start_s)
+    # An answer and the next send at one instant: the answer first (one connection, never two requests).
+    for _, step in sorted([(s, 1) for s, _, _, _ in rows if start_s < s < end_s]
+                          + [(e, -1) for _, e, _, _ in rows if start_s < e < end_s]):
+        n += step
+        most = max(most, n)
+    return most
+
+
 # How far the connections' uncovered time may miss the run's timeout count (a share of it, at least 1) and still be read
 # as the failures' send times (window_errors).
 ATTRIBUTION_SLACK = 0.02
@@ -187,11 +199,17 @@ def window_report(rows: Sequence[tuple[float, float, int, int]], start_s: float,
     window, rule = window_errors(rows, start_s, duration_s, errors, connections, timeout_s)
     window["status"] = sum(1 for _, st, _ in sent if st >= 400)
     # A connection holds one request at a time: one answered after the window on a request sent before it sent none
-    # in it.
-    held = sum(1 for start, end, _, _ in rows if start < start_s and end >= start_s + duration_s)
+    # in it; nor did one whose request was never answered through it (at most as many as the run gave up).
+    end_s = start_s + duration_s
+    held = sum(1 for start, end, _, _ in rows if start < start_s and end >= end_s)
+    unanswered = min(errors.get("timeout", 0), connections - most_in_flight(rows, start_s, end_s))
+    # The run's first requests, one per connection, sent as it began: the window's time still spent waiting on them.
+    first = sorted(rows)[:connections]
+    first_wait = sum(max(0.0, min(end, end_s) - start_s) for start, end, _, _ in first if start < start_s)
     return LoadReport(driver="oha", requests=len(sent), duration_s=duration_s, bytes=sum(b for _, _, b in sent),
                       latency_ms=latency, errors=window, window="steady", error_attribution=rule,
-                      run_errors=dict(errors) if rule else None, held_through=held, run_requests=len(rows))
+                      run_errors=dict(errors) if rule else None, held_through=held + unanswered,
+                      run_requests=len(rows), first_wait_s=first_wait + unanswered * duration_s)
 
 
 def read_rows(db: Path) -> list[tuple[float, float, int, int]]:

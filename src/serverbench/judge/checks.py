@@ -196,10 +196,18 @@ def littles_law(r: Result) -> Flag | None:
     elif ratio < 1 and _held_through_explains(r, ratio):
         held = r.load.held_through
         meaning = (f"{held} of {r.connections} connections sent no request in the window: each waited through it on a "
-                   "request sent before it and answered after it (the server answered the other connections first; "
+                   "request sent before it and answered after it, or never (the server answered the other connections first; "
                    f"a wait longer than the window), so the window's requests are the other {r.connections - held} "
                    "connections' and their latencies are not the server's for all of them. The latencies are hidden "
                    "from the summary; a window longer than the longest wait measures every connection")
+    elif ratio < 1 and _first_waits_explain(r, ratio):
+        share = _first_wait_share(r)
+        meaning = (f"the connections spent {share:.0%} of the window waiting on the run's first requests, sent as it "
+                   f"began, or on requests never answered ({r.load.held_through or 0} of {r.connections} connections "
+                   "through the whole window): the server took its connections in turn, not at once, so some waited "
+                   f"from the run's start into the window; with that wait their time covers {ratio + share:.0%} of "
+                   "it. The window's requests are those of the connections the server had taken, and their latencies "
+                   "are not the server's for all of them: hidden from the summary")
     elif ratio < 1 and r.load.window == "steady":
         meaning = (f"the connections' timed requests cover {ratio:.0%} of a steady-state window with no cause "
                    f"outside the harness measured: {r.generator.name} left its connections idle between an answer "
@@ -242,6 +250,18 @@ def _held_through_explains(r: Result, ratio: float) -> bool:
     LITTLE_TOLERANCE (the others in a steady state of their own)."""
     held = r.load.held_through
     return bool(held) and abs((r.connections - held) / r.connections - ratio) <= LITTLE_TOLERANCE
+
+
+def _first_wait_share(r: Result) -> float:
+    """The share of a steady window's connection-time spent waiting on the run's first requests or on requests never
+    answered (``first_wait_s`` over connections x the window); 0 where the driver cannot tell."""
+    return (r.load.first_wait_s or 0.0) / (r.connections * r.load.duration_s)
+
+
+def _first_waits_explain(r: Result, ratio: float) -> bool:
+    """The waits on the run's first requests account for the time the window's requests do not cover: the ratio
+    with them added is within LITTLE_TOLERANCE of 1 (the connections the server had taken in a steady state)."""
+    return abs(ratio + _first_wait_share(r) - 1) <= LITTLE_TOLERANCE
 
 
 def latency_known_wrong(r: Result) -> bool:

@@ -14,6 +14,7 @@ not shown as its speed (report.terminal).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping
 
 from ..catalog.timeouts import DEFAULT_TIMEOUT_S
 from ..records.schema import Result
@@ -35,21 +36,38 @@ class Explained:
     cause: str
 
 
+def _drops(kernel: Mapping[str, int], prefix: str = "") -> int:
+    """The listen drops (or overflows, if more) the kernel counted: the window's, or with ``run_`` the run's."""
+    return max(int(kernel.get(f"{prefix}listen_drops", 0)), int(kernel.get(f"{prefix}listen_overflows", 0)))
+
+
 def syn_drop_errors(r: Result) -> Explained | None:
-    """The timeouts the kernel's listen drops during the window explain (None: no drop, or no timeout)."""
-    drops = max(int(r.kernel.get("listen_drops", 0)), int(r.kernel.get("listen_overflows", 0)))
+    """The timeouts the kernel's listen drops explain (None: no drop, or no timeout).  A window whose timeouts were
+    taken from a longer run's (oha's closed model: ``run_errors``) is judged on that run's span: a request sent in
+    the window has its dropped SYNs up to its timeout after it, so the run's drops (``run_listen_drops``) against
+    the run's timeouts, that share of the window's; else the window's drops against its timeouts."""
     timeouts = r.load.errors["timeout"]
+    run_timeouts = (r.load.run_errors or {}).get("timeout", 0)
+    run_drops = _drops(r.kernel, "run_")
+    drops = run_drops if run_timeouts and run_drops else _drops(r.kernel)
     if not drops or not timeouts:
         return None
     timeout_s = r.generator.timeout_s if r.generator.timeout_s is not None else DEFAULT_TIMEOUT_S
     tries = syn_tries(timeout_s)
-    explained = min(timeouts, drops // tries)
+    if run_timeouts and run_drops:
+        run_explained = min(run_timeouts, drops // tries)
+        explained = min(timeouts, round(timeouts * run_explained / run_timeouts))
+        counted = (f"over the run the window's were taken from: its {drops:,} listen drops at {tries} dropped SYNs "
+                   f"each before the {timeout_s:g} s timeout explain {run_explained:,} of its {run_timeouts:,} "
+                   "timeouts")
+    else:
+        explained = min(timeouts, drops // tries)
+        counted = f"{tries} dropped SYNs each before the {timeout_s:g} s timeout"
     if not explained:
         return None
     return Explained(explained, f"{explained:,} of {timeouts:,} timeouts are the kernel's {drops:,} listen drops "
-                     f"(syn-drops; {tries} dropped SYNs each before the {timeout_s:g} s timeout): the server's listen "
-                     "backlog is too small for the connections, so they measure the kernel's retransmit timer, "
-                     "not the server's speed")
+                     f"(syn-drops; {counted}): the server's listen backlog is too small for the connections, so they "
+                     "measure the kernel's retransmit timer, not the server's speed")
 
 
 def judged_error_rate(r: Result, explained: Explained | None) -> float:

@@ -97,6 +97,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
         # The counters before the run too: its answered requests (lead-in and window) are compared with what the
         # backends counted until it had every answer, with no clock to align between oha and this process.
         run_before = {name: b.count() for name, b in backends.items()} if lead else {}
+        run_listen_before = listen_counters() if lead else {}  # the kernel's drops over the run, for its errors
         running = pool.submit(trial.run_load, trial.shape.duration) if lead else None
         if running is not None:
             trial.report("lead-in")
@@ -128,6 +129,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
             # The window's requests are those sent in it, answered up to a timeout after it: their operations are
             # counted until the run has every answer (the window's own count is kept beside, as window_ops).
             after = {name: b.count() for name, b in backends.items()}
+            listen |= {f"run_{k}": v for k, v in window(run_listen_before, listen_counters()).items()}
     usage = sampler.usage() if sampler is not None else None
     check_alive(server)
     connections = trial.shape.connections

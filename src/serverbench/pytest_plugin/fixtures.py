@@ -352,14 +352,15 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
     backends = ({} if perf_server.process is None else
                 request.getfixturevalue("perf_backends").available(perf_session.workload(perf_workload).backends))
 
-    driver = perf_session.driver_for(perf_shape, perf_workload, perf_server.name)
-    if perf_shape.workers is not None:
+    shape = perf_session.cell_shape(perf_shape, perf_workload, perf_server.name)
+    driver = perf_session.driver_for(shape, perf_workload, perf_server.name)
+    if shape.workers is not None:
         try:
             driver.check()
         except ServerbenchError as exc:
             pytest.skip(str(exc))
     injection = _injection(request, perf_session, perf_server, perf_workload)
-    plan = Trial(perf_server, perf_session.workload(perf_workload), perf_shape, driver, nodeid=request.node.nodeid,
+    plan = Trial(perf_server, perf_session.workload(perf_workload), shape, driver, nodeid=request.node.nodeid,
                  test=request.node.originalname, machine=perf_session.machine, python=perf_session.python,
                  backends=backends, progress=perf_session.progress,
                  during=injection.window if injection is not None else None)

@@ -14,6 +14,7 @@ from ..catalog.contract import Endpoint
 from ..catalog.matrix import Cell
 from ..catalog.shapes import LoadShape
 from ..catalog.timeouts import cell_timeout_s
+from ..catalog.windows import cell_lead_s, cell_window_s
 from ..catalog.userapp import UserApp, user_app
 from ..catalog.variants import Variant
 from ..catalog.workloads import WORKLOADS, Workload
@@ -89,6 +90,14 @@ class PerfSession:
             self._machine = machine_info(f"{closed.name}-{closed.version}")
         return self._machine
 
+    def cell_shape(self, shape: LoadShape, workload: str, variant: str) -> LoadShape:
+        """The shape a cell runs: a closed model's window sized to the queue its designed capacity implies
+        (catalog.windows: at least five queues, so the requests carried across its edges do not move Little's law)."""
+        if shape.rate is not None or shape.workers is not None:
+            return shape
+        window = cell_window_s(self.variants.get(variant), self.workload(workload), shape.connections, shape.duration)
+        return shape if window == shape.duration else replace(shape, duration=window)
+
     def driver_for(self, shape: LoadShape, workload: str | None = None, variant: str | None = None) -> Driver:
         """The driver of a shape on a workload (one instance per kind and timeout for the session): a URL mix or a
         user's endpoint's request needs wrk in the closed model.  With the cell's ``variant``, a closed model's
@@ -103,13 +112,18 @@ class PerfSession:
         if variant is None or workload is None or shape.rate is not None or shape.workers is not None \
                 or not hasattr(driver, "timeout_s"):
             return driver
-        timeout = cell_timeout_s(self.variants.get(variant), self.workload(workload), shape.connections,
-                                 getattr(driver, "lead_s", 0) + shape.duration)
-        if timeout == driver.timeout_s:
+        sized = {}
+        if hasattr(driver, "lead_s"):  # oha: its lead-in sized to the cell's queue too (catalog.windows)
+            sized["lead_s"] = cell_lead_s(self.variants.get(variant), self.workload(workload), shape.connections,
+                                          driver.lead_s)
+        sized["timeout_s"] = cell_timeout_s(self.variants.get(variant), self.workload(workload), shape.connections,
+                                            sized.get("lead_s", 0) + shape.duration)
+        if all(getattr(driver, k) == v for k, v in sized.items()):
             return driver
-        if kind + (timeout,) not in self._drivers:  # wrk and oha: frozen dataclasses with a timeout_s
-            self._drivers[kind + (timeout,)] = replace(driver, timeout_s=timeout)
-        return self._drivers[kind + (timeout,)]
+        key = kind + tuple(sorted(sized.items()))
+        if key not in self._drivers:  # wrk and oha: frozen dataclasses with a timeout_s (oha: and a lead_s)
+            self._drivers[key] = replace(driver, **sized)
+        return self._drivers[key]
 
     @property
     def warmup_rounds(self) -> int:

@@ -64,6 +64,10 @@ class LoadReport:
     # A locust user's mean time from an answer to its next request (its think time, its own Python, its turn on
     # locust's event loop), in ms, measured by its users (locustfiles/gaps.py); None where the driver cannot tell.
     gap_ms: float | None = None
+    # A steady window (oha): the connection-seconds of the window spent waiting on the run's first requests (one per
+    # connection, sent as it began) or on requests never answered through it: a server that takes its connections in
+    # turn leaves some waiting from the run's start (drivers.oha.window_report); None where the driver cannot tell.
+    first_wait_s: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "latency_ms", _frozen(self.latency_ms))
@@ -349,6 +353,7 @@ class Result:
                                                       "run_errors": {k: load.run_errors[k] for k in ERROR_KEYS}}),
             **({} if load.think_ms == 0 else {"think_ms": load.think_ms}),
             **({} if load.held_through is None else {"held_through": load.held_through}),
+            **({} if load.first_wait_s is None else {"first_wait_s": round(load.first_wait_s, 3)}),
             **({} if load.run_requests is None else {"run_requests": load.run_requests}),
             **({} if load.gap_ms is None else {"gap_ms": round(load.gap_ms, 3)}),
             "server": {"cpu_s": self.server_cpu_s, "rss_mb": self.server_rss_mb,
@@ -382,7 +387,8 @@ class Result:
                           {k: int(rec["run_errors"][k]) for k in ERROR_KEYS} if rec.get("run_errors") else None,
                           None if rec.get("held_through") is None else int(rec["held_through"]),
                           None if rec.get("run_requests") is None else int(rec["run_requests"]),
-                          None if rec.get("gap_ms") is None else float(rec["gap_ms"]))
+                          None if rec.get("gap_ms") is None else float(rec["gap_ms"]),
+                          None if rec.get("first_wait_s") is None else float(rec["first_wait_s"]))
         server = _mapping(rec, "server")
         return cls(nodeid=rec["nodeid"], test=rec["test"], variant=rec["variant"], workload=rec["workload"],
                    shape=shape_from_record(rec), warmup_s=int(rec.get("warmup_s") or 0), url=rec["url"], load=load,

@@ -1,0 +1,89 @@
+"""A closed-model window and lead-in sized to the cell's designed queue (catalog.windows), and the session that runs
+them: the rule at its boundaries."""
+from serverbench import config as cfg
+from serverbench.catalog import windows
+from serverbench.catalog.shapes import LoadShape
+from serverbench.catalog.variants import registry
+from serverbench.catalog.windows import cell_lead_s, cell_window_s, closed_lead_s, closed_window_s
+from serverbench.catalog.workloads import WORKLOADS
+from serverbench.drivers.oha import OhaDriver
+from serverbench.pytest_plugin.session import PerfSession
+
+VARIANTS = registry()
+
+
+def test_the_window_and_lead_in_factors_and_bounds_are_pinned():
+    """Five queues of window (each edge a tenth of it), at most 60 s; two and a half queues of lead-in, at most 30 s."""
+    assert (windows.WINDOW_QUEUES, windows.MAX_WINDOW_S, windows.LEAD_QUEUES, windows.MAX_LEAD_S) == (5, 60, 2.5, 30)
+
+
+def test_the_window_is_five_queues_never_shorter_than_asked_never_longer_than_a_minute():
+    """No queue: the duration asked.  Else 5 x the queue rounded up, at least the duration, at most 60 s unless the
+    duration asks for more."""
+    assert closed_window_s(1, 0.1, 64, 5) == 32  # meinheld, bjoern, wsgiref on /upstream: 6.4 s queue
+    assert closed_window_s(2, 0.1, 64, 5) == 16  # gunicorn-sync-w2, gunicorn-meinheld-w2: 3.2 s
+    assert closed_window_s(4, 0.1, 64, 5) == 8  # uwsgi-p2t2, waitress-t4: 1.6 s
+    assert closed_window_s(10, 0.1, 64, 5) == 5  # cheroot-t10: 0.64 s, 3.2 s of window: the duration asked
+    assert closed_window_s(2, 0.1, 64, 20) == 20  # a longer duration asked: kept
+    assert closed_window_s(None, 0.1, 400, 5) == 5  # nothing bounds the server
+    assert closed_window_s(1, 0.0, 64, 5) == 5  # nothing waits by design
+    assert closed_window_s(64, 0.1, 64, 5) == 5  # every connection served at once
+    assert closed_window_s(2, 0.1, 240, 5) == 60  # exactly 60 s: 5 x 12 s
+    assert closed_window_s(2, 0.1, 241, 5) == 60  # above: capped
+    assert closed_window_s(2, 0.1, 239, 5) == 60  # 59.75 s rounds up to the cap
+    assert closed_window_s(2, 0.1, 236, 5) == 59  # 59.0 s exactly
+    assert closed_window_s(2, 0.1, 400, 90) == 90  # a duration asked above the cap: kept
+    assert closed_window_s(4, 0.13, 64, 5) == 11  # 5 x 2.08 s = 10.4 s: up to whole seconds, not to the nearest
+
+
+def test_the_lead_in_is_two_and_a_half_queues_never_shorter_than_the_drivers_at_most_thirty_seconds():
+    """No queue: the driver's lead-in.  Else 2.5 x the queue rounded up, at least the driver's, at most 30 s."""
+    assert closed_lead_s(1, 0.1, 64, 2) == 16  # meinheld on /upstream: 6.4 s queue
+    assert closed_lead_s(2, 0.1, 64, 2) == 8  # 3.2 s
+    assert closed_lead_s(4, 0.1, 64, 2) == 4  # 1.6 s
+    assert closed_lead_s(10, 0.1, 64, 2) == 2  # 0.64 s: 1.6 s of lead-in, the driver's 2 s
+    assert closed_lead_s(None, 0.1, 64, 2) == 2
+    assert closed_lead_s(1, 0.0, 64, 2) == 2
+    assert closed_lead_s(2, 0.1, 240, 2) == 30  # exactly 30 s: 2.5 x 12 s
+    assert closed_lead_s(2, 0.1, 241, 2) == 30  # above: capped
+    assert closed_lead_s(2, 0.1, 236, 2) == 30  # 29.5 s rounds up to the cap
+    assert closed_lead_s(2, 0.1, 232, 2) == 29  # 29.0 s exactly
+    assert closed_lead_s(2, 0.1, 400, 40) == 40  # a longer lead-in of the driver's own: kept
+    assert closed_lead_s(4, 0.13, 64, 2) == 6  # 2.5 x 2.08 s = 5.2 s: up to whole seconds, not to the nearest
+
+
+def test_a_cell_is_sized_from_its_variant_and_workload():
+    """/upstream and /sleep queue by design on a pool; json does not; a mix, an unknown server or a driver with no
+    lead-in keep what they have."""
+    upstream, sleep = WORKLOADS["upstream"], WORKLOADS["sleep"]
+    assert cell_window_s(VARIANTS["bjoern"], upstream, 64, 5) == 32
+    assert cell_window_s(VARIANTS["gunicorn-sync-w2"], sleep, 64, 5) == 16
+    assert cell_window_s(VARIANTS["bjoern"], WORKLOADS["json"], 64, 5) == 5
+    assert cell_window_s(VARIANTS["bjoern"], WORKLOADS["site"], 64, 5) == 5
+    assert cell_window_s(VARIANTS["aiohttp"], upstream, 64, 5) == 5
+    assert cell_window_s(None, upstream, 64, 5) == 5
+    assert cell_lead_s(VARIANTS["bjoern"], upstream, 64, 2) == 16
+    assert cell_lead_s(VARIANTS["gunicorn-meinheld-w2"], upstream, 64, 2) == 8
+    assert cell_lead_s(VARIANTS["bjoern"], upstream, 64, 0) == 0  # wrk: no lead-in to size
+    assert cell_lead_s(VARIANTS["bjoern"], upstream, 64, 1) == 16  # a driver's 1 s lead-in is sized
+    assert cell_lead_s(VARIANTS["bjoern"], WORKLOADS["site"], 64, 2) == 2
+    assert cell_lead_s(None, upstream, 64, 2) == 2
+
+
+def test_the_session_runs_a_closed_cell_for_its_sized_window_and_leaves_other_shapes_alone(tmp_path, monkeypatch):
+    """cell_shape lengthens a closed model's window on a cell with a designed queue and nothing else: a rate, a locust
+    shape, a cell with no queue and an unknown server keep the shape as asked (the same object)."""
+    monkeypatch.setattr(OhaDriver, "check", lambda self: None)
+    session = PerfSession(cfg.resolve({"perf_closed_driver": "oha"}, {}, tmp_path), VARIANTS, [],
+                         ("json", "upstream", "site"))
+    closed = LoadShape(64, 5)
+    assert session.cell_shape(closed, "upstream", "bjoern") == LoadShape(64, 32)
+    assert session.cell_shape(LoadShape(64, 5, requests_per_connection=1), "upstream", "bjoern") == \
+        LoadShape(64, 32, requests_per_connection=1)
+    for shape, workload, variant in ((closed, "json", "bjoern"), (closed, "upstream", "aiohttp"),
+                                     (closed, "upstream", "target"), (LoadShape(64, 5, rate=10.0), "upstream", "bjoern"),
+                                     (LoadShape(64, 5, workers=0), "upstream", "bjoern")):
+        assert session.cell_shape(shape, workload, variant) is shape, (shape, workload, variant)
+    sized = session.driver_for(session.cell_shape(closed, "upstream", "bjoern"), "upstream", "bjoern")
+    assert (sized.lead_s, sized.timeout_s) == (16, 61)  # 16 + 32 + 2 x 6.4 = 60.8
+    assert session.driver_for(closed, "json", "bjoern") is session.driver_for(closed, "json", "aiohttp")
