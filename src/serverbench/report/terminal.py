@@ -96,8 +96,9 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
         text += ("SAT: the load generator was >= 90% busy; the server may be faster than measured "
                  "(generator-bound trial).\n")
     if "littles-law" in raised:
-        text += ("?: a latency the littles-law check knows to be wrong (no cause outside the harness measured); "
-                 "the record keeps it with the flag.\n")
+        text += ("?: a latency the littles-law check knows is not the server's for all its connections (no cause "
+                 "outside the harness measured, or connections the server held through the window or had not yet "
+                 "taken); the record keeps it with the flag.\n")
     for name in raised:
         text += f"{name}: {MEANINGS[name]} (the record's flags say what was seen; docs/checks.md).\n"
     for line in syn_lines:  # SYN in the latency columns: those cells' timeouts did not count against their error limit
