@@ -33,7 +33,8 @@ from serverbench.measure.machine import machine_info
 from serverbench.records import results as results_file
 from serverbench.records.baselines import BaselineStore
 
-pytestmark = pytest.mark.alone(reason="each interruption is aimed at a moment of a timed session")
+# The gate-worktree tests start no server and time nothing (a worktree, a signal, git): they run beside others.
+TIMED = pytest.mark.alone(reason="each interruption is aimed at a moment of a timed session")
 APPS = Path(__file__).parents[2] / "apps"
 MARKER = "SERVERBENCH_CENSUS"  # every process of a watched session inherits it
 PERF_TEST = '''
@@ -255,6 +256,7 @@ def _census_params():
         yield pytest.param(m, id=m.name.split(" (")[0].replace(" ", "-").replace(",", ""), marks=marks)
 
 
+@TIMED
 @pytest.mark.parametrize("moment", list(_census_params()))
 def test_interrupted_session_leaves_nothing_behind(tmp_path, moment):
     """SIGINT at this moment: the session exits, no process of it is left, records and baseline are whole."""
@@ -338,6 +340,7 @@ def _report(row: dict) -> None:
             f.write(line + "\n")
 
 
+@TIMED
 def test_killed_pytest_takes_its_servers_backends_and_generators_along(tmp_path):
     """SIGKILL of pytest while it measures: the server, Redis, SecantusDB, nginx and wrk all end."""
     _project(tmp_path)
@@ -378,6 +381,7 @@ for i in range(rounds):
 """
 
 
+@pytest.mark.alone(reason="the two savers race only while both have a core")
 def test_two_sessions_saving_baselines_at_once_lose_nothing(tmp_path):
     """Two processes each saving 40 cells one at a time into the same baseline file: all 80 are kept."""
     go = tmp_path / "go"
@@ -455,6 +459,7 @@ def test_gate_killed_outright_leaves_a_worktree_the_next_run_removes(repo, capsy
         capsys.readouterr().err
 
 
+@TIMED
 @pytest.mark.census
 @pytest.mark.parametrize("how", ["SIGINT", "SIGTERM"])
 def test_gate_stopped_while_measuring_leaves_nothing_behind(repo, how):
