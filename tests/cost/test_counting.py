@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgri
 
 def test_same_cell_counts_agree(apps_dir, no_leaks):
     """Two fresh counts of one cell agree within the default cost tolerance, and name their processes."""
-    plan = CostPlan(registry()["waitress-t4"], APPS["raw-wsgi"], WORKLOADS["json"], requests=50, warmup=20,
+    plan = CostPlan(registry()["waitress-t4"], APPS["raw-wsgi"], WORKLOADS["json"], requests=200, warmup=20,
                     apps_dir=apps_dir)
     first, second = measure_cost(plan), measure_cost(plan)
     assert first.instructions > 50 * 10_000, f"implausibly few instructions: {first.instructions:,}"
@@ -25,8 +25,9 @@ def test_same_cell_counts_agree(apps_dir, no_leaks):
     base = CostBaseline(first.key, first.per_request, first.packages, first.functions, (), first.timestamp)
     verdict = judge_cost(second, base, tolerance=0.02)
     assert verdict.status == PASS, verdict.report()
-    # Below the 1% floor under which the gate never flags (COST_MIN_EFFECT): 50 requests leave the window's
-    # time-driven housekeeping a share of up to about 0.5% (0.52% seen beside other tests under xdist).
+    # Below the 1% floor under which the gate never flags (COST_MIN_EFFECT).  Pairs agree within 0.06% at 50 and 200
+    # requests, but a one-off event in one window (about 160,000 instructions: housekeeping, a collection) read
+    # -1.008% at 50 requests beside other tests under xdist (2026-11-26 CI rehearsal); at 200 it is a quarter.
     assert abs(verdict.ratio - 1) < COST_MIN_EFFECT, f"two counts differ by {verdict.ratio - 1:+.3%}"
 
 
