@@ -556,3 +556,40 @@ def test_neighbours_take_a_generator_without_wall_time_or_a_short_run_as_it_is()
     assert checks.neighbours(short) is None  # 5.4 - 4.0 - 0.4 = 1.0 s of others: 20%
     longer = replace(r, host_wall_s=8.6, generator=replace(r.generator, cpu_s=2.0, wall_s=5.0), host_cpu_s=8.15)
     assert "other processes used 25% of a core" in checks.neighbours(longer).message  # 8.15 - 4 - 2 = 2.15 s / 8.6
+
+
+def _edges(ratio: float, carried_in: float | None, carried_out: float | None, first: float = 0.0) -> Result:
+    """A steady oha window (5 s, 64 connections: 320 connection-seconds) at ``ratio`` with its edges."""
+    r = _first_waits(ratio, first)
+    return replace(r, load=replace(r.load, carried_in_s=carried_in, carried_out_s=carried_out))
+
+
+def test_the_edges_survive_the_record_and_are_absent_where_unknown():
+    """carried_in_s and carried_out_s are written to the millisecond and read back; a record without them reads None."""
+    r = _edges(1.0, 4.12345, 36.5)
+    assert (r.to_record()["carried_in_s"], r.to_record()["carried_out_s"]) == (4.123, 36.5)
+    back = Result.from_record(r.to_record()).load
+    assert (back.carried_in_s, back.carried_out_s) == (4.123, 36.5)
+    assert "carried_in_s" not in record().to_record() and "carried_out_s" not in record().to_record()
+    plain = Result.from_record(record().to_record()).load
+    assert plain.carried_in_s is None and plain.carried_out_s is None
+
+
+def test_a_window_whose_edges_did_not_cancel_says_so_either_way_and_hides_its_latencies():
+    """1.09 with 35 s carried out and 8 s in (+0.08): the edges, not wrk's synthetic samples; 0.91 with 8 s out and
+    40 s in (-0.10): the edges, not idle connections."""
+    over = checks.littles_law(_edges(1.09, 8.0, 35.0))
+    assert over is not None and "edges did not cancel" in over.message and "+0.08" in over.message
+    assert "11% of it out" in over.message and "2% in" in over.message and "a 5 s window" in over.message
+    assert "synthetic" not in over.message and checks.latency_known_wrong(_edges(1.09, 8.0, 35.0))
+    under = checks.littles_law(_edges(0.91, 40.0, 8.0))
+    assert under is not None and "edges did not cancel" in under.message and "-0.10" in under.message
+    assert "12% in" in under.message and "idle" not in under.message
+
+
+def test_edges_within_the_tolerance_or_unknown_are_not_the_story():
+    """Edges that moved the ratio by 0.03 exactly, or unknown, leave the ratio to the other stories."""
+    for load in ((0.0, 9.6), (9.6, 0.0), (None, 35.0), (8.0, None)):
+        flag = checks.littles_law(_edges(0.91, *load))
+        assert flag is not None and "edges did not cancel" not in flag.message, load
+        assert "left its connections idle" in flag.message

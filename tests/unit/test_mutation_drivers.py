@@ -131,14 +131,15 @@ def test_oha_failed_run_is_an_error_with_the_end_of_its_output(monkeypatch):
 
 
 def test_oha_closed_run_reports_the_window_from_its_rows(monkeypatch):
-    """The closed model runs lead-in + window once (its timeout covering both), and reports only the window."""
+    """The closed model runs lead-in + window + trail once (its timeout covering all three), and reports only the
+    window: the request sent at 4.5 s is the trail's."""
     calls = _fake(monkeypatch, oha_module, OHA_JSON)
     rows = [(0.5, 0.6, 200, 10), (2.5, 2.6, 200, 10), (3.0, 3.2, 500, 10), (4.5, 4.6, 200, 10)]
     monkeypatch.setattr(oha_module, "read_rows", lambda db: rows)
     monkeypatch.setattr(Path, "exists", lambda self: True)
     report, _ = _oha().run("http://127.0.0.1:1/x", LoadShape(8, 2))
     (call,) = calls
-    assert call["argv"][:3] == ["oha", "-z", "4s"] and call["timeout"] == 2 + 2 + 2 * 4 + 30
+    assert call["argv"][:3] == ["oha", "-z", "5s"] and call["timeout"] == 2 + 2 + 1 + 2 * 4 + 30
     assert report.window == "steady" and report.requests == 2 and report.errors["status"] == 1
     assert report.duration_s == 2.0
 

@@ -86,13 +86,43 @@ def test_an_empty_closed_window_reports_no_request():
     assert dict(report.latency_ms) == {k: 0.0 for k in ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")}
 
 
-def test_closed_argv_runs_lead_in_and_window_in_one_run_and_waits_for_in_flight_answers():
-    """No rate (-q) in the closed model; -z covers lead-in plus window, -w and --db-url keep every answer."""
+def test_closed_argv_runs_lead_in_window_and_trail_in_one_run_and_waits_for_in_flight_answers():
+    """No rate (-q) in the closed model; -z covers lead-in, window and trail, -w and --db-url keep every answer."""
     driver = OhaDriver(lead_s=2)
     driver.__dict__["binary"] = "oha"  # no oha needed to build its command
     argv = driver.closed_argv("http://127.0.0.1:1/sleep", 64, 5, Path("/tmp/x.db"))
-    assert "-q" not in argv and argv[argv.index("-z") + 1] == "7s" and "-w" in argv
+    assert "-q" not in argv and argv[argv.index("-z") + 1] == "8s" and "-w" in argv
     assert argv[argv.index("--db-url") + 1] == "/tmp/x.db" and argv[argv.index("-c") + 1] == "64"
+    sized = OhaDriver(lead_s=16, trail_s=7)
+    sized.__dict__["binary"] = "oha"
+    assert sized.closed_argv("http://127.0.0.1:1/sleep", 64, 32, Path("/tmp/x.db"))[2] == "55s"
+
+
+def test_requests_sent_in_the_trail_are_not_counted_and_a_request_answered_in_it_keeps_its_whole_latency():
+    """Window [2, 7), trail to 9 s: one connection's request sent at 6.5 s is answered at 8.5 s under the trail's
+    load (2 s); requests sent from 7 s on are left out, and the window's errors are those sent in it: a timeout sent at
+    7 s (in the trail) is not the window's."""
+    from serverbench.drivers.oha import window_report
+    rows = _chain([float(k) for k in range(9)], 1.0)  # sent at 0..8 s, 1 s each
+    rows += _chain([0.5, 1.5, 2.5, 3.5, 4.5, 5.5], 1.0) + [(6.5, 8.5, 200, 10)]  # then given up: sent at 8.5 s
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=2, timeout_s=5.0, trail_s=2.0)
+    assert report.requests == 10 and report.latency_ms["max"] == pytest.approx(2000.0)
+    assert report.requests / 5.0 * report.latency_ms["mean"] / 1000 / 2 == pytest.approx(1.1)
+    assert report.run_requests == len(rows) == 16
+    late = _chain([float(k) for k in range(7)], 1.0)  # sends at 7 s, given up at 12 s (the trail's)
+    late += _chain([float(k) for k in range(9)], 1.0)
+    failed = window_report(late, 2.0, 5.0, _errors(timeout=1), connections=2, timeout_s=5.0, trail_s=2.0)
+    assert failed.errors["timeout"] == 0 and "0 of 1" in failed.error_attribution
+    untrailed = window_report(late, 2.0, 5.0, _errors(timeout=1), connections=2, timeout_s=5.0)
+    assert untrailed.errors["timeout"] == 1  # read as a run ending at 7 s: no send found, the share of its time
+
+
+def test_a_trail_keeps_connect_errors_to_the_windows_share_of_the_whole_run():
+    """Connect errors with no time: 16 over a run of 2 + 5 + 1 s are 10 in the window (5 of 8 s)."""
+    from serverbench.drivers.oha import window_report
+    rows = _chain([float(k) for k in range(8)], 1.0)
+    report = window_report(rows, 2.0, 5.0, _errors(connect=16), connections=1, timeout_s=5.0, trail_s=1.0)
+    assert report.errors["connect"] == 10 and "5 of 8 s" in report.error_attribution
 
 
 def test_the_closed_driver_is_wrk_unless_oha_is_asked_for_and_can_run_the_shape():
@@ -531,3 +561,20 @@ def test_a_rank_just_above_a_whole_number_goes_up():
     rows = [(2.0, 2.010, 200, 1)] * 1997 + [(2.0, 2.020, 200, 1)] * 2
     report = window_report(rows, 2.0, 5.0, _errors(), connections=1999, timeout_s=5.0)
     assert round(report.latency_ms["p999"], 6) == 20.0
+
+
+def test_the_windows_edges_are_the_wait_carried_in_past_the_first_requests_and_the_wait_carried_out():
+    """Window [2, 7): connection A's first request (sent at 0, answered at 3) is a first wait, not carried in; its
+    second (sent at 3, answered at 8) carries 1 s out; B's second request (sent at 1.5, answered at 2.5) carries
+    0.5 s in; C's (sent at 1, answered after the window) carries the whole 5 s in; a request sent in the trail carries
+    nothing."""
+    from serverbench.drivers.oha import window_report
+    rows = [(0.0, 3.0, 200, 10), (3.0, 8.0, 200, 10),  # A
+            (0.0, 1.5, 200, 10), (1.5, 2.5, 200, 10), (2.5, 6.9, 200, 10), (6.9, 7.5, 200, 10),  # B
+            (0.0, 1.0, 200, 10), (1.0, 7.2, 200, 10), (7.2, 7.8, 200, 10)]  # C
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=3, timeout_s=10.0, trail_s=1.0)
+    assert report.first_wait_s == pytest.approx(1.0)
+    assert report.carried_in_s == pytest.approx(0.5 + 5.0)
+    assert report.carried_out_s == pytest.approx(1.0 + 0.5)
+    assert report.held_through == 1 and report.requests == 3
+

@@ -14,10 +14,11 @@ VARIANTS = registry()
 
 
 def test_the_bounds_and_margin_are_pinned():
-    """Default 5 s (the drivers' own), twice the designed queue, at most 90 s: the longest load catalog.windows sizes
-    (a 30 s lead-in and a 60 s window), so a connection left unanswered through the run is held, not given up."""
-    assert (timeouts.DEFAULT_TIMEOUT_S, timeouts.QUEUE_MARGIN, timeouts.MAX_TIMEOUT_S) == (5, 2.0, 90)
-    assert timeouts.MAX_TIMEOUT_S == windows.MAX_LEAD_S + windows.MAX_WINDOW_S
+    """Default 5 s (the drivers' own), twice the designed queue, at most 100 s: the longest load catalog.windows sizes
+    (a 30 s lead-in, a 60 s window, a 10 s trail), so a connection left unanswered through the run is held, not given
+    up."""
+    assert (timeouts.DEFAULT_TIMEOUT_S, timeouts.QUEUE_MARGIN, timeouts.MAX_TIMEOUT_S) == (5, 2.0, 100)
+    assert timeouts.MAX_TIMEOUT_S == windows.MAX_LEAD_S + windows.MAX_WINDOW_S + windows.MAX_TRAIL_S
     assert OhaDriver().timeout_s == WrkDriver().timeout_s == timeouts.DEFAULT_TIMEOUT_S
 
 
@@ -33,7 +34,8 @@ def test_the_designed_queue_is_littles_law_at_the_designed_capacity():
 
 
 def test_the_timeout_is_the_runs_load_plus_twice_the_queue_within_its_bounds():
-    """No designed queue: 5 s.  Else lead-in + window + 2 x the queue, rounded up, within 5..90 s."""
+    """No designed queue: 5 s.  Else the run's load (lead-in, window, trail) + 2 x the queue, rounded up, within
+    5..100 s."""
     run = 2 + 5  # oha's lead-in and the default window
     assert closed_timeout_s(1, 0.1, 64, run) == 20  # meinheld, bjoern, wsgiref on /upstream: 6.4 s queue
     assert closed_timeout_s(2, 0.1, 64, run) == 14  # gunicorn-sync-w2, gunicorn-meinheld-w2: 3.2 s
@@ -43,10 +45,10 @@ def test_the_timeout_is_the_runs_load_plus_twice_the_queue_within_its_bounds():
     assert closed_timeout_s(None, 0.1, 400, run) == 5  # nothing bounds the server
     assert closed_timeout_s(1, 0.0, 64, run) == 5  # nothing waits by design
     assert closed_timeout_s(63, 0.1, 64, 0) == 5  # a tiny queue on a run of no length: never below 5 s
-    assert closed_timeout_s(2, 0.1, 830, run) == 90  # exactly 90 s: 7 + 2 x 41.5
-    assert closed_timeout_s(2, 0.1, 831, run) == 90  # above: capped
-    assert closed_timeout_s(2, 0.1, 821, run) == 90  # 89.1 s rounds up to the cap
-    assert closed_timeout_s(2, 0.1, 820, run) == 89  # 89.0 s exactly
+    assert closed_timeout_s(2, 0.1, 930, run) == 100  # exactly 100 s: 7 + 2 x 46.5
+    assert closed_timeout_s(2, 0.1, 931, run) == 100  # above: capped
+    assert closed_timeout_s(2, 0.1, 921, run) == 100  # 99.1 s rounds up to the cap
+    assert closed_timeout_s(2, 0.1, 920, run) == 99  # 99.0 s exactly
     assert closed_timeout_s(2, 0.1, 400, run) == 47  # gunicorn-sync-w2 on /sleep at c400: a 20 s queue
     assert closed_timeout_s(1, 0.1, 64, 0 + 5) == 18  # wrk: no lead-in
 
@@ -82,16 +84,19 @@ def _session(tmp_path, closed="wrk"):
 
 
 def test_the_session_gives_each_closed_cell_its_sized_driver(tmp_path, monkeypatch):
-    """A closed cell's driver carries its cell's timeout from its own lead-in (oha's sized to the queue, at least
-    2 s; wrk none) and the shape's duration; a rate, an unnamed variant or a cell with no designed queue keeps 5 s."""
+    """A closed cell's driver carries its cell's timeout from its own lead-in and trail (oha's sized to the queue, at
+    least 2 s and 1 s; wrk none) and the shape's duration; a rate, an unnamed variant or a cell with no designed queue
+    keeps 5 s."""
     monkeypatch.setattr(OhaDriver, "check", lambda self: None)
     session = _session(tmp_path, "oha")
     closed = LoadShape(64, 5)
-    assert session.driver_for(closed, "upstream", "meinheld").timeout_s == 34  # 16 s lead-in + 5 + 2 x 6.4
+    assert session.driver_for(closed, "upstream", "meinheld").timeout_s == 41  # 16 s lead-in + 5 + 7 s trail + 2 x 6.4
     assert session.driver_for(closed, "upstream", "meinheld").lead_s == 16
+    assert session.driver_for(closed, "upstream", "meinheld").trail_s == 7
     assert session.driver_for(closed, "upstream", "meinheld").name == "oha"
-    assert session.driver_for(LoadShape(64, 10), "upstream", "meinheld").timeout_s == 39
+    assert session.driver_for(LoadShape(64, 10), "upstream", "meinheld").timeout_s == 46
     assert session.driver_for(closed, "json", "meinheld").lead_s == 2
+    assert session.driver_for(closed, "json", "meinheld").trail_s == 1
     assert session.driver_for(closed, "json", "meinheld").timeout_s == 5
     assert session.driver_for(closed, "upstream", "aiohttp").timeout_s == 5
     assert session.driver_for(closed, "upstream").timeout_s == 5  # the plugin's check of every driver

@@ -1,10 +1,13 @@
 """A closed-model window and lead-in sized to the cell's designed queue (catalog.windows), and the session that runs
 them: the rule at its boundaries."""
+import pytest
+
 from serverbench import config as cfg
 from serverbench.catalog import windows
 from serverbench.catalog.shapes import LoadShape
 from serverbench.catalog.variants import registry
-from serverbench.catalog.windows import cell_lead_s, cell_window_s, closed_lead_s, closed_window_s
+from serverbench.catalog.windows import (cell_lead_s, cell_trail_s, cell_window_s, closed_lead_s, closed_trail_s,
+                                        closed_window_s)
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.drivers.oha import OhaDriver
 from serverbench.pytest_plugin.session import PerfSession
@@ -12,9 +15,12 @@ from serverbench.pytest_plugin.session import PerfSession
 VARIANTS = registry()
 
 
-def test_the_window_and_lead_in_factors_and_bounds_are_pinned():
-    """Five queues of window (each edge a tenth of it), at most 60 s; two and a half queues of lead-in, at most 30 s."""
+def test_the_window_lead_in_and_trail_factors_and_bounds_are_pinned():
+    """Five queues of window (each edge a tenth of it), at most 60 s; two and a half queues of lead-in, at most 30 s;
+    one queue of trail, at most 10 s, and oha's own 1 s trail (2 s lead-in) on every closed cell."""
     assert (windows.WINDOW_QUEUES, windows.MAX_WINDOW_S, windows.LEAD_QUEUES, windows.MAX_LEAD_S) == (5, 60, 2.5, 30)
+    assert (windows.TRAIL_QUEUES, windows.MAX_TRAIL_S) == (1, 10)
+    assert (OhaDriver().lead_s, OhaDriver().trail_s) == (2, 1)
 
 
 def test_the_window_is_five_queues_never_shorter_than_asked_never_longer_than_a_minute():
@@ -52,6 +58,21 @@ def test_the_lead_in_is_two_and_a_half_queues_never_shorter_than_the_drivers_at_
     assert closed_lead_s(4, 0.13, 64, 2) == 6  # 2.5 x 2.08 s = 5.2 s: up to whole seconds, not to the nearest
 
 
+def test_the_trail_is_one_queue_never_shorter_than_the_drivers_at_most_ten_seconds():
+    """No queue: the driver's trail.  Else the queue rounded up, at least the driver's, at most 10 s."""
+    assert closed_trail_s(1, 0.1, 64, 1) == 7  # meinheld on /upstream: 6.4 s queue
+    assert closed_trail_s(2, 0.1, 64, 1) == 4  # 3.2 s
+    assert closed_trail_s(10, 0.1, 64, 1) == 1  # 0.64 s: the driver's 1 s
+    assert closed_trail_s(10, 0.1, 64, 0) == 1  # 0.64 s rounds up to a whole second
+    assert closed_trail_s(None, 0.1, 64, 1) == 1
+    assert closed_trail_s(1, 0.0, 64, 1) == 1
+    assert closed_trail_s(1, 0.1, 100, 1) == 10  # exactly 10 s
+    assert closed_trail_s(1, 0.1, 101, 1) == 10  # above: capped
+    assert closed_trail_s(1, 0.1, 91, 1) == 10  # 9.1 s rounds up to the cap
+    assert closed_trail_s(1, 0.1, 90, 1) == 9  # 9.0 s exactly
+    assert closed_trail_s(1, 0.1, 400, 12) == 12  # a longer trail of the driver's own: kept
+
+
 def test_a_cell_is_sized_from_its_variant_and_workload():
     """/upstream and /sleep queue by design on a pool; json does not; a mix, an unknown server or a driver with no
     lead-in keep what they have."""
@@ -68,6 +89,12 @@ def test_a_cell_is_sized_from_its_variant_and_workload():
     assert cell_lead_s(VARIANTS["bjoern"], upstream, 64, 1) == 16  # a driver's 1 s lead-in is sized
     assert cell_lead_s(VARIANTS["bjoern"], WORKLOADS["site"], 64, 2) == 2
     assert cell_lead_s(None, upstream, 64, 2) == 2
+    assert cell_trail_s(VARIANTS["bjoern"], upstream, 64, 1) == 7
+    assert cell_trail_s(VARIANTS["gunicorn-sync-w2"], sleep, 64, 1) == 4
+    assert cell_trail_s(VARIANTS["bjoern"], upstream, 64, 0) == 0  # wrk: no trail to size
+    assert cell_trail_s(VARIANTS["bjoern"], WORKLOADS["site"], 64, 1) == 1
+    assert cell_trail_s(VARIANTS["bjoern"], WORKLOADS["json"], 64, 1) == 1
+    assert cell_trail_s(None, upstream, 64, 1) == 1
 
 
 def test_the_session_runs_a_closed_cell_for_its_sized_window_and_leaves_other_shapes_alone(tmp_path, monkeypatch):
@@ -85,5 +112,46 @@ def test_the_session_runs_a_closed_cell_for_its_sized_window_and_leaves_other_sh
                                      (LoadShape(64, 5, workers=0), "upstream", "bjoern")):
         assert session.cell_shape(shape, workload, variant) is shape, (shape, workload, variant)
     sized = session.driver_for(session.cell_shape(closed, "upstream", "bjoern"), "upstream", "bjoern")
-    assert (sized.lead_s, sized.timeout_s) == (16, 61)  # 16 + 32 + 2 x 6.4 = 60.8
+    assert (sized.lead_s, sized.trail_s, sized.timeout_s) == (16, 7, 68)  # 16 + 32 + 7 + 2 x 6.4 = 67.8
     assert session.driver_for(closed, "json", "bjoern") is session.driver_for(closed, "json", "aiohttp")
+
+
+def _edges(carried_in: float | None, carried_out: float | None, first: float | None = 0.0, window: float = 5.0):
+    """A steady window of ``window`` s whose connections carried so many connection-seconds in and out of it."""
+    from serverbench.records.schema import LoadReport
+    return LoadReport("oha", 1000, window, 0, {}, {}, window="steady", first_wait_s=first, carried_in_s=carried_in,
+                      carried_out_s=carried_out)
+
+
+def test_the_edge_tolerance_and_the_longer_window_are_pinned():
+    """Edges that move the ratio by more than 0.03 get one more window, four times as long."""
+    assert (windows.EDGE_TOLERANCE, windows.LONGER_WINDOWS) == (0.03, 4)
+
+
+def test_the_edge_share_is_the_wait_carried_out_less_the_wait_carried_in_and_the_first_waits():
+    """64 connections x 5 s = 320 connection-seconds: 36 s out, 4 s in and 16 s of first waits move the ratio by
+    +0.05; unknown edges are None, a window of no time or no connection 0."""
+    assert windows.edge_share(_edges(4.0, 36.0, 16.0), 64) == pytest.approx(0.05)
+    assert windows.edge_share(_edges(36.0, 4.0), 64) == pytest.approx(-0.1)
+    assert windows.edge_share(_edges(4.0, 36.0, None), 64) == pytest.approx(0.1)  # no first waits known: none
+    assert windows.edge_share(_edges(None, 4.0), 64) is None
+    assert windows.edge_share(_edges(4.0, None), 64) is None
+    assert windows.edge_share(_edges(4.0, 36.0), 0) == 0.0
+    assert windows.edge_share(_edges(4.0, 36.0, window=0.0), 64) == 0.0
+
+
+def test_a_window_whose_edges_miss_by_more_than_the_tolerance_is_measured_four_times_as_long_up_to_a_minute():
+    """At 0.03 exactly (9.6 s of 320) the edges cancel well enough; above it, either way, 4 x 5 = 20 s; a 16 s window
+    gets 60 s, not 64; a 60 s window or unknown edges get none."""
+    assert windows.longer_window_s(_edges(0.0, 9.6), 64) is None
+    assert windows.longer_window_s(_edges(9.6, 0.0), 64) is None
+    assert windows.longer_window_s(_edges(0.0, 9.7), 64) == 20
+    assert windows.longer_window_s(_edges(9.7, 0.0), 64) == 20
+    assert windows.longer_window_s(_edges(0.0, 0.0, 9.7), 64) == 20  # first waits are carried in too
+    assert windows.longer_window_s(_edges(0.0, 40.0, window=16.0), 64) == 60
+    assert windows.longer_window_s(_edges(0.0, 40.0, window=15.0), 64) == 60  # exactly a minute
+    assert windows.longer_window_s(_edges(0.0, 40.0, window=14.5), 64) == 58
+    assert windows.longer_window_s(_edges(0.0, 40.0, window=2.1), 64) == 9  # 8.4 s, up to whole seconds
+    assert windows.longer_window_s(_edges(0.0, 400.0, window=60.0), 64) is None
+    assert windows.longer_window_s(_edges(0.0, 400.0, window=59.0), 64) == 60
+    assert windows.longer_window_s(_edges(None, 40.0), 64) is None

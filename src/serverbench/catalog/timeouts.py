@@ -9,7 +9,7 @@ everywhere: a C event loop takes whichever socket epoll reports, so a connection
 served, until the load stops and the queue drains (measured on `meinheld`: 5 requests timed out at 13 s, twice Q,
 all from the run's first seconds).  On a server serving at its designed capacity no request waits longer than the
 run's load plus the drain of one queue, so a cell with a designed queue gets that bound, the queue taken twice for
-the server's own CPU and an uneven drain: lead-in + duration + QUEUE_MARGIN x Q, never below DEFAULT_TIMEOUT_S and
+the server's own CPU and an uneven drain: lead-in + duration + trail + QUEUE_MARGIN x Q, never below DEFAULT_TIMEOUT_S and
 never above MAX_TIMEOUT_S.  The record keeps the timeout used (``generator.timeout_s``).
 """
 from __future__ import annotations
@@ -27,9 +27,9 @@ QUEUE_MARGIN = 2.0
 # The upper bound: a run waits up to its timeout for the answers in flight after its window, so this bounds a
 # cell's time; a cell whose bound is longer (a designed queue over ~11 s, or a long --perf-duration) is one to
 # measure with fewer connections or a larger pool, and a request starved past it fails the cell as a timeout.
-# It covers the longest load catalog.windows sizes (a 30 s lead-in and a 60 s window): a connection a server
-# leaves unanswered through the whole run is then held through the window, not given up inside it.
-MAX_TIMEOUT_S = 90
+# It covers the longest load catalog.windows sizes (a 30 s lead-in, a 60 s window and a 10 s trail): a connection a
+# server leaves unanswered through the whole run is then held through the window, not given up inside it.
+MAX_TIMEOUT_S = 100
 
 
 def designed_queue_s(concurrency: int | None, wait_s: float, connections: int) -> float:

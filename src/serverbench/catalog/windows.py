@@ -21,11 +21,22 @@ and until then the requests carried into the window are that first wave's.  Meas
 connections (Q = 6.4 s, one 34 s run's rows cut into windows): a 2 s lead-in read 0.55 (5 s), 0.86 (32 s); 10 s
 0.89-0.93; 16 s 0.98-1.01.  So a cell with a designed queue loads the server LEAD_QUEUES queues before its window
 opens, at most MAX_LEAD_S.
+
+The trail (oha: load after the window, in the same run, its requests not counted) keeps the load on while the
+window's last requests are answered.  Without it the run stops sending as the window closes, the server answers
+what is left with nothing new beside it, and a server that serves its connections unevenly answers them sooner than
+it would have under load: the wait carried out of the window comes out short and the ratio low.  Measured with oha
+on `gunicorn-gevent-w2` /json at 64 connections (2026-11-26, four runs' rows, a 2 s lead-in and a 5 s window):
+carried in 0.02-0.085 of the window, carried out 0.002-0.005 with the load stopped, ratios 0.92-0.98; the same rows
+cut 1 s before the run's end (a 1 s trail under load) carried out 0.04-0.10 and read 0.96-1.02.  So every closed
+run keeps TRAIL_S (the driver's) after its window, and a cell with a designed queue TRAIL_QUEUES queues (the wait a
+request carried out still has is at most about one queue), at most MAX_TRAIL_S.
 """
 from __future__ import annotations
 
 import math
 
+from ..records.schema import LoadReport
 from .timeouts import designed_queue_s
 from .variants import Variant
 from .workloads import Workload
@@ -37,21 +48,36 @@ MAX_WINDOW_S = 60
 # A lead-in at least this many designed queues long (oha's closed model), at most MAX_LEAD_S.
 LEAD_QUEUES = 2.5
 MAX_LEAD_S = 30
+# A trail at least this many designed queues long (oha's closed model), at most MAX_TRAIL_S.
+TRAIL_QUEUES = 1
+MAX_TRAIL_S = 10
+
+
+def _at_least_queues(queues: float, cap: int, concurrency: int | None, wait_s: float, connections: int,
+                     asked_s: int) -> int:
+    """``asked_s``, or ``queues`` x the designed queue (whole seconds, rounded up) when that is longer, at most ``cap``
+    unless ``asked_s`` is longer still; ``asked_s`` when nothing queues by design."""
+    queue = designed_queue_s(concurrency, wait_s, connections)
+    return max(asked_s, min(cap, math.ceil(round(queues * queue, 6))))
 
 
 def closed_window_s(concurrency: int | None, wait_s: float, connections: int, duration_s: int) -> int:
     """The window (whole seconds) of a closed-model run asked for ``duration_s``: at least WINDOW_QUEUES x the designed
     queue (``concurrency`` requests of ``wait_s`` at once, ``connections`` waiting), at most MAX_WINDOW_S unless
     ``duration_s`` asks for more; ``duration_s`` when nothing queues by design."""
-    queue = designed_queue_s(concurrency, wait_s, connections)
-    return max(duration_s, min(MAX_WINDOW_S, math.ceil(round(WINDOW_QUEUES * queue, 6))))
+    return _at_least_queues(WINDOW_QUEUES, MAX_WINDOW_S, concurrency, wait_s, connections, duration_s)
 
 
 def closed_lead_s(concurrency: int | None, wait_s: float, connections: int, lead_s: int) -> int:
     """The lead-in (whole seconds) of a closed-model run whose driver leads in ``lead_s``: at least LEAD_QUEUES x the
     designed queue, at most MAX_LEAD_S unless ``lead_s`` is longer; ``lead_s`` when nothing queues by design."""
-    queue = designed_queue_s(concurrency, wait_s, connections)
-    return max(lead_s, min(MAX_LEAD_S, math.ceil(round(LEAD_QUEUES * queue, 6))))
+    return _at_least_queues(LEAD_QUEUES, MAX_LEAD_S, concurrency, wait_s, connections, lead_s)
+
+
+def closed_trail_s(concurrency: int | None, wait_s: float, connections: int, trail_s: int) -> int:
+    """The trail (whole seconds) of a closed-model run whose driver trails ``trail_s``: at least TRAIL_QUEUES x the
+    designed queue, at most MAX_TRAIL_S unless ``trail_s`` is longer; ``trail_s`` when nothing queues by design."""
+    return _at_least_queues(TRAIL_QUEUES, MAX_TRAIL_S, concurrency, wait_s, connections, trail_s)
 
 
 def cell_lead_s(variant: Variant | None, workload: Workload, connections: int, lead_s: int) -> int:
@@ -62,9 +88,51 @@ def cell_lead_s(variant: Variant | None, workload: Workload, connections: int, l
     return closed_lead_s(variant.blocking_concurrency, workload.spec.min_seconds, connections, lead_s)
 
 
+def cell_trail_s(variant: Variant | None, workload: Workload, connections: int, trail_s: int) -> int:
+    """The closed-model trail of ``variant`` serving ``workload`` at ``connections`` for a driver that trails
+    ``trail_s`` (0: a driver with none keeps none), as ``cell_lead_s`` sizes the lead-in."""
+    if variant is None or workload.mix or trail_s <= 0:
+        return trail_s
+    return closed_trail_s(variant.blocking_concurrency, workload.spec.min_seconds, connections, trail_s)
+
+
 def cell_window_s(variant: Variant | None, workload: Workload, connections: int, duration_s: int) -> int:
     """The closed-model window of ``variant`` (None: a server the catalog does not describe) serving ``workload`` at
     ``connections``, asked for ``duration_s``: a URL mix has no one designed wait, so it keeps ``duration_s``."""
     if variant is None or workload.mix:
         return duration_s
     return closed_window_s(variant.blocking_concurrency, workload.spec.min_seconds, connections, duration_s)
+
+
+
+# A steady window whose edges miss each other by more than this share of it (the wait carried out, less the wait
+# carried in and the first waits, over connections x the window) is measured again, once, LONGER_WINDOWS times as
+# long (at most MAX_WINDOW_S): each edge weighs 1 / the window's length.
+EDGE_TOLERANCE = 0.03
+LONGER_WINDOWS = 4
+
+
+def edge_share(load: LoadReport, connections: int) -> float | None:
+    """What a steady window's edges move rps x mean latency / connections by: the wait its connections carried out of
+    it, less the wait they carried in (``carried_in_s`` and the run's first requests' ``first_wait_s``), over their
+    time in it; None where the driver cannot tell, 0 for a window of no time or no connection."""
+    if load.carried_in_s is None or load.carried_out_s is None:
+        return None
+    if connections <= 0 or load.duration_s <= 0:
+        return 0.0
+    carried_in = load.carried_in_s + (load.first_wait_s or 0.0)
+    return (load.carried_out_s - carried_in) / (connections * load.duration_s)
+
+
+def longer_window_s(load: LoadReport, connections: int) -> int | None:
+    """The window (whole seconds) to measure again in when this one's edges did not cancel: LONGER_WINDOWS x its
+    length, at most MAX_WINDOW_S; None when they did (within EDGE_TOLERANCE), when the driver cannot tell, or when the
+    window already lasts MAX_WINDOW_S.
+
+    Measured with oha on `gunicorn-gevent-w2` /json at 64 connections (2026-11-26, a 1 s trail): each edge carried
+    0.02-0.11 of a 5 s window (a gevent worker serves its connections in bursts, 1 s waits beside 0.5 ms ones), and
+    their difference moved the ratio by up to 0.086 (1.09); a window four times as long weighs each a quarter."""
+    share = edge_share(load, connections)
+    if share is None or abs(share) <= EDGE_TOLERANCE or load.duration_s >= MAX_WINDOW_S:
+        return None
+    return min(MAX_WINDOW_S, math.ceil(LONGER_WINDOWS * load.duration_s))

@@ -9,6 +9,7 @@ user think time, not by a request rate.
 """
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import re
@@ -35,6 +36,10 @@ OHA_CAPABILITIES = Capabilities("oha", ("open", "closed"), requests_per_connecti
 # not counted; a queue refills within one service time of the load starting (each connection's second
 # request already waits behind the others'), so 2 s covers every endpoint here (/sleep: 100 ms).
 LEAD_S = 2
+# A closed-model run's trail: load runs this long after the window, in the same run, so the window's last requests are
+# answered under the load they were sent into; stopped at once, a server serving its connections unevenly answers
+# them sooner than it would have (catalog.windows, measured on gunicorn-gevent-w2 /json).  Its requests are not counted.
+TRAIL_S = 1
 INSTALL = "cargo install oha --locked  (./run does it; needs Rust, make and cmake)"
 
 
@@ -133,10 +138,11 @@ def failed_sent_by(rows: Sequence[tuple[float, float, int, int]], t: float, conn
 
 
 def window_errors(rows: Sequence[tuple[float, float, int, int]], start_s: float, duration_s: float,
-                  run_errors: Mapping[str, int], connections: int, timeout_s: float) -> tuple[dict[str, int], str]:
+                  run_errors: Mapping[str, int], connections: int, timeout_s: float,
+                  trail_s: float = 0.0) -> tuple[dict[str, int], str]:
     """The errors of the requests sent in [start_s, start_s + duration_s), and the rule that attributed them ("" when
     the run had none): oha counts a failed request with no time (its JSON's errorDistribution; its --db-url table
-    holds answers only), over the whole run, lead-in included.
+    holds answers only), over the whole run, lead-in and the ``trail_s`` after the window included.
 
     Timeouts: the run's count times the share of them sent in the window, read from the connections' time no
     answer covers (``failed_sent_by``: exact for requests that each fail at the timeout).  Connect, read and write
@@ -148,11 +154,11 @@ def window_errors(rows: Sequence[tuple[float, float, int, int]], start_s: float,
     failed = {k: n for k, n in run_errors.items() if k != "status" and n}
     if not failed:
         return errors, ""
-    run_s = start_s + duration_s
+    run_s = start_s + duration_s + trail_s
     time_share = duration_s / run_s if run_s > 0 else 1.0
-    end = run_s - 1e-6  # the last send is before the deadline
-    by_end = failed_sent_by(rows, end, connections, timeout_s)
-    sent = by_end - failed_sent_by(rows, start_s - 1e-6, connections, timeout_s)
+    by_end = failed_sent_by(rows, run_s - 1e-6, connections, timeout_s)  # the last send is before the deadline
+    by_close = by_end if trail_s <= 0 else failed_sent_by(rows, start_s + duration_s - 1e-6, connections, timeout_s)
+    sent = by_close - failed_sent_by(rows, start_s - 1e-6, connections, timeout_s)
     run_timeouts = run_errors.get("timeout", 0)
     # The reading holds where every connection not holding an answer holds a request that fails: then it finds the
     # run's own count, and no fewer failures sent by the window's end than by its start.  A connection still trying
@@ -181,12 +187,12 @@ def window_errors(rows: Sequence[tuple[float, float, int, int]], start_s: float,
 
 
 def window_report(rows: Sequence[tuple[float, float, int, int]], start_s: float, duration_s: float,
-                  errors: Mapping[str, int], connections: int, timeout_s: float) -> LoadReport:
+                  errors: Mapping[str, int], connections: int, timeout_s: float, trail_s: float = 0.0) -> LoadReport:
     """The steady-state window of a closed-model run from oha's per-request rows (start s, end s, status,
     bytes; times from the run's start): the requests *sent* in [start_s, start_s + duration_s), each with
-    its whole latency even when it ended after the window (oha -w waited for it).  In a steady state they
-    are the window's throughput, and their latencies sum to the connections' time in the window.  ``errors``:
-    the whole run's (oha's JSON), attributed to the window by ``window_errors``."""
+    its whole latency even when it ended after the window (answered in the ``trail_s`` of load after it, or oha -w
+    waited for it).  In a steady state they are the window's throughput, and their latencies sum to the connections'
+    time in the window.  ``errors``: the whole run's (oha's JSON), attributed to the window by ``window_errors``."""
     sent = [(end - start, status, size) for start, end, status, size in rows if start_s <= start < start_s + duration_s]
     ms = sorted(d * 1000.0 for d, _, _ in sent)
     if ms:
@@ -196,7 +202,7 @@ def window_report(rows: Sequence[tuple[float, float, int, int]], start_s: float,
                    "stdev": (sum((x - mean) ** 2 for x in ms) / len(ms)) ** 0.5}
     else:
         latency = {k: 0.0 for k in ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")}
-    window, rule = window_errors(rows, start_s, duration_s, errors, connections, timeout_s)
+    window, rule = window_errors(rows, start_s, duration_s, errors, connections, timeout_s, trail_s)
     window["status"] = sum(1 for _, st, _ in sent if st >= 400)
     # A connection holds one request at a time: one answered after the window on a request sent before it sent none
     # in it; nor did one whose request was never answered through it (at most as many as the run gave up).
@@ -204,12 +210,19 @@ def window_report(rows: Sequence[tuple[float, float, int, int]], start_s: float,
     held = sum(1 for start, end, _, _ in rows if start < start_s and end >= end_s)
     unanswered = min(errors.get("timeout", 0), connections - most_in_flight(rows, start_s, end_s))
     # The run's first requests, one per connection, sent as it began: the window's time still spent waiting on them.
-    first = sorted(rows)[:connections]
+    first = heapq.nsmallest(connections, rows)
     first_wait = sum(max(0.0, min(end, end_s) - start_s) for start, end, _, _ in first if start < start_s)
+    # The window's edges: its time on the requests in flight as it opened (but the run's first, counted above), and
+    # the time its own requests took after it closed.
+    firsts = set(first)
+    carried_in = sum(min(end, end_s) - start_s for start, end, status, size in rows
+                     if start < start_s < end and (start, end, status, size) not in firsts)
+    carried_out = sum(end - end_s for start, end, _, _ in rows if start_s <= start < end_s < end)
     return LoadReport(driver="oha", requests=len(sent), duration_s=duration_s, bytes=sum(b for _, _, b in sent),
                       latency_ms=latency, errors=window, window="steady", error_attribution=rule,
                       run_errors=dict(errors) if rule else None, held_through=held + unanswered,
-                      run_requests=len(rows), first_wait_s=first_wait + unanswered * duration_s)
+                      run_requests=len(rows), first_wait_s=first_wait + unanswered * duration_s,
+                      carried_in_s=carried_in, carried_out_s=carried_out)
 
 
 def read_rows(db: Path) -> list[tuple[float, float, int, int]]:
@@ -228,6 +241,7 @@ class OhaDriver:
     threads: int = 1
     capabilities: Capabilities = OHA_CAPABILITIES
     lead_s: int = LEAD_S  # closed model: load before the window, in the same run (trial.measure waits it out)
+    trail_s: int = TRAIL_S  # closed model: load after the window, in the same run, its requests not counted
 
     @cached_property
     def binary(self) -> str:
@@ -254,8 +268,9 @@ class OhaDriver:
 
     def closed_argv(self, url: str, connections: int, duration: int, db: Path) -> list[str]:
         """oha as a closed model (no -q: each connection sends its next request when the answer is in) for the
-        lead-in and the window in one run, every answer's times written to ``db``, in-flight requests waited for (-w)."""
-        return [self.binary, "-z", f"{self.lead_s + duration}s", "-c", str(connections), "-w", "--db-url", str(db),
+        lead-in, the window and the trail in one run, every answer's times written to ``db``, in-flight requests waited
+        for (-w)."""
+        return [self.binary, "-z", f"{self.lead_s + duration + self.trail_s}s", "-c", str(connections), "-w", "--db-url", str(db),
                 "--no-tui", "--output-format", "json", "-t", f"{self.timeout_s}s", url]
 
     def check(self) -> None:
@@ -284,14 +299,15 @@ class OhaDriver:
         return parse_report(run.stdout, shape.duration), run
 
     def _closed(self, url: str, shape: LoadShape, cpus: Sequence[int] | None, env: dict[str, str]):
-        """One run of lead-in + window; the window's report from the requests sent inside it."""
+        """One run of lead-in + window + trail; the window's report from the requests sent inside it."""
         with tempfile.TemporaryDirectory(prefix="serverbench-oha-") as tmp:
             db = Path(tmp) / "requests.db"
             run = run_generator(self.closed_argv(url, shape.connections, shape.duration, db),
-                                timeout=self.lead_s + shape.duration + 2 * self.timeout_s + 30, cpus=cpus, env=env)
+                                timeout=self.lead_s + shape.duration + self.trail_s + 2 * self.timeout_s + 30, cpus=cpus,
+                                env=env)
             if run.returncode != 0:
                 raise GeneratorError(f"oha exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}")
-            whole = parse_report(run.stdout, self.lead_s + shape.duration)
+            whole = parse_report(run.stdout, self.lead_s + shape.duration + self.trail_s)
             rows = read_rows(db) if db.exists() else []
         return window_report(rows, float(self.lead_s), float(shape.duration), whole.errors, shape.connections,
-                             float(self.timeout_s)), run
+                             float(self.timeout_s), float(self.trail_s)), run

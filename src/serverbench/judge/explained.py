@@ -49,12 +49,13 @@ def syn_drop_errors(r: Result) -> Explained | None:
     timeouts = r.load.errors["timeout"]
     run_timeouts = (r.load.run_errors or {}).get("timeout", 0)
     run_drops = _drops(r.kernel, "run_")
-    drops = run_drops if run_timeouts and run_drops else _drops(r.kernel)
+    over_run = bool(run_timeouts and run_drops)
+    drops = run_drops if over_run else _drops(r.kernel)
     if not drops or not timeouts:
         return None
     timeout_s = r.generator.timeout_s if r.generator.timeout_s is not None else DEFAULT_TIMEOUT_S
     tries = syn_tries(timeout_s)
-    if run_timeouts and run_drops:
+    if over_run:
         run_explained = min(run_timeouts, drops // tries)
         explained = min(timeouts, round(timeouts * run_explained / run_timeouts))
         counted = (f"over the run the window's were taken from: its {drops:,} listen drops at {tries} dropped SYNs "

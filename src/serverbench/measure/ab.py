@@ -81,7 +81,7 @@ class _Rig:
         self.driver = driver_for(LoadShape(plan.connections, plan.duration), threads=threads)
         if hasattr(self.driver, "timeout_s"):  # wrk and oha: the timeout sized to the cell, as in the perf suite
             timeout = cell_timeout_s(plan.cell.variant, plan.workload, plan.connections,
-                                     getattr(self.driver, "lead_s", 0) + plan.duration)
+                                     getattr(self.driver, "lead_s", 0) + plan.duration + getattr(self.driver, "trail_s", 0))
             self.driver = replace(self.driver, timeout_s=timeout)
         # Identity is read once here, not in every measured window.
         self.machine = machine_info(f"wrk-{self.driver.version}")

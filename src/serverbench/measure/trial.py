@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..backends.base import Service
 from ..catalog.shapes import LoadShape
+from ..catalog.windows import edge_share, longer_window_s
 from ..catalog.workloads import Workload
 from ..drivers.base import Driver
 from ..errors import ServerDiedError
@@ -181,11 +182,24 @@ def drain(server: RunningServer, workload: Workload, timeout: float = 60.0) -> N
         pass  # a server that cannot answer shows it in the measured window
 
 
-def run_trial(trial: Trial, warmup: Warmup) -> Result:
-    """Warm up, wait for what the warm-up left queued, then measure one window."""
+def run_trial(trial: Trial, warmup: Warmup, longer: Callable[[int], Trial] | None = None) -> Result:
+    """Warm up, wait for what the warm-up left queued, then measure one window.  With ``longer`` (the perf suite: this
+    trial in a window of so many seconds, its driver sized to it), a steady window whose edges did not cancel (the
+    wait its connections carried in and out, catalog.windows.longer_window_s) is measured once more in a longer one,
+    right after it; the record keeps the first as ``extra["short_window"]``."""
     rps = warm_up(trial, warmup)
     drain(trial.server, trial.workload)
-    return measure(trial, warmup, rps)
+    result = measure(trial, warmup, rps)
+    load = result.load
+    seconds = None if longer is None else longer_window_s(load, trial.shape.connections)
+    if seconds is None:
+        return result
+    again = measure(longer(seconds), warmup, rps)
+    short = {"duration_s": load.duration_s, "requests": load.requests, "rps": round(load.rps, 1),
+             "latency_mean_ms": round(load.latency_ms["mean"], 3), "carried_in_s": round(load.carried_in_s, 3),
+             "carried_out_s": round(load.carried_out_s, 3), "first_wait_s": round(load.first_wait_s or 0.0, 3),
+             "edge_share": round(edge_share(load, trial.shape.connections), 4)}
+    return replace(again, extra={**again.extra, "short_window": short})
 
 
 def check_alive(server: RunningServer) -> None:

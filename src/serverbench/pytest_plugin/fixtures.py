@@ -366,11 +366,17 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
                  during=injection.window if injection is not None else None)
     warmup = Warmup(config.warmup, perf_session.warmup_rounds, config.settle)
 
+    def longer(seconds: int) -> Trial:
+        """The trial in a window of ``seconds``, its driver (a closed model's timeout) sized to it."""
+        wider = dataclasses.replace(shape, duration=seconds)
+        return dataclasses.replace(plan, shape=wider, driver=perf_session.driver_for(wider, perf_workload,
+                                                                                      perf_server.name))
+
     def trial() -> Result:
         if injection is not None:
             _fault_trial(request, perf_session, plan, warmup, injection)
         try:
-            runs = [run_trial(plan, warmup) for _ in range(config.replicates)]
+            runs = [run_trial(plan, warmup, longer) for _ in range(config.replicates)]
         except ServerbenchError as exc:
             _fail(perf_session, request, exc)
         result = replicated(runs)

@@ -14,7 +14,7 @@ from ..catalog.contract import Endpoint
 from ..catalog.matrix import Cell
 from ..catalog.shapes import LoadShape
 from ..catalog.timeouts import cell_timeout_s
-from ..catalog.windows import cell_lead_s, cell_window_s
+from ..catalog.windows import cell_lead_s, cell_trail_s, cell_window_s
 from ..catalog.userapp import UserApp, user_app
 from ..catalog.variants import Variant
 from ..catalog.workloads import WORKLOADS, Workload
@@ -113,15 +113,15 @@ class PerfSession:
                 or not hasattr(driver, "timeout_s"):
             return driver
         sized = {}
-        if hasattr(driver, "lead_s"):  # oha: its lead-in sized to the cell's queue too (catalog.windows)
-            sized["lead_s"] = cell_lead_s(self.variants.get(variant), self.workload(workload), shape.connections,
-                                          driver.lead_s)
-        sized["timeout_s"] = cell_timeout_s(self.variants.get(variant), self.workload(workload), shape.connections,
-                                            sized.get("lead_s", 0) + shape.duration)
+        cell = (self.variants.get(variant), self.workload(workload), shape.connections)
+        if hasattr(driver, "lead_s"):  # oha: its lead-in and trail sized to the cell's queue too (catalog.windows)
+            sized["lead_s"] = cell_lead_s(*cell, driver.lead_s)
+            sized["trail_s"] = cell_trail_s(*cell, driver.trail_s)
+        sized["timeout_s"] = cell_timeout_s(*cell, sized.get("lead_s", 0) + shape.duration + sized.get("trail_s", 0))
         if all(getattr(driver, k) == v for k, v in sized.items()):
             return driver
         key = kind + tuple(sorted(sized.items()))
-        if key not in self._drivers:  # wrk and oha: frozen dataclasses with a timeout_s (oha: and a lead_s)
+        if key not in self._drivers:  # wrk and oha: frozen dataclasses with a timeout_s (oha: a lead_s, a trail_s)
             self._drivers[key] = replace(driver, **sized)
         return self._drivers[key]
 

@@ -68,6 +68,13 @@ class LoadReport:
     # connection, sent as it began) or on requests never answered through it: a server that takes its connections in
     # turn leaves some waiting from the run's start (drivers.oha.window_report); None where the driver cannot tell.
     first_wait_s: float | None = None
+    # A steady window (oha): the connection-seconds of the window spent on requests sent before it (carried in; the
+    # run's first requests are first_wait_s), and after it on requests sent in it (carried out).  rps x mean latency /
+    # connections is the share of the window the connections were busy, less the first waits and the wait carried
+    # in, plus the wait carried out: in a steady state the edges cancel (drivers.oha.window_report,
+    # catalog.windows.longer_window_s); None where the driver cannot tell.
+    carried_in_s: float | None = None
+    carried_out_s: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "latency_ms", _frozen(self.latency_ms))
@@ -354,6 +361,8 @@ class Result:
             **({} if load.think_ms == 0 else {"think_ms": load.think_ms}),
             **({} if load.held_through is None else {"held_through": load.held_through}),
             **({} if load.first_wait_s is None else {"first_wait_s": round(load.first_wait_s, 3)}),
+            **({} if load.carried_in_s is None else {"carried_in_s": round(load.carried_in_s, 3)}),
+            **({} if load.carried_out_s is None else {"carried_out_s": round(load.carried_out_s, 3)}),
             **({} if load.run_requests is None else {"run_requests": load.run_requests}),
             **({} if load.gap_ms is None else {"gap_ms": round(load.gap_ms, 3)}),
             "server": {"cpu_s": self.server_cpu_s, "rss_mb": self.server_rss_mb,
@@ -388,7 +397,9 @@ class Result:
                           None if rec.get("held_through") is None else int(rec["held_through"]),
                           None if rec.get("run_requests") is None else int(rec["run_requests"]),
                           None if rec.get("gap_ms") is None else float(rec["gap_ms"]),
-                          None if rec.get("first_wait_s") is None else float(rec["first_wait_s"]))
+                          None if rec.get("first_wait_s") is None else float(rec["first_wait_s"]),
+                          None if rec.get("carried_in_s") is None else float(rec["carried_in_s"]),
+                          None if rec.get("carried_out_s") is None else float(rec["carried_out_s"]))
         server = _mapping(rec, "server")
         return cls(nodeid=rec["nodeid"], test=rec["test"], variant=rec["variant"], workload=rec["workload"],
                    shape=shape_from_record(rec), warmup_s=int(rec.get("warmup_s") or 0), url=rec["url"], load=load,

@@ -1,0 +1,56 @@
+"""run_trial measures a steady window once more, longer, when its edges did not cancel (catalog.windows): the
+orchestration, with the measurement itself replaced by records (the measurement is the integration suite's)."""
+from dataclasses import replace
+
+import pytest
+
+from serverbench.measure import trial as trial_module
+from serverbench.measure.trial import Warmup, run_trial
+from tests.unit.test_checks import _edges
+
+
+def _patched(monkeypatch, results):
+    """run_trial with no server: warm-up and drain do nothing; each measure() returns the next of ``results`` and
+    remembers the trial it was given."""
+    given = []
+    monkeypatch.setattr(trial_module, "warm_up", lambda trial, warmup: (123.0,))
+    monkeypatch.setattr(trial_module, "drain", lambda server, workload: None)
+
+    def measure(trial, warmup=None, warmup_rps=()):
+        given.append(trial)
+        return results[len(given) - 1]
+    monkeypatch.setattr(trial_module, "measure", measure)
+    return given
+
+
+class _Trial:
+    """The parts of a Trial run_trial reads."""
+    server = workload = None
+
+    def __init__(self, connections: int):
+        from serverbench.catalog.shapes import LoadShape
+        self.shape = LoadShape(connections, 5)
+
+
+def test_a_window_whose_edges_missed_is_measured_again_four_times_as_long_and_the_first_is_kept(monkeypatch):
+    """Edges moving the ratio by +0.08 (35 s out, 8 s in of 320): a second window of 20 s from the ``longer`` trial;
+    the result is the second, with the first's numbers kept under extra["short_window"]."""
+    short, long = _edges(1.09, 8.0, 35.0), replace(_edges(1.0, 30.0, 31.0), extra={"replicates": 1})
+    given = _patched(monkeypatch, [short, long])
+    asked = []
+    first = _Trial(64)
+    result = run_trial(first, Warmup(2), lambda seconds: asked.append(seconds) or "the longer trial")
+    assert asked == [20] and given == [first, "the longer trial"]
+    assert result.load == long.load and result.extra["replicates"] == 1
+    kept = result.extra["short_window"]
+    assert kept == {"duration_s": 5.0, "requests": short.load.requests, "rps": round(short.load.rps, 1),
+                    "latency_mean_ms": round(short.load.latency_ms["mean"], 3), "carried_in_s": 8.0,
+                    "carried_out_s": 35.0, "first_wait_s": 0.0, "edge_share": pytest.approx(0.0844, abs=1e-4)}
+
+
+def test_edges_that_cancel_or_no_longer_trial_measure_once(monkeypatch):
+    """Edges within 0.03, unknown edges, or no ``longer`` (the A/B gate): one window, returned as measured."""
+    for result, longer in ((_edges(1.0, 9.6, 0.0), lambda s: "x"), (_edges(1.09, None, 35.0), lambda s: "x"),
+                           (_edges(1.09, 8.0, 35.0), None)):
+        given = _patched(monkeypatch, [result])
+        assert run_trial(_Trial(64), Warmup(2), longer) is result and len(given) == 1
