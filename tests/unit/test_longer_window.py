@@ -49,8 +49,11 @@ def test_a_window_whose_edges_missed_is_measured_again_four_times_as_long_and_th
 
 
 def test_edges_that_cancel_or_no_longer_trial_measure_once(monkeypatch):
-    """Edges within 0.03, unknown edges, or no ``longer`` (the A/B gate): one window, returned as measured."""
+    """Edges within 0.03, unknown edges, no ``longer`` (the A/B gate), or SYNs the kernel dropped over the run or in
+    the window (a record with no run counters): one window, returned as measured."""
+    missed = _edges(1.09, 8.0, 35.0)
     for result, longer in ((_edges(1.0, 9.6, 0.0), lambda s: "x"), (_edges(1.09, None, 35.0), lambda s: "x"),
-                           (_edges(1.09, 8.0, 35.0), None)):
+                           (missed, None), (replace(missed, kernel={"run_listen_drops": 3}), lambda s: "x"),
+                           (replace(missed, kernel={"listen_drops": 2}), lambda s: "x")):
         given = _patched(monkeypatch, [result])
         assert run_trial(_Trial(64), Warmup(2), longer) is result and len(given) == 1

@@ -116,11 +116,15 @@ def test_the_session_runs_a_closed_cell_for_its_sized_window_and_leaves_other_sh
     assert session.driver_for(closed, "json", "bjoern") is session.driver_for(closed, "json", "aiohttp")
 
 
-def _edges(carried_in: float | None, carried_out: float | None, first: float | None = 0.0, window: float = 5.0):
+NO_ERRORS = {"connect": 0, "read": 0, "write": 0, "timeout": 0, "status": 0}
+
+
+def _edges(carried_in: float | None, carried_out: float | None, first: float | None = 0.0, window: float = 5.0,
+           **load):
     """A steady window of ``window`` s whose connections carried so many connection-seconds in and out of it."""
     from serverbench.records.schema import LoadReport
-    return LoadReport("oha", 1000, window, 0, {}, {}, window="steady", first_wait_s=first, carried_in_s=carried_in,
-                      carried_out_s=carried_out)
+    return LoadReport("oha", 1000, window, 0, {}, load.pop("errors", NO_ERRORS), window="steady", first_wait_s=first,
+                      carried_in_s=carried_in, carried_out_s=carried_out, **load)
 
 
 def test_the_edge_tolerance_and_the_longer_window_are_pinned():
@@ -155,3 +159,19 @@ def test_a_window_whose_edges_miss_by_more_than_the_tolerance_is_measured_four_t
     assert windows.longer_window_s(_edges(0.0, 400.0, window=60.0), 64) is None
     assert windows.longer_window_s(_edges(0.0, 400.0, window=59.0), 64) == 60
     assert windows.longer_window_s(_edges(None, 40.0), 64) is None
+
+
+def test_a_window_with_failed_requests_held_connections_or_dropped_syns_is_not_measured_again():
+    """Those connections spent time in no answered request, which the checks name: a timeout or a connect error in the
+    window or in its run, one connection held through it, one SYN dropped; a status error is an answer and does not
+    count."""
+    missed = dict(carried_in=0.0, carried_out=40.0)
+    assert windows.longer_window_s(_edges(**missed), 64, listen_drops=0) == 20
+    assert windows.longer_window_s(_edges(**missed), 64, listen_drops=1) is None
+    assert windows.longer_window_s(_edges(**missed, held_through=1), 64) is None
+    assert windows.longer_window_s(_edges(**missed, held_through=0), 64) == 20
+    for kind in ("connect", "read", "write", "timeout"):
+        assert windows.longer_window_s(_edges(**missed, errors={**NO_ERRORS, kind: 1}), 64) is None, kind
+        run = {**NO_ERRORS, kind: 1}  # failed in the lead-in or trail: none of the window's
+        assert windows.longer_window_s(_edges(**missed, run_errors=run), 64) is None, kind
+    assert windows.longer_window_s(_edges(**missed, errors={**NO_ERRORS, "status": 5}), 64) == 20

@@ -191,7 +191,8 @@ def run_trial(trial: Trial, warmup: Warmup, longer: Callable[[int], Trial] | Non
     drain(trial.server, trial.workload)
     result = measure(trial, warmup, rps)
     load = result.load
-    seconds = None if longer is None else longer_window_s(load, trial.shape.connections)
+    drops = result.kernel.get("run_listen_drops", result.kernel.get("listen_drops", 0)) or 0
+    seconds = None if longer is None else longer_window_s(load, trial.shape.connections, drops)
     if seconds is None:
         return result
     again = measure(longer(seconds), warmup, rps)

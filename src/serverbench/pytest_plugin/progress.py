@@ -18,6 +18,8 @@ import pytest
 from rich.control import Control
 from rich.segment import ControlType
 
+from ..catalog.shapes import LoadShape
+from ..errors import ServerbenchError
 from ..report.progress import Status, phase_text, planned_seconds, render, time_left
 from .session import PerfSession
 
@@ -71,10 +73,26 @@ class ProgressLine:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         perf = [i for i in session.items if is_perf(i)]
         config = self._session.config
-        per_cell = planned_seconds(config.warmup, self._session.warmup_rounds, config.duration, config.replicates)
         self._items = {item.nodeid: n for n, item in enumerate(perf)}
         self._names = {item.nodeid: describe(item) for item in perf}
-        self._planned = [per_cell] * len(perf)
+        self._planned = [planned_seconds(config.warmup, self._session.warmup_rounds, *self._load(item),
+                                         config.replicates) for item in perf]
+
+    def _load(self, item: pytest.Item) -> tuple[int, int]:
+        """A cell's window and the load its driver runs around it (oha's lead-in and trail), sized to the cell as
+        the perf fixture sizes them (catalog.windows); the configured duration where the item names no cell."""
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        shape, workload, variant = params.get("perf_shape"), params.get("perf_workload"), params.get("perf_variant")
+        if not isinstance(shape, LoadShape) or not isinstance(workload, str) or not isinstance(variant, str):
+            return self._session.config.duration, 0
+        try:
+            sized = self._session.cell_shape(shape, workload, variant)
+            driver = self._session.driver_for(sized, workload, variant)
+        except (ServerbenchError, KeyError):
+            return shape.duration, 0
+        around = 0 if sized.rate is not None or sized.workers is not None else \
+            getattr(driver, "lead_s", 0) + getattr(driver, "trail_s", 0)
+        return sized.duration, around
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtest_logstart(self, nodeid: str, location):

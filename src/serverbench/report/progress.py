@@ -49,9 +49,11 @@ def time_left(planned: Sequence[float], finished: int, spent_finished: float, sp
     return current + ratio * sum(planned[finished + 1:])
 
 
-def planned_seconds(warmup_s: int, warmup_rounds: int, duration_s: int, replicates: int, start_s: float = 2.0) -> float:
-    """What one cell should take: its warm-up rounds and measured window per replicate, plus a server start."""
-    return replicates * (warmup_s * warmup_rounds + duration_s) + start_s
+def planned_seconds(warmup_s: int, warmup_rounds: int, duration_s: int, around_s: int, replicates: int,
+                    start_s: float = 2.0) -> float:
+    """What one cell should take: its warm-up rounds, measured window and the load its driver runs around the window
+    in the same run (oha's lead-in and trail) per replicate, plus a server start."""
+    return replicates * (warmup_s * warmup_rounds + duration_s + around_s) + start_s
 
 
 def render(status: Status, width: int, colour: bool = True) -> str:
