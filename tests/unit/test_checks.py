@@ -566,7 +566,7 @@ def _edges(ratio: float, carried_in: float | None, carried_out: float | None, fi
 
 def test_the_edges_survive_the_record_and_are_absent_where_unknown():
     """carried_in_s and carried_out_s are written to the millisecond and read back; a record without them reads None."""
-    r = _edges(1.0, 4.12345, 36.5)
+    r = _edges(1.0, 4.12345, 36.50049)
     assert (r.to_record()["carried_in_s"], r.to_record()["carried_out_s"]) == (4.123, 36.5)
     back = Result.from_record(r.to_record()).load
     assert (back.carried_in_s, back.carried_out_s) == (4.123, 36.5)
@@ -585,6 +585,8 @@ def test_a_window_whose_edges_did_not_cancel_says_so_either_way_and_hides_its_la
     under = checks.littles_law(_edges(0.91, 40.0, 8.0))
     assert under is not None and "edges did not cancel" in under.message and "-0.10" in under.message
     assert "12% in" in under.message and "idle" not in under.message
+    first = checks.littles_law(_edges(1.09, 8.0, 51.0, first=24.0))  # the first waits are carried in too
+    assert first is not None and "10% in" in first.message and "+0.06" in first.message
 
 
 def test_edges_within_the_tolerance_or_unknown_are_not_the_story():

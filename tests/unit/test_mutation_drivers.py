@@ -144,6 +144,18 @@ def test_oha_closed_run_reports_the_window_from_its_rows(monkeypatch):
     assert report.duration_s == 2.0
 
 
+def test_oha_closed_run_attributes_its_errors_over_lead_in_window_and_trail(monkeypatch):
+    """10 connect errors over a run of 2 s lead-in + 2 s window + 1 s trail: the window's share is 2 of 5 s, 4."""
+    calls = _fake(monkeypatch, oha_module, OHA_JSON.replace('"errorDistribution": {}',
+                                                            '"errorDistribution": {"tcp connect error": 10}'))
+    monkeypatch.setattr(oha_module, "read_rows", lambda db: [(2.5, 2.6, 200, 10)])
+    monkeypatch.setattr(Path, "exists", lambda self: True)
+    report, _ = _oha().run("http://127.0.0.1:1/x", LoadShape(8, 2))
+    assert calls[0]["argv"][:3] == ["oha", "-z", "5s"]
+    assert report.errors["connect"] == 4 and "2 of 5 s" in report.error_attribution
+    assert report.run_errors["connect"] == 10
+
+
 def test_wrk_writes_its_script_in_a_temporary_folder_named_for_it(monkeypatch):
     """The script wrk is given lives in a temporary folder named serverbench-wrk-…, so a leftover says whose it is."""
     calls = _fake(monkeypatch, wrk_module, WRK_LINE)

@@ -578,3 +578,25 @@ def test_the_windows_edges_are_the_wait_carried_in_past_the_first_requests_and_t
     assert report.carried_out_s == pytest.approx(1.0 + 0.5)
     assert report.held_through == 1 and report.requests == 3
 
+
+def test_a_request_sent_as_the_window_opens_is_the_windows_and_one_sent_as_it_closes_is_the_trails():
+    """Window [2, 7): D's request sent at 2.0 exactly and answered at 7.5 carries 0.5 s out and nothing in; E's sent at
+    1.0 carries 4 s in, its next (6.0 to 7.0, answered as the window closes) nothing out, and the one sent at 7.0
+    exactly (the trail's) nothing; F's request answered at 2.0 exactly carries nothing in."""
+    from serverbench.drivers.oha import window_report
+    rows = [(0.0, 2.0, 200, 10), (2.0, 7.5, 200, 10),  # D
+            (0.0, 1.0, 200, 10), (1.0, 6.0, 200, 10), (6.0, 7.0, 200, 10), (7.0, 7.6, 200, 10),  # E
+            (0.0, 1.0, 200, 10), (1.0, 2.0, 200, 10), (2.0, 7.0, 200, 10)]  # F
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=3, timeout_s=10.0, trail_s=1.0)
+    assert report.carried_in_s == pytest.approx(4.0) and report.carried_out_s == pytest.approx(0.5)
+    assert report.first_wait_s == 0.0 and report.requests == 3
+
+
+def test_timeouts_sent_late_in_the_window_are_the_windows_with_a_trail_after_it():
+    """A request sent at 6.5 s (in the window [2, 7)) and given up at 11.5 s, with 2 s of trail: the run's one timeout
+    is the window's (1 of 1), read as the window closes, not at its start or a second before its end."""
+    from serverbench.drivers.oha import window_report
+    rows = _chain([0.5 + k for k in range(6)], 1.0) + _chain([float(k) for k in range(9)], 1.0)
+    report = window_report(rows, 2.0, 5.0, _errors(timeout=1), connections=2, timeout_s=5.0, trail_s=2.0)
+    assert report.errors["timeout"] == 1 and "1 of 1" in report.error_attribution
+

@@ -142,6 +142,8 @@ def test_the_edge_share_is_the_wait_carried_out_less_the_wait_carried_in_and_the
     assert windows.edge_share(_edges(4.0, None), 64) is None
     assert windows.edge_share(_edges(4.0, 36.0), 0) == 0.0
     assert windows.edge_share(_edges(4.0, 36.0, window=0.0), 64) == 0.0
+    assert windows.edge_share(_edges(0.0, 1.0), 1) == pytest.approx(0.2)  # one connection, 5 s
+    assert windows.edge_share(_edges(0.0, 1.6, window=1.0), 64) == pytest.approx(0.025)  # a 1 s window
 
 
 def test_a_window_whose_edges_miss_by_more_than_the_tolerance_is_measured_four_times_as_long_up_to_a_minute():

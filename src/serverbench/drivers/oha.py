@@ -157,7 +157,7 @@ def window_errors(rows: Sequence[tuple[float, float, int, int]], start_s: float,
     run_s = start_s + duration_s + trail_s
     time_share = duration_s / run_s if run_s > 0 else 1.0
     by_end = failed_sent_by(rows, run_s - 1e-6, connections, timeout_s)  # the last send is before the deadline
-    by_close = by_end if trail_s <= 0 else failed_sent_by(rows, start_s + duration_s - 1e-6, connections, timeout_s)
+    by_close = failed_sent_by(rows, start_s + duration_s - 1e-6, connections, timeout_s)  # by_end with no trail
     sent = by_close - failed_sent_by(rows, start_s - 1e-6, connections, timeout_s)
     run_timeouts = run_errors.get("timeout", 0)
     # The reading holds where every connection not holding an answer holds a request that fails: then it finds the
