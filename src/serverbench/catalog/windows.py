@@ -112,6 +112,12 @@ EDGE_TOLERANCE = 0.03
 LONGER_WINDOWS = 4
 
 
+def waits_carried_in_s(load: LoadReport) -> float:
+    """The connection-seconds of a steady window spent on requests sent before it: ``carried_in_s`` and the run's
+    first requests' ``first_wait_s`` (0 where unknown)."""
+    return (load.carried_in_s or 0.0) + (load.first_wait_s or 0.0)
+
+
 def edge_share(load: LoadReport, connections: int) -> float | None:
     """What a steady window's edges move rps x mean latency / connections by: the wait its connections carried out of
     it, less the wait they carried in (``carried_in_s`` and the run's first requests' ``first_wait_s``), over their
@@ -120,8 +126,7 @@ def edge_share(load: LoadReport, connections: int) -> float | None:
         return None
     if connections <= 0 or load.duration_s <= 0:
         return 0.0
-    carried_in = load.carried_in_s + (load.first_wait_s or 0.0)
-    return (load.carried_out_s - carried_in) / (connections * load.duration_s)
+    return (load.carried_out_s - waits_carried_in_s(load)) / (connections * load.duration_s)
 
 
 def longer_window_s(load: LoadReport, connections: int, listen_drops: int = 0) -> int | None:

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
 from ..records.schema import SATURATION_BUSY_PCT, Generator, Result
-from ..catalog.windows import EDGE_TOLERANCE, edge_share
+from ..catalog.windows import EDGE_TOLERANCE, LONGER_WINDOWS, MAX_WINDOW_S, edge_share, waits_carried_in_s
 from .explained import SYN_RETRY_S
 
 # Little's law for the closed model: each of N connections always has one request in flight, so
@@ -210,14 +210,14 @@ def littles_law(r: Result) -> Flag | None:
                    "it. The window's requests are those of the connections the server had taken, and their latencies "
                    "are not the server's for all of them: hidden from the summary")
     elif _edges_apart(r):
-        carried_in = r.load.carried_in_s + (r.load.first_wait_s or 0.0)
+        carried_in = waits_carried_in_s(r.load)
         whole = r.connections * r.load.duration_s
         meaning = (f"the window's edges did not cancel: its connections carried {r.load.carried_out_s / whole:.0%} of "
                    f"it out (the rest of its last requests) and {carried_in / whole:.0%} in (the rest of the "
                    f"requests in flight as it opened), moving the ratio by {edge_share(r.load, r.connections):+.2f}: "
                    f"the server's waits are long and uneven against a {r.load.duration_s:g} s window (the perf suite "
-                   "measures such a window once more, four times as long, up to 60 s). The latencies are hidden from "
-                   "the summary; measure longer (--perf-duration)")
+                   f"measures such a window once more, {LONGER_WINDOWS} times as long, up to {MAX_WINDOW_S} s). The "
+                   "latencies are hidden from the summary; measure longer (--perf-duration)")
     elif ratio < 1 and r.load.window == "steady":
         meaning = (f"the connections' timed requests cover {ratio:.0%} of a steady-state window with no cause "
                    f"outside the harness measured: {r.generator.name} left its connections idle between an answer "
