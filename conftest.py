@@ -1,5 +1,8 @@
 """Project-wide test fixtures: where the reference apps are, a guard against leaked processes, and (with
 CI=true) no silent skip for want of a tool ./run installs."""
+
+from __future__ import annotations
+
 import os
 import re
 from pathlib import Path
@@ -38,7 +41,7 @@ RUN_INSTALLS = {
     "valgrind": "./run installs it (apt-get install valgrind)",
     "oha": "./run builds it when cargo is on PATH (cargo install oha --locked)",
     "toxiproxy-server": "./run tests builds it when go is on PATH "
-                        "(go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.5.0, renamed toxiproxy-server)",
+    "(go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.5.0, renamed toxiproxy-server)",
     "actionlint": "./run tests builds it when go is on PATH (go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12)",
     "chromium": "./run tests installs it (apt-get install chromium)",
     "redis-server": "./run installs it (apt-get install redis-server)",
@@ -59,9 +62,13 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     if not report.skipped or hasattr(report, "wasxfail") or os.environ.get("CI", "").lower() not in ("true", "1"):
         return
-    reason = (report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)).removeprefix("Skipped: ")
+    reason = (report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)).removeprefix(
+        "Skipped: "
+    )
     tool = missing_tool(reason)
     if tool is not None:
         report.outcome = "failed"
-        report.longrepr = (f"CI=true: this test would skip for want of {tool} ({reason}); in CI that is a failure. "
-                           f"{RUN_INSTALLS[tool]}; run the tests through ./run (./run tests).")
+        report.longrepr = (
+            f"CI=true: this test would skip for want of {tool} ({reason}); in CI that is a failure. "
+            f"{RUN_INSTALLS[tool]}; run the tests through ./run (./run tests)."
+        )

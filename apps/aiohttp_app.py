@@ -5,19 +5,23 @@ per app, and closed by the app's cleanup context.  The book site is sitedata's.
 
 Served with ``python -m aiohttp.web -H HOST -P PORT aiohttp_app:init``.
 """
+
 import asyncio
 import logging
 import os
 
-from aiohttp import web
-
 import async_workloads
 import injected_work
 import sitedata
+from aiohttp import web
 
 # A refusal of the workloads (a missing URL, a bad parameter, an upstream error) as aiohttp's own exception.
-_HTTP_ERRORS = {400: web.HTTPBadRequest, 404: web.HTTPNotFound, 500: web.HTTPInternalServerError,
-                502: web.HTTPBadGateway}
+_HTTP_ERRORS = {
+    400: web.HTTPBadRequest,
+    404: web.HTTPNotFound,
+    500: web.HTTPInternalServerError,
+    502: web.HTTPBadGateway,
+}
 
 
 def _refuse(status, text):
@@ -48,8 +52,9 @@ async def json_endpoint(request):
 
 
 # aiohttp >= 3.9 types app keys (a plain string key warns); 3.8 has only strings.
-WORK = (web.AppKey("work", async_workloads.AsyncWorkloads) if hasattr(web, "AppKey")
-        else "work")  # the app's workloads and their clients, made on first use
+WORK = (
+    web.AppKey("work", async_workloads.AsyncWorkloads) if hasattr(web, "AppKey") else "work"
+)  # the app's workloads and their clients, made on first use
 
 
 async def redis_endpoint(request):
@@ -118,8 +123,7 @@ def init(argv=None):
     logging.getLogger("pymongo").setLevel(logging.WARNING)
     # The burn middleware is installed whenever the knob is set, even to 0, so an A/B proof can give
     # both arms the same middleware and differ only in the burn itself.
-    knobs = (injected_work.BURN_VAR in os.environ or injected_work.DELAY_VAR in os.environ
-             or injected_work.PER_REQUEST)
+    knobs = injected_work.BURN_VAR in os.environ or injected_work.DELAY_VAR in os.environ or injected_work.PER_REQUEST
     app = web.Application(middlewares=([_per_request] if knobs else []) + ([_work] if injected_work.ITERS else []))
     app.cleanup_ctx.append(_clients_lifecycle)
     app.router.add_get("/plaintext", plaintext)

@@ -9,12 +9,22 @@ Redis through redis.asyncio (SERVERBENCH_REDIS_URL), MongoDB through pymongo's A
 an older pymongo; SERVERBENCH_MONGO_URL), the upstream through one aiohttp.ClientSession, or the app's own
 client (tornado's AsyncHTTPClient) given as ``fetch`` (SERVERBENCH_UPSTREAM_URL).
 """
+
 import asyncio
 import json
 
 import redis.asyncio as aioredis
-
-from sync_workloads import COUNTER_KEY, EVENT_QUEUES, MONGO_DB, VALUE_KEY, Refused, page_number, refused, setting, sleep_ms
+from sync_workloads import (
+    COUNTER_KEY,
+    EVENT_QUEUES,
+    MONGO_DB,
+    VALUE_KEY,
+    Refused,
+    page_number,
+    refused,
+    setting,
+    sleep_ms,
+)
 
 try:  # the default /upstream client; the other endpoints do without it
     import aiohttp
@@ -28,11 +38,13 @@ def mongo_client_class():
     """pymongo's native async client (pymongo >= 4.10); Motor's on an older pymongo, when Motor is installed."""
     try:
         from pymongo import AsyncMongoClient
+
         return AsyncMongoClient
     except ImportError:
         pass
     try:
         from motor.motor_asyncio import AsyncIOMotorClient
+
         return AsyncIOMotorClient
     except ImportError:
         return None
@@ -115,7 +127,14 @@ class AsyncWorkloads:
 
     async def close(self):
         """Close the clients made on first use (the app's shutdown; the handler benchmarks)."""
-        redis_client, mongo, http, self._redis, self._mongo, self._http = self._redis, self._mongo, self._http, None, None, None
+        redis_client, mongo, http, self._redis, self._mongo, self._http = (
+            self._redis,
+            self._mongo,
+            self._http,
+            None,
+            None,
+            None,
+        )
         if redis_client is not None:
             await redis_client.aclose()
         if http is not None:

@@ -4,10 +4,10 @@ The workloads' work (Redis, MongoDB, the upstream, the sleep) is sync_workloads'
 the requests to it and shapes the answers the Bottle way.  The book site is sitedata's.
 Served with any WSGI server as ``bottle_app:app``.
 """
+
 import json
 
 import bottle
-
 import injected_work
 import sitedata
 import sync_workloads
@@ -20,6 +20,7 @@ if injected_work.PER_REQUEST:  # the burn and leak knobs; no hook at all unless 
     app.add_hook("before_request", injected_work.per_request)
 
 if injected_work.ITERS:  # no hook at all unless the work knob is set
+
     @app.hook("after_request")
     def _work():
         bottle.response.set_header(injected_work.HEADER, injected_work.run())

@@ -4,8 +4,8 @@ Served with any WSGI server as ``cherrypy_app:app``.  The workloads' work (Redis
 upstream, the sleep) is sync_workloads'; this module routes the requests to it and shapes the answers
 the CherryPy way.  The book site is sitedata's.
 """
-import cherrypy
 
+import cherrypy
 import injected_work
 import sitedata
 import sync_workloads

@@ -4,11 +4,11 @@ The workloads' work (Redis, MongoDB, the upstream, the sleep) is sync_workloads'
 the requests to it and shapes the answers the Django way.  The book site is sitedata's.
 Served with any WSGI server as ``django_app:application`` (the ASGI variant is django_asgi_app.py).
 """
-from django.conf import settings
 
 import injected_work
 import sitedata
 import sync_workloads
+from django.conf import settings
 
 settings.configure(
     DEBUG=False,
@@ -17,7 +17,8 @@ settings.configure(
     ALLOWED_HOSTS=["127.0.0.1", "localhost", "::1", "[::1]"],
     ROOT_URLCONF=__name__,
     # CommonMiddleware sets Content-Length (else the server falls back to chunked framing) and checks ALLOWED_HOSTS.
-    MIDDLEWARE=["django.middleware.common.CommonMiddleware"] + ([f"{__name__}.per_request_middleware"] if injected_work.PER_REQUEST else [])
+    MIDDLEWARE=["django.middleware.common.CommonMiddleware"]
+    + ([f"{__name__}.per_request_middleware"] if injected_work.PER_REQUEST else [])
     + ([f"{__name__}.work_middleware"] if injected_work.ITERS else []),
 )
 
@@ -31,6 +32,7 @@ close_clients = work.close  # the handler benchmarks close the clients made on f
 
 def per_request_middleware(get_response):
     """The burn and leak knobs (installed only when one is set)."""
+
     def middleware(request):
         injected_work.per_request()
         return get_response(request)
@@ -50,6 +52,7 @@ def work_middleware(get_response):
 def _refusals(view):
     """The workload views: a refusal becomes a plain-text response with its status (Django has no exception
     for an arbitrary status)."""
+
     def answer(request, *args, **kwargs):
         try:
             return view(request, *args, **kwargs)

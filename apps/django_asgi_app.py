@@ -7,11 +7,11 @@ shutdown hook), so they live as long as the process.
 
 Served with any ASGI server as ``django_asgi_app:application`` (the WSGI variant is django_app.py).
 """
-from django.conf import settings
 
 import async_workloads
 import injected_work
 import sitedata
+from django.conf import settings
 
 settings.configure(
     DEBUG=False,
@@ -21,7 +21,8 @@ settings.configure(
     SECRET_KEY="serverbench-reference-app-not-secret",
     ROOT_URLCONF=__name__,
     # CommonMiddleware sets Content-Length (else the server falls back to chunked framing) and checks ALLOWED_HOSTS.
-    MIDDLEWARE=["django.middleware.common.CommonMiddleware"] + ([f"{__name__}.per_request_middleware"] if injected_work.PER_REQUEST else [])
+    MIDDLEWARE=["django.middleware.common.CommonMiddleware"]
+    + ([f"{__name__}.per_request_middleware"] if injected_work.PER_REQUEST else [])
     + ([f"{__name__}.work_middleware"] if injected_work.ITERS else []),
 )
 
@@ -37,6 +38,7 @@ work = async_workloads.AsyncWorkloads()
 @async_only_middleware
 def per_request_middleware(get_response):
     """The burn and leak knobs (installed only when one is set)."""
+
     async def middleware(request):
         injected_work.per_request()
         return await get_response(request)
@@ -63,6 +65,7 @@ async def close_clients():
 def _refusals(view):
     """The workload views: a refusal becomes a plain-text response with its status (Django has no exception
     for an arbitrary status)."""
+
     async def answer(request, *args, **kwargs):
         try:
             return await view(request, *args, **kwargs)

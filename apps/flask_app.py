@@ -3,11 +3,11 @@
 The workloads' work (Redis, MongoDB, the upstream, the sleep) is sync_workloads'; this module routes
 the requests to it and shapes the answers the Flask way.  The book site is sitedata's.
 """
-from flask import Flask, Response, abort, jsonify, request
 
 import injected_work
 import sitedata
 import sync_workloads
+from flask import Flask, Response, abort, jsonify, request
 
 app = Flask(__name__)
 app.json.sort_keys = False
@@ -15,12 +15,14 @@ work = sync_workloads.Workloads(refuse=abort)
 close_clients = work.close  # the handler benchmarks close the clients made on first use
 
 if injected_work.PER_REQUEST:  # the burn and leak knobs; no hook at all unless one is set
+
     @app.before_request
     def _per_request():
         injected_work.per_request()
 
 
 if injected_work.ITERS:  # no hook at all unless the work knob is set
+
     @app.after_request
     def _work(response):
         response.headers[injected_work.HEADER] = injected_work.run()

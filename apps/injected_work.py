@@ -28,6 +28,7 @@ Every knob is off when unset or 0, and then the apps install no hook at all (no 
 as an after-response hook (``ITERS``), the others as one before-request hook (``per_request``,
 installed when ``PER_REQUEST``).
 """
+
 import ctypes
 import os
 import re
@@ -50,8 +51,10 @@ def iterations(environ=os.environ, name=ENV_VAR) -> int:
     if value is None:
         return 0
     if not re.fullmatch(r"[0-9]+", value):
-        raise ValueError(f"{name}={value!r} is not a whole number >= 0: set it to a whole number "
-                         f"(e.g. {name}=1000), or unset it for none")
+        raise ValueError(
+            f"{name}={value!r} is not a whole number >= 0: set it to a whole number "
+            f"(e.g. {name}=1000), or unset it for none"
+        )
     return int(value)
 
 
@@ -68,8 +71,21 @@ _heap_due = [0.0]  # when the next heap figure is due (a list: written by whiche
 
 
 class _Mallinfo2(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
-                                                      "fsmblks", "uordblks", "fordblks", "keepcost")]
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
 
 
 def _mallinfo2():

@@ -4,14 +4,14 @@ The workloads' work (Redis, MongoDB, the upstream, the sleep) is sync_workloads'
 the requests to it and shapes the answers the Pyramid way.  The book site is sitedata's.
 Served with any WSGI server as ``pyramid_app:app``.
 """
-from pyramid.config import Configurator
-from pyramid.events import NewRequest, NewResponse
-from pyramid.httpexceptions import HTTPNoContent, HTTPNotFound, exception_response
-from pyramid.response import Response
 
 import injected_work
 import sitedata
 import sync_workloads
+from pyramid.config import Configurator
+from pyramid.events import NewRequest, NewResponse
+from pyramid.httpexceptions import HTTPNoContent, HTTPNotFound, exception_response
+from pyramid.response import Response
 
 
 def _refuse(status, text):

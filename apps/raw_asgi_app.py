@@ -8,6 +8,7 @@ are closed at shutdown).
 
 Served with ``python -m uvicorn --host HOST --port PORT --no-access-log --app-dir apps raw_asgi_app:app``.
 """
+
 import json
 from urllib.parse import parse_qsl
 
@@ -121,9 +122,16 @@ async def _site_static(scope, send, name):
 
 
 _ROUTES = {
-    "/plaintext": _plaintext, "/json": _json, "/redis": _redis_endpoint,
-    "/mongo/small": _mongo_doc("small"), "/mongo/big": _mongo_doc("big"), "/events": _events,
-    "/upstream": _upstream, "/sleep": _sleep, "/site/search": _site_search, "/site/api/books": _site_books,
+    "/plaintext": _plaintext,
+    "/json": _json,
+    "/redis": _redis_endpoint,
+    "/mongo/small": _mongo_doc("small"),
+    "/mongo/big": _mongo_doc("big"),
+    "/events": _events,
+    "/upstream": _upstream,
+    "/sleep": _sleep,
+    "/site/search": _site_search,
+    "/site/api/books": _site_books,
 }
 # Paths with a parameter: the rest of the path after the prefix is the handler's last argument.
 _PREFIX_ROUTES = (
@@ -137,7 +145,7 @@ def _prefix_route(path):
     """(handler, (rest of the path,)) for a path with a parameter, or (None, ()) when nothing serves it."""
     for prefix, handler in _PREFIX_ROUTES:
         if path.startswith(prefix):
-            return handler, (path[len(prefix):],)
+            return handler, (path[len(prefix) :],)
     return None, ()
 
 
@@ -166,8 +174,13 @@ async def _app(scope, receive, send):
         if handler is None:
             await _not_found(send)
         elif scope["method"] not in ("GET", "HEAD"):
-            await send({"type": "http.response.start", "status": 405,
-                        "headers": [(b"content-type", _TEXT), (b"content-length", b"18"), (b"allow", b"GET, HEAD")]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 405,
+                    "headers": [(b"content-type", _TEXT), (b"content-length", b"18"), (b"allow", b"GET, HEAD")],
+                }
+            )
             await send({"type": "http.response.body", "body": b"Method Not Allowed"})
         else:
             try:

@@ -4,6 +4,7 @@ The workloads' work (Redis, MongoDB, the upstream, the sleep) is sync_workloads'
 the requests to it and shapes the answers by hand.  The book site is sitedata's.
 Served with any WSGI server as ``raw_wsgi_app:app``.
 """
+
 import json
 from http import HTTPStatus
 from urllib.parse import parse_qsl
@@ -110,8 +111,8 @@ def _route(environ, path):
     if handler is not None:
         return handler(environ)
     for prefix, handler in PREFIX_ROUTES:
-        if path.startswith(prefix) and "/" not in path[len(prefix):]:
-            return handler(path[len(prefix):])
+        if path.startswith(prefix) and "/" not in path[len(prefix) :]:
+            return handler(path[len(prefix) :])
     raise Refused(404, "Not Found")
 
 

@@ -4,6 +4,7 @@ Shared by the apps (not by the harness): a search page (HTML with query paramete
 API, binary cover images and thumbnails, and static CSS/JS.  Everything is deterministic so
 that every app answers byte for byte the same.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -11,11 +12,34 @@ import html
 import json
 import os
 
-BOOKS = [{"id": i, "title": f"Book {i:02d}: {word.title()} and the Server",
-          "author": f"Author {i % 7}", "year": 1990 + i}
-         for i, word in enumerate(("python", "gevent", "thread", "event", "loop", "socket", "worker", "async",
-                                   "redis", "mongo", "nginx", "proxy", "cache", "queue", "lock", "greenlet",
-                                   "reactor", "signal", "buffer", "stream"), start=1)]
+BOOKS = [
+    {"id": i, "title": f"Book {i:02d}: {word.title()} and the Server", "author": f"Author {i % 7}", "year": 1990 + i}
+    for i, word in enumerate(
+        (
+            "python",
+            "gevent",
+            "thread",
+            "event",
+            "loop",
+            "socket",
+            "worker",
+            "async",
+            "redis",
+            "mongo",
+            "nginx",
+            "proxy",
+            "cache",
+            "queue",
+            "lock",
+            "greenlet",
+            "reactor",
+            "signal",
+            "buffer",
+            "stream",
+        ),
+        start=1,
+    )
+]
 COVER_BYTES = 30_000
 THUMB_BYTES = 3_000
 _STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -29,13 +53,17 @@ def matches(q: str) -> list:
 
 def search_page(q: str, page: int) -> bytes:
     """The HTML search results page: 5 books per page."""
-    found = matches(q)[(page - 1) * 5: page * 5]
-    items = "".join(f'<li><a href="/site/covers/{b["id"]}.jpg"><img src="/site/thumbs/{b["id"]}.jpg"></a> '
-                    f'{html.escape(b["title"])} ({b["year"]})</li>' for b in found)
-    return (f'<!doctype html><html><head><title>Search: {html.escape(q)}</title>'
-            f'<link rel="stylesheet" href="/site/static/site.css"><script src="/site/static/site.js"></script>'
-            f'</head><body><h1>Results for {html.escape(q)}, page {page}</h1><ul>{items}</ul></body></html>'
-            ).encode()
+    found = matches(q)[(page - 1) * 5 : page * 5]
+    items = "".join(
+        f'<li><a href="/site/covers/{b["id"]}.jpg"><img src="/site/thumbs/{b["id"]}.jpg"></a> '
+        f"{html.escape(b['title'])} ({b['year']})</li>"
+        for b in found
+    )
+    return (
+        f"<!doctype html><html><head><title>Search: {html.escape(q)}</title>"
+        f'<link rel="stylesheet" href="/site/static/site.css"><script src="/site/static/site.js"></script>'
+        f"</head><body><h1>Results for {html.escape(q)}, page {page}</h1><ul>{items}</ul></body></html>"
+    ).encode()
 
 
 def books_json(q: str) -> bytes:

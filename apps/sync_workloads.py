@@ -8,6 +8,7 @@ becomes the framework's own HTTP error.
 Redis through redis-py (SERVERBENCH_REDIS_URL), MongoDB through pymongo (SERVERBENCH_MONGO_URL), the
 upstream through http.client (SERVERBENCH_UPSTREAM_URL).
 """
+
 import http.client
 import json
 import os
@@ -113,8 +114,9 @@ class Workloads:
 
     def upstream(self):
         """/upstream: the upstream's JSON, wrapped; an answer other than 200 is a 502."""
-        status, body = upstream_get(setting("SERVERBENCH_UPSTREAM_URL", "/upstream needs an upstream HTTP server",
-                                            self.refuse))
+        status, body = upstream_get(
+            setting("SERVERBENCH_UPSTREAM_URL", "/upstream needs an upstream HTTP server", self.refuse)
+        )
         if status != 200:
             self.refuse(502, f"the upstream answered {status}")
         return {"upstream": json.loads(body)}

@@ -7,15 +7,15 @@ one event loop).  Tornado defaults to ``text/html`` and adds an ``Etag`` (a SHA-
 both are overridden here so the responses match the other apps.  Per-request access logging is
 off (``log_function`` is a no-op, and ``tornado.access`` is raised to WARNING as a second guard).
 """
+
 import json
 import logging
-
-import tornado.web
-from tornado.httpclient import AsyncHTTPClient
 
 import async_workloads
 import injected_work
 import sitedata
+import tornado.web
+from tornado.httpclient import AsyncHTTPClient
 
 # Simultaneous upstream requests (Tornado's default is 10, the rest queue): as many as aiohttp's connector.
 UPSTREAM_MAX_CLIENTS = 100
@@ -181,17 +181,21 @@ def make_app():
     logging.getLogger("tornado.access").setLevel(logging.WARNING)
     AsyncHTTPClient.configure(None, max_clients=UPSTREAM_MAX_CLIENTS)
     return tornado.web.Application(
-        [(r"/plaintext", PlaintextHandler), (r"/json", JsonHandler), (r"/redis", RedisHandler),
-         (r"/mongo/small", MongoDocHandler, {"doc_id": "small"}),
-         (r"/mongo/big", MongoDocHandler, {"doc_id": "big"}),
-         (r"/events", EventsHandler),
-         (r"/upstream", UpstreamHandler),
-         (r"/sleep", SleepHandler),
-         (r"/site/search", SiteSearchHandler),
-         (r"/site/api/books", SiteBooksHandler),
-         (r"/site/covers/([0-9]+)\.jpg", SiteImageHandler, {"make": sitedata.cover}),
-         (r"/site/thumbs/([0-9]+)\.jpg", SiteImageHandler, {"make": sitedata.thumb}),
-         (r"/site/static/([^/]+)", SiteStaticHandler)],
+        [
+            (r"/plaintext", PlaintextHandler),
+            (r"/json", JsonHandler),
+            (r"/redis", RedisHandler),
+            (r"/mongo/small", MongoDocHandler, {"doc_id": "small"}),
+            (r"/mongo/big", MongoDocHandler, {"doc_id": "big"}),
+            (r"/events", EventsHandler),
+            (r"/upstream", UpstreamHandler),
+            (r"/sleep", SleepHandler),
+            (r"/site/search", SiteSearchHandler),
+            (r"/site/api/books", SiteBooksHandler),
+            (r"/site/covers/([0-9]+)\.jpg", SiteImageHandler, {"make": sitedata.cover}),
+            (r"/site/thumbs/([0-9]+)\.jpg", SiteImageHandler, {"make": sitedata.thumb}),
+            (r"/site/static/([^/]+)", SiteStaticHandler),
+        ],
         default_handler_class=NotFoundHandler,
         log_function=_no_access_log,
     )

@@ -10,6 +10,7 @@ is CPU-bound, or SERVERBENCH_DELAY_US (a wait without CPU: a latency-only regres
 names starting with "delay").  Runs are interleaved (A/A, 10%, 5%, A/A, …) so drift hits all
 alike.  Every decision is appended to --out as it completes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,10 +24,10 @@ from scipy import stats
 from serverbench.ab import run as run_decision
 from serverbench.abplan import ABPlan, Arm
 from serverbench.catalog.matrix import Cell
-from serverbench.judge.ab import GATE_BLOCKS, GATE_POLICY
-from serverbench.judge.decision import Policy
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
+from serverbench.judge.ab import GATE_BLOCKS, GATE_POLICY
+from serverbench.judge.decision import Policy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,18 +36,42 @@ def decision(variant, workload, knob: str, value: int, blocks: int, policy: Poli
     apps = ROOT / "apps"
     # Both arms run the knob middleware (0 in the base): the arms differ only by the injected cost.
     # One attempt (retries=0), as the proof figures are for a single attempt.
-    run = run_decision(ABPlan(Cell(variant, variant.default_app), workload, Arm("base", apps_dir=apps, env={knob: "0"}),
-                              Arm("candidate", apps_dir=apps, env={knob: str(value)}), blocks=blocks, policy=policy,
-                              retries=0))
-    base_cpu = [1e6 * w.result.server_cpu_s / max(w.result.load.good_requests, 1) for w in run.windows
-                if w.arm == "base" and w.phase == "saturated"]
+    run = run_decision(
+        ABPlan(
+            Cell(variant, variant.default_app),
+            workload,
+            Arm("base", apps_dir=apps, env={knob: "0"}),
+            Arm("candidate", apps_dir=apps, env={knob: str(value)}),
+            blocks=blocks,
+            policy=policy,
+            retries=0,
+        )
+    )
+    base_cpu = [
+        1e6 * w.result.server_cpu_s / max(w.result.load.good_requests, 1)
+        for w in run.windows
+        if w.arm == "base" and w.phase == "saturated"
+    ]
     t = run.throughput
-    return {"knob": knob, "value": value, "verdict": run.verdict, "delta": t.delta, "ci": t.ci, "p": t.p, "n": t.n,
-            "dispersion": t.dispersion, "signals": {k: {"verdict": d.verdict, "delta": d.delta, "ci": d.ci, "p": d.p,
-                                                        "n": d.n, "dispersion": d.dispersion}
-                                                    for k, d in run.decisions.items()},
-            "rate": run.rate, "extended": run.extended, "reruns": run.reruns,
-            "seconds": run.seconds, "base_cpu_us_per_request": statistics.median(base_cpu)}
+    return {
+        "knob": knob,
+        "value": value,
+        "verdict": run.verdict,
+        "delta": t.delta,
+        "ci": t.ci,
+        "p": t.p,
+        "n": t.n,
+        "dispersion": t.dispersion,
+        "signals": {
+            k: {"verdict": d.verdict, "delta": d.delta, "ci": d.ci, "p": d.p, "n": d.n, "dispersion": d.dispersion}
+            for k, d in run.decisions.items()
+        },
+        "rate": run.rate,
+        "extended": run.extended,
+        "reruns": run.reruns,
+        "seconds": run.seconds,
+        "base_cpu_us_per_request": statistics.median(base_cpu),
+    }
 
 
 def knob_of(label: str) -> str:
@@ -63,8 +88,10 @@ def main() -> None:
     parser.add_argument("--burns", help="explicit burns instead of calibration, e.g. 'A/A=0,10%%=12,5%%=6' (µs)")
     parser.add_argument("--delays", default="", help="latency-only conditions, e.g. 'delay1ms=1000' (µs waited)")
     parser.add_argument("--delay-every", type=int, default=1, help="run the delay conditions every Nth round")
-    parser.add_argument("--order", help="the conditions of one round, repeats allowed, e.g. 'A/A,5%%,A/A,10%%' "
-                                        "(default: each condition once)")
+    parser.add_argument(
+        "--order",
+        help="the conditions of one round, repeats allowed, e.g. 'A/A,5%%,A/A,10%%' (default: each condition once)",
+    )
     parser.add_argument("--summarize", nargs="+", metavar="OUT", help="only summarize these --out files together")
     args = parser.parse_args()
     if args.summarize:
@@ -92,14 +119,31 @@ def main() -> None:
         todo = [(k, burns[k]) for k in order if k in burns]
         todo += list(delays.items()) if i % args.delay_every == 0 else []
         for label, value in todo:
-            rec = {"condition": label, "round": i,
-                   **decision(variant, workload, knob_of(label), value, args.blocks, policy)}
+            rec = {
+                "condition": label,
+                "round": i,
+                **decision(variant, workload, knob_of(label), value, args.blocks, policy),
+            }
             records.append(rec)
-            out.write_text(json.dumps({"calibration": calib, "burns": burns, "delays": delays, "blocks": args.blocks,
-                                       "max_dispersion": args.max_dispersion, "decisions": records}, indent=1))
-            print(f"{i + 1:2d} {label:4s} {rec['verdict']:12s} Δ {rec['delta']:+.1%} p={rec['p']:.4f} "
-                  f"n={rec['n']} disp={rec['dispersion']:.1%} {rec['seconds']:.0f}s | "
-                  + " ".join(f"{k}:{d['verdict']}:{d['delta']:+.1%}" for k, d in rec["signals"].items()), flush=True)
+            out.write_text(
+                json.dumps(
+                    {
+                        "calibration": calib,
+                        "burns": burns,
+                        "delays": delays,
+                        "blocks": args.blocks,
+                        "max_dispersion": args.max_dispersion,
+                        "decisions": records,
+                    },
+                    indent=1,
+                )
+            )
+            print(
+                f"{i + 1:2d} {label:4s} {rec['verdict']:12s} Δ {rec['delta']:+.1%} p={rec['p']:.4f} "
+                f"n={rec['n']} disp={rec['dispersion']:.1%} {rec['seconds']:.0f}s | "
+                + " ".join(f"{k}:{d['verdict']}:{d['delta']:+.1%}" for k, d in rec["signals"].items()),
+                flush=True,
+            )
     print(f"total {time.monotonic() - started:.0f} s")
     print(summary(records))
 
@@ -115,13 +159,18 @@ def summary(records: list[dict]) -> str:
         hi = stats.beta.ppf(0.975, k + 1, n - k) if k < n else 1.0
         verdicts = {v: sum(r["verdict"] == v for r in rs) for v in sorted({r["verdict"] for r in rs})}
         fired = {s: sum(r["signals"][s]["verdict"] == "regression" for r in rs) for s in rs[0]["signals"]}
-        med = {s: statistics.median(r["signals"][s]["delta"] for r in rs) for s in ("throughput", "cpu", "p50")
-               if s in rs[0]["signals"]}
-        lines.append(f"{label:8s} regression {k}/{n} (95% CI {lo:.0%}-{hi:.0%}); verdicts {verdicts}; "
-                     f"signals judged regression {fired}; median Δ "
-                     + ", ".join(f"{s} {v:+.1%}" for s, v in med.items())
-                     + f"; time median {statistics.median(r['seconds'] for r in rs):.0f} s, "
-                       f"max {max(r['seconds'] for r in rs):.0f} s")
+        med = {
+            s: statistics.median(r["signals"][s]["delta"] for r in rs)
+            for s in ("throughput", "cpu", "p50")
+            if s in rs[0]["signals"]
+        }
+        lines.append(
+            f"{label:8s} regression {k}/{n} (95% CI {lo:.0%}-{hi:.0%}); verdicts {verdicts}; "
+            f"signals judged regression {fired}; median Δ "
+            + ", ".join(f"{s} {v:+.1%}" for s, v in med.items())
+            + f"; time median {statistics.median(r['seconds'] for r in rs):.0f} s, "
+            f"max {max(r['seconds'] for r in rs):.0f} s"
+        )
     return "\n".join(lines)
 
 

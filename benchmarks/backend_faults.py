@@ -11,6 +11,7 @@ path probed until 5 requests in a row succeed (the workers recovered, and how lo
 pass.  Rows merge into benchmarks/results/backend-faults.json (so groups of variants can run under
 separate short locks); ``render`` writes benchmarks/results/backend-faults.md from it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,8 +39,18 @@ APPS = ROOT / "apps"
 OUT = ROOT / "benchmarks/results/backend-faults.json"
 FAULTS = ("kill-redis@1.5s", "slow-redis:200ms@1.5s", "reset-redis@1.5s", "kill-upstream@1.5s", "kill-mongo@1.5s")
 WORKLOAD_OF = {"redis": "redis", "upstream": "upstream", "mongo": "mongo-small"}
-VARIANTS = ("gunicorn-sync-w2", "gunicorn-gthread-t10", "gunicorn-gevent-w2", "uwsgi-p2t2", "aiohttp", "tornado",
-            "uvicorn", "granian-asgi", "waitress-t4", "cheroot-t10")
+VARIANTS = (
+    "gunicorn-sync-w2",
+    "gunicorn-gthread-t10",
+    "gunicorn-gevent-w2",
+    "uwsgi-p2t2",
+    "aiohttp",
+    "tornado",
+    "uvicorn",
+    "granian-asgi",
+    "waitress-t4",
+    "cheroot-t10",
+)
 SHAPE = LoadShape(connections=16, duration=4)
 RECOVER_WITHIN_S = 10.0
 
@@ -47,17 +58,28 @@ RECOVER_WITHIN_S = 10.0
 def one(variant, fault: Fault, services, toxiproxy: Toxiproxy, routes) -> dict:
     """One variant x fault: the faulted window, then whether requests succeed again after the backend is back."""
     workload = WORKLOADS[WORKLOAD_OF[fault.backend]]
-    env = {BACKENDS[n].env_var: (routes[n] if fault.proxied and n == fault.backend else s.url)
-           for n, s in services.items()}
+    env = {
+        BACKENDS[n].env_var: (routes[n] if fault.proxied and n == fault.backend else s.url) for n, s in services.items()
+    }
     row = {"variant": variant.name, "fault": fault.label, "workload": workload.name}
     server = start_variant(variant, apps_dir=APPS, env=env, timeout=60)
     try:
         verify(server.url, workload.specs, f"{variant.name} ({server.url})")
-        injection = FaultInjection(fault, services[fault.backend].pid, server.url, workload.path, toxiproxy,
-                                   fault.backend)
+        injection = FaultInjection(
+            fault, services[fault.backend].pid, server.url, workload.path, toxiproxy, fault.backend
+        )
         driver = WrkDriver(threads=1)
-        trial = Trial(server, workload, SHAPE, driver, nodeid=f"backend_faults::{variant.name}", test="backend_faults",
-                      machine=machine_info(f"wrk-{driver.version}"), python=python_info(), during=injection.window)
+        trial = Trial(
+            server,
+            workload,
+            SHAPE,
+            driver,
+            nodeid=f"backend_faults::{variant.name}",
+            test="backend_faults",
+            machine=machine_info(f"wrk-{driver.version}"),
+            python=python_info(),
+            during=injection.window,
+        )
         try:
             result = run_trial(trial, Warmup(1))
             load, warm = result.load, result.warmup_rps
@@ -65,17 +87,25 @@ def one(variant, fault: Fault, services, toxiproxy: Toxiproxy, routes) -> dict:
             load, warm, row["trial_error"] = None, (), str(exc)[:300]
         revived = revive(fault.backend, services[fault.backend])
         run = injection.last
-        row.update({
-            "warmup_rps": round(warm[-1], 1) if warm else None,
-            "rps": round(load.rps, 1) if load else None, "requests": load.requests if load else None,
-            "p99_ms": round(load.latency_ms["p99"], 1) if load else None,
-            "errors": dict(load.errors) if load else None,
-            "fired_at_s": run.fired_at_s, "first_error_at_s": run.first_error_at_s, "first_error": run.first_error,
-            "time_to_fail_s": time_to_fail(run), "probe_errors": run.probe_errors, "probes": run.probes,
-            "degradation": degradation(run, load), "backend_restarted": revived,
-            "recover_s": recovery(server.url, workload.path, RECOVER_WITHIN_S),
-            "message": fault_message(run, load),
-        })
+        row.update(
+            {
+                "warmup_rps": round(warm[-1], 1) if warm else None,
+                "rps": round(load.rps, 1) if load else None,
+                "requests": load.requests if load else None,
+                "p99_ms": round(load.latency_ms["p99"], 1) if load else None,
+                "errors": dict(load.errors) if load else None,
+                "fired_at_s": run.fired_at_s,
+                "first_error_at_s": run.first_error_at_s,
+                "first_error": run.first_error,
+                "time_to_fail_s": time_to_fail(run),
+                "probe_errors": run.probe_errors,
+                "probes": run.probes,
+                "degradation": degradation(run, load),
+                "backend_restarted": revived,
+                "recover_s": recovery(server.url, workload.path, RECOVER_WITHIN_S),
+                "message": fault_message(run, load),
+            }
+        )
         row["recovered"] = row["recover_s"] is not None
     finally:
         server.stop()
@@ -116,22 +146,28 @@ def render() -> None:
     labels = [Fault.parse(f).label for f in faults]
     variants = list(dict.fromkeys(r["variant"] for r in rows))
     by = {(r["variant"], r["fault"]): r for r in rows}
-    lines = ["| variant | fault | degradation | errors by class | time to fail | rps (before) | p99 ms | recovered |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| variant | fault | degradation | errors by class | time to fail | rps (before) | p99 ms | recovered |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for v in variants:
         for label in labels:
             r = by.get((v, label))
             if r is None:
                 continue
             if "skipped" in r or "error" in r:
-                lines.append(f"| {v} | {label} | {'skipped' if 'skipped' in r else 'error'}: "
-                             f"{(r.get('skipped') or r.get('error'))[:90]} | | | | | |")
+                lines.append(
+                    f"| {v} | {label} | {'skipped' if 'skipped' in r else 'error'}: "
+                    f"{(r.get('skipped') or r.get('error'))[:90]} | | | | | |"
+                )
                 continue
             errors = error_counts(r["errors"]) if r.get("errors") is not None else "trial failed"
             ttf = f"{r['time_to_fail_s']:.2f} s" if r.get("time_to_fail_s") is not None else "-"
             back = f"yes, {r['recover_s']:.1f} s" if r["recovered"] else f"**no** (> {RECOVER_WITHIN_S:g} s)"
-            lines.append(f"| {v} | {label} | {r['degradation']} | {errors} | {ttf} | {r['rps']} ({r['warmup_rps']}) "
-                         f"| {r['p99_ms']} | {back} |")
+            lines.append(
+                f"| {v} | {label} | {r['degradation']} | {errors} | {ttf} | {r['rps']} ({r['warmup_rps']}) "
+                f"| {r['p99_ms']} | {back} |"
+            )
     OUT.with_suffix(".md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -6,10 +6,13 @@ Counts the variant's reference app with the apps' work knob (SERVERBENCH_WORK_IT
 at 1 iteration as the baseline and at 1 + N iterations as the candidate, each with its Python-level
 profile, and prints the verdict exactly as ``pytest -m cost`` would.
 """
+
 from __future__ import annotations
 
 import sys
 from dataclasses import replace
+
+from cost_detect import BASE_ITERS, ROOT
 
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
@@ -18,22 +21,31 @@ from serverbench.measure.cost import CostPlan, measure_cost
 from serverbench.measure.pytrace import profile_python
 from serverbench.records.cost import CostBaseline
 
-from cost_detect import BASE_ITERS, ROOT
-
 
 def counted(variant: str, iters: int):
     v = registry()[variant]
-    plan = CostPlan(v, v.default_app, WORKLOADS["json"], apps_dir=ROOT / "apps", env={"SERVERBENCH_WORK_ITERS": str(iters)})
+    plan = CostPlan(
+        v, v.default_app, WORKLOADS["json"], apps_dir=ROOT / "apps", env={"SERVERBENCH_WORK_ITERS": str(iters)}
+    )
     return replace(measure_cost(plan), python_functions=profile_python(plan))
 
 
 def main(variant: str, iters: int) -> None:
     base, candidate = counted(variant, BASE_ITERS), counted(variant, BASE_ITERS + iters)
-    baseline = CostBaseline(base.key, base.per_request, base.packages, base.functions, base.python_functions,
-                            base.timestamp, base.python_per_request)
+    baseline = CostBaseline(
+        base.key,
+        base.per_request,
+        base.packages,
+        base.functions,
+        base.python_functions,
+        base.timestamp,
+        base.python_per_request,
+    )
     verdict = judge_cost(candidate, baseline, tolerance=0.02)
-    print(f"{candidate.key}: SERVERBENCH_WORK_ITERS={BASE_ITERS + iters} against a baseline at {BASE_ITERS}: "
-          f"{verdict.status}")
+    print(
+        f"{candidate.key}: SERVERBENCH_WORK_ITERS={BASE_ITERS + iters} against a baseline at {BASE_ITERS}: "
+        f"{verdict.status}"
+    )
     print(verdict.report())
 
 

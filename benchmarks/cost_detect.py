@@ -12,6 +12,7 @@ about 1% and 2% of the cell's count.  The stored baseline is the median of three
 iteration; every later count is judged against it as ``pytest -m cost`` would, at several
 tolerances (the default is 2%).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,14 @@ CALIBRATION_ITERS = 50  # near the levels measured: the per-iteration cost grows
 
 def count(variant: str, iters: int, requests: int) -> float:
     v = registry()[variant]
-    plan = CostPlan(v, v.default_app, WORKLOADS["json"], requests=requests, apps_dir=ROOT / "apps",
-                    env={"SERVERBENCH_WORK_ITERS": str(iters)})
+    plan = CostPlan(
+        v,
+        v.default_app,
+        WORKLOADS["json"],
+        requests=requests,
+        apps_dir=ROOT / "apps",
+        env={"SERVERBENCH_WORK_ITERS": str(iters)},
+    )
     return measure_cost(plan).per_request
 
 
@@ -43,9 +50,11 @@ def flagged(values: list[float], base: float) -> dict[str, int]:
     return {f"{t:g}": sum(1 for v in values if v > base * (1 + t)) for t in TOLERANCES}
 
 
-def detect(variant: str, runs: int, requests: int, pool: ThreadPoolExecutor, levels=LEVELS,
-           entry: dict | None = None) -> dict:
+def detect(
+    variant: str, runs: int, requests: int, pool: ThreadPoolExecutor, levels=LEVELS, entry: dict | None = None
+) -> dict:
     """Calibrate (unless ``entry`` holds a baseline already) and count ``runs`` times at each level."""
+
     def counts(iters: int, n: int) -> list[float]:
         return list(pool.map(lambda _: count(variant, iters, requests), range(n)))
 
@@ -58,11 +67,19 @@ def detect(variant: str, runs: int, requests: int, pool: ThreadPoolExecutor, lev
         iters = BASE_ITERS + round(target * base / per_iter)
         values = counts(iters, runs)
         rises = [v / base - 1 for v in values]
-        entry["levels"][f"{target:g}"] = {"iters": iters, "counts": values, "flagged": flagged(values, base),
-                                          "median_rise": statistics.median(rises), "min_rise": min(rises),
-                                          "max_rise": max(rises)}
-        print(f"{variant} +{target:.0%} ({iters} iterations): median rise {statistics.median(rises):+.3%}, "
-              f"flagged {entry['levels'][f'{target:g}']['flagged']} of {runs}", flush=True)
+        entry["levels"][f"{target:g}"] = {
+            "iters": iters,
+            "counts": values,
+            "flagged": flagged(values, base),
+            "median_rise": statistics.median(rises),
+            "min_rise": min(rises),
+            "max_rise": max(rises),
+        }
+        print(
+            f"{variant} +{target:.0%} ({iters} iterations): median rise {statistics.median(rises):+.3%}, "
+            f"flagged {entry['levels'][f'{target:g}']['flagged']} of {runs}",
+            flush=True,
+        )
     return entry
 
 
@@ -70,10 +87,15 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variants", default="waitress-t4,granian-wsgi,gunicorn-sync-w2")
     parser.add_argument("--runs", type=int, default=20, help="0: only the A/A counts, against a stored baseline")
-    parser.add_argument("--aa", type=int, default=50, help="A/A counts of the first variant, judged against its baseline")
+    parser.add_argument(
+        "--aa", type=int, default=50, help="A/A counts of the first variant, judged against its baseline"
+    )
     parser.add_argument("--requests", type=int, default=200)
-    parser.add_argument("--levels", default=",".join(f"{x:g}" for x in LEVELS),
-                        help="extra work as shares of the cell; a variant already in --out keeps its calibration")
+    parser.add_argument(
+        "--levels",
+        default=",".join(f"{x:g}" for x in LEVELS),
+        help="extra work as shares of the cell; a variant already in --out keeps its calibration",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/cost-detect.json")
     args = parser.parse_args(argv)
     data = json.loads(args.out.read_text()) if args.out.exists() else {}

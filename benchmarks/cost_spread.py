@@ -9,6 +9,7 @@ cores).  Results are merged into the JSON file per variant, so batches can be ru
 The table also judges every run after the first against the first as a stored baseline would
 (default 2% tolerance): the A/A false-flag count.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,12 @@ TOLERANCE = 0.02
 def count(variant: str, requests: int) -> dict:
     v = registry()[variant]
     r = measure_cost(CostPlan(v, v.default_app, WORKLOADS["json"], requests=requests, apps_dir=ROOT / "apps"))
-    return {"per_request": r.per_request, "wall_s": round(r.wall_s, 2), "timestamp": r.timestamp,
-            "processes": [p.instructions for p in r.processes]}
+    return {
+        "per_request": r.per_request,
+        "wall_s": round(r.wall_s, 2),
+        "timestamp": r.timestamp,
+        "processes": [p.instructions for p in r.processes],
+    }
 
 
 def run(variants: list[str], runs: int, requests: int, out: Path) -> None:
@@ -40,24 +45,32 @@ def run(variants: list[str], runs: int, requests: int, out: Path) -> None:
     with ThreadPoolExecutor(max_workers=2) as pool:
         for variant in variants:
             started = time.monotonic()
-            counts = list(pool.map(lambda _: count(variant, requests), range(runs)))
+            counts = list(pool.map(lambda _, variant=variant: count(variant, requests), range(runs)))
             data[variant] = {"app": registry()[variant].default_app.name, "requests": requests, "runs": counts}
             values = [c["per_request"] for c in counts]
-            print(f"{variant}: median {statistics.median(values):,.0f} spread {spread(values):.3%} "
-                  f"({time.monotonic() - started:.0f} s)", flush=True)
+            print(
+                f"{variant}: median {statistics.median(values):,.0f} spread {spread(values):.3%} "
+                f"({time.monotonic() - started:.0f} s)",
+                flush=True,
+            )
             out.write_text(json.dumps(data, indent=1) + "\n")
 
 
 def table(path: Path) -> str:
     data = json.loads(path.read_text())
-    lines = ["| variant (app, /json) | runs | median instr/request | spread (max-min)/median | A/A flags at 2% "
-             "(runs 2..n vs run 1) | median wall s |", "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| variant (app, /json) | runs | median instr/request | spread (max-min)/median | A/A flags at 2% "
+        "(runs 2..n vs run 1) | median wall s |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for variant, entry in data.items():
         values = [c["per_request"] for c in entry["runs"]]
         flags = sum(1 for v in values[1:] if v > values[0] * (1 + TOLERANCE))
         wall = statistics.median(c["wall_s"] for c in entry["runs"])
-        lines.append(f"| {variant} ({entry['app']}) | {len(values)} | {statistics.median(values):,.0f} | "
-                     f"{spread(values):.3%} | {flags}/{len(values) - 1} | {wall:.1f} |")
+        lines.append(
+            f"| {variant} ({entry['app']}) | {len(values)} | {statistics.median(values):,.0f} | "
+            f"{spread(values):.3%} | {flags}/{len(values) - 1} | {wall:.1f} |"
+        )
     return "\n".join(lines)
 
 

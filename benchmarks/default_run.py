@@ -6,6 +6,7 @@
 Prints, per file: the failures (first line of each message), the flags raised per variant and workload,
 and how many cells carry at least one flag.
 """
+
 from __future__ import annotations
 
 import sys
@@ -18,8 +19,11 @@ from serverbench.records import results as results_file
 def census(path: Path) -> str:
     run = results_file.read(path)
     flagged = {s.result.key: s.flags for s in run.results if s.flags}
-    lines = [f"## {path.name}: {len(run.results)} results, {len(run.failures)} failures, "
-             f"{len(flagged)} cells with at least one flag", ""]
+    lines = [
+        f"## {path.name}: {len(run.results)} results, {len(run.failures)} failures, "
+        f"{len(flagged)} cells with at least one flag",
+        "",
+    ]
     for f in run.failures:
         lines.append(f"- FAILED {f.variant}/{f.app}/{f.workload}/c{f.connections}: {f.message.splitlines()[0][:220]}")
     counts = Counter(name for names in flagged.values() for name in names)

@@ -14,6 +14,7 @@ reference apps write their Python heap there), and judges the growth of PSS, the
 and sockets (judge.memory); ``--repeat N`` soaks each value N times (A/A soaks without the knob).  Rows merge
 into benchmarks/results/memory.json; ``render`` writes the tables into docs/memory.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,8 +41,10 @@ ROOT = Path(__file__).resolve().parents[1]
 APPS = ROOT / "apps"
 OUT = ROOT / "benchmarks/results/memory.json"
 DOC = ROOT / "docs/memory.md"
-MARKS = {"footprint": ("<!-- memory table (benchmarks/memory.py render) -->\n", "<!-- end of the memory table -->"),
-         "soak": ("<!-- soak table (benchmarks/memory.py render) -->\n", "<!-- end of the soak table -->")}
+MARKS = {
+    "footprint": ("<!-- memory table (benchmarks/memory.py render) -->\n", "<!-- end of the memory table -->"),
+    "soak": ("<!-- soak table (benchmarks/memory.py render) -->\n", "<!-- end of the soak table -->"),
+}
 
 
 def started(name: str, env: dict | None = None):
@@ -60,15 +63,30 @@ def tree(pid: int, seconds: float = 1.0) -> dict:
         time.sleep(seconds)
     usage = sampler.usage()
     procs = usage.per_process
-    return {"pss_mb": usage.pss_end_mb, "rss_mb": round(sum(p["rss_mb"] for p in procs), 2),
-            "uss_mb": round(sum(p["uss_mb"] or 0 for p in procs), 2),
-            "sockets": sum(p["sockets"] or 0 for p in procs), "processes": list(procs)}
+    return {
+        "pss_mb": usage.pss_end_mb,
+        "rss_mb": round(sum(p["rss_mb"] for p in procs), 2),
+        "uss_mb": round(sum(p["uss_mb"] or 0 for p in procs), 2),
+        "sockets": sum(p["sockets"] or 0 for p in procs),
+        "processes": list(procs),
+    }
 
 
 def trial(server, name: str, seconds: int, warmup: int) -> dict:
     shape = LoadShape(64, seconds)
-    rec = run_trial(Trial(server, WORKLOADS["json"], shape, driver_for(shape), nodeid=f"memory::{name}",
-                          test="memory", machine={}, python=python_info()), Warmup(warmup)).to_record()
+    rec = run_trial(
+        Trial(
+            server,
+            WORKLOADS["json"],
+            shape,
+            driver_for(shape),
+            nodeid=f"memory::{name}",
+            test="memory",
+            machine={},
+            python=python_info(),
+        ),
+        Warmup(warmup),
+    ).to_record()
     return rec
 
 
@@ -78,8 +96,12 @@ def footprint(name: str, conns: list[int]) -> dict:
     try:
         row["idle"] = tree(server.pid)
         rec = trial(server, name, 5, 1)
-        row["c64"] = {"pss_mb": rec["server"].get("pss_mb"), "rss_mb": rec["server"]["rss_mb"], "rps": rec["rps"],
-                      "processes": rec["memory"]["processes"]}
+        row["c64"] = {
+            "pss_mb": rec["server"].get("pss_mb"),
+            "rss_mb": rec["server"]["rss_mb"],
+            "rps": rec["rps"],
+            "processes": rec["memory"]["processes"],
+        }
         after = tree(server.pid)  # the idle server after load: the baseline for connections (pools, arenas warm)
         row["after_load"] = after
         for n in conns:
@@ -88,14 +110,23 @@ def footprint(name: str, conns: list[int]) -> dict:
                 held = tree(server.pid, 1.5)
             finally:
                 report = clients.stop()
-            row[f"conn{n}"] = {"pss_mb": held["pss_mb"], "rss_mb": held["rss_mb"], "held": report.held,
-                               "opened": report.opened, "sockets": held["sockets"],
-                               "kb_per_conn": per_connection_kb(after["pss_mb"], held["pss_mb"], report.held)}
+            row[f"conn{n}"] = {
+                "pss_mb": held["pss_mb"],
+                "rss_mb": held["rss_mb"],
+                "held": report.held,
+                "opened": report.opened,
+                "sockets": held["sockets"],
+                "kb_per_conn": per_connection_kb(after["pss_mb"], held["pss_mb"], report.held),
+            }
             time.sleep(0.5)
-        print(f"  {name}: idle PSS {row['idle']['pss_mb']} / RSS {row['idle']['rss_mb']} MB; c64 PSS "
-              f"{row['c64']['pss_mb']} / RSS {row['c64']['rss_mb']}; " +
-              "; ".join(f"{k}: {v['held']} held, {v['kb_per_conn']} KB each" for k, v in row.items()
-                        if k.startswith("conn")), flush=True)
+        print(
+            f"  {name}: idle PSS {row['idle']['pss_mb']} / RSS {row['idle']['rss_mb']} MB; c64 PSS "
+            f"{row['c64']['pss_mb']} / RSS {row['c64']['rss_mb']}; "
+            + "; ".join(
+                f"{k}: {v['held']} held, {v['kb_per_conn']} KB each" for k, v in row.items() if k.startswith("conn")
+            ),
+            flush=True,
+        )
     finally:
         server.stop()
     return row
@@ -113,12 +144,20 @@ def soak(name: str, leak: int, seconds: int) -> dict:
     growths = record_growths(rec)
     g = growths["pss_mb"]
     series = rec["memory"]["series"]
-    print(f"  {name} leak {leak} B: {rec['requests']:,} requests, PSS {series['pss_mb'][0]} -> "
-          f"{series['pss_mb'][-1]} MB; " + "; ".join(x.message for x in growths.values()), flush=True)
-    return {"leak_bytes": leak, "seconds": seconds, "requests": rec["requests"], "rps": rec["rps"],
-            "growth": g.to_record(), "growths": {k: x.to_record() for k, x in growths.items()},
-            **{k: series[k] for k in ("t_s", "pss_mb", "fds", "sockets", "heap_blocks", "heap_malloc_mb")
-               if k in series}}
+    print(
+        f"  {name} leak {leak} B: {rec['requests']:,} requests, PSS {series['pss_mb'][0]} -> "
+        f"{series['pss_mb'][-1]} MB; " + "; ".join(x.message for x in growths.values()),
+        flush=True,
+    )
+    return {
+        "leak_bytes": leak,
+        "seconds": seconds,
+        "requests": rec["requests"],
+        "rps": rec["rps"],
+        "growth": g.to_record(),
+        "growths": {k: x.to_record() for k, x in growths.items()},
+        **{k: series[k] for k in ("t_s", "pss_mb", "fds", "sockets", "heap_blocks", "heap_malloc_mb") if k in series},
+    }
 
 
 def merge(part: str, rows: dict) -> None:
@@ -141,41 +180,82 @@ def _mb(value) -> str:
 
 
 def footprint_table(data: dict) -> str:
-    ns = sorted({int(k[4:]) for v in data["variants"].values() for k in (v.get("footprint") or {})
-                 if k.startswith("conn")})
-    heads = ["variant", "worker", "procs", "idle PSS / RSS MB", "c64 PSS / RSS MB"] + \
-        [f"{n} conns: held, KB each" for n in ns]
+    ns = sorted(
+        {int(k[4:]) for v in data["variants"].values() for k in (v.get("footprint") or {}) if k.startswith("conn")}
+    )
+    heads = ["variant", "worker", "procs", "idle PSS / RSS MB", "c64 PSS / RSS MB"] + [
+        f"{n} conns: held, KB each" for n in ns
+    ]
     lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     order = list(registry())
     for name, v in sorted(data["variants"].items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 999):
         f = v.get("footprint")
         if not f:
             continue
-        cells = [name, v["worker"], str(len(f["idle"]["processes"])),
-                 f"{_mb(f['idle']['pss_mb'])} / {_mb(f['idle']['rss_mb'])}",
-                 f"{_mb(f['c64']['pss_mb'])} / {_mb(f['c64']['rss_mb'])}"]
+        cells = [
+            name,
+            v["worker"],
+            str(len(f["idle"]["processes"])),
+            f"{_mb(f['idle']['pss_mb'])} / {_mb(f['idle']['rss_mb'])}",
+            f"{_mb(f['c64']['pss_mb'])} / {_mb(f['c64']['rss_mb'])}",
+        ]
         for n in ns:
             c = f.get(f"conn{n}")
-            cells.append("–" if not c else f"{c['held']:,}, {c['kb_per_conn']:.1f}" if c["kb_per_conn"] is not None
-                         else f"{c['held']:,}, –")
+            cells.append(
+                "–"
+                if not c
+                else f"{c['held']:,}, {c['kb_per_conn']:.1f}"
+                if c["kb_per_conn"] is not None
+                else f"{c['held']:,}, –"
+            )
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
 def soak_table(data: dict) -> str:
-    heads = ["variant", "worker", "leak B/req", "s", "requests", "PSS start → end MB", "slope MB/10k [95%]", "verdict",
-             "heap blocks /10k", "malloc MB /10k", "sockets /10k"]
+    heads = [
+        "variant",
+        "worker",
+        "leak B/req",
+        "s",
+        "requests",
+        "PSS start → end MB",
+        "slope MB/10k [95%]",
+        "verdict",
+        "heap blocks /10k",
+        "malloc MB /10k",
+        "sockets /10k",
+    ]
     lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for name, v in data["variants"].items():
         for s in v.get("soak") or ():
             g = s["growth"]
-            slope = "–" if g["slope_mb_per_10k"] is None else \
-                f"{g['slope_mb_per_10k']:+.3f} [{g['low']:+.3f}, {g['high']:+.3f}]"
-            others = [_slope(s.get("growths", {}).get(k), digits) for k, digits in
-                      (("heap_blocks", 0), ("heap_malloc_mb", 2), ("sockets", 2))]
-            lines.append("| " + " | ".join([name, v["worker"], str(s["leak_bytes"]), str(s["seconds"]),
-                                            f"{s['requests']:,}", f"{s['pss_mb'][0]} → {s['pss_mb'][-1]}", slope,
-                                            g["verdict"], *others]) + " |")
+            slope = (
+                "–"
+                if g["slope_mb_per_10k"] is None
+                else f"{g['slope_mb_per_10k']:+.3f} [{g['low']:+.3f}, {g['high']:+.3f}]"
+            )
+            others = [
+                _slope(s.get("growths", {}).get(k), digits)
+                for k, digits in (("heap_blocks", 0), ("heap_malloc_mb", 2), ("sockets", 2))
+            ]
+            lines.append(
+                "| "
+                + " | ".join(
+                    [
+                        name,
+                        v["worker"],
+                        str(s["leak_bytes"]),
+                        str(s["seconds"]),
+                        f"{s['requests']:,}",
+                        f"{s['pss_mb'][0]} → {s['pss_mb'][-1]}",
+                        slope,
+                        g["verdict"],
+                        *others,
+                    ]
+                )
+                + " |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -193,7 +273,7 @@ def render() -> None:
         start, end = MARKS[part]
         if start in doc:
             head, rest = doc.split(start, 1)
-            doc = head + start + table + rest[rest.index(end):]
+            doc = head + start + table + rest[rest.index(end) :]
         print(table)
     DOC.write_text(doc)
 
@@ -220,8 +300,9 @@ def main() -> None:
             if args.part == "footprint":
                 rows[name] = footprint(name, [int(n) for n in args.conns.split(",") if n])
             else:
-                rows[name] = [soak(name, int(leak), args.seconds) for leak in args.leak.split(",")
-                              for _ in range(args.repeat)]
+                rows[name] = [
+                    soak(name, int(leak), args.seconds) for leak in args.leak.split(",") for _ in range(args.repeat)
+                ]
         except (ServerStartError, VerificationError, ServerDiedError, GeneratorError) as exc:
             print(f"  {name}: {str(exc).splitlines()[0]}", flush=True)
     merge(args.part, rows)

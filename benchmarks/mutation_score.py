@@ -8,6 +8,7 @@ docs/mutation-survivors.md as equivalent counts as accounted for, not as killed.
 (mutmut's "no tests") counts as checked and not killed, in its own column: nothing tried to kill it.  Exit status 1 when a
 module's score (killed + accounted for) / checked is under --min, or a survivor is not accounted for.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,21 +62,39 @@ def main(argv: list[str] | None = None) -> int:
         score = (killed + len(listed)) / len(checked)
         bad |= score < args.min
         open_survivors += [n for n in survivors if n not in known]
-        rows.append((module, killed, len(listed), len(survivors) - len(listed), untested, len(checked), len(codes), score,
-                     ", ".join(f"{n} exit {c}" for c, n in sorted(other.items(), key=str))))
+        rows.append(
+            (
+                module,
+                killed,
+                len(listed),
+                len(survivors) - len(listed),
+                untested,
+                len(checked),
+                len(codes),
+                score,
+                ", ".join(f"{n} exit {c}" for c, n in sorted(other.items(), key=str)),
+            )
+        )
     if args.markdown:
-        print("| module | killed | equivalent | open survivors | of them untested | checked | mutants | score |\n"
-              "|---|---|---|---|---|---|---|---|")
+        print(
+            "| module | killed | equivalent | open survivors | of them untested | checked | mutants | score |\n"
+            "|---|---|---|---|---|---|---|---|"
+        )
         for module, k, eq, surv, untested, checked, total, score, _ in rows:
             print(f"| {module} | {k} | {eq} | {surv} | {untested} | {checked} | {total} | {score:.1%} |")
     else:
-        print(f"{'module':40} {'killed':>7} {'equiv':>6} {'open':>5} {'untested':>9} {'checked':>8} {'mutants':>8} "
-              f"{'score':>7}")
+        print(
+            f"{'module':40} {'killed':>7} {'equiv':>6} {'open':>5} {'untested':>9} {'checked':>8} {'mutants':>8} "
+            f"{'score':>7}"
+        )
         for module, k, eq, surv, untested, checked, total, score, other in rows:
             print(f"{module:40} {k:7} {eq:6} {surv:5} {untested:9} {checked:8} {total:8} {score:7.1%}  {other}")
     if open_survivors:
-        print(f"\n{len(open_survivors)} survivor(s) neither killed nor in {SURVIVORS.relative_to(ROOT)} "
-              "(`mutmut show NAME` shows each):", file=sys.stderr)
+        print(
+            f"\n{len(open_survivors)} survivor(s) neither killed nor in {SURVIVORS.relative_to(ROOT)} "
+            "(`mutmut show NAME` shows each):",
+            file=sys.stderr,
+        )
         for name in open_survivors:
             print(f"  {name}", file=sys.stderr)
     return 1 if bad or open_survivors else 0

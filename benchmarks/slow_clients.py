@@ -12,6 +12,7 @@ under separate short locks); ``render`` writes the table to benchmarks/results/s
 docs/slow-clients.md.
 Without --variants: every variant of the registry that can run here, serving its reference app.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,13 +60,22 @@ def started(name: str):
 def load_row(name: str, args) -> dict:
     """c16 alone, then c16 beside K slow clients of each kind: rps, p99, errors, the slow clients' facts."""
     shapes = [LoadShape(args.connections, args.duration)] + [
-        from_label(f"c{args.connections}+{kind}{args.count}", args.duration) for kind in LOAD_KINDS]
+        from_label(f"c{args.connections}+{kind}{args.count}", args.duration) for kind in LOAD_KINDS
+    ]
     row: dict = {}
     server = started(name)
     try:
         for shape in shapes:
-            trial = Trial(server, WORKLOADS["json"], shape, driver_for(shape), nodeid=f"slow_clients::{name}",
-                          test="slow_clients", machine={}, python=python_info())
+            trial = Trial(
+                server,
+                WORKLOADS["json"],
+                shape,
+                driver_for(shape),
+                nodeid=f"slow_clients::{name}",
+                test="slow_clients",
+                machine={},
+                python=python_info(),
+            )
             try:
                 res = run_trial(trial, Warmup(args.warmup))
             except (ServerDiedError, GeneratorError) as exc:  # a wedged server can keep even wrk from ending
@@ -75,10 +85,18 @@ def load_row(name: str, args) -> dict:
                 server = started(name)
                 continue
             rec = res.to_record()
-            row[shape.label] = {"rps": rec["rps"], "p99_ms": rec["latency_ms"]["p99"], "errors": rec["errors"],
-                                "requests": rec["requests"], "slow_clients": rec.get("slow_clients")}
-            print(f"  {name} {shape.label}: {rec['rps']:,.0f} rps, p99 {rec['latency_ms']['p99']:.1f} ms, "
-                  f"errors {sum(rec['errors'].values())}, slow {rec.get('slow_clients')}", flush=True)
+            row[shape.label] = {
+                "rps": rec["rps"],
+                "p99_ms": rec["latency_ms"]["p99"],
+                "errors": rec["errors"],
+                "requests": rec["requests"],
+                "slow_clients": rec.get("slow_clients"),
+            }
+            print(
+                f"  {name} {shape.label}: {rec['rps']:,.0f} rps, p99 {rec['latency_ms']['p99']:.1f} ms, "
+                f"errors {sum(rec['errors'].values())}, slow {rec.get('slow_clients')}",
+                flush=True,
+            )
     finally:
         server.stop()
     return row
@@ -95,8 +113,10 @@ def hold_rows(names: list[str], cap_s: float) -> dict[str, dict]:
                 rows[name] = {"error": str(exc).splitlines()[0]}
         for kind in HOLD_KINDS:
             print(f"  probing {kind} on {len(servers)} variants (cap {cap_s:g} s)", flush=True)
-            probes = {name: SlowClients(s.url + "/json", kind, 1, seconds=cap_s, until_dropped=True)
-                      for name, s in servers.items()}
+            probes = {
+                name: SlowClients(s.url + "/json", kind, 1, seconds=cap_s, until_dropped=True)
+                for name, s in servers.items()
+            }
             with ThreadPoolExecutor(max_workers=max(1, len(probes))) as pool:
                 running = {name: pool.submit(p.start) for name, p in probes.items()}
                 for name, future in running.items():
@@ -107,9 +127,12 @@ def hold_rows(names: list[str], cap_s: float) -> dict[str, dict]:
                         del probes[name]
                 reports = dict(zip(probes, pool.map(lambda p: p.stop(cap_s + 5.0), probes.values())))
             for name, report in reports.items():
-                rows[name][kind] = {"held_s": report.dropped_s[0] if report.dropped_s else None,
-                                    "opened": report.opened, "answer": next(iter(report.answers), None),
-                                    "cap_s": cap_s}
+                rows[name][kind] = {
+                    "held_s": report.dropped_s[0] if report.dropped_s else None,
+                    "opened": report.opened,
+                    "answer": next(iter(report.answers), None),
+                    "cap_s": cap_s,
+                }
     finally:
         for server in servers.values():
             server.stop()
@@ -157,8 +180,11 @@ def load_text(cell: dict | None, base: dict | None) -> str:
 def render() -> str:
     data = json.loads(OUT.read_text())
     base_label = "c16"
-    heads = ["variant", "worker", f"{base_label} rps / p99"] + [f"+{k}16" for k in LOAD_KINDS] + \
-            [f"held: {k}" for k in HOLD_KINDS]
+    heads = (
+        ["variant", "worker", f"{base_label} rps / p99"]
+        + [f"+{k}16" for k in LOAD_KINDS]
+        + [f"held: {k}" for k in HOLD_KINDS]
+    )
     lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     order = list(registry())
     for name, v in sorted(data["variants"].items(), key=lambda item: order.index(item[0]) if item[0] in order else 999):
@@ -186,7 +212,7 @@ def main() -> None:
         (OUT.with_suffix(".md")).write_text(table)
         doc = DOC.read_text()
         head, rest = doc.split(DOC_START, 1)
-        DOC.write_text(head + DOC_START + table + rest[rest.index(DOC_END):])
+        DOC.write_text(head + DOC_START + table + rest[rest.index(DOC_END) :])
         print(table)
         return
     names = args.variants.split(",") if args.variants else runnable()

@@ -1,2 +1,3 @@
 """serverbench: a pytest performance-regression suite for Python web servers."""
+
 __version__ = "0.1.0"

@@ -1,4 +1,5 @@
 """``python -m serverbench``: the ``serverbench`` command (:mod:`serverbench.cli`)."""
+
 import sys
 
 from .cli import main

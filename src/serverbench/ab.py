@@ -6,6 +6,7 @@ a fresh attempt with twice the blocks.  Counted instructions per request (``plan
 runs per arm) are measured once, before the timed blocks, and judged with them.
 ``python -m serverbench.gate`` and the tests call :func:`run`.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -37,10 +38,12 @@ def run(plan: ABPlan, on_retry: Callable[[ABDecision, int], None] | None = None)
     measured = with_growth(with_counts(run_blocks(plan, blocks)))
     while True:
         judgement = judge(measured.pairs, measured.rate is not None, plan.policy)
-        decision = decided(plan.name, measured, judgement, extended=extended, policy=plan.policy,
-                           max_error_rate=plan.max_error_rate)
-        step = next_step(judgement, blocks=blocks, extended=extended, attempt=attempt, extend=plan.extend,
-                         retries=plan.retries)
+        decision = decided(
+            plan.name, measured, judgement, extended=extended, policy=plan.policy, max_error_rate=plan.max_error_rate
+        )
+        step = next_step(
+            judgement, blocks=blocks, extended=extended, attempt=attempt, extend=plan.extend, retries=plan.retries
+        )
         if step is None:
             return decision
         if step.extend:

@@ -5,13 +5,14 @@ The runner (:mod:`serverbench.measure.ab`) reads what to measure from it, the ju
 both.  Its defaults are the gate's proven configuration: the window, warm-up and connections come from
 the option table's gate defaults (:mod:`serverbench.config`), the policy and blocks from the judge.
 """
+
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 from .backends.base import BACKENDS
 from .catalog.matrix import Cell
@@ -124,8 +125,12 @@ class ABPlan:
 
     def _load_problems(self) -> list[str]:
         out = []
-        checked = {"duration": "perf_duration", "warmup": "perf_warmup", "connections": "perf_connections",
-                   "max_error_rate": "perf_max_error_rate"}
+        checked = {
+            "duration": "perf_duration",
+            "warmup": "perf_warmup",
+            "connections": "perf_connections",
+            "max_error_rate": "perf_max_error_rate",
+        }
         if self.rate_duration != self.duration:
             checked["rate_duration"] = "perf_duration"
         for name, option in checked.items():
@@ -141,8 +146,10 @@ class ABPlan:
         if rate is not None and rate != "auto" and not (isinstance(rate, (int, float)) and rate > 0):
             out.append(f"rate={rate!r}: give requests/s > 0, 'auto' ({load:g} x the base throughput) or None")
         if self.workload.mix and rate is not None:
-            out.append(f"workload {self.workload.name} is a URL mix; the fixed-rate driver (oha) runs one URL: "
-                       "pass rate=None (--rate off)")
+            out.append(
+                f"workload {self.workload.name} is a URL mix; the fixed-rate driver (oha) runs one URL: "
+                "pass rate=None (--rate off)"
+            )
         return out
 
     def _environment_problems(self) -> list[str]:
@@ -150,29 +157,41 @@ class ABPlan:
         for name in self.workload.backends:
             variable = BACKENDS[name].env_var
             if variable not in self.backend_env:
-                out.append(f"workload {self.workload.name} needs {name.capitalize()}: pass its URL as {variable} "
-                           "in backend_env (backends.base.started and env give it)")
+                out.append(
+                    f"workload {self.workload.name} needs {name.capitalize()}: pass its URL as {variable} "
+                    "in backend_env (backends.base.started and env give it)"
+                )
         variant, app = self.cell.variant, self.cell.app
         if not variant.serves(app):
             out.append(f"{variant.name} loads {variant.interface} apps; {app.name} is {app.interface}")
         if variant.programs or app.installed_files:  # not Python modules: a program, an install in each apps folder
-            out += [f"the {arm.label} arm: {reason}" for arm in (self.base, self.candidate)
-                    if (reason := unavailable_reason(variant, app, arm.apps_dir))]
+            out += [
+                f"the {arm.label} arm: {reason}"
+                for arm in (self.base, self.candidate)
+                if (reason := unavailable_reason(variant, app, arm.apps_dir))
+            ]
         unserved = app.lacks(e.name for e in self.workload.specs)
         if unserved:
             out.append(f"{app.name} serves part of the contract, not {', '.join(unserved)}: pick another workload")
         if self.cost_repeats and app.runtime != "python":
-            out.append(f"cost_repeats={self.cost_repeats}: {app.name} is a {app.runtime} app and instructions are "
-                       "counted for Python servers only; pass cost_repeats=0 (--cost-repeats 0)")
+            out.append(
+                f"cost_repeats={self.cost_repeats}: {app.name} is a {app.runtime} app and instructions are "
+                "counted for Python servers only; pass cost_repeats=0 (--cost-repeats 0)"
+            )
         needed = list(dict.fromkeys(variant.requires + app.requires))
         try:
             lacking = {arm.label: missing_modules_in(arm.python, needed) for arm in (self.base, self.candidate)}
         except ConfigError as exc:
             return out + [str(exc)]
         if any(lacking.values()):
-            said = "; ".join(f"the {arm.label} arm ({arm.python}) lacks {', '.join(lacking[arm.label])}"
-                             for arm in (self.base, self.candidate) if lacking[arm.label])
-            out.append(f"both arms must be able to run {variant.name} serving {app.name}: {said}. "
-                       f"Install it there ({variant.install or 'pip install ' + ' '.join(needed)}), or gate a "
-                       "variant both environments have")
+            said = "; ".join(
+                f"the {arm.label} arm ({arm.python}) lacks {', '.join(lacking[arm.label])}"
+                for arm in (self.base, self.candidate)
+                if lacking[arm.label]
+            )
+            out.append(
+                f"both arms must be able to run {variant.name} serving {app.name}: {said}. "
+                f"Install it there ({variant.install or 'pip install ' + ' '.join(needed)}), or gate a "
+                "variant both environments have"
+            )
         return out

@@ -7,6 +7,7 @@ app made by ``create_app()``, an aiohttp ``Application`` object) is loaded throu
 ``app`` is the object (the factory called once), ``factory()`` returns it.  Which object is named
 by the ``SERVERBENCH_APP`` environment variable (``package.module:attribute`` or ``...:factory()``).
 """
+
 from __future__ import annotations
 
 import functools

@@ -1,4 +1,5 @@
 """Moved to :mod:`serverbench.cli.compare` (``serverbench compare``); this name keeps ``python -m serverbench.compare`` working."""
+
 import sys
 
 from .cli import compare

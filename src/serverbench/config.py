@@ -7,20 +7,23 @@ from a fixture factory or a ``perf`` marker override the result through
 :func:`resolve_thresholds` and the factories in :mod:`serverbench.pytest_plugin.fixtures`.
 Values are tested with ``is not None``, never ``or``, so 0 and False survive.
 """
+
 from __future__ import annotations
 
 import ipaddress
 import math
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from .backends.base import BACKENDS
 from .catalog.faults import Fault
 from .catalog.shards import Shard
-from .catalog.userapp import INTERFACES as APP_INTERFACES, AppTarget, parse_backends, parse_endpoints, parse_env
+from .catalog.userapp import INTERFACES as APP_INTERFACES
+from .catalog.userapp import AppTarget, parse_backends, parse_endpoints, parse_env
 from .errors import ConfigError
 
 
@@ -94,19 +97,24 @@ def _reuse_list(raw: str) -> tuple[int | None, ...]:
 def _slow_list(raw: str) -> tuple[tuple[str, int] | None, ...]:
     """``none`` and/or ``<kind><count>`` entries (idle16, slowloris8): each a variant of every shape."""
     from .catalog.shapes import SLOW_KINDS
+
     parts = [p for p in str(raw).replace(" ", "").lower().split(",") if p]
     if not parts:
-        raise ValueError(f"expected 'none' and/or slow clients such as idle16,slowloris16 (kinds: {', '.join(SLOW_KINDS)})")
+        raise ValueError(
+            f"expected 'none' and/or slow clients such as idle16,slowloris16 (kinds: {', '.join(SLOW_KINDS)})"
+        )
     out: list[tuple[str, int] | None] = []
     for p in parts:
         kind = p.rstrip("0123456789")
         if p == "none":
             out.append(None)
-        elif kind in SLOW_KINDS and p[len(kind):]:
-            out.append((kind, _int(1, 10_000)(p[len(kind):])))
+        elif kind in SLOW_KINDS and p[len(kind) :]:
+            out.append((kind, _int(1, 10_000)(p[len(kind) :])))
         else:
-            raise ValueError(f"{p!r}: expected 'none' or <kind><count> with a kind of {', '.join(SLOW_KINDS)} "
-                             "(e.g. none,idle16,slowloris16)")
+            raise ValueError(
+                f"{p!r}: expected 'none' or <kind><count> with a kind of {', '.join(SLOW_KINDS)} "
+                "(e.g. none,idle16,slowloris16)"
+            )
     return tuple(out)
 
 
@@ -183,7 +191,7 @@ def _loopback_url(schemes: tuple[str, ...]) -> Callable[[str], str]:
         if parts.scheme not in schemes or not parts.hostname:
             raise ValueError(f"expected a URL like {schemes[0]}://127.0.0.1:PORT, got {raw!r}")
         try:
-            parts.port
+            _ = parts.port  # urlsplit checks the port only when it is read
         except ValueError:
             raise ValueError(f"the port in {raw!r} is not a number from 1 to 65535") from None
         if not is_loopback(parts.hostname):
@@ -225,55 +233,241 @@ class Option:
 
 _URL_FLAGS = ", ".join(b.url_flag for b in BACKENDS.values())  # --redis-url, ...
 OPTIONS: tuple[Option, ...] = (
-    Option("perf_variants", _globs, ("*",), "Server variants to run: comma-separated names or globs (e.g. 'gunicorn-*'). Default: all."),
-    Option("perf_apps", _globs, None, "Apps to serve: comma-separated names or globs, 'all' for every app; each variant serves those whose interface it speaks. Default: one reference app per interface (flask, raw-asgi, aiohttp, tornado)."),
-    Option("perf_workloads", _globs, ("*",), "Workloads to run: comma-separated names or globs (e.g. 'json,redis'). Default: all."),
+    Option(
+        "perf_variants",
+        _globs,
+        ("*",),
+        "Server variants to run: comma-separated names or globs (e.g. 'gunicorn-*'). Default: all.",
+    ),
+    Option(
+        "perf_apps",
+        _globs,
+        None,
+        "Apps to serve: comma-separated names or globs, 'all' for every app; each variant serves those whose interface it speaks. Default: one reference app per interface (flask, raw-asgi, aiohttp, tornado).",
+    ),
+    Option(
+        "perf_workloads",
+        _globs,
+        ("*",),
+        "Workloads to run: comma-separated names or globs (e.g. 'json,redis'). Default: all.",
+    ),
     # The gate's defaults (2 s windows, 1 s warm-up, 32 connections per arm) are those its A/A false-alarm
     # and detection figures were measured with (docs/gate.md, "Proof: the shipped configuration").
-    Option("perf_duration", _int(1, 3600), 5, "Seconds of measured load per trial (whole seconds, >= 1).",
-           context_defaults={"gate": 2}),
-    Option("perf_warmup", _int(0, 3600), 2, "Seconds of warm-up load before each trial, not counted (0 disables).",
-           context_defaults={"gate": 1}),
-    Option("perf_warmup_rounds", _int(1, 100), None, "Most warm-up rounds (each --perf-warmup seconds); warm-up stops early once rps settles. Default: 1 on CPython, 10 on PyPy (JIT)."),
-    Option("perf_settle", _fraction(0.0, 1.0, True), 0.05, "Warm-up has settled when a round's rps is within this fraction of the previous round's."),
-    Option("perf_connections", _int_list, (64,), "Concurrent connections: one count or a comma-separated list, each a test.",
-           context_defaults={"gate": (32,)}),
-    Option("perf_requests_per_connection", _reuse_list, (None,), "Connection reuse: 'keepalive' and/or requests per connection (1 = a new connection per request), e.g. keepalive,1,10; each a test."),
-    Option("perf_slow_clients", _slow_list, (None,), "Slow clients held beside the load (docs/slow-clients.md): 'none' and/or <kind><count> (kinds: slowloris, idle, partial, keepalive), e.g. none,idle16,slowloris16; each a test of every shape (c64+idle16)."),
-    Option("perf_rates", _rate_list, (), "Open-model rate ladder (requests/s, e.g. 20,50,100,200,500,1000,2000): each rate a test driven by oha at a constant rate, latency from the intended send time."),
+    Option(
+        "perf_duration",
+        _int(1, 3600),
+        5,
+        "Seconds of measured load per trial (whole seconds, >= 1).",
+        context_defaults={"gate": 2},
+    ),
+    Option(
+        "perf_warmup",
+        _int(0, 3600),
+        2,
+        "Seconds of warm-up load before each trial, not counted (0 disables).",
+        context_defaults={"gate": 1},
+    ),
+    Option(
+        "perf_warmup_rounds",
+        _int(1, 100),
+        None,
+        "Most warm-up rounds (each --perf-warmup seconds); warm-up stops early once rps settles. Default: 1 on CPython, 10 on PyPy (JIT).",
+    ),
+    Option(
+        "perf_settle",
+        _fraction(0.0, 1.0, True),
+        0.05,
+        "Warm-up has settled when a round's rps is within this fraction of the previous round's.",
+    ),
+    Option(
+        "perf_connections",
+        _int_list,
+        (64,),
+        "Concurrent connections: one count or a comma-separated list, each a test.",
+        context_defaults={"gate": (32,)},
+    ),
+    Option(
+        "perf_requests_per_connection",
+        _reuse_list,
+        (None,),
+        "Connection reuse: 'keepalive' and/or requests per connection (1 = a new connection per request), e.g. keepalive,1,10; each a test.",
+    ),
+    Option(
+        "perf_slow_clients",
+        _slow_list,
+        (None,),
+        "Slow clients held beside the load (docs/slow-clients.md): 'none' and/or <kind><count> (kinds: slowloris, idle, partial, keepalive), e.g. none,idle16,slowloris16; each a test of every shape (c64+idle16).",
+    ),
+    Option(
+        "perf_rates",
+        _rate_list,
+        (),
+        "Open-model rate ladder (requests/s, e.g. 20,50,100,200,500,1000,2000): each rate a test driven by oha at a constant rate, latency from the intended send time.",
+    ),
     Option("perf_rate_connections", _int(1, 100_000), 256, "Connections oha may use to hold a rate (its -c)."),
-    Option("perf_replicates", _int(1, 100), 1, "Trials per cell (a fresh warm-up each); the median-rps trial is judged, median and dispersion are reported."),
-    Option("perf_locust_users", _int_list, (50,), "Locust users for the locust scenario tests: one count or a list, each a test."),
-    Option("perf_locust_workers", _int_list_zero, (0,), "Locust worker processes (0 = one process; N = a master and N workers on loopback): one count or a list, each a test."),
+    Option(
+        "perf_replicates",
+        _int(1, 100),
+        1,
+        "Trials per cell (a fresh warm-up each); the median-rps trial is judged, median and dispersion are reported.",
+    ),
+    Option(
+        "perf_locust_users",
+        _int_list,
+        (50,),
+        "Locust users for the locust scenario tests: one count or a list, each a test.",
+    ),
+    Option(
+        "perf_locust_workers",
+        _int_list_zero,
+        (0,),
+        "Locust worker processes (0 = one process; N = a master and N workers on loopback): one count or a list, each a test.",
+    ),
     Option("perf_threads", _int(1, 256), 2, "Load-generator threads (wrk -t); capped at the connection count."),
-    Option("perf_closed_driver", _closed_driver, "auto", "The closed-model driver: oha (one run: a lead-in, then a steady-state window timing every request sent inside it to its answer; docs/trial.md), wrk (its own run after the warm-up, which starts on a drained server), or auto: oha when installed, else wrk. URL mixes, requests-per-connection shapes and your own endpoints' requests run on wrk whatever this says. The baselines are the driver's own (the machine id names it)."),
+    Option(
+        "perf_closed_driver",
+        _closed_driver,
+        "auto",
+        "The closed-model driver: oha (one run: a lead-in, then a steady-state window timing every request sent inside it to its answer; docs/trial.md), wrk (its own run after the warm-up, which starts on a drained server), or auto: oha when installed, else wrk. URL mixes, requests-per-connection shapes and your own endpoints' requests run on wrk whatever this says. The baselines are the driver's own (the machine id names it).",
+    ),
     Option("perf_json", _path, None, "Write every result of the session as JSON records to this path."),
-    Option("perf_html", _path, None, "Write the session's results as one self-contained HTML report with plots to this path (python -m serverbench.report builds one from stored files)."),
-    Option("perf_benchmark_json", _path, None, "Write the session in pytest-benchmark's JSON format to this path (for `pytest-benchmark compare`); needs pytest-benchmark."),
-    Option("perf_save_baseline", _bool, False, "Store this session's results as the baseline for this machine.", flag_only=True),
-    Option("perf_target", _loopback_url(("http",)), None, "Drive a server someone else started (http://127.0.0.1:PORT) instead of starting variants."),
-    Option("perf_target_pid", _int(1), None, "With --perf-target: the server's pid, so its CPU and memory are sampled too."),
+    Option(
+        "perf_html",
+        _path,
+        None,
+        "Write the session's results as one self-contained HTML report with plots to this path (python -m serverbench.report builds one from stored files).",
+    ),
+    Option(
+        "perf_benchmark_json",
+        _path,
+        None,
+        "Write the session in pytest-benchmark's JSON format to this path (for `pytest-benchmark compare`); needs pytest-benchmark.",
+    ),
+    Option(
+        "perf_save_baseline",
+        _bool,
+        False,
+        "Store this session's results as the baseline for this machine.",
+        flag_only=True,
+    ),
+    Option(
+        "perf_target",
+        _loopback_url(("http",)),
+        None,
+        "Drive a server someone else started (http://127.0.0.1:PORT) instead of starting variants.",
+    ),
+    Option(
+        "perf_target_pid", _int(1), None, "With --perf-target: the server's pid, so its CPU and memory are sampled too."
+    ),
     # One per backend of the registry: --redis-url, --mongo-url, --upstream-url (the gate has them too).
     *(Option(b.url_option, _loopback_url(b.schemes), None, b.option_help) for b in BACKENDS.values()),
-    Option("perf_fault", Fault.parse, None, "A backend fault made in every trial whose workload uses that backend: ACTION-BACKEND[:LATENCY][@AT], e.g. kill-redis@2s (SIGKILL 2 s into the window; restarted before the next test), slow-redis:200ms, drop-mongo, reset-upstream (through toxiproxy-server). Such a trial fails, naming the backend, when it went and the errors by class; it is never recorded as a result (docs/backend-faults.md)."),
-    Option("perf_skip_missing_backends", _bool, False, "Skip (instead of fail) the tests whose backend cannot be started or reached; the others still run.", flag_only=True),
-    Option("perf_tolerance", _fraction(0.0, 1.0, True), 0.30, "Allowed throughput drop against the stored baseline (0.30 = fail below 70%)."),
-    Option("perf_max_error_rate", _fraction(0.0, 1.0, False), 0.01, "Highest error rate (errors / attempts) a trial may have and pass."),
-    Option("perf_baseline_dir", _path, "baselines", "Folder of stored baselines (one JSON file per machine id), relative to rootdir."),
-    Option("perf_apps_dir", _path, "apps", "Folder holding the reference apps the variants serve, relative to rootdir."),
-    Option("perf_app", AppTarget.parse, None, "Serve your own app instead of the reference apps: its import path, package.module:attribute (or package.module:factory() for a factory), under every variant of its interface, measured on perf_endpoints (docs/your-app.md)."),
-    Option("perf_app_interface", _app_interface, "auto", f"The interface perf_app offers: {', '.join(APP_INTERFACES)}, or auto (found by importing it in a child process)."),
-    Option("perf_app_dir", _path, None, "Folder put first on the servers' PYTHONPATH and used as their working directory when serving perf_app. Default: rootdir."),
-    Option("perf_app_env", parse_env, (), "NAME=value entries (one per ini line, or comma-separated) set in every server's environment when serving perf_app, e.g. DJANGO_SETTINGS_MODULE=mysite.settings.", lines=True),
-    Option("perf_app_backends", parse_backends, (), f"BACKEND=ENV_VAR entries (one per ini line, or comma-separated), e.g. redis=REDIS_URL: serverbench starts that backend (or uses {_URL_FLAGS}) and hands its URL to perf_app in ENV_VAR.", lines=True),
-    Option("perf_app_reset", AppTarget.parse, None, "A function of your project, package.module:function, that puts perf_app's state back (empties and re-seeds its database) before each cell: run in a child process from perf_app_dir with perf_app_env and the backends' URLs set (docs/your-app.md)."),
-    Option("perf_endpoints", parse_endpoints, (), "perf_app's endpoints, one per line: NAME [METHOD] PATH [status=200] [type=CONTENT-TYPE] [contains=TEXT] [header=Name:value] [body=REST OF LINE]; each is a workload.", lines=True),
+    Option(
+        "perf_fault",
+        Fault.parse,
+        None,
+        "A backend fault made in every trial whose workload uses that backend: ACTION-BACKEND[:LATENCY][@AT], e.g. kill-redis@2s (SIGKILL 2 s into the window; restarted before the next test), slow-redis:200ms, drop-mongo, reset-upstream (through toxiproxy-server). Such a trial fails, naming the backend, when it went and the errors by class; it is never recorded as a result (docs/backend-faults.md).",
+    ),
+    Option(
+        "perf_skip_missing_backends",
+        _bool,
+        False,
+        "Skip (instead of fail) the tests whose backend cannot be started or reached; the others still run.",
+        flag_only=True,
+    ),
+    Option(
+        "perf_tolerance",
+        _fraction(0.0, 1.0, True),
+        0.30,
+        "Allowed throughput drop against the stored baseline (0.30 = fail below 70%).",
+    ),
+    Option(
+        "perf_max_error_rate",
+        _fraction(0.0, 1.0, False),
+        0.01,
+        "Highest error rate (errors / attempts) a trial may have and pass.",
+    ),
+    Option(
+        "perf_baseline_dir",
+        _path,
+        "baselines",
+        "Folder of stored baselines (one JSON file per machine id), relative to rootdir.",
+    ),
+    Option(
+        "perf_apps_dir", _path, "apps", "Folder holding the reference apps the variants serve, relative to rootdir."
+    ),
+    Option(
+        "perf_app",
+        AppTarget.parse,
+        None,
+        "Serve your own app instead of the reference apps: its import path, package.module:attribute (or package.module:factory() for a factory), under every variant of its interface, measured on perf_endpoints (docs/your-app.md).",
+    ),
+    Option(
+        "perf_app_interface",
+        _app_interface,
+        "auto",
+        f"The interface perf_app offers: {', '.join(APP_INTERFACES)}, or auto (found by importing it in a child process).",
+    ),
+    Option(
+        "perf_app_dir",
+        _path,
+        None,
+        "Folder put first on the servers' PYTHONPATH and used as their working directory when serving perf_app. Default: rootdir.",
+    ),
+    Option(
+        "perf_app_env",
+        parse_env,
+        (),
+        "NAME=value entries (one per ini line, or comma-separated) set in every server's environment when serving perf_app, e.g. DJANGO_SETTINGS_MODULE=mysite.settings.",
+        lines=True,
+    ),
+    Option(
+        "perf_app_backends",
+        parse_backends,
+        (),
+        f"BACKEND=ENV_VAR entries (one per ini line, or comma-separated), e.g. redis=REDIS_URL: serverbench starts that backend (or uses {_URL_FLAGS}) and hands its URL to perf_app in ENV_VAR.",
+        lines=True,
+    ),
+    Option(
+        "perf_app_reset",
+        AppTarget.parse,
+        None,
+        "A function of your project, package.module:function, that puts perf_app's state back (empties and re-seeds its database) before each cell: run in a child process from perf_app_dir with perf_app_env and the backends' URLs set (docs/your-app.md).",
+    ),
+    Option(
+        "perf_endpoints",
+        parse_endpoints,
+        (),
+        "perf_app's endpoints, one per line: NAME [METHOD] PATH [status=200] [type=CONTENT-TYPE] [contains=TEXT] [header=Name:value] [body=REST OF LINE]; each is a workload.",
+        lines=True,
+    ),
     Option("perf_start_timeout", _positive_float, 30.0, "Seconds a server or backend may take to become ready."),
-    Option("perf_port", _int(1, 32767), None, "Fixed port for the server under test (default: a free port below 32768)."),
-    Option("perf_cost_requests", _int(10, 100_000), 200, "Requests counted per cost test (-m cost): the instructions of exactly this many sequential requests are counted under valgrind."),
-    Option("perf_cost_tolerance", _fraction(0.0, 1.0, True), 0.02, "Allowed rise of instructions per request against the stored cost baseline (0.02 = fail when the count rises by more than 2 percent)."),
-    Option("perf_cost_baseline_dir", _path, "baselines/cost", "Folder of stored cost baselines (one JSON file per counting environment: interpreter, ISA level, C library, valgrind), relative to rootdir."),
-    Option("perf_shard", Shard.parse, None, "Run only shard K of N (K/N, e.g. 2/4) of the selected perf and cost cells: a deterministic, balanced share; N jobs run every cell once between them (python -m serverbench.merge joins their --perf-json files)."),
+    Option(
+        "perf_port", _int(1, 32767), None, "Fixed port for the server under test (default: a free port below 32768)."
+    ),
+    Option(
+        "perf_cost_requests",
+        _int(10, 100_000),
+        200,
+        "Requests counted per cost test (-m cost): the instructions of exactly this many sequential requests are counted under valgrind.",
+    ),
+    Option(
+        "perf_cost_tolerance",
+        _fraction(0.0, 1.0, True),
+        0.02,
+        "Allowed rise of instructions per request against the stored cost baseline (0.02 = fail when the count rises by more than 2 percent).",
+    ),
+    Option(
+        "perf_cost_baseline_dir",
+        _path,
+        "baselines/cost",
+        "Folder of stored cost baselines (one JSON file per counting environment: interpreter, ISA level, C library, valgrind), relative to rootdir.",
+    ),
+    Option(
+        "perf_shard",
+        Shard.parse,
+        None,
+        "Run only shard K of N (K/N, e.g. 2/4) of the selected perf and cost cells: a deterministic, balanced share; N jobs run every cell once between them (python -m serverbench.merge joins their --perf-json files).",
+    ),
 )
 OPTIONS_BY_NAME = {o.name: o for o in OPTIONS}
 
@@ -347,7 +541,9 @@ def parse_option(name: str, raw: Any, source: str) -> Any:
     try:
         return option.parse(raw)
     except ValueError as exc:
-        where = {"cli": option.flag, "ini": f"ini key {name}", "gate": option.command_flag}.get(source, f"{source} {name}")
+        where = {"cli": option.flag, "ini": f"ini key {name}", "gate": option.command_flag}.get(
+            source, f"{source} {name}"
+        )
         raise ConfigError(f"{where}={raw!r}: {exc}") from None
 
 
@@ -361,7 +557,9 @@ def _values(cli: Mapping[str, Any], ini: Mapping[str, Any]) -> tuple[dict[str, A
         raw_cli, raw_ini = cli.get(option.name), ini.get(option.name)
         try:
             if raw_cli is not None and raw_cli is not False:
-                values[option.name] = raw_cli if isinstance(raw_cli, bool) else parse_option(option.name, raw_cli, "cli")
+                values[option.name] = (
+                    raw_cli if isinstance(raw_cli, bool) else parse_option(option.name, raw_cli, "cli")
+                )
                 from_cli.add(option.name)
             elif raw_ini not in (None, "", []):
                 values[option.name] = parse_option(option.name, raw_ini, "ini")
@@ -398,8 +596,11 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
 
     return PerfConfig(
         variants=values["perf_variants"],
-        apps=None if values["perf_apps"] in (None, ("default",)) else
-        ("*",) if values["perf_apps"] == ("all",) else values["perf_apps"],
+        apps=None
+        if values["perf_apps"] in (None, ("default",))
+        else ("*",)
+        if values["perf_apps"] == ("all",)
+        else values["perf_apps"],
         workloads=values["perf_workloads"],
         duration=values["perf_duration"],
         warmup=values["perf_warmup"],
@@ -473,7 +674,5 @@ def select(names: Sequence[str], patterns: Sequence[str], kind: str) -> list[str
 
     unmatched = [p for p in patterns if not any(fnmatchcase(n, p) for n in names)]
     if unmatched:
-        raise ConfigError(
-            f"unknown {kind} {', '.join(repr(p) for p in unmatched)}; known {kind}s: {', '.join(names)}"
-        )
+        raise ConfigError(f"unknown {kind} {', '.join(repr(p) for p in unmatched)}; known {kind}s: {', '.join(names)}")
     return [n for n in names if any(fnmatchcase(n, p) for p in patterns)]

@@ -3,6 +3,7 @@
 No pytest here: the commands (gate, compare, history) raise and catch these too.  The pytest plugin
 turns a ConfigError into pytest's usage error at its boundary.
 """
+
 from __future__ import annotations
 
 
@@ -21,7 +22,8 @@ class MissingBinaryError(ServerbenchError):
         super().__init__(
             f"{binary} was not found on PATH. Install it: `apt-get install {package}` "
             f"(Debian/Ubuntu, as root), or run the README's perf command, which installs it."
-            if fix is None else f"{binary}: {fix}"
+            if fix is None
+            else f"{binary}: {fix}"
         )
 
 

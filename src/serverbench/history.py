@@ -1,4 +1,5 @@
 """Moved to :mod:`serverbench.cli.history` (``serverbench history``); this name keeps ``python -m serverbench.history`` working."""
+
 import sys
 
 from .cli import history

@@ -7,13 +7,15 @@ it in a command template, and the executor starts it like any other server.  Eac
 the few lines its server's documentation shows; servers that patch the standard library
 (gevent, eventlet) patch before the app is imported, as their users do.
 """
+
 from __future__ import annotations
 
 import asyncio
 import importlib
 import socket
 import sys
-from typing import Callable, Mapping
+from collections.abc import Mapping
+from typing import Callable
 
 
 def _load(target: str):
@@ -43,6 +45,7 @@ def wsgiref(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
 
 def gevent_pywsgi(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
     from gevent import monkey
+
     monkey.patch_all()
     from gevent.pywsgi import WSGIServer
 
@@ -59,14 +62,21 @@ def gevent_pywsgi(host: str, port: int, target: str, opts: Mapping[str, str]) ->
 
 def eventlet(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
     import eventlet as ev
+
     ev.monkey_patch()
     import eventlet.wsgi
-    eventlet.wsgi.server(ev.listen((host, port), backlog=int(opts.get("backlog", 1024))), _load(target),
-                         log_output=False, max_size=int(opts.get("max_size", 1000)))
+
+    eventlet.wsgi.server(
+        ev.listen((host, port), backlog=int(opts.get("backlog", 1024))),
+        _load(target),
+        log_output=False,
+        max_size=int(opts.get("max_size", 1000)),
+    )
 
 
 def meinheld(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
     from meinheld import server
+
     server.set_access_logger(None)
     server.set_keepalive(int(opts.get("keepalive", 10)))  # its default closes every connection
     server.listen((host, port))
@@ -75,11 +85,13 @@ def meinheld(host: str, port: int, target: str, opts: Mapping[str, str]) -> None
 
 def bjoern(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
     import bjoern as bj
+
     bj.run(_load(target), host, port)
 
 
 def cheroot(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
     from cheroot.wsgi import Server
+
     Server((host, port), _load(target), numthreads=int(opts.get("threads", 10))).safe_start()
 
 
@@ -92,13 +104,21 @@ def paste(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
         def log_request(self, *args, **kwargs):
             pass
 
-    serve(_load(target), host=host, port=str(port), handler=Quiet, use_threadpool=True,
-          threadpool_workers=int(opts.get("threads", 10)), start_loop=True)
+    serve(
+        _load(target),
+        host=host,
+        port=str(port),
+        handler=Quiet,
+        use_threadpool=True,
+        threadpool_workers=int(opts.get("threads", 10)),
+        start_loop=True,
+    )
 
 
 def aiohttp(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
     """web.run_app without `python -m aiohttp.web`'s DEBUG logging and per-request access log."""
     from aiohttp import web
+
     web.run_app(_load(target)(), host=host, port=port, access_log=None, print=None)
 
 
@@ -111,16 +131,25 @@ def tornado(host: str, port: int, target: str, opts: Mapping[str, str]) -> None:
 
 
 SERVERS: Mapping[str, Callable[[str, int, str, Mapping[str, str]], None]] = {
-    "werkzeug": werkzeug, "wsgiref": wsgiref, "gevent-pywsgi": gevent_pywsgi, "eventlet": eventlet,
-    "meinheld": meinheld, "bjoern": bjoern, "cheroot": cheroot, "paste": paste, "aiohttp": aiohttp,
+    "werkzeug": werkzeug,
+    "wsgiref": wsgiref,
+    "gevent-pywsgi": gevent_pywsgi,
+    "eventlet": eventlet,
+    "meinheld": meinheld,
+    "bjoern": bjoern,
+    "cheroot": cheroot,
+    "paste": paste,
+    "aiohttp": aiohttp,
     "tornado": tornado,
 }
 
 
 def main(argv: list[str]) -> None:
     if len(argv) < 4 or argv[0] not in SERVERS:
-        sys.exit(f"usage: python -m serverbench.launch {{{'|'.join(SERVERS)}}} HOST PORT MODULE:CALLABLE "
-                 f"[key=value ...]; got {argv!r}")
+        sys.exit(
+            f"usage: python -m serverbench.launch {{{'|'.join(SERVERS)}}} HOST PORT MODULE:CALLABLE "
+            f"[key=value ...]; got {argv!r}"
+        )
     server, host, port, target, *rest = argv
     opts = dict(item.split("=", 1) for item in rest)
     SERVERS[server](host, int(port), target, opts)

@@ -1,4 +1,5 @@
 """Moved to :mod:`serverbench.cli.merge` (``serverbench merge``); this name keeps ``python -m serverbench.merge`` working."""
+
 import sys
 
 from .cli import merge

@@ -9,12 +9,14 @@ with ``[tool.pytest.ini_options]``, ``tox.ini`` with ``[pytest]``, ``setup.cfg``
 parses them as it parses pytest's.  Endpoints returned by a conftest ``pytest_perf_endpoints`` hook
 are pytest's alone: the gate cannot see them.
 """
+
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from iniconfig import IniConfig, ParseError
 
@@ -26,8 +28,13 @@ else:  # pragma: no cover - the Python 3.9/3.10 backport, as pytest itself uses 
     import tomli as tomllib
 
 # (file name, section) in pytest's order of precedence within one folder.
-CANDIDATES = (("pytest.ini", "pytest"), (".pytest.ini", "pytest"), ("pyproject.toml", "tool.pytest.ini_options"),
-              ("tox.ini", "pytest"), ("setup.cfg", "tool:pytest"))
+CANDIDATES = (
+    ("pytest.ini", "pytest"),
+    (".pytest.ini", "pytest"),
+    ("pyproject.toml", "tool.pytest.ini_options"),
+    ("tox.ini", "pytest"),
+    ("setup.cfg", "tool:pytest"),
+)
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,8 @@ def find(start: Path) -> ProjectConfig:
                 keys = read_file(path, section)
                 if keys is not None:
                     return ProjectConfig(path, keys)
-    raise ConfigError(f"no pytest configuration found in {start} or above it (pytest.ini, pyproject.toml with "
-                      "[tool.pytest.ini_options], tox.ini with [pytest], setup.cfg with [tool:pytest]): run the gate "
-                      "in your project, or pass --repo")
+    raise ConfigError(
+        f"no pytest configuration found in {start} or above it (pytest.ini, pyproject.toml with "
+        "[tool.pytest.ini_options], tox.ini with [pytest], setup.cfg with [tool:pytest]): run the gate "
+        "in your project, or pass --repo"
+    )

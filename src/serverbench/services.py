@@ -1,4 +1,5 @@
 """Moved to :mod:`serverbench.cli.services` (``serverbench services``); this name keeps ``python -m serverbench.services`` working."""
+
 import sys
 
 from .cli import services

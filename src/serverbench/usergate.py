@@ -8,12 +8,13 @@ under one variant (``--variant``; default the first of ``perf_variants`` that ca
 get the working tree's ``perf_app_env`` and the URLs of its ``perf_app_backends``.  This module resolves
 all that into :class:`~serverbench.abplan.ABPlan` s; :mod:`serverbench.gate` runs and reports them.
 """
+
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from .catalog.matrix import Cell, user_cells
 from .catalog.userapp import UserApp
@@ -38,8 +39,10 @@ class UserProject:
         """The app's folder inside another checkout of the same repository (the base worktree)."""
         folder = Path(checkout) / self.app.directory.resolve().relative_to(self.git_top)
         if not folder.is_dir():
-            raise ConfigError(f"the base ref has no {folder.relative_to(checkout)} folder (perf_app_dir of "
-                              f"{self.config_file.path}): pick a ref where the app exists")
+            raise ConfigError(
+                f"the base ref has no {folder.relative_to(checkout)} folder (perf_app_dir of "
+                f"{self.config_file.path}): pick a ref where the app exists"
+            )
         return folder
 
 
@@ -64,11 +67,14 @@ def project(folder: Path) -> UserProject | None:
 
     settings = resolve({}, found.ini, found.rootdir)
     app = resolve_user_app(settings, [])
-    top = subprocess.run(["git", "-C", str(found.rootdir), "rev-parse", "--show-toplevel"], capture_output=True,
-                         text=True)
+    top = subprocess.run(
+        ["git", "-C", str(found.rootdir), "rev-parse", "--show-toplevel"], capture_output=True, text=True
+    )
     if top.returncode != 0:
-        raise ConfigError(f"{found.rootdir} is not in a git checkout ({top.stderr.strip()}): the gate compares "
-                          "your code at a git ref; `git init` and commit it first")
+        raise ConfigError(
+            f"{found.rootdir} is not in a git checkout ({top.stderr.strip()}): the gate compares "
+            "your code at a git ref; `git init` and commit it first"
+        )
     return UserProject(found, settings, app, Path(top.stdout.strip()).resolve())
 
 
@@ -77,8 +83,10 @@ def endpoints(user: UserApp, names: Sequence[str]) -> list[Workload]:
     table = user.workloads
     unknown = [n for n in names if n not in table]
     if unknown:
-        raise ConfigError(f"unknown endpoint(s) {', '.join(map(repr, unknown))}; {user.target.text} has "
-                          f"{', '.join(table)} (perf_endpoints)")
+        raise ConfigError(
+            f"unknown endpoint(s) {', '.join(map(repr, unknown))}; {user.target.text} has "
+            f"{', '.join(table)} (perf_endpoints)"
+        )
     return [table[n] for n in (dict.fromkeys(names) if names else table)]
 
 
@@ -88,8 +96,10 @@ def cell(found: UserProject, variant: str | None) -> Cell:
     by_name = {c.variant.name: c for c in cells}
     if variant is not None:
         if variant not in by_name:
-            raise ConfigError(f"--variant {variant!r} is not a variant of {found.app.target.text} "
-                              f"({found.app.interface}) selected by perf_variants: use one of {', '.join(by_name)}")
+            raise ConfigError(
+                f"--variant {variant!r} is not a variant of {found.app.target.text} "
+                f"({found.app.interface}) selected by perf_variants: use one of {', '.join(by_name)}"
+            )
         return by_name[variant]
     for c in cells:
         if unavailable_reason(c.variant, c.app) is None:

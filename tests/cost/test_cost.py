@@ -1,4 +1,5 @@
 """The cost suite: every selected cell's instructions per request, against its stored cost baseline."""
+
 import pytest
 
 

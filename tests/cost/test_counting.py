@@ -1,4 +1,5 @@
 """Counting a real cell under valgrind (runs in the default test run: about 15 s)."""
+
 import shutil
 
 import pytest
@@ -10,14 +11,16 @@ from serverbench.judge.cost import COST_MIN_EFFECT, PASS, judge_cost
 from serverbench.measure.cost import CostPlan, measure_cost
 from serverbench.records.cost import CostBaseline
 
-pytestmark = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed "
-                                "(`apt-get install valgrind`)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("valgrind") is None, reason="valgrind is not installed (`apt-get install valgrind`)"
+)
 
 
 def test_same_cell_counts_agree(apps_dir, no_leaks):
     """Two fresh counts of one cell agree within the default cost tolerance, and name their processes."""
-    plan = CostPlan(registry()["waitress-t4"], APPS["raw-wsgi"], WORKLOADS["json"], requests=200, warmup=20,
-                    apps_dir=apps_dir)
+    plan = CostPlan(
+        registry()["waitress-t4"], APPS["raw-wsgi"], WORKLOADS["json"], requests=200, warmup=20, apps_dir=apps_dir
+    )
     first, second = measure_cost(plan), measure_cost(plan)
     assert first.instructions > 50 * 10_000, f"implausibly few instructions: {first.instructions:,}"
     assert [p.command.split()[-1] for p in first.processes] == ["raw_wsgi_app:app"]
@@ -40,9 +43,13 @@ def test_the_ab_gate_counts_each_arm_and_flags_injected_work(apps_dir, no_leaks)
     from serverbench.measure.ab import count_arms
 
     variant = registry()["aiohttp"]
-    plan = ABPlan(Cell(variant, variant.default_app), WORKLOADS["json"],
-                  Arm("base", apps_dir=apps_dir, env={"SERVERBENCH_WORK_ITERS": "1"}),
-                  Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_WORK_ITERS": "30"}), rate=None)
+    plan = ABPlan(
+        Cell(variant, variant.default_app),
+        WORKLOADS["json"],
+        Arm("base", apps_dir=apps_dir, env={"SERVERBENCH_WORK_ITERS": "1"}),
+        Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_WORK_ITERS": "30"}),
+        rate=None,
+    )
     base, candidate = count_arms(plan, 2)
     assert len(base) == len(candidate) == 2
     decision = judge_counts(base, candidate)

@@ -7,6 +7,7 @@ response.  Reading the socket, parsing HTTP and writing the response bytes are t
 here.  The async callers run each request as one task on their own event loop (the way a server runs it), so
 their calls include one task's scheduling, which ``floor()`` measures on its own.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -15,9 +16,10 @@ import io
 import sys
 import warnings
 import wsgiref.util
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Union
+from typing import Callable, Union
 
 from multidict import CIMultiDict, CIMultiDictProxy
 
@@ -47,8 +49,15 @@ class WsgiCaller:
         template = self._environs.get(target)
         if template is None:
             path, _, query = target.partition("?")
-            template = {"REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": query, "HTTP_HOST": HOST,
-                        "SERVER_NAME": HOST, "SERVER_PORT": "80", "REMOTE_ADDR": HOST}
+            template = {
+                "REQUEST_METHOD": "GET",
+                "PATH_INFO": path,
+                "QUERY_STRING": query,
+                "HTTP_HOST": HOST,
+                "SERVER_NAME": HOST,
+                "SERVER_PORT": "80",
+                "REMOTE_ADDR": HOST,
+            }
             wsgiref.util.setup_testing_defaults(template)
             self._environs[target] = template
         # A fresh environ and input per call: frameworks cache their request objects in the environ.
@@ -131,10 +140,20 @@ class AsgiCaller(_AsyncCaller):
 
     async def _call(self, target: str) -> Answer:
         path, _, query = target.partition("?")
-        scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
-                 "method": "GET", "scheme": "http", "path": path, "raw_path": path.encode(),
-                 "query_string": query.encode(), "root_path": "", "headers": [(b"host", HOST.encode())],
-                 "client": (HOST, 50000), "server": (HOST, 80)}
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0", "spec_version": "2.3"},
+            "http_version": "1.1",
+            "method": "GET",
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": query.encode(),
+            "root_path": "",
+            "headers": [(b"host", HOST.encode())],
+            "client": (HOST, 50000),
+            "server": (HOST, 80),
+        }
         done = asyncio.Event()
         requested = False
         start: dict = {}
@@ -178,8 +197,9 @@ class _Lifespan:
 
     async def start(self) -> bool:
         """Start the app up; False when it does not speak the lifespan protocol."""
-        self._task = asyncio.ensure_future(self._app({"type": "lifespan", "asgi": {"version": "3.0"}},
-                                                     self._inbox.get, self._outbox.put))
+        self._task = asyncio.ensure_future(
+            self._app({"type": "lifespan", "asgi": {"version": "3.0"}}, self._inbox.get, self._outbox.put)
+        )
         await self._inbox.put({"type": "lifespan.startup"})
         answer = asyncio.ensure_future(self._outbox.get())
         await asyncio.wait({answer, self._task}, return_when=asyncio.FIRST_COMPLETED)
@@ -221,8 +241,18 @@ class AiohttpCaller(_AsyncCaller):
         message = self._messages.get(target)
         if message is None:
             headers = CIMultiDictProxy(CIMultiDict({"Host": HOST}))
-            message = RawRequestMessage("GET", target, HttpVersion11, headers, ((b"Host", HOST.encode()),),
-                                        False, None, False, False, URL(target))
+            message = RawRequestMessage(
+                "GET",
+                target,
+                HttpVersion11,
+                headers,
+                ((b"Host", HOST.encode()),),
+                False,
+                None,
+                False,
+                False,
+                URL(target),
+            )
             self._messages[target] = message
         return message
 
@@ -230,8 +260,13 @@ class AiohttpCaller(_AsyncCaller):
         from aiohttp.http_writer import StreamWriter
         from aiohttp.streams import EMPTY_PAYLOAD
 
-        request = self._server.request_factory(self._message(target), EMPTY_PAYLOAD, self._protocol,
-                                               StreamWriter(self._protocol, self.loop), asyncio.current_task())
+        request = self._server.request_factory(
+            self._message(target),
+            EMPTY_PAYLOAD,
+            self._protocol,
+            StreamWriter(self._protocol, self.loop),
+            asyncio.current_task(),
+        )
         response = await self._server.request_handler(request)
         return Answer(response.status, dict(response.headers), response.body or b"")
 
@@ -254,8 +289,11 @@ class TornadoCaller(_AsyncCaller):
         from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
 
         connection = _Collector()
-        request = HTTPServerRequest(start_line=RequestStartLine("GET", target, "HTTP/1.1"),
-                                    headers=HTTPHeaders({"Host": HOST}), connection=connection)
+        request = HTTPServerRequest(
+            start_line=RequestStartLine("GET", target, "HTTP/1.1"),
+            headers=HTTPHeaders({"Host": HOST}),
+            connection=connection,
+        )
         prepared = self.app(request)  # done when the handler is prepared; its answer may come later
         if prepared is not None:
             await prepared

@@ -1,10 +1,11 @@
 """Fixtures of the in-process handler benchmarks: each app's caller, and the backends the selected endpoints need."""
+
 from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-
 from callers import Caller, Loaded, load
+
 from serverbench.backends.base import BACKENDS, started
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.contract import ENDPOINTS
@@ -29,7 +30,7 @@ class HandlerApps:
         return loaded.caller
 
     def close(self) -> None:
-        for name, loaded in self._loaded.items():
+        for loaded in self._loaded.values():
             loaded.activate()
             loaded.caller.close()
 

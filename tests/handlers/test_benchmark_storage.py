@@ -1,4 +1,5 @@
 """pytest-benchmark's own storage and compare work on the handler benchmarks (a tiny selection, few rounds)."""
+
 import json
 import subprocess
 import sys
@@ -11,9 +12,19 @@ NAMES = ("test_handler[raw-wsgi-plaintext]", "test_handler[aiohttp-json]")
 
 def _save(pytester, storage: Path) -> None:
     result = pytester.runpytest_subprocess(
-        str(HANDLERS_DIR / "test_handlers.py"), "-m", "handler", "-k", SELECTION, "-p", "no:cacheprovider",
-        "--benchmark-autosave", f"--benchmark-storage=file://{storage}", "--benchmark-min-rounds=5",
-        "--benchmark-max-time=0.01", "--benchmark-columns=min,rounds")
+        str(HANDLERS_DIR / "test_handlers.py"),
+        "-m",
+        "handler",
+        "-k",
+        SELECTION,
+        "-p",
+        "no:cacheprovider",
+        "--benchmark-autosave",
+        f"--benchmark-storage=file://{storage}",
+        "--benchmark-min-rounds=5",
+        "--benchmark-max-time=0.01",
+        "--benchmark-columns=min,rounds",
+    )
     result.assert_outcomes(passed=len(NAMES))
 
 
@@ -35,8 +46,21 @@ def test_autosaved_runs_are_read_back_by_pytest_benchmark_compare(pytester, tmp_
     assert benchmarks[NAMES[1]]["stats"]["rounds"] >= 5
 
     cli = Path(sys.executable).with_name("pytest-benchmark")
-    compared = subprocess.run([str(cli), "--storage", f"file://{storage}", "compare", "--columns=min,rounds",
-                               "--group-by=name", "0001", "0002"], capture_output=True, text=True, timeout=120)
+    compared = subprocess.run(
+        [
+            str(cli),
+            "--storage",
+            f"file://{storage}",
+            "compare",
+            "--columns=min,rounds",
+            "--group-by=name",
+            "0001",
+            "0002",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert compared.returncode == 0, compared.stderr
     for name in NAMES:
         for run in ("0001", "0002"):

@@ -1,5 +1,6 @@
 """Per-endpoint handler benchmarks: each reference app called in process (no socket, no server), its answer
 checked against the contract, then timed by pytest-benchmark.  Run with ``pytest -m handler``; see docs/handlers.md."""
+
 import os
 import time
 
@@ -28,12 +29,18 @@ def test_handler(app_name, endpoint, benchmark, handler_apps, unstartable_backen
     elapsed = time.monotonic() - started
     problems = check_response(spec, answer.status, answer.headers, answer.body)
     if elapsed < spec.min_seconds:
-        problems.append(f"answered in {elapsed * 1000:.0f} ms, sooner than the endpoint's "
-                        f"{spec.min_seconds * 1000:.0f} ms")
+        problems.append(
+            f"answered in {elapsed * 1000:.0f} ms, sooner than the endpoint's {spec.min_seconds * 1000:.0f} ms"
+        )
     assert not problems, f"{app_name} {spec.path} (in process) breaks the contract: " + "; ".join(problems)
     benchmark.group = endpoint
-    benchmark.extra_info.update(app=app_name, interface=APPS[app_name].interface, endpoint=endpoint,
-                                path=spec.path, work_iters=os.environ.get("SERVERBENCH_WORK_ITERS", ""))
+    benchmark.extra_info.update(
+        app=app_name,
+        interface=APPS[app_name].interface,
+        endpoint=endpoint,
+        path=spec.path,
+        work_iters=os.environ.get("SERVERBENCH_WORK_ITERS", ""),
+    )
     benchmark(caller.get, spec.path)
 
 

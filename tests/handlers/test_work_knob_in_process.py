@@ -1,5 +1,6 @@
 """The deterministic injection knob reaches every reference app's requests (in process, one subprocess per setting,
 since an app reads SERVERBENCH_WORK_ITERS when it is imported)."""
+
 import functools
 import json
 import os
@@ -31,14 +32,19 @@ print(json.dumps(answers))
 """
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def answers(iters):
     """Every app's answer to GET /json with the knob unset (None) or set to ``iters``."""
     env = {k: v for k, v in os.environ.items() if k != "SERVERBENCH_WORK_ITERS"}
     if iters is not None:
         env["SERVERBENCH_WORK_ITERS"] = iters
-    done = subprocess.run([sys.executable, "-c", _ANSWER_JSON, str(HANDLERS_DIR), str(APPS_DIR)], env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", _ANSWER_JSON, str(HANDLERS_DIR), str(APPS_DIR)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
 

@@ -1,13 +1,14 @@
 """The same-session A/B gate on real servers: A/A passes, an injected slowdown fails, bad input is refused."""
+
 import pytest
 
 from serverbench import ab
 from serverbench.abplan import ABPlan, Arm
 from serverbench.catalog.matrix import Cell
-from serverbench.errors import ConfigError, MissingBinaryError, ServerStartError
-from serverbench.cli.gate import main as gate_main
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
+from serverbench.cli.gate import main as gate_main
+from serverbench.errors import ConfigError, MissingBinaryError, ServerStartError
 from serverbench.records import decisions
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
@@ -40,8 +41,15 @@ def _said(run):
 def test_aa_does_not_raise_an_alarm(apps_dir):
     """Identical arms pass: never a regression or an improvement, and not stuck on rerun or inconclusive
     (the gate's retry, twice the blocks, is allowed)."""
-    run = run_gated(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=apps_dir),
-                    blocks=10, duration=1, warmup=1)
+    run = run_gated(
+        AIOHTTP,
+        WORKLOADS["json"],
+        Arm("base", apps_dir=apps_dir),
+        Arm("candidate", apps_dir=apps_dir),
+        blocks=10,
+        duration=1,
+        warmup=1,
+    )
     assert run.verdict == "pass", _said(run)
     assert set(run.gated) == {"throughput", "p50", "p90", "cpu", "pss"} and run.rate > 0
     assert run.throughput.n >= 8 and run.decisions["p50"].n >= 8 and run.error_rate["base"] == 0.0
@@ -50,8 +58,14 @@ def test_aa_does_not_raise_an_alarm(apps_dir):
 @JUDGES_TIMINGS
 def test_injected_slowdown_fails(apps_dir):
     """A candidate that burns 100 µs of CPU per request (roughly halving throughput) is a regression."""
-    run = run_gated(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir),
-                    Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_BURN_US": "100"}), retries=1, **INJECTED)
+    run = run_gated(
+        AIOHTTP,
+        WORKLOADS["json"],
+        Arm("base", apps_dir=apps_dir),
+        Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_BURN_US": "100"}),
+        retries=1,
+        **INJECTED,
+    )
     assert run.verdict == "regression", _said(run)
     assert run.cpu_per_request.verdict == "regression", run.cpu_per_request.summary()
     assert run.throughput.delta < -0.2
@@ -61,8 +75,14 @@ def test_injected_slowdown_fails(apps_dir):
 def test_injected_delay_fails_on_latency(apps_dir):
     """A candidate that waits 1 ms per request (asyncio.sleep, no busy CPU) is judged a regression on latency:
     p50 at the fixed rate is far above the base's."""
-    run = run_gated(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir, env={"SERVERBENCH_DELAY_US": "0"}),
-                    Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_DELAY_US": "1000"}), retries=1, **INJECTED)
+    run = run_gated(
+        AIOHTTP,
+        WORKLOADS["json"],
+        Arm("base", apps_dir=apps_dir, env={"SERVERBENCH_DELAY_US": "0"}),
+        Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_DELAY_US": "1000"}),
+        retries=1,
+        **INJECTED,
+    )
     assert run.verdict == "regression", _said(run)
     assert run.decisions["p50"].verdict == "regression" and run.decisions["p50"].delta > 0.5, _said(run)
 
@@ -73,8 +93,17 @@ def test_without_oha_the_fixed_rate_is_refused_before_any_server_starts(apps_dir
     monkeypatch.setenv("HOME", str(tmp_path))
     with pytest.raises(MissingBinaryError, match="cargo install oha"):
         run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=apps_dir))
-    run = run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=apps_dir),
-                 blocks=1, duration=1, warmup=0, extend=False, rate=None)
+    run = run_ab(
+        AIOHTTP,
+        WORKLOADS["json"],
+        Arm("base", apps_dir=apps_dir),
+        Arm("candidate", apps_dir=apps_dir),
+        blocks=1,
+        duration=1,
+        warmup=0,
+        extend=False,
+        rate=None,
+    )
     assert set(run.gated) == {"throughput", "cpu", "pss"} and run.rate is None
 
 
@@ -89,24 +118,42 @@ def test_gate_refuses_too_few_blocks_and_a_bad_rate(capsys):
 def test_too_few_pairs_is_inconclusive_never_pass(apps_dir, tmp_path, capsys):
     """One block (2 pairs) cannot reach the gate's significance: the verdict says inconclusive.  Its stored
     decision keeps each window's arm and phase, and re-judged with no server gives the same verdicts (exit 3)."""
-    run = run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=apps_dir),
-                 blocks=1, duration=1, warmup=0, extend=False)
+    run = run_ab(
+        AIOHTTP,
+        WORKLOADS["json"],
+        Arm("base", apps_dir=apps_dir),
+        Arm("candidate", apps_dir=apps_dir),
+        blocks=1,
+        duration=1,
+        warmup=0,
+        extend=False,
+    )
     assert run.verdict == "inconclusive"
     assert {(w.arm, w.phase, w.block) for w in run.windows} == {
-        (arm, phase, 0) for arm in ("base", "candidate") for phase in ("saturated", "rate")}
+        (arm, phase, 0) for arm in ("base", "candidate") for phase in ("saturated", "rate")
+    }
     decisions.write(tmp_path / "decision.json", run)
     assert gate_main(["--rejudge", str(tmp_path / "decision.json"), "--json", str(tmp_path / "again.json")]) == 3
     assert "  verdict     inconclusive" in capsys.readouterr().out
     again = decisions.read(tmp_path / "again.json").decisions
-    assert {k: d.summary() + d.reason for k, d in again.items()} == {k: d.summary() + d.reason
-                                                                     for k, d in run.decisions.items()}
+    assert {k: d.summary() + d.reason for k, d in again.items()} == {
+        k: d.summary() + d.reason for k, d in run.decisions.items()
+    }
 
 
 def test_environment_that_cannot_import_the_app_is_an_error(tmp_path, apps_dir):
     """A base arm whose apps folder lacks the app fails to start with the server's own error."""
     with pytest.raises(ServerStartError, match="aiohttp_app"):
-        run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=tmp_path), Arm("candidate", apps_dir=apps_dir),
-               blocks=1, duration=1, warmup=0, extend=False)
+        run_ab(
+            AIOHTTP,
+            WORKLOADS["json"],
+            Arm("base", apps_dir=tmp_path),
+            Arm("candidate", apps_dir=apps_dir),
+            blocks=1,
+            duration=1,
+            warmup=0,
+            extend=False,
+        )
 
 
 def test_redis_workload_without_redis_is_refused(apps_dir):
@@ -130,8 +177,16 @@ def test_gate_rejects_unknown_variant(capsys):
 def test_candidate_that_cannot_start_leaves_no_base_server(tmp_path, apps_dir):
     """When the second arm fails to start, the first arm's server is stopped too (no_leaks checks)."""
     with pytest.raises(ServerStartError):
-        run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", apps_dir=apps_dir), Arm("candidate", apps_dir=tmp_path),
-               blocks=1, duration=1, warmup=0, extend=False)
+        run_ab(
+            AIOHTTP,
+            WORKLOADS["json"],
+            Arm("base", apps_dir=apps_dir),
+            Arm("candidate", apps_dir=tmp_path),
+            blocks=1,
+            duration=1,
+            warmup=0,
+            extend=False,
+        )
 
 
 def test_gate_rejects_unknown_app_and_an_app_the_variant_cannot_serve(capsys):
@@ -146,5 +201,9 @@ def test_arms_that_cannot_both_run_the_variant_are_refused(apps_dir):
     """A base environment without aiohttp (the system python) is refused before any server starts,
     naming the arm, what it lacks and how to install it."""
     with pytest.raises(ConfigError, match=r"the base arm \(/usr/bin/python3\) lacks aiohttp.*pip install aiohttp"):
-        run_ab(AIOHTTP, WORKLOADS["json"], Arm("base", python="/usr/bin/python3", apps_dir=apps_dir),
-               Arm("candidate", apps_dir=apps_dir))
+        run_ab(
+            AIOHTTP,
+            WORKLOADS["json"],
+            Arm("base", python="/usr/bin/python3", apps_dir=apps_dir),
+            Arm("candidate", apps_dir=apps_dir),
+        )

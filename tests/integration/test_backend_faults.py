@@ -1,5 +1,6 @@
 """Backend faults in a real session: a killed Redis and a toxiproxy fault fail their trial, naming the backend
 and the moment; the session goes on (Redis restarted) and leaves nothing running."""
+
 import json
 
 import pytest
@@ -7,7 +8,10 @@ import pytest
 from serverbench.errors import MissingBinaryError
 from serverbench.measure.faults import TOXIPROXY_INSTALL, toxiproxy_binary
 
-pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.alone(reason="the fault's moment and the time to fail are judged in seconds")]
+pytestmark = [
+    pytest.mark.usefixtures("no_leaks"),
+    pytest.mark.alone(reason="the fault's moment and the time to fail are judged in seconds"),
+]
 
 KILL_THEN_RUN = '''
 import pytest
@@ -38,8 +42,19 @@ def test_redis(perf_trial):
     perf_trial()
 '''
 
-FAST = ["-m", "perf", "--perf-variants=gunicorn-sync-w2", "--perf-workloads=redis", "--perf-duration=3",
-        "--perf-warmup=0", "--perf-connections=8", "--perf-threads=1", "--perf-json=out.json", "-p", "no:cacheprovider"]
+FAST = [
+    "-m",
+    "perf",
+    "--perf-variants=gunicorn-sync-w2",
+    "--perf-workloads=redis",
+    "--perf-duration=3",
+    "--perf-warmup=0",
+    "--perf-connections=8",
+    "--perf-threads=1",
+    "--perf-json=out.json",
+    "-p",
+    "no:cacheprovider",
+]
 
 
 @pytest.fixture
@@ -53,8 +68,13 @@ def test_killed_redis_fails_its_trial_and_the_next_test_passes(project):
     project.makepyfile(test_perf=KILL_THEN_RUN)
     result = project.runpytest_subprocess(*FAST, timeout=60)
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*_ test_redis_killed*", "backend fault: redis was killed (SIGKILL) 1.* s into the "
-                                 "3.* window (kill-redis@1s)*request errors*first failed request*after the fault*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*_ test_redis_killed*",
+            "backend fault: redis was killed (SIGKILL) 1.* s into the "
+            "3.* window (kill-redis@1s)*request errors*first failed request*after the fault*",
+        ]
+    )
     assert "test_redis_back" not in "".join(line for line in result.stdout.lines if "FAILED" in line)
     records = json.loads((project.path / "out.json").read_text())
     assert [r["test"] for r in records["results"]] == ["test_redis_back"]  # the faulted trial is no result
@@ -71,5 +91,9 @@ def test_toxiproxy_reset_fails_the_trial_with_classified_errors(project):
     project.makepyfile(test_perf=ONE_TEST)
     result = project.runpytest_subprocess(*FAST, "--perf-fault=reset-redis@1s", timeout=60)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["backend fault: redis reset every connection 1.* s into the 3.* window "
-                                 "(reset-redis@1s)*request errors*status*"])
+    result.stdout.fnmatch_lines(
+        [
+            "backend fault: redis reset every connection 1.* s into the 3.* window "
+            "(reset-redis@1s)*request errors*status*"
+        ]
+    )

@@ -1,15 +1,16 @@
 """Real backing services: MongoDB (SecantusDB or mongod) and the nginx upstream.  No load."""
+
 import time
 import urllib.request
 
 import psutil
 import pytest
 
+from serverbench.backends.mongo import connect_mongo, start_mongo
+from serverbench.backends.upstream import connect_upstream, start_upstream
 from serverbench.catalog.contract import BIG_DOC, MONGO_DB, SMALL_DOC
 from serverbench.errors import BackendUnreachable
 from serverbench.measure.executors import free_port
-from serverbench.backends.mongo import connect_mongo, start_mongo
-from serverbench.backends.upstream import connect_upstream, start_upstream
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 

@@ -1,4 +1,5 @@
 """Real artefacts are flagged by the consistency checks: short real trials (2 s) against real servers."""
+
 import dataclasses
 
 import pytest
@@ -19,8 +20,9 @@ pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.alone(reason="the
 VARIANTS = registry()
 # Paste as shipped speaks HTTP/1.0 (a connection per request); told to speak HTTP/1.1 it keeps
 # connections alive and each response waits on the client's delayed ACK (the variant's notes).
-PASTE_HTTP11 = dataclasses.replace(VARIANTS["paste-t10"], name="paste-t10-http11",
-                                   command=VARIANTS["paste-t10"].command + ("protocol=HTTP/1.1",))
+PASTE_HTTP11 = dataclasses.replace(
+    VARIANTS["paste-t10"], name="paste-t10-http11", command=VARIANTS["paste-t10"].command + ("protocol=HTTP/1.1",)
+)
 
 
 def measured(apps_dir, variant, connections: int):
@@ -28,8 +30,19 @@ def measured(apps_dir, variant, connections: int):
     and its flags by name."""
     server = start_variant(VARIANTS[variant] if isinstance(variant, str) else variant, apps_dir=apps_dir)
     try:
-        result = run_trial(Trial(server, WORKLOADS["json"], LoadShape(connections, 2), WrkDriver(threads=2),
-                                 nodeid="t", test="t", machine={}, python=python_info()), Warmup(1))
+        result = run_trial(
+            Trial(
+                server,
+                WORKLOADS["json"],
+                LoadShape(connections, 2),
+                WrkDriver(threads=2),
+                nodeid="t",
+                test="t",
+                machine={},
+                python=python_info(),
+            ),
+            Warmup(1),
+        )
     finally:
         server.stop()
     return result, {f.name: f.message for f in check(result)}
@@ -66,8 +79,19 @@ def test_a_saturated_sync_pool_on_sleep_is_consistent_and_at_capacity_not_a_stal
         pytest.skip(str(exc))
     server = start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=apps_dir)
     try:
-        result = run_trial(Trial(server, WORKLOADS["sleep"], LoadShape(64, 3), driver, nodeid="t", test="t",
-                                 machine={}, python=python_info()), Warmup(0))
+        result = run_trial(
+            Trial(
+                server,
+                WORKLOADS["sleep"],
+                LoadShape(64, 3),
+                driver,
+                nodeid="t",
+                test="t",
+                machine={},
+                python=python_info(),
+            ),
+            Warmup(0),
+        )
     finally:
         server.stop()
     flags = {f.name: f.message for f in check(result)}

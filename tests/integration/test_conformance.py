@@ -3,20 +3,27 @@
 Each app runs under a reference server of its interface; every endpoint is checked for
 status, Content-Type, the Date and Server headers and the exact body.
 """
+
 import pytest
 
-from serverbench.catalog.apps import APPS, App
 from serverbench.backends.base import BACKENDS
+from serverbench.catalog.apps import APPS, App
 from serverbench.catalog.contract import ENDPOINTS
+from serverbench.catalog.variants import registry
 from serverbench.errors import VerificationError
 from serverbench.measure.servers import start_variant, unavailable_reason
-from serverbench.catalog.variants import registry
 from serverbench.measure.verify import verify
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 VARIANTS = registry()
-REFERENCE_SERVER = {"wsgi": "gunicorn-sync-w2", "asgi": "uvicorn", "aiohttp": "aiohttp", "tornado": "tornado",
-                    "node": "node-http", "play": "play-pekko"}
+REFERENCE_SERVER = {
+    "wsgi": "gunicorn-sync-w2",
+    "asgi": "uvicorn",
+    "aiohttp": "aiohttp",
+    "tornado": "tornado",
+    "node": "node-http",
+    "play": "play-pekko",
+}
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +60,8 @@ def test_an_app_that_breaks_the_contract_fails_with_a_diff(tmp_path):
     (tmp_path / "broken_app.py").write_text(
         "def app(environ, start_response):\n"
         "    start_response('200 OK', [('Content-Type', 'text/html')])\n"
-        "    return [b'Hello, world']\n")
+        "    return [b'Hello, world']\n"
+    )
     broken = App("broken", "wsgi", "broken_app", "app", (), "-")
     server = start_variant(VARIANTS["gunicorn-sync-w2"], app=broken, apps_dir=tmp_path)
     try:

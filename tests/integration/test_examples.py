@@ -5,6 +5,7 @@ section is the django-notes example, file for file and command for command.
 Each run downloads the example's packages with pip (its cache makes reruns quicker where the index allows
 caching), so this test needs PyPI.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -49,8 +50,13 @@ def readme_blocks() -> list[tuple[str, str]]:
 
 def readme_commands() -> list[list[str]]:
     """The shell commands of the README section, each split into words."""
-    return [shlex.split(line, comments=True) for lang, text in readme_blocks() if lang == "sh"
-            for line in text.splitlines() if shlex.split(line, comments=True)]
+    return [
+        shlex.split(line, comments=True)
+        for lang, text in readme_blocks()
+        if lang == "sh"
+        for line in text.splitlines()
+        if shlex.split(line, comments=True)
+    ]
 
 
 def ini_options(example: Path) -> dict:
@@ -70,11 +76,13 @@ def test_readme_section_is_the_django_example():
     tables = [toml_text for lang, toml_text in blocks if lang == "toml"]
     assert len(tables) == 1, f"expected one toml block in the README section, found {len(tables)}"
     assert toml(tables[0])["tool"]["pytest"]["ini_options"] == ini_options(example), (
-        f"the README's ini table differs from examples/{README_EXAMPLE}/pyproject.toml's")
+        f"the README's ini table differs from examples/{README_EXAMPLE}/pyproject.toml's"
+    )
     assert tables[0] in (example / "pyproject.toml").read_text(), "the README's ini table is not verbatim"
     python = [text for lang, text in blocks if lang == "python"]
     assert python == [(example / "tests" / "test_perf.py").read_text()], (
-        f"the README's test file differs from examples/{README_EXAMPLE}/tests/test_perf.py")
+        f"the README's test file differs from examples/{README_EXAMPLE}/tests/test_perf.py"
+    )
     assert readme_commands() == [["pip", "install", *perf_extra(example)], ["pytest", "-m", "perf"]]
 
 
@@ -105,8 +113,7 @@ def run(argv: list[str], **kwargs) -> subprocess.CompletedProcess:
 
 def user_environment(venv_dir: Path) -> dict[str, str]:
     """This process's environment as a user's shell would have it: the venv active, no pytest settings."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTEST_", "PYTHON", "VIRTUAL_ENV", "COV_CORE"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHON", "VIRTUAL_ENV", "COV_CORE"))}
     env["PATH"] = f"{venv_dir / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["VIRTUAL_ENV"] = str(venv_dir)
     return env
@@ -136,8 +143,12 @@ def test_example_runs_its_perf_tests(name, wheelhouse, tmp_path):
     records = tmp_path / "records.json"
     pytest_argv = readme_commands()[-1]
     assert pytest_argv[0] == "pytest", f"the README section's last command is not pytest: {pytest_argv}"
-    done = run([python, "-m", *pytest_argv, "-p", "no:cacheprovider", *QUICK, "--perf-json", str(records)],
-               cwd=project, env=env, timeout=600)
+    done = run(
+        [python, "-m", *pytest_argv, "-p", "no:cacheprovider", *QUICK, "--perf-json", str(records)],
+        cwd=project,
+        env=env,
+        timeout=600,
+    )
     (tmp_path / "pytest-output.txt").write_text(done.stdout)
 
     ini = ini_options(project)

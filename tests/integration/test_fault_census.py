@@ -11,6 +11,7 @@ The gate's base worktree is checked the same way on each exit path.
 The default run takes a representative subset; ``-m "census or not census"`` runs all twenty
 moments and the live gate (docs/robustness.md holds the table).
 """
+
 from __future__ import annotations
 
 import json
@@ -46,10 +47,24 @@ def test_throughput(perf_trial):
     perf_trial()
 '''
 CLOSED_DRIVER = "wrk"  # the moments below are wrk's phases (a warm-up run, then the window's own run)
-FAST = ["-m", "perf", "-v", "-p", "no:cacheprovider", "--perf-variants=aiohttp", "--perf-duration=1",
-        "--perf-warmup=1", "--perf-warmup-rounds=1", "--perf-connections=8", "--perf-threads=1",
-        "--perf-json=out/records.json", "--perf-html=out/report.html", "--perf-save-baseline",
-        "--perf-baseline-dir=baselines", f"--perf-closed-driver={CLOSED_DRIVER}"]
+FAST = [
+    "-m",
+    "perf",
+    "-v",
+    "-p",
+    "no:cacheprovider",
+    "--perf-variants=aiohttp",
+    "--perf-duration=1",
+    "--perf-warmup=1",
+    "--perf-warmup-rounds=1",
+    "--perf-connections=8",
+    "--perf-threads=1",
+    "--perf-json=out/records.json",
+    "--perf-html=out/report.html",
+    "--perf-save-baseline",
+    "--perf-baseline-dir=baselines",
+    f"--perf-closed-driver={CLOSED_DRIVER}",
+]
 OLD_CELLS = 20  # cells of the old baseline (the big one of the baseline-save moments: 200,000)
 
 
@@ -64,8 +79,9 @@ class Watched:
         env = {**os.environ, MARKER: self.token, "TMPDIR": str(self.tmp)}
         self.log = folder / "session.log"
         with open(self.log, "wb") as log:  # a file, not a pipe: a full pipe would stall the session
-            self.process = subprocess.Popen(argv, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                            start_new_session=True)
+            self.process = subprocess.Popen(
+                argv, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
         self.seen: dict[int, tuple[float, int, str]] = {}  # pid: (start time, process group, command line)
         self.gone: set[int] = set()
         self.started = time.monotonic()
@@ -87,7 +103,7 @@ class Watched:
         """The pids seen whose command line holds ``fragment``, in order of appearance."""
         return [pid for pid, (_, _, cmd) in sorted(self.seen.items(), key=lambda kv: kv[1][0]) if fragment in cmd]
 
-    def wait_for(self, moment: Callable[["Watched"], bool], timeout: float = 60.0) -> float:
+    def wait_for(self, moment: Callable[[Watched], bool], timeout: float = 60.0) -> float:
         """Poll until ``moment`` holds; the seconds since the session started."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -174,8 +190,16 @@ def _project(folder: Path, old_cells: int = OLD_CELLS) -> Path:
     driver, _ = closed_driver(CLOSED_DRIVER)  # the session's: the machine id, so the file name, names it
     machine = machine_info(f"{driver.name}-{driver.version}")
     store = BaselineStore(folder / "baselines", machine)
-    entries = {f"old/cell/{i}/c8": {"rps": 1000.0 + i, "error_rate": 0.0, "p50_ms": 1.0, "p99_ms": 2.0,
-                                    "recorded_at": "2026-01-01T00:00:00+00:00"} for i in range(old_cells)}
+    entries = {
+        f"old/cell/{i}/c8": {
+            "rps": 1000.0 + i,
+            "error_rate": 0.0,
+            "p50_ms": 1.0,
+            "p99_ms": 2.0,
+            "recorded_at": "2026-01-01T00:00:00+00:00",
+        }
+        for i in range(old_cells)
+    }
     store.path.parent.mkdir()
     store.path.write_text(json.dumps({"schema": 1, "machine": machine, "entries": entries}))
     return store.path
@@ -246,8 +270,12 @@ MOMENTS = [
     Moment("baseline replaced (servers stopping)", "baseline save", _replaced, old_cells=200_000),
     Moment("server stopped (teardown, redis stopping)", "teardown", _ended(SERVER, 1), workloads="json,redis"),
 ]
-DEFAULT = {"server importing its app", "measured window half done", "2nd test warming up (1 result recorded)",
-           "baseline temp file being written"}
+DEFAULT = {
+    "server importing its app",
+    "measured window half done",
+    "2nd test warming up (1 result recorded)",
+    "baseline temp file being written",
+}
 
 
 def _census_params():
@@ -287,15 +315,23 @@ def test_interrupted_session_leaves_nothing_behind(tmp_path, moment):
     assert not row["tmp left"], f"left in the session's TMPDIR: {row['tmp left']}"
 
 
-def _census_row(moment: Moment, at: float, status: int, session: Watched, output: str, baseline: Path,
-                old: bytes) -> dict:
+def _census_row(
+    moment: Moment, at: float, status: int, session: Watched, output: str, baseline: Path, old: bytes
+) -> dict:
     passed = output.count(" PASSED")
-    return {"moment": moment.name, "phase": moment.phase, "at_s": round(at + moment.delay, 2), "exit": status,
-            "passed": passed, "left": session.leftovers(), "records": _records_state(session.folder, passed),
-            "baseline": _baseline_state(baseline, old, passed),
-            "temp files": [str(p) for p in session.folder.rglob(".*.tmp")],
-            "other baselines": sorted(p.name for p in baseline.parent.glob("*.json") if p != baseline),
-            "tmp left": sorted(p.name for p in session.tmp.iterdir())}
+    return {
+        "moment": moment.name,
+        "phase": moment.phase,
+        "at_s": round(at + moment.delay, 2),
+        "exit": status,
+        "passed": passed,
+        "left": session.leftovers(),
+        "records": _records_state(session.folder, passed),
+        "baseline": _baseline_state(baseline, old, passed),
+        "temp files": [str(p) for p in session.folder.rglob(".*.tmp")],
+        "other baselines": sorted(p.name for p in baseline.parent.glob("*.json") if p != baseline),
+        "tmp left": sorted(p.name for p in session.tmp.iterdir()),
+    }
 
 
 def _records_state(folder: Path, passed: int) -> str:
@@ -385,8 +421,10 @@ for i in range(rounds):
 def test_two_sessions_saving_baselines_at_once_lose_nothing(tmp_path):
     """Two processes each saving 40 cells one at a time into the same baseline file: all 80 are kept."""
     go = tmp_path / "go"
-    savers = [subprocess.Popen([sys.executable, "-c", SAVER, str(tmp_path / "baselines"), name, "40", str(go)])
-              for name in ("first", "second")]
+    savers = [
+        subprocess.Popen([sys.executable, "-c", SAVER, str(tmp_path / "baselines"), name, "40", str(go)])
+        for name in ("first", "second")
+    ]
     time.sleep(0.5)  # both imported and waiting
     go.touch()
     assert [s.wait(timeout=120) for s in savers] == [0, 0]
@@ -413,15 +451,19 @@ def repo(tmp_path) -> Path:
     """A git repository with one commit holding a copy of the Python apps."""
     path = tmp_path / "repo"
     shutil.copytree(APPS, path / "apps", ignore=shutil.ignore_patterns("node", "play", "__pycache__"))
-    for argv in (["init", "-q"], ["add", "apps"], ["-c", "user.name=census", "-c", "user.email=census@localhost",
-                                                   "commit", "-q", "-m", "apps"]):
+    for argv in (
+        ["init", "-q"],
+        ["add", "apps"],
+        ["-c", "user.name=census", "-c", "user.email=census@localhost", "commit", "-q", "-m", "apps"],
+    ):
         subprocess.run(["git", "-C", str(path), *argv], check=True, capture_output=True)
     return path
 
 
 def _worktrees(repo: Path) -> list[str]:
-    out = subprocess.run(["git", "-C", str(repo), "worktree", "list", "--porcelain"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        ["git", "-C", str(repo), "worktree", "list", "--porcelain"], capture_output=True, text=True, check=True
+    ).stdout
     return [line.split(" ", 1)[1] for line in out.splitlines() if line.startswith("worktree ")][1:]
 
 
@@ -430,9 +472,13 @@ def test_gate_worktree_removed_on_every_exit_path(repo, how):
     """The gate's base worktree is removed when the gate is interrupted, terminated or fails."""
     # Ctrl-C's default restored in the child: a shell that started this session in the background (`cmd &`) ignores
     # SIGINT, the child inherits that, and Python then installs no KeyboardInterrupt (a rehearsal waited out 120 s).
-    with subprocess.Popen([sys.executable, "-c", GATE_HOLDS, str(repo), how], stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL, text=True,
-                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)) as gate:
+    with subprocess.Popen(
+        [sys.executable, "-c", GATE_HOLDS, str(repo), how],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    ) as gate:
         path = Path(gate.stdout.readline().strip())
         assert path.is_dir() and _worktrees(repo) == [str(path)]
         if how != "raise":
@@ -446,8 +492,9 @@ def test_gate_killed_outright_leaves_a_worktree_the_next_run_removes(repo, capsy
     names it, and keeps the worktree of a gate still running."""
     from serverbench.measure.worktree import prune_stale_worktrees, worktree
 
-    with subprocess.Popen([sys.executable, "-c", GATE_HOLDS, str(repo), "hold"], stdout=subprocess.PIPE,
-                          text=True) as gate:
+    with subprocess.Popen(
+        [sys.executable, "-c", GATE_HOLDS, str(repo), "hold"], stdout=subprocess.PIPE, text=True
+    ) as gate:
         path = Path(gate.stdout.readline().strip())
         gate.kill()
     assert _worktrees(repo) == [str(path)]
@@ -455,8 +502,10 @@ def test_gate_killed_outright_leaves_a_worktree_the_next_run_removes(repo, capsy
         assert _worktrees(repo) == [str(fresh)] and not path.exists()
         assert prune_stale_worktrees(repo) == []  # this run's own worktree: its gate is running
     assert _worktrees(repo) == []
-    assert f"note: removed the stale base worktree {path} of a gate (pid {gate.pid}) that was killed" in \
-        capsys.readouterr().err
+    assert (
+        f"note: removed the stale base worktree {path} of a gate (pid {gate.pid}) that was killed"
+        in capsys.readouterr().err
+    )
 
 
 @TIMED
@@ -465,9 +514,32 @@ def test_gate_killed_outright_leaves_a_worktree_the_next_run_removes(repo, capsy
 def test_gate_stopped_while_measuring_leaves_nothing_behind(repo, how):
     """A live gate (base worktree, two servers, wrk) stopped mid-measurement: every process ends and the
     worktree is removed."""
-    gate = Watched(repo, [sys.executable, "-m", "serverbench.gate", "--variant", "aiohttp", "--workload", "json",
-                          "--base-ref", "HEAD", "--repo", str(repo), "--duration", "1", "--warmup", "0",
-                          "--connections", "8", "--cost-repeats", "0", "--blocks", "9"])
+    gate = Watched(
+        repo,
+        [
+            sys.executable,
+            "-m",
+            "serverbench.gate",
+            "--variant",
+            "aiohttp",
+            "--workload",
+            "json",
+            "--base-ref",
+            "HEAD",
+            "--repo",
+            str(repo),
+            "--duration",
+            "1",
+            "--warmup",
+            "0",
+            "--connections",
+            "8",
+            "--cost-repeats",
+            "0",
+            "--blocks",
+            "9",
+        ],
+    )
     try:
         gate.wait_for(_appeared(WRK, 3))
         gate.process.send_signal(getattr(signal, how))
@@ -476,7 +548,14 @@ def test_gate_stopped_while_measuring_leaves_nothing_behind(repo, how):
         if gate.process.poll() is None:
             os.killpg(gate.process.pid, signal.SIGKILL)
     output, left = gate.output(), gate.leftovers()
-    _report({"moment": f"gate: {how} while measuring", "phase": "gate", "exit": status, "left": left,
-             "worktrees": _worktrees(repo)})
+    _report(
+        {
+            "moment": f"gate: {how} while measuring",
+            "phase": "gate",
+            "exit": status,
+            "left": left,
+            "worktrees": _worktrees(repo),
+        }
+    )
     assert not left, f"processes left after {how} of the gate: {left}\n{output[-2000:]}"
     assert _worktrees(repo) == [], f"worktree left after {how}: {_worktrees(repo)}\n{output[-2000:]}"

@@ -1,4 +1,5 @@
 """Memory of real servers: a pre-fork tree's PSS against its summed RSS, and a leak the growth judge catches."""
+
 import os
 
 import pytest
@@ -13,16 +14,29 @@ from serverbench.measure.servers import start_variant
 from serverbench.measure.trial import Trial, Warmup, run_trial
 from serverbench.records.schema import Result
 
-pytestmark = [pytest.mark.usefixtures("no_leaks"),
-              pytest.mark.skipif(not os.path.exists("/proc/self/smaps_rollup"), reason="needs smaps_rollup")]
+pytestmark = [
+    pytest.mark.usefixtures("no_leaks"),
+    pytest.mark.skipif(not os.path.exists("/proc/self/smaps_rollup"), reason="needs smaps_rollup"),
+]
 VARIANTS = registry()
 
 
 def _trial(name: str, apps_dir, seconds: int, env=None) -> Result:
     server = start_variant(VARIANTS[name], apps_dir=apps_dir, env=env)
     try:
-        return run_trial(Trial(server, WORKLOADS["json"], LoadShape(8, seconds), WrkDriver(threads=1), nodeid="t",
-                               test="t", machine={}, python=python_info()), Warmup(1))
+        return run_trial(
+            Trial(
+                server,
+                WORKLOADS["json"],
+                LoadShape(8, seconds),
+                WrkDriver(threads=1),
+                nodeid="t",
+                test="t",
+                machine={},
+                python=python_info(),
+            ),
+            Warmup(1),
+        )
     finally:
         server.stop()
 

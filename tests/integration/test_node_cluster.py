@@ -1,5 +1,6 @@
 """node-cluster-w2 (the Node.js app under Node's cluster module) honours the same contract as every app, from
 two worker processes; node-http's conformance is in test_conformance.py (the node app's reference server)."""
+
 import psutil
 import pytest
 
@@ -24,8 +25,11 @@ def test_node_cluster_serves_the_contract_from_two_workers(apps_dir):
     try:
         for start in (start_redis, start_mongo, start_upstream):
             started.append(start())
-        env = dict(zip(("SERVERBENCH_REDIS_URL", "SERVERBENCH_MONGO_URL", "SERVERBENCH_UPSTREAM_URL"),
-                       (s.url for s in started)))
+        env = dict(
+            zip(
+                ("SERVERBENCH_REDIS_URL", "SERVERBENCH_MONGO_URL", "SERVERBENCH_UPSTREAM_URL"), (s.url for s in started)
+            )
+        )
         server = start_variant(variant, app=app, apps_dir=apps_dir, env=env)
         try:
             workers = psutil.Process(server.pid).children()

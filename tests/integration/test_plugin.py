@@ -1,18 +1,19 @@
 """The plugin end to end through pytester: options, errors, JSON records, baselines, the summary."""
+
 import json
 import os
-import sys
 import signal
+import sys
 import time
 
 import psutil
 import pytest
 
+from serverbench.catalog.variants import registry
 from serverbench.drivers.base import closed_driver
 from serverbench.measure.executors import free_port
 from serverbench.measure.machine import machine_info
 from serverbench.measure.servers import start_variant
-from serverbench.catalog.variants import registry
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -30,8 +31,16 @@ def test_lenient(perf_trial):
     perf_trial()
 '''
 
-FAST = ["--perf-variants=gunicorn-sync-w2", "--perf-workloads=json", "--perf-duration=1", "--perf-warmup=0",
-        "--perf-connections=8", "--perf-threads=1", "-p", "no:cacheprovider"]
+FAST = [
+    "--perf-variants=gunicorn-sync-w2",
+    "--perf-workloads=json",
+    "--perf-duration=1",
+    "--perf-warmup=0",
+    "--perf-connections=8",
+    "--perf-threads=1",
+    "-p",
+    "no:cacheprovider",
+]
 
 
 @pytest.fixture
@@ -49,11 +58,22 @@ def _baseline_path(pytester):
 
 def test_perf_apps_multiplies_variants_by_apps(suite):
     """--perf-apps selects apps; each selected variant runs every selected app it can serve."""
-    result = suite.runpytest_subprocess("-m", "perf", "--collect-only", "-q", "--perf-variants=gunicorn-sync-w2,uvicorn",
-                                        "--perf-apps=flask,raw-*", "--perf-workloads=json")
-    result.stdout.fnmatch_lines(["*test_throughput?gunicorn-sync-w2-flask-json-c64?",
-                                 "*test_throughput?gunicorn-sync-w2-raw-wsgi-json-c64?",
-                                 "*test_throughput?uvicorn-raw-asgi-json-c64?"])
+    result = suite.runpytest_subprocess(
+        "-m",
+        "perf",
+        "--collect-only",
+        "-q",
+        "--perf-variants=gunicorn-sync-w2,uvicorn",
+        "--perf-apps=flask,raw-*",
+        "--perf-workloads=json",
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*test_throughput?gunicorn-sync-w2-flask-json-c64?",
+            "*test_throughput?gunicorn-sync-w2-raw-wsgi-json-c64?",
+            "*test_throughput?uvicorn-raw-asgi-json-c64?",
+        ]
+    )
     assert "uvicorn-flask" not in result.stdout.str()
 
 
@@ -61,7 +81,9 @@ def test_unknown_variant_lists_the_known_ones(suite):
     """An unknown --perf-variants name stops the run before anything starts, listing the known names."""
     result = suite.runpytest_subprocess("--perf-variants=gunicorn-nope")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*unknown variant 'gunicorn-nope'*known variants: werkzeug-threaded, wsgiref, gunicorn-sync-w2*"])
+    result.stderr.fnmatch_lines(
+        ["*unknown variant 'gunicorn-nope'*known variants: werkzeug-threaded, wsgiref, gunicorn-sync-w2*"]
+    )
 
 
 def test_unknown_workload_is_an_error(suite):
@@ -109,7 +131,9 @@ def test_corrupt_baseline_stops_the_run_and_is_kept(suite):
 def test_unreachable_redis_url_fails_the_redis_tests(suite):
     """--redis-url pointing at nothing fails the tests that need Redis, naming the URL and the fix."""
     url = f"redis://127.0.0.1:{free_port()}/0"
-    result = suite.runpytest_subprocess(*FAST[:1], "--perf-workloads=redis", *FAST[2:], f"--redis-url={url}", "-k", "throughput")
+    result = suite.runpytest_subprocess(
+        *FAST[:1], "--perf-workloads=redis", *FAST[2:], f"--redis-url={url}", "-k", "throughput"
+    )
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([f"*--redis-url {url} did not answer*"])
     assert "During handling of the above exception" not in result.stdout.str()  # the message once, not chained
@@ -120,10 +144,28 @@ def test_run_records_json_and_saves_then_compares_baselines(suite):
     out = suite.path / "results.json"
     first = suite.runpytest_subprocess(*FAST, f"--perf-json={out}", "--perf-save-baseline")
     first.assert_outcomes(passed=2)
-    first.stdout.fnmatch_lines(["*serverbench results*", "*gunicorn-sync-w2/flask*json*8*", "*saved*", "*baseline for 2 cell(s) saved*"])
+    first.stdout.fnmatch_lines(
+        ["*serverbench results*", "*gunicorn-sync-w2/flask*json*8*", "*saved*", "*baseline for 2 cell(s) saved*"]
+    )
     record = json.loads(out.read_text())["results"][0]
-    for key in ("nodeid", "variant", "app", "workload", "shape", "duration_s", "requests", "rps", "latency_ms",
-                "errors", "error_rate", "server", "generator", "machine", "python", "verdict"):
+    for key in (
+        "nodeid",
+        "variant",
+        "app",
+        "workload",
+        "shape",
+        "duration_s",
+        "requests",
+        "rps",
+        "latency_ms",
+        "errors",
+        "error_rate",
+        "server",
+        "generator",
+        "machine",
+        "python",
+        "verdict",
+    ):
         assert key in record, key
     assert record["shape"]["connections"] == 8 and record["shape"]["label"] == "c8"
     assert set(record["latency_ms"]) == {"p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev"}
@@ -154,8 +196,9 @@ def test_perf_target_drives_an_external_server(suite, apps_dir):
     server = start_variant(registry()["gunicorn-sync-w2"], apps_dir=apps_dir)
     try:
         out = suite.path / "r.json"
-        result = suite.runpytest_subprocess(*FAST[1:], f"--perf-target={server.url}", f"--perf-json={out}",
-                                            "-k", "throughput")
+        result = suite.runpytest_subprocess(
+            *FAST[1:], f"--perf-target={server.url}", f"--perf-json={out}", "-k", "throughput"
+        )
         result.assert_outcomes(passed=1)
         record = json.loads(out.read_text())["results"][0]
         assert record["variant"] == "target" and record["server"]["cpu_s"] is None
@@ -168,17 +211,23 @@ def test_interrupted_run_leaves_no_server(suite):
     """Ctrl-C during a trial still stops the server and its workers."""
     port = free_port()
     with open(suite.path / "out.txt", "w") as out:
-        proc = suite.popen([*suite._getpytestargs(), *FAST, "--perf-duration=20", f"--perf-port={port}", "-k", "throughput"],
-                           stdout=out, stderr=out)
+        proc = suite.popen(
+            [*suite._getpytestargs(), *FAST, "--perf-duration=20", f"--perf-port={port}", "-k", "throughput"],
+            stdout=out,
+            stderr=out,
+        )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not any(
-            c.laddr and c.laddr.port == port and c.status == psutil.CONN_LISTEN for c in psutil.net_connections("tcp")):
+        c.laddr and c.laddr.port == port and c.status == psutil.CONN_LISTEN for c in psutil.net_connections("tcp")
+    ):
         time.sleep(0.2)
     time.sleep(1.5)
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=60)
     time.sleep(0.5)
-    listeners = [c for c in psutil.net_connections("tcp") if c.laddr and c.laddr.port == port and c.status == psutil.CONN_LISTEN]
+    listeners = [
+        c for c in psutil.net_connections("tcp") if c.laddr and c.laddr.port == port and c.status == psutil.CONN_LISTEN
+    ]
     assert not listeners, f"a server still listens on {port} after Ctrl-C"
 
 
@@ -186,9 +235,15 @@ def test_perf_list_shows_the_matrix_without_starting_anything(suite):
     """--perf-list prints every variant x app cell with its interface and status, and runs no test."""
     result = suite.runpytest_subprocess("--perf-list")
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["*serverbench matrix*", "*uwsgi-p2t2*flask*wsgi*uwsgi*cpython*",
-                                 "*uwsgi-p2t2*django *wsgi*", "*aiohttp*aiohttp*aiohttp*asyncio*",
-                                 "*uvicorn*django-asgi*asgi*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*serverbench matrix*",
+            "*uwsgi-p2t2*flask*wsgi*uwsgi*cpython*",
+            "*uwsgi-p2t2*django *wsgi*",
+            "*aiohttp*aiohttp*aiohttp*asyncio*",
+            "*uvicorn*django-asgi*asgi*",
+        ]
+    )
     assert "passed" not in result.stdout.str()
 
 
@@ -204,7 +259,7 @@ def test_unreachable_backend_fails_only_the_tests_that_need_it(suite):
     skipped.stdout.fnmatch_lines(["*backend upstream unavailable (--perf-skip-missing-backends)*"])
 
 
-CHEATING_APP = '''
+CHEATING_APP = """
 import os, redis
 from flask import Flask, jsonify
 app = Flask(__name__)
@@ -226,7 +281,7 @@ def redis_():
         state["counter"], state["value"] = client.incr("serverbench:counter"), client.get("serverbench:value")
     state["counter"] += 1
     return jsonify(counter=state["counter"], value=state["value"])
-'''
+"""
 
 
 def test_server_that_skips_the_backend_work_fails_op_verification(suite, tmp_path):
@@ -234,14 +289,25 @@ def test_server_that_skips_the_backend_work_fails_op_verification(suite, tmp_pat
     apps = tmp_path / "cheat"
     apps.mkdir()
     (apps / "flask_app.py").write_text(CHEATING_APP)
-    result = suite.runpytest_subprocess(*FAST[:1], "--perf-workloads=redis", *FAST[2:], f"--perf-apps-dir={apps}",
-                                        "-k", "throughput")
+    result = suite.runpytest_subprocess(
+        *FAST[:1], "--perf-workloads=redis", *FAST[2:], f"--perf-apps-dir={apps}", "-k", "throughput"
+    )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*redis (redis-server) counted * operations for * responses*did not do the work*"])
 
 
-AIO = ["--perf-variants=aiohttp", "--perf-workloads=json", "--perf-duration=1", "--perf-warmup=0",
-       "--perf-connections=8", "--perf-threads=1", "-p", "no:cacheprovider", "-k", "throughput"]
+AIO = [
+    "--perf-variants=aiohttp",
+    "--perf-workloads=json",
+    "--perf-duration=1",
+    "--perf-warmup=0",
+    "--perf-connections=8",
+    "--perf-threads=1",
+    "-p",
+    "no:cacheprovider",
+    "-k",
+    "throughput",
+]
 
 
 def test_connection_reuse_shapes_each_run_as_a_test(suite):
@@ -268,8 +334,7 @@ def test_replicates_report_median_and_dispersion(suite):
 def test_rate_ladder_runs_open_model_and_reports_the_knee(suite):
     """--perf-rates runs oha at each rate; the summary prints the ladder with its knee (or none)."""
     out = suite.path / "r.json"
-    result = suite.runpytest_subprocess(*AIO, "--perf-rates=50,100", "--perf-rate-connections=16",
-                                        f"--perf-json={out}")
+    result = suite.runpytest_subprocess(*AIO, "--perf-rates=50,100", "--perf-rate-connections=16", f"--perf-json={out}")
     result.assert_outcomes(passed=3)  # c8 by the closed model's driver, r50 and r100 by oha
     result.stdout.fnmatch_lines(["*rate ladder aiohttp/aiohttp json: *50: * rps p99*"])
     records = {r["shape"]["label"]: r for r in json.loads(out.read_text())["results"]}
@@ -301,9 +366,17 @@ def test_locust_scenario_runs_single_and_distributed(suite):
     """The bookshop scenario runs headless in one process and as a master with a worker on loopback."""
     suite.makepyfile(test_locust=LOCUST_TEST)
     out = suite.path / "r.json"
-    result = suite.runpytest_subprocess("--perf-variants=aiohttp", "--perf-duration=3", "--perf-warmup=0",
-                                        "--perf-locust-users=5", "--perf-locust-workers=0,1", f"--perf-json={out}",
-                                        "-p", "no:cacheprovider", "test_locust.py")
+    result = suite.runpytest_subprocess(
+        "--perf-variants=aiohttp",
+        "--perf-duration=3",
+        "--perf-warmup=0",
+        "--perf-locust-users=5",
+        "--perf-locust-workers=0,1",
+        f"--perf-json={out}",
+        "-p",
+        "no:cacheprovider",
+        "test_locust.py",
+    )
     result.assert_outcomes(passed=2)
     records = {r["shape"]["label"]: r for r in json.loads(out.read_text())["results"]}
     assert set(records) == {"u5-w0", "u5-w1"}

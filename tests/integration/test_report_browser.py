@@ -1,5 +1,6 @@
 """The HTML report in a real browser (Debian's chromium driven by Playwright): it loads offline with no
 console error and no request, every chart its data calls for is drawn, and the summary table sorts."""
+
 import shutil
 from pathlib import Path
 
@@ -13,10 +14,13 @@ ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is missing: "
-                               "pip install playwright (the test extra); no browser download is needed")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH: apt-get install -y chromium "
-                                                         "(./run tests installs it)")
+sync_api = pytest.importorskip(
+    "playwright.sync_api",
+    reason="Playwright for Python is missing: pip install playwright (the test extra); no browser download is needed",
+)
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="no chromium on PATH: apt-get install -y chromium (./run tests installs it)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +71,8 @@ def test_every_section_draws_its_charts(opened):
         drawn = page.eval_on_selector_all(
             f"#{sid} figure.plot svg",
             "svgs => svgs.map(s => [s.getBoundingClientRect().width, s.getBoundingClientRect().height,"
-            " s.querySelectorAll('polyline, circle, rect').length])")
+            " s.querySelectorAll('polyline, circle, rect').length])",
+        )
         assert len(drawn) == count, sid
         assert all(w > 100 and h > 50 and marks > 0 for w, h, marks in drawn), (sid, drawn)
 

@@ -1,6 +1,7 @@
 """A real perf session's end products: the HTML report (--perf-html), the pytest-benchmark file
 (--perf-benchmark-json, read back by `pytest-benchmark compare`), and the live progress line, which is
 shown only on a terminal."""
+
 import os
 import shutil
 import subprocess
@@ -19,8 +20,17 @@ def test_throughput(perf_trial):
     """The variant holds its baseline."""
     perf_trial()
 '''
-FAST = ["-m", "perf", "--perf-variants=gunicorn-sync-w2", "--perf-workloads=json", "--perf-duration=1",
-        "--perf-connections=2,8", "--perf-threads=1", "-p", "no:cacheprovider"]
+FAST = [
+    "-m",
+    "perf",
+    "--perf-variants=gunicorn-sync-w2",
+    "--perf-workloads=json",
+    "--perf-duration=1",
+    "--perf-connections=2,8",
+    "--perf-threads=1",
+    "-p",
+    "no:cacheprovider",
+]
 COMPARE = Path(sys.executable).with_name("pytest-benchmark")
 
 
@@ -37,15 +47,20 @@ def test_session_writes_the_report_and_pytest_benchmark_json(suite):
     `pytest-benchmark compare`; piped output carries no progress line and no terminal codes."""
     pytest.importorskip("pytest_benchmark", reason="pip install pytest-benchmark")
     report, bench = suite.path / "report.html", suite.path / "bench.json"
-    result = suite.runpytest_subprocess(*FAST, "--perf-warmup=0", f"--perf-html={report}",
-                                        f"--perf-benchmark-json={bench}")
+    result = suite.runpytest_subprocess(
+        *FAST, "--perf-warmup=0", f"--perf-html={report}", f"--perf-benchmark-json={bench}"
+    )
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*HTML report written to*report.html*", "*pytest-benchmark JSON (2 benchmarks)*"])
     page = report.read_text()
     assert 'id="summary"' in page and 'id="connections"' in page and "<script src" not in page
     assert "serverbench  cell" not in result.stdout.str() and "\x1b[" not in result.stdout.str()
-    compare = subprocess.run([str(COMPARE), "compare", str(bench), "--columns=min,mean,ops,rounds"],
-                             capture_output=True, text=True, timeout=60)
+    compare = subprocess.run(
+        [str(COMPARE), "compare", str(bench), "--columns=min,mean,ops,rounds"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert compare.returncode == 0, compare.stderr
     assert "test_throughput[gunicorn-sync-w2-flask-json-c2]" in compare.stdout and "json c8" in compare.stdout
 
@@ -62,9 +77,23 @@ def test_benchmark_json_without_pytest_benchmark_is_refused_before_any_server_st
 def test_progress_line_on_a_terminal(suite):
     """On a terminal, one line shows the cell (i of N), its phase and the time left; pytest's output stays."""
     command = [sys.executable, "-m", "pytest", *FAST, "--perf-warmup=1", "--color=no"]
-    typescript = subprocess.run(["script", "-qfec", " ".join(command), "/dev/null"], cwd=suite.path,
-                                capture_output=True, text=True, timeout=120,
-                                env={**os.environ, "COLUMNS": "160", "LINES": "40"}).stdout
-    for text in ("cell 1/2", "cell 2/2", "gunicorn-sync-w2/flask json c8", "start", "verify", "warm-up round 1",
-                 "measure", "left", "2 passed"):
+    typescript = subprocess.run(
+        ["script", "-qfec", " ".join(command), "/dev/null"],
+        cwd=suite.path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "160", "LINES": "40"},
+    ).stdout
+    for text in (
+        "cell 1/2",
+        "cell 2/2",
+        "gunicorn-sync-w2/flask json c8",
+        "start",
+        "verify",
+        "warm-up round 1",
+        "measure",
+        "left",
+        "2 passed",
+    ):
         assert text in typescript, text

@@ -1,4 +1,5 @@
 """Real servers and real Redis: starting, stopping, failing, verifying.  No load beyond a few seconds."""
+
 import os
 import signal
 import socket
@@ -7,22 +8,27 @@ import threading
 import psutil
 import pytest
 
-from serverbench.backends.redis import connect_redis, start_redis
-from serverbench.catalog.contract import ENDPOINTS, REDIS_VALUE
-from serverbench.drivers.wrk import WrkDriver
-from serverbench.errors import (BackendUnreachable, MissingBinaryError, ServerDiedError, ServerStartError,
-                                VerificationError)
-from serverbench.measure.executors import free_port, require_binary
-from serverbench.measure.machine import machine_info, python_info
 from serverbench.backends.mongo import start_mongo
+from serverbench.backends.redis import connect_redis, start_redis
 from serverbench.backends.upstream import start_upstream
 from serverbench.catalog.apps import APPS
+from serverbench.catalog.contract import ENDPOINTS, REDIS_VALUE
 from serverbench.catalog.matrix import Cell
-from serverbench.measure.servers import ServerPool, interpreter, start_variant, unavailable_reason
 from serverbench.catalog.shapes import LoadShape
-from serverbench.measure.trial import Trial, Warmup, run_trial
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
+from serverbench.drivers.wrk import WrkDriver
+from serverbench.errors import (
+    BackendUnreachable,
+    MissingBinaryError,
+    ServerDiedError,
+    ServerStartError,
+    VerificationError,
+)
+from serverbench.measure.executors import free_port, require_binary
+from serverbench.measure.machine import machine_info, python_info
+from serverbench.measure.servers import ServerPool, interpreter, start_variant, unavailable_reason
+from serverbench.measure.trial import Trial, Warmup, run_trial
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 VARIANTS = registry()
@@ -84,8 +90,19 @@ def test_killed_server_mid_run_is_reported(apps_dir):
     killer.start()
     try:
         with pytest.raises(ServerDiedError, match="gunicorn-sync-w2 exited"):
-            run_trial(Trial(server, WORKLOADS["json"], LoadShape(8, 3), WrkDriver(threads=1), nodeid="t", test="t",
-                            machine={}, python=python_info()), Warmup(0))
+            run_trial(
+                Trial(
+                    server,
+                    WORKLOADS["json"],
+                    LoadShape(8, 3),
+                    WrkDriver(threads=1),
+                    nodeid="t",
+                    test="t",
+                    machine={},
+                    python=python_info(),
+                ),
+                Warmup(0),
+            )
     finally:
         killer.join()
         server.stop()
@@ -96,9 +113,11 @@ def test_wrong_answer_fails_verification_with_a_diff(tmp_path):
     (tmp_path / "flask_app.py").write_text(
         "from flask import Flask, jsonify\napp = Flask(__name__)\n"
         "@app.route('/plaintext')\ndef p():\n    return 'Hello, World!', 200, {'Content-Type': 'text/plain'}\n"
-        "@app.route('/json')\ndef j():\n    return jsonify(message='Goodbye')\n")
-    pool = ServerPool(lambda c: start_variant(c.variant, app=c.app, apps_dir=tmp_path),
-                      [ENDPOINTS["plaintext"], ENDPOINTS["json"]])
+        "@app.route('/json')\ndef j():\n    return jsonify(message='Goodbye')\n"
+    )
+    pool = ServerPool(
+        lambda c: start_variant(c.variant, app=c.app, apps_dir=tmp_path), [ENDPOINTS["plaintext"], ENDPOINTS["json"]]
+    )
     cell = Cell(VARIANTS["gunicorn-sync-w2"], APPS["flask"])
     with pytest.raises(VerificationError, match=r"/json: JSON \{'message': 'Goodbye'\} != expected"):
         pool.get(cell)
@@ -160,8 +179,19 @@ def test_generator_cpu_is_measured(apps_dir):
     """A short real trial records wrk's own CPU time and the server's CPU and memory."""
     server = start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=apps_dir)
     try:
-        result = run_trial(Trial(server, WORKLOADS["json"], LoadShape(8, 1), WrkDriver(threads=1), nodeid="t",
-                                 test="t", machine=machine_info("wrk"), python=python_info()), Warmup(0))
+        result = run_trial(
+            Trial(
+                server,
+                WORKLOADS["json"],
+                LoadShape(8, 1),
+                WrkDriver(threads=1),
+                nodeid="t",
+                test="t",
+                machine=machine_info("wrk"),
+                python=python_info(),
+            ),
+            Warmup(0),
+        )
     finally:
         server.stop()
     assert result.requests > 0 and result.rps > 0

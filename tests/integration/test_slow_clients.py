@@ -1,4 +1,5 @@
 """Slow clients against real servers: a shape that holds them beside the load, and a known hold time."""
+
 import pytest
 
 from serverbench.catalog.shapes import from_label
@@ -11,7 +12,10 @@ from serverbench.measure.slowclients import hold_time
 from serverbench.measure.trial import Trial, Warmup, run_trial
 from serverbench.records.schema import Result
 
-pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.alone(reason="the hold times and drop times are judged in seconds")]
+pytestmark = [
+    pytest.mark.usefixtures("no_leaks"),
+    pytest.mark.alone(reason="the hold times and drop times are judged in seconds"),
+]
 VARIANTS = registry()
 
 
@@ -20,8 +24,19 @@ def test_a_slow_client_shape_holds_them_beside_the_load_and_records_the_drops(ap
     server = start_variant(VARIANTS["gunicorn-gthread-t10"], apps_dir=apps_dir)
     try:
         shape = from_label("c4+keepalive8", duration=4)
-        result = run_trial(Trial(server, WORKLOADS["json"], shape, WrkDriver(threads=1), nodeid="t", test="t",
-                                 machine={}, python=python_info()), Warmup(0))
+        result = run_trial(
+            Trial(
+                server,
+                WORKLOADS["json"],
+                shape,
+                WrkDriver(threads=1),
+                nodeid="t",
+                test="t",
+                machine={},
+                python=python_info(),
+            ),
+            Warmup(0),
+        )
     finally:
         server.stop()
     slow = result.slow_clients

@@ -1,4 +1,5 @@
 """The WSGI apps' upstream client under concurrent requests on greenlet servers (real nginx, real uWSGI)."""
+
 import collections
 import concurrent.futures
 import http.client
@@ -45,8 +46,9 @@ def test_concurrent_upstream_calls_never_share_a_connection(name, apps_dir):
         pytest.skip(reason)
     upstream = start_upstream()
     try:
-        server = start_variant(variant, app=app, apps_dir=apps_dir, env={"SERVERBENCH_UPSTREAM_URL": upstream.url},
-                               timeout=30)
+        server = start_variant(
+            variant, app=app, apps_dir=apps_dir, env={"SERVERBENCH_UPSTREAM_URL": upstream.url}, timeout=30
+        )
         try:
             assert statuses(server.url, clients=32, requests=3) == {200: 96}
         finally:

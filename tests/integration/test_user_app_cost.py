@@ -1,14 +1,18 @@
 """A project's own app (perf_app) counted under valgrind through pytester: `pytest -m cost` counts every
 endpoint (a GET and a POST with headers and body), stores the cost baselines in the project, and a
 change to the user's own function fails naming it with role ``app``.  Counting needs no load lock."""
+
 import json
 import shutil
 
 import pytest
 
-pytestmark = [pytest.mark.usefixtures("no_leaks"),
-              pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed "
-                                 "(`apt-get install valgrind`)")]
+pytestmark = [
+    pytest.mark.usefixtures("no_leaks"),
+    pytest.mark.skipif(
+        shutil.which("valgrind") is None, reason="valgrind is not installed (`apt-get install valgrind`)"
+    ),
+]
 
 COST_TEST = '''
 import pytest
@@ -19,7 +23,7 @@ def test_cost(perf_cost):
     perf_cost()
 '''
 
-SHOP = '''
+SHOP = """
 import json
 
 def render_home(extra):
@@ -41,16 +45,16 @@ def app(environ, start_response):
         body, status, ctype = b"not found", "404 Not Found", "text/plain"
     start_response(status, [("Content-Type", ctype), ("Content-Length", str(len(body)))])
     return [body]
-'''
+"""
 
-INI = '''[pytest]
+INI = """[pytest]
 perf_app = shop:app
 perf_variants = waitress-t4
 perf_cost_requests = 40
 perf_endpoints =
     home GET / status=200 type=text/html contains=Welcome
     create POST /items header=X-Token:t0k header=Content-Type:application/json status=201 type=application/json body={"name": "a b"}
-'''
+"""
 
 COUNT = ["-m", "cost", "-p", "no:cacheprovider", "--perf-json=records.json"]
 
@@ -67,10 +71,11 @@ def test_cost_counts_user_endpoints_and_names_the_users_function(pytester):
     keys = set(json.loads(stored[0].read_text())["cells"]) if "cells" in json.loads(stored[0].read_text()) else set()
     records = json.loads((pytester.path / "records.json").read_text())["cost"]
     assert {(r["variant"], r["app"], r["workload"]) for r in records} == {
-        ("waitress-t4", "shop", "home"), ("waitress-t4", "shop", "create")}, keys
+        ("waitress-t4", "shop", "home"),
+        ("waitress-t4", "shop", "create"),
+    }, keys
 
     pytester.makepyfile(shop=SHOP.format(extra=20))
     again = pytester.runpytest_subprocess(*COUNT)
     again.assert_outcomes(passed=1, failed=1)
-    again.stdout.fnmatch_lines(["*waitress-t4/shop/home*cost rose beyond tolerance*",
-                                "*app: shop*shop.render_home*"])
+    again.stdout.fnmatch_lines(["*waitress-t4/shop/home*cost rose beyond tolerance*", "*app: shop*shop.render_home*"])

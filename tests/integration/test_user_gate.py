@@ -1,22 +1,38 @@
 """The A/B gate in a user's project (python -m serverbench.gate, no pytest): their app at a git ref against
 the working tree, on an endpoint by name.  An extra serialization in the user's function is a regression
 (exit 1) whose Markdown names the function; a comment-only change passes."""
+
 import shutil
 import subprocess
 import sys
 
 import pytest
-
 from test_user_app_cost import INI, SHOP
 
-pytestmark = [pytest.mark.usefixtures("no_leaks"),
-              pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")]
+pytestmark = [
+    pytest.mark.usefixtures("no_leaks"),
+    pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed"),
+]
 
 # --blocks 8: with --rate off alpha 0.01 is split over throughput and CPU (0.005 each), which the exact Wilcoxon
 # floor 0.5**n passes from n = 8 (judge.ab.min_blocks), the fewest the gate accepts; the default 12 buys power
 # these tests do not assert (a regression's exit 1 comes from the counts; a comment-only change may exit 3).
-QUICK = ["--endpoint", "home", "--duration", "1", "--warmup", "0", "--rate", "off", "--cost-repeats", "2",
-         "--retries", "0", "--blocks", "8"]
+QUICK = [
+    "--endpoint",
+    "home",
+    "--duration",
+    "1",
+    "--warmup",
+    "0",
+    "--rate",
+    "off",
+    "--cost-repeats",
+    "2",
+    "--retries",
+    "0",
+    "--blocks",
+    "8",
+]
 
 
 def _project(tmp_path):
@@ -30,8 +46,13 @@ def _project(tmp_path):
 
 
 def _gate(project, *extra):
-    return subprocess.run([sys.executable, "-m", "serverbench.gate", "--base-ref", "HEAD", *QUICK, *extra],
-                          cwd=project, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "serverbench.gate", "--base-ref", "HEAD", *QUICK, *extra],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 # Not alone: its exit 1 and the function named come from the counted cost (instructions do not move with the

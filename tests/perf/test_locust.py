@@ -1,4 +1,5 @@
 """Locust scenarios: visitors of the book site, headless, one process or a master with workers."""
+
 import pytest
 
 

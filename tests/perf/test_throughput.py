@@ -1,4 +1,5 @@
 """The perf suite: every selected variant × workload × connection count, against its baseline."""
+
 import pytest
 
 

@@ -3,6 +3,7 @@
 ``SERVERBENCH_FUZZ_SCALE=10 pytest tests/unit/test_fuzz_*.py -s`` tries ten times the inputs (the deep run
 docs/robustness.md reports); the default keeps both files to a few seconds of CPU.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,9 +19,13 @@ def fuzz(examples: int) -> settings:
     """Hypothesis settings: ``examples`` inputs (times the scale), no deadline, no example database in the tree.
     The default run is derandomized (the same inputs every run, so the suite's verdict does not depend on luck);
     the deep run (a scale above 1) draws new inputs each time."""
-    return settings(max_examples=examples * SCALE, deadline=None, database=None, derandomize=SCALE == 1,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                           HealthCheck.data_too_large])
+    return settings(
+        max_examples=examples * SCALE,
+        deadline=None,
+        database=None,
+        derandomize=SCALE == 1,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
 
 
 @pytest.fixture(scope="module")

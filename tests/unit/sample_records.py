@@ -1,4 +1,5 @@
 """Complete result records for tests of the commands that read results files (pure data, no server)."""
+
 from __future__ import annotations
 
 from serverbench.catalog.shapes import LoadShape
@@ -11,13 +12,32 @@ def result(key: str, rps: float, impl: str = "cpython", warm=(), p99: float = 12
     """A Result whose key is ``key`` (test::variant/app/workload/cNN) measuring ``rps`` over 5 s."""
     test, cell = key.split("::")
     variant, app, workload, shape = cell.split("/")
-    load = LoadReport("wrk", int(rps * 5), 5.0, 0, {k: (p99 if k == "p99" else 1.0) for k in LATENCY},
-                      {k: 0 for k in ("connect", "read", "write", "timeout", "status")})
-    return Result(nodeid=f"{test}[x]", test=test, variant=variant, app=app, workload=workload,
-                  shape=LoadShape(int(shape[1:]), 5), warmup_s=0, url="http://127.0.0.1:1/json", load=load,
-                  generator=Generator("wrk", "4.1.0", 2, 1.0, 5.0, 2), server_cpu_s=2.0, server_rss_mb=40.0,
-                  machine={"id": "m1"}, python={"implementation": impl, "version": "3.11.7"},
-                  timestamp="2026-11-10T00:00:00+00:00", warmup_rps=tuple(warm))
+    load = LoadReport(
+        "wrk",
+        int(rps * 5),
+        5.0,
+        0,
+        {k: (p99 if k == "p99" else 1.0) for k in LATENCY},
+        {k: 0 for k in ("connect", "read", "write", "timeout", "status")},
+    )
+    return Result(
+        nodeid=f"{test}[x]",
+        test=test,
+        variant=variant,
+        app=app,
+        workload=workload,
+        shape=LoadShape(int(shape[1:]), 5),
+        warmup_s=0,
+        url="http://127.0.0.1:1/json",
+        load=load,
+        generator=Generator("wrk", "4.1.0", 2, 1.0, 5.0, 2),
+        server_cpu_s=2.0,
+        server_rss_mb=40.0,
+        machine={"id": "m1"},
+        python={"implementation": impl, "version": "3.11.7"},
+        timestamp="2026-11-10T00:00:00+00:00",
+        warmup_rps=tuple(warm),
+    )
 
 
 def record(key: str, rps: float, **kwargs) -> dict:

@@ -1,4 +1,5 @@
 """The A/B decision's limits, each pinned just inside and just outside (issue 22; docs/mutation.md)."""
+
 import math
 
 import numpy as np
@@ -42,7 +43,7 @@ def test_exactly_min_pairs_pairs_are_enough_and_one_fewer_is_not():
 
 def test_the_wilcoxon_floor_is_a_strict_limit():
     """0.5**n must be below the cell's alpha: 0.5**5 = alpha is inconclusive, 0.5**6 < alpha is not."""
-    pol = Policy(alpha=0.5 ** 5, min_pairs=2, min_effect=0.05)
+    pol = Policy(alpha=0.5**5, min_pairs=2, min_effect=0.05)
     drop = [-0.3, -0.31, -0.29, -0.305, -0.295, -0.3]
     assert decide(*_with_ratios(drop[:5]), pol).verdict == "inconclusive"
     assert decide(*_with_ratios(drop), pol).verdict == "regression"
@@ -85,9 +86,11 @@ def test_gate_policy_dispersion_limit_is_fifteen_percent():
 
 def test_gate_policy_min_effect_is_three_percent():
     """A clean, significant 2.9% drop passes the gate (too small); a 3.1% drop is a regression."""
+
     def drop(effect):
         r = [math.log(1 - effect) + 0.0002 * (i - 5.5) for i in range(12)]
         return decide(*_with_ratios(r), GATE_POLICY).verdict
+
     assert drop(0.029) == "pass" and drop(0.031) == "regression"
 
 

@@ -1,4 +1,5 @@
 """A/B decision files and `gate --rejudge`: written, read back (schema 2 and the old gate's schema 1), judged again."""
+
 import json
 
 import pytest
@@ -15,45 +16,113 @@ SLOWER = [v * (0.9 + 0.001 * k) for k, v in enumerate(BASE)]  # a 9-10% throughp
 # One fixed-rate window as the gate wrote it before decision files had a schema: the arm only in the
 # nodeid, the load shape as a label (schema-1 result record).
 OLD_WINDOW = {
-    "app": "aiohttp", "backends": [], "bytes": 259616, "duration_s": 2.003, "error_rate": 0.0, "connections": 32,
+    "app": "aiohttp",
+    "backends": [],
+    "bytes": 259616,
+    "duration_s": 2.003,
+    "error_rate": 0.0,
+    "connections": 32,
     "errors": {"connect": 0, "read": 0, "status": 0, "timeout": 0, "write": 0},
-    "generator": {"busy_pct": 21.8, "cpu_pct": 21.8, "name": "oha", "saturated": False, "threads": 1,
-                  "version": "1.16.0"},
+    "generator": {
+        "busy_pct": 21.8,
+        "cpu_pct": 21.8,
+        "name": "oha",
+        "saturated": False,
+        "threads": 1,
+        "version": "1.16.0",
+    },
     "key": "ab::aiohttp/aiohttp/json/r4641",
-    "latency_ms": {"max": 4.725, "mean": 0.673, "p50": 0.579, "p75": 0.813, "p90": 1.143, "p99": 2.066,
-                   "p999": 3.709, "stdev": 0.421},
-    "machine": {"id": "amd-epyc-2c-cpython-3.11-wrk-debian-4.1.0-3-b2"}, "nodeid": "ab::candidate@rate",
-    "python": {"implementation": "cpython", "version": "3.11.7"}, "requests": 9272, "rps": 4629.5,
-    "server": {"cpu_s": 0.77, "cpu_us_per_request": 83.05, "rss_mb": 43.8}, "shape": "r4641", "test": "ab",
-    "timestamp": "2026-11-23T06:02:43+00:00", "url": "http://127.0.0.1:28544/json", "variant": "aiohttp",
-    "verdict": None, "warmup_rps": [], "warmup_s": 0, "warmup_settled": None, "workload": "json",
+    "latency_ms": {
+        "max": 4.725,
+        "mean": 0.673,
+        "p50": 0.579,
+        "p75": 0.813,
+        "p90": 1.143,
+        "p99": 2.066,
+        "p999": 3.709,
+        "stdev": 0.421,
+    },
+    "machine": {"id": "amd-epyc-2c-cpython-3.11-wrk-debian-4.1.0-3-b2"},
+    "nodeid": "ab::candidate@rate",
+    "python": {"implementation": "cpython", "version": "3.11.7"},
+    "requests": 9272,
+    "rps": 4629.5,
+    "server": {"cpu_s": 0.77, "cpu_us_per_request": 83.05, "rss_mb": 43.8},
+    "shape": "r4641",
+    "test": "ab",
+    "timestamp": "2026-11-23T06:02:43+00:00",
+    "url": "http://127.0.0.1:28544/json",
+    "variant": "aiohttp",
+    "verdict": None,
+    "warmup_rps": [],
+    "warmup_s": 0,
+    "warmup_settled": None,
+    "workload": "json",
 }
 
 
 def _measurement(base=BASE, cand=SLOWER, rate=None):
-    pairs = {"throughput": (tuple(base), tuple(cand)), "cpu": (tuple(base), tuple(base)),
-             "rss": (tuple(base), tuple(base))}
-    return Measurement("simultaneous", ("base", "candidate"), pairs, (), len(base), 1, rate, 60.0,
-                       {"base": 0.0, "candidate": 0.0}, {"base": 44.0, "candidate": 44.5})
+    pairs = {
+        "throughput": (tuple(base), tuple(cand)),
+        "cpu": (tuple(base), tuple(base)),
+        "rss": (tuple(base), tuple(base)),
+    }
+    return Measurement(
+        "simultaneous",
+        ("base", "candidate"),
+        pairs,
+        (),
+        len(base),
+        1,
+        rate,
+        60.0,
+        {"base": 0.0, "candidate": 0.0},
+        {"base": 44.0, "candidate": 44.5},
+    )
 
 
 def _decision(measured=None, policy=GATE_POLICY):
     measured = measured or _measurement()
-    return decided("aiohttp/aiohttp json c32", measured, judge(measured.pairs, measured.rate is not None, policy),
-                   extended=False, policy=policy, max_error_rate=0.01)
+    return decided(
+        "aiohttp/aiohttp json c32",
+        measured,
+        judge(measured.pairs, measured.rate is not None, policy),
+        extended=False,
+        policy=policy,
+        max_error_rate=0.01,
+    )
 
 
 def _old_file(tmp_path, measured):
     """The decision as the gate's `--json` wrote it before this schema (gate.record of that version)."""
     made = _decision(measured)
-    rec = {"cell": made.cell, "verdict": made.verdict, "exit_status": made.exit_status, "mode": "simultaneous",
-           "rate": measured.rate, "extended": False, "reruns": 1, "seconds": 60.0,
-           "error_rate": {"base": 0.0, "candidate": 0.0}, "peak_rss_mb": {"base": 44.0, "candidate": 44.5},
-           "decisions": {k: {"verdict": d.verdict, "delta": d.delta, "ci": list(d.ci), "p": d.p, "n": d.n,
-                             "dispersion": d.dispersion, "borderline": d.borderline, "reason": d.reason}
-                         for k, d in made.decisions.items()},
-           "pairs": {k: {"base": list(v[0]), "candidate": list(v[1])} for k, v in measured.pairs.items()},
-           "windows": [OLD_WINDOW]}
+    rec = {
+        "cell": made.cell,
+        "verdict": made.verdict,
+        "exit_status": made.exit_status,
+        "mode": "simultaneous",
+        "rate": measured.rate,
+        "extended": False,
+        "reruns": 1,
+        "seconds": 60.0,
+        "error_rate": {"base": 0.0, "candidate": 0.0},
+        "peak_rss_mb": {"base": 44.0, "candidate": 44.5},
+        "decisions": {
+            k: {
+                "verdict": d.verdict,
+                "delta": d.delta,
+                "ci": list(d.ci),
+                "p": d.p,
+                "n": d.n,
+                "dispersion": d.dispersion,
+                "borderline": d.borderline,
+                "reason": d.reason,
+            }
+            for k, d in made.decisions.items()
+        },
+        "pairs": {k: {"base": list(v[0]), "candidate": list(v[1])} for k, v in measured.pairs.items()},
+        "windows": [OLD_WINDOW],
+    }
     path = tmp_path / "old.json"
     path.write_text(json.dumps(rec))
     return path, made
@@ -95,8 +164,12 @@ def test_gate_rejudge_prints_and_exits_like_a_live_run(tmp_path, capsys):
     out = capsys.readouterr()
     assert out.out.startswith("aiohttp/aiohttp json c32: simultaneous, 0 windows, 1 re-run, extended False, 60 s\n")
     assert "  verdict     regression" in out.out and "no server started" in out.err
-    assert gate_main(["--rejudge", str(tmp_path / "d.json"), "--min-effect", "0.2", "--json",
-                      str(tmp_path / "again.json")]) == 0
+    assert (
+        gate_main(
+            ["--rejudge", str(tmp_path / "d.json"), "--min-effect", "0.2", "--json", str(tmp_path / "again.json")]
+        )
+        == 0
+    )
     again = decisions.read(tmp_path / "again.json")
     assert again.verdict == "pass" and again.policy["min_effect"] == 0.2
 

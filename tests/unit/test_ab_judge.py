@@ -1,7 +1,8 @@
 """The A/B judge on synthetic pairs: which signals are judged, the verdict, extension and retry, min_blocks."""
+
 import numpy as np
 
-from serverbench.judge.ab import GATE_POLICY, Step, judge, min_blocks, next_step, exit_status
+from serverbench.judge.ab import GATE_POLICY, Step, exit_status, judge, min_blocks, next_step
 from serverbench.judge.decision import Policy
 
 SAME = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.1, 100.3, 99.7, 100.0, 100.4]
@@ -15,8 +16,13 @@ def _pairs(throughput=1.0, cpu=1.0, p50=1.0, n=12, seed=1):
         base = level * np.exp(rng.normal(0, 0.01, n))
         return tuple(base), tuple(base * factor * np.exp(rng.normal(0, 0.01, n)))
 
-    return {"throughput": pair(10_000, throughput), "cpu": pair(80, cpu), "p50": pair(1.0, p50),
-            "p90": pair(2.0, p50), "rss": pair(44.0, 1.0)}
+    return {
+        "throughput": pair(10_000, throughput),
+        "cpu": pair(80, cpu),
+        "p50": pair(1.0, p50),
+        "p90": pair(2.0, p50),
+        "rss": pair(44.0, 1.0),
+    }
 
 
 def test_identical_arms_pass_on_every_judged_signal():
@@ -86,6 +92,11 @@ def test_min_blocks_reaches_every_gated_signals_level():
 def test_exit_status_of_verdicts_and_error_rates():
     """0 pass/improvement, 1 regression or an arm's error rate over the limit, 3 rerun/inconclusive."""
     clean = {"base": 0.0, "candidate": 0.0}
-    assert [exit_status(v, clean, 0.01) for v in ("pass", "improvement", "regression", "rerun", "inconclusive")] \
-        == [0, 0, 1, 3, 3]
+    assert [exit_status(v, clean, 0.01) for v in ("pass", "improvement", "regression", "rerun", "inconclusive")] == [
+        0,
+        0,
+        1,
+        3,
+        3,
+    ]
     assert exit_status("pass", {"base": 0.0, "candidate": 0.02}, 0.01) == 1

@@ -1,4 +1,5 @@
 """The A/B plan: the gate's defaults from the option table, every problem reported at once; no server starts."""
+
 import subprocess
 import sys
 
@@ -9,9 +10,10 @@ from serverbench.catalog.apps import APPS
 from serverbench.catalog.matrix import Cell
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
+from serverbench.cli.gate import main as gate_main
+from serverbench.cli.gate import parser
 from serverbench.config import OPTIONS_BY_NAME
 from serverbench.errors import ConfigError
-from serverbench.cli.gate import main as gate_main, parser
 from serverbench.judge.ab import GATE_BLOCKS, GATE_POLICY
 
 AIOHTTP = registry()["aiohttp"]
@@ -45,8 +47,13 @@ def test_a_workload_needs_its_backends_url_in_the_environment():
     """Every backend the workload uses must be handed to the servers; with it the plan is valid."""
     with pytest.raises(ConfigError, match="workload mongo-small needs Mongo: pass its URL as SERVERBENCH_MONGO_URL"):
         ABPlan(CELL, WORKLOADS["mongo-small"], Arm("base"), Arm("candidate"))
-    plan = ABPlan(CELL, WORKLOADS["redis"], Arm("base"), Arm("candidate"),
-                  backend_env={"SERVERBENCH_REDIS_URL": "redis://127.0.0.1:1/0"})
+    plan = ABPlan(
+        CELL,
+        WORKLOADS["redis"],
+        Arm("base"),
+        Arm("candidate"),
+        backend_env={"SERVERBENCH_REDIS_URL": "redis://127.0.0.1:1/0"},
+    )
     assert plan.backend_env["SERVERBENCH_REDIS_URL"].startswith("redis://")
 
 
@@ -98,11 +105,16 @@ def test_the_gates_closed_driver_times_out_as_the_perf_suite_sizes_the_cell():
     from serverbench.measure.ab import _Rig
 
     sync = registry()["gunicorn-sync-w2"]
-    plan = ABPlan(Cell(sync, sync.default_app), WORKLOADS["sleep"], Arm("base"), Arm("candidate"), connections=64,
-                  rate=None)
+    plan = ABPlan(
+        Cell(sync, sync.default_app), WORKLOADS["sleep"], Arm("base"), Arm("candidate"), connections=64, rate=None
+    )
     rig = _Rig(plan, None)
-    expected = cell_timeout_s(sync, WORKLOADS["sleep"], 64, getattr(rig.driver, "lead_s", 0) + plan.duration
-                             + getattr(rig.driver, "trail_s", 0))
+    expected = cell_timeout_s(
+        sync,
+        WORKLOADS["sleep"],
+        64,
+        getattr(rig.driver, "lead_s", 0) + plan.duration + getattr(rig.driver, "trail_s", 0),
+    )
     assert expected > DEFAULT_TIMEOUT_S and rig.driver.timeout_s == expected
     plain = _Rig(ABPlan(CELL, WORKLOADS["json"], Arm("base"), Arm("candidate"), rate=None), None)
     assert plain.driver.timeout_s == DEFAULT_TIMEOUT_S

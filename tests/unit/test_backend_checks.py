@@ -1,23 +1,43 @@
 """Pure checks around backends: op verification, backend-bound detection, URL mixes (no servers)."""
+
 import pytest
 
-from serverbench.config import Thresholds, resolve
 from serverbench.catalog.contract import ENDPOINTS, check_response, events
+from serverbench.catalog.shapes import LoadShape
+from serverbench.catalog.workloads import SITE_MIX, WORKLOADS
+from serverbench.config import Thresholds, resolve
 from serverbench.drivers.wrk import mix_script
 from serverbench.errors import ConfigError
-from serverbench.catalog.shapes import LoadShape
-from serverbench.records.schema import BackendUsage, Generator, LoadReport, Result
 from serverbench.judge.verdict import BaselineCheck, check_ops
-from serverbench.catalog.workloads import SITE_MIX, WORKLOADS
+from serverbench.records.schema import BackendUsage, Generator, LoadReport, Result
 
 
 def _result(requests, *backends, connections=64):
-    load = LoadReport("wrk", requests, 5.0, 0, {k: 1.0 for k in ("p50", "p75", "p90", "p99", "p999", "max",
-                                                                 "mean", "stdev")},
-                      {k: 0 for k in ("connect", "read", "write", "timeout", "status")})
-    return Result(nodeid="n", test="t", variant="v", workload="redis", shape=LoadShape(connections), warmup_s=0,
-                  url="u", load=load, generator=Generator("wrk", "4", 2, 1.0, 5.0, 2), server_cpu_s=1.0,
-                  server_rss_mb=1.0, machine={}, python={}, timestamp="now", backends=tuple(backends))
+    load = LoadReport(
+        "wrk",
+        requests,
+        5.0,
+        0,
+        {k: 1.0 for k in ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")},
+        {k: 0 for k in ("connect", "read", "write", "timeout", "status")},
+    )
+    return Result(
+        nodeid="n",
+        test="t",
+        variant="v",
+        workload="redis",
+        shape=LoadShape(connections),
+        warmup_s=0,
+        url="u",
+        load=load,
+        generator=Generator("wrk", "4", 2, 1.0, 5.0, 2),
+        server_cpu_s=1.0,
+        server_rss_mb=1.0,
+        machine={},
+        python={},
+        timestamp="now",
+        backends=tuple(backends),
+    )
 
 
 def test_ops_matching_requests_pass_and_missing_work_fails():
@@ -73,6 +93,7 @@ def test_site_mix_is_about_thirty_urls_of_every_kind():
 def test_events_contract_sizes_and_empty_queue():
     """The 1k and 64k queues serialize to about 1 KB and 64 KB; the empty queue must answer 204 with no body."""
     import json
+
     assert 900 <= len(json.dumps(events("1k"))) <= 1200
     assert 60_000 <= len(json.dumps(events("64k"))) <= 70_000
     empty = ENDPOINTS["events-0"]
@@ -87,11 +108,14 @@ def test_workloads_declare_the_backends_they_need():
     assert WORKLOADS["sleep"].backends == WORKLOADS["site"].backends == ()
 
 
-@pytest.mark.parametrize("url, message", [
-    ("mongodb://10.0.0.5:27017/", "not a loopback address"),
-    ("http://127.0.0.1:27017/", "expected a URL like mongodb://"),
-    ("mongodb://127.0.0.1:notaport/", "is not a number"),
-])
+@pytest.mark.parametrize(
+    "url, message",
+    [
+        ("mongodb://10.0.0.5:27017/", "not a loopback address"),
+        ("http://127.0.0.1:27017/", "expected a URL like mongodb://"),
+        ("mongodb://127.0.0.1:notaport/", "is not a number"),
+    ],
+)
 def test_malformed_mongo_url_is_a_usage_error(tmp_path, url, message):
     """--mongo-url must be a mongodb:// URL on loopback; anything else names the flag and the fix."""
     with pytest.raises(ConfigError, match=message):
@@ -101,10 +125,13 @@ def test_malformed_mongo_url_is_a_usage_error(tmp_path, url, message):
 def _answers_result(requests, ops, run_errors=None, connections=64):
     """A steady-window record (oha's closed model) whose backend counted ``ops`` until the window's last answer."""
     import dataclasses
-    r = _result(requests, BackendUsage("mongo", "secantusdb", 5.0, 5.0, 1, ops, "answers", ops // 2),
-                connections=connections)
-    load = dataclasses.replace(r.load, driver="oha", window="steady", run_errors=run_errors,
-                               error_attribution="rule" if run_errors else "")
+
+    r = _result(
+        requests, BackendUsage("mongo", "secantusdb", 5.0, 5.0, 1, ops, "answers", ops // 2), connections=connections
+    )
+    load = dataclasses.replace(
+        r.load, driver="oha", window="steady", run_errors=run_errors, error_attribution="rule" if run_errors else ""
+    )
     return dataclasses.replace(r, load=load)
 
 
@@ -136,6 +163,7 @@ def _run_result(run_requests, run_ops, run_errors=None, window_ops=None):
     """oha's closed model with the run's counts kept: 200 window responses, the backend counted ``run_ops`` from
     before the lead-in to the run's last answer, and the run answered ``run_requests``."""
     import dataclasses
+
     r = _answers_result(200, 400 if window_ops is None else window_ops, run_errors)
     backend = dataclasses.replace(r.backends[0], run_ops=run_ops)
     return dataclasses.replace(r, load=dataclasses.replace(r.load, run_requests=run_requests), backends=(backend,))
@@ -147,8 +175,10 @@ def test_a_run_with_its_counts_kept_is_checked_over_the_whole_run_with_no_connec
     twice its responses, is not judged."""
     assert check_ops(_run_result(1000, 985)) == [] and check_ops(_run_result(1000, 1015)) == []
     (low,) = check_ops(_run_result(1000, 984))
-    assert "984 operations for 1,000 responses (counted over the whole run, lead-in and window, to its last answer)" \
-        in low and "allowed 985..1,015" in low
+    assert (
+        "984 operations for 1,000 responses (counted over the whole run, lead-in and window, to its last answer)" in low
+        and "allowed 985..1,015" in low
+    )
     (high,) = check_ops(_run_result(1000, 1016))
     assert "ratio 1.016" in high
     given_up = {"connect": 2, "read": 0, "write": 0, "timeout": 10, "status": 3}
@@ -159,6 +189,7 @@ def test_a_run_count_without_the_runs_responses_keeps_the_window_rule():
     """The window's 268 operations for 200 responses fail its rule (at most 267); the run's 1,000 for 1,000 pass.
     Without either run count (an older record) the window's rule judges."""
     import dataclasses
+
     r = _run_result(1000, 1000, window_ops=268)
     assert check_ops(r) == []
     assert check_ops(dataclasses.replace(r, load=dataclasses.replace(r.load, run_requests=None)))

@@ -1,4 +1,5 @@
 """Backend programs come from serverbench's own environment first (SERVERBENCH_SERVICES_PYTHON), whatever the session's interpreter."""
+
 import os
 import sys
 

@@ -1,4 +1,5 @@
 """Every backend of the registry implements the whole Service interface the fixtures and the gate call."""
+
 import typing
 
 import pytest
@@ -25,7 +26,9 @@ def test_the_service_a_backend_returns_has_every_member_of_the_interface(name):
 
 def test_a_service_without_seed_is_caught():
     """The check itself finds a missing method."""
+
     class Partial:
         url = "x"
         kind = "external"
+
     assert "seed" in missing_members(Partial)

@@ -1,4 +1,5 @@
 """A backend is one registry entry: its option, gate flag, URL mapping, fault name and docs row derive from it."""
+
 import dataclasses
 import subprocess
 import sys
@@ -25,8 +26,9 @@ def test_each_backend_has_its_url_option_and_variable(name):
 def test_the_session_maps_every_backend_to_its_given_url():
     """PerfConfig.backend_urls has one key per backend: the URL given, else None (start one)."""
     config = resolve({"mongo_url": "mongodb://127.0.0.1:27017/"}, {}, ROOT)
-    assert config.backend_urls == {name: ("mongodb://127.0.0.1:27017" if name == "mongo" else None)
-                                   for name in BACKENDS}
+    assert config.backend_urls == {
+        name: ("mongodb://127.0.0.1:27017" if name == "mongo" else None) for name in BACKENDS
+    }
 
 
 def test_an_entry_reaches_faults_and_docs_rows():
@@ -46,7 +48,15 @@ def test_an_option_url_is_checked_against_the_entry_schemes(tmp_path):
 def test_reading_the_registry_imports_no_backend_module():
     """The entries are data: the backend modules (and their client libraries) load on first start/connect."""
     assert all(dataclasses.is_dataclass(b) and isinstance(b, Backend) for b in BACKENDS.values())
-    done = subprocess.run([sys.executable, "-c", "import sys, serverbench.config; "
-                           "print(sorted(m for m in sys.modules if m.startswith('serverbench.backends.')))"],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, serverbench.config; "
+            "print(sorted(m for m in sys.modules if m.startswith('serverbench.backends.')))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.stdout.strip() == "['serverbench.backends.base']", done.stderr

@@ -2,9 +2,9 @@ import json
 
 import pytest
 
-from serverbench.records.baselines import BaselineStore
 from serverbench.errors import BaselineError
 from serverbench.measure.machine import machine_id, machine_info
+from serverbench.records.baselines import BaselineStore
 
 MACHINE = {"id": "test-cpu-2c-cpython-3.11-wrk-4.1.0", "cpu": "Test CPU", "cores": 2}
 
@@ -53,5 +53,7 @@ def test_machine_id_has_hardware_interpreter_and_driver_but_no_hostname():
     assert info["id"].endswith("-wrk-4.1.0")
     assert f"-{info['cores']}c-" in info["id"]
     assert socket.gethostname().lower() not in info["id"]
-    assert machine_id({"cpu": "Intel(R) Xeon(R) CPU @ 2.20GHz", "cores": 4, "python": "pypy-3.9",
-                       "driver": "wrk-4.1"}) == "intel-xeon-4c-pypy-3.9-wrk-4.1"
+    assert (
+        machine_id({"cpu": "Intel(R) Xeon(R) CPU @ 2.20GHz", "cores": 4, "python": "pypy-3.9", "driver": "wrk-4.1"})
+        == "intel-xeon-4c-pypy-3.9-wrk-4.1"
+    )

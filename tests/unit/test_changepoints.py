@@ -1,12 +1,11 @@
 import json
 
-from sample_records import record
-
 import numpy as np
 import pytest
+from sample_records import record
 
-from serverbench.judge.changepoints import change_points
 from serverbench.cli.history import main as history_main
+from serverbench.judge.changepoints import change_points
 
 RNG = np.random.default_rng(7)
 # This machine's run-to-run spread of one cell across a session: about 6.5% (median move).
@@ -109,7 +108,9 @@ def test_alpha_is_the_limit_of_a_large_step():
 
 def test_history_command_reports_a_rise_and_exits_0(tmp_path, capsys):
     """Negative case: the last eight of sixteen runs 30% faster are printed as a change, exit status 0."""
-    for i, v in enumerate([1000, 1010, 990, 1005, 995, 1002, 998, 1004, 1300, 1310, 1290, 1305, 1295, 1302, 1298, 1301]):
+    for i, v in enumerate(
+        [1000, 1010, 990, 1005, 995, 1002, 998, 1004, 1300, 1310, 1290, 1305, 1295, 1302, 1298, 1301]
+    ):
         _write(tmp_path / f"run{i:02d}.json", f"2026-11-{10 + i:02d}T03:17:00+00:00", v)
     assert history_main([str(tmp_path)]) == 0
     assert "2026-11-18T03:17:00+00:00: 1,001 -> 1,300 rps (+29.9%" in capsys.readouterr().out
@@ -125,6 +126,7 @@ def test_a_step_of_exactly_min_effect_is_found():
 def test_a_corrected_p_exactly_at_alpha_is_not_a_change():
     """4 + 4 runs wholly apart (one split tried, p = 2/70): alpha equal to that p finds nothing, just above finds it."""
     from scipy import stats
+
     x = [10.0, 11, 12, 13, 20, 21, 22, 23]
     p = stats.mannwhitneyu(x[:4], x[4:], alternative="two-sided").pvalue
     assert change_points(x, alpha=p) == []
@@ -210,11 +212,14 @@ def test_a_long_dip_is_measured_against_the_runs_outside_it():
     outside it (not with a median that includes the dip), so both ends are found."""
     x = np.concatenate([_steady(4), _steady(16, 700), _steady(4)])
     assert [(c.index, round(c.change, 2)) for c in change_points(x, alpha=0.05, min_effect=0.25)] == [
-        (4, -0.3), (20, 0.43)]
+        (4, -0.3),
+        (20, 0.43),
+    ]
 
 
-@pytest.mark.parametrize("kwargs", [{"alpha": 0.0}, {"alpha": 1.0}, {"min_effect": 1.0}, {"min_segment": 2.5},
-                                    {"min_segment": 1}])
+@pytest.mark.parametrize(
+    "kwargs", [{"alpha": 0.0}, {"alpha": 1.0}, {"min_effect": 1.0}, {"min_segment": 2.5}, {"min_segment": 1}]
+)
 def test_each_limit_just_outside_its_range_is_refused(kwargs):
     """alpha 0 or 1, min_effect 1, a min_segment that is not a whole number >= 2: a ValueError naming the limits."""
     with pytest.raises(ValueError, match="alpha=.* must be in \\(0, 1\\), min_effect=.* min_segment="):

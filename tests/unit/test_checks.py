@@ -1,4 +1,7 @@
 """The consistency checks (judge.checks) on synthetic records: each rule flags its artefact, passes a healthy one."""
+
+from __future__ import annotations
+
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,19 +20,56 @@ from serverbench.report.terminal import summary_table
 ERRORS = {"connect": 0, "read": 0, "write": 0, "timeout": 0, "status": 0}
 
 
-def record(rps=2000.0, connections=8, p50=None, mean=None, tail=None, server_cpu_s=4.0, gen_cpu_s=2.0,
-           workload="json", shape=None, backends=(), errors=None, kernel=None, variant="v", duration=5.0) -> Result:
+def record(
+    rps=2000.0,
+    connections=8,
+    p50=None,
+    mean=None,
+    tail=None,
+    server_cpu_s=4.0,
+    gen_cpu_s=2.0,
+    workload="json",
+    shape=None,
+    backends=(),
+    errors=None,
+    kernel=None,
+    variant="v",
+    duration=5.0,
+) -> Result:
     """A record (5 s by default), healthy unless told: Little's law holds (mean = connections / rps), 80% busy."""
     mean = connections / rps * 1000.0 if mean is None else mean
     p50 = mean if p50 is None else p50
-    latency = {"p50": p50, "p75": p50 * 1.1, "p90": p50 * 1.2, "p99": p50 * 2, "p999": p50 * 3, "max": p50 * 4,
-               "mean": mean, "stdev": 1.0, **(tail or {})}
+    latency = {
+        "p50": p50,
+        "p75": p50 * 1.1,
+        "p90": p50 * 1.2,
+        "p99": p50 * 2,
+        "p999": p50 * 3,
+        "max": p50 * 4,
+        "mean": mean,
+        "stdev": 1.0,
+        **(tail or {}),
+    }
     load = LoadReport("wrk", int(rps * duration), duration, 0, latency, {**ERRORS, **(errors or {})})
-    return Result(nodeid="t", test="test_throughput", variant=variant, app="flask", workload=workload,
-                  shape=shape or LoadShape(connections, 5), warmup_s=0, url="http://127.0.0.1:1/", load=load,
-                  generator=Generator("wrk", "4.2.0", 2, gen_cpu_s, 5.0, 2), server_cpu_s=server_cpu_s,
-                  server_rss_mb=40.0, machine={}, python={"implementation": "cpython", "version": "3.11"},
-                  timestamp="2026-11-23T00:00:00+00:00", backends=tuple(backends), kernel=kernel or {})
+    return Result(
+        nodeid="t",
+        test="test_throughput",
+        variant=variant,
+        app="flask",
+        workload=workload,
+        shape=shape or LoadShape(connections, 5),
+        warmup_s=0,
+        url="http://127.0.0.1:1/",
+        load=load,
+        generator=Generator("wrk", "4.2.0", 2, gen_cpu_s, 5.0, 2),
+        server_cpu_s=server_cpu_s,
+        server_rss_mb=40.0,
+        machine={},
+        python={"implementation": "cpython", "version": "3.11"},
+        timestamp="2026-11-23T00:00:00+00:00",
+        backends=tuple(backends),
+        kernel=kernel or {},
+    )
 
 
 def names(result: Result) -> list[str]:
@@ -90,8 +130,16 @@ def test_littles_law_names_a_measured_cause_outside_the_harness_and_keeps_the_la
 
 def test_littles_law_reads_a_steady_state_window_as_consistent():
     """The same cell measured in steady state (64 / 19.6 rps = 3.27 s mean) raises neither littles-law nor stall."""
-    r = record(rps=19.6, connections=64, mean=3265.0, p50=3265.0, server_cpu_s=0.1, gen_cpu_s=0.05,
-               workload="sleep", variant="gunicorn-sync-w2")
+    r = record(
+        rps=19.6,
+        connections=64,
+        mean=3265.0,
+        p50=3265.0,
+        server_cpu_s=0.1,
+        gen_cpu_s=0.05,
+        workload="sleep",
+        variant="gunicorn-sync-w2",
+    )
     assert checks.littles_law(r) is None and checks.stall(r) is None
     assert "at-capacity" in names(r)
 
@@ -107,8 +155,9 @@ def test_stall_flags_an_idle_server_with_slow_requests():
 def test_stall_is_not_raised_for_a_busy_server_or_a_designed_wait():
     """A server near one core busy, or /sleep's 100 ms by design, is not a stall."""
     assert checks.stall(record(rps=200, connections=8, server_cpu_s=4.5, gen_cpu_s=0.1)) is None
-    assert checks.stall(record(rps=78, connections=8, p50=102, server_cpu_s=0.2, gen_cpu_s=0.1,
-                               workload="sleep")) is None
+    assert (
+        checks.stall(record(rps=78, connections=8, p50=102, server_cpu_s=0.2, gen_cpu_s=0.1, workload="sleep")) is None
+    )
 
 
 def test_stall_flags_a_wait_no_pool_explains():
@@ -120,8 +169,16 @@ def test_stall_flags_a_wait_no_pool_explains():
 def test_a_pool_at_its_designed_capacity_is_at_capacity_not_a_stall():
     """gunicorn-gthread-t10 on /sleep at c64, 96 rps of a 10 / 100.6 ms capacity: at-capacity with the queueing
     delay, and no stall."""
-    r = record(rps=96, connections=64, p50=611.0, mean=667.0, server_cpu_s=0.3, gen_cpu_s=0.05, workload="sleep",
-               variant="gunicorn-gthread-t10")
+    r = record(
+        rps=96,
+        connections=64,
+        p50=611.0,
+        mean=667.0,
+        server_cpu_s=0.3,
+        gen_cpu_s=0.05,
+        workload="sleep",
+        variant="gunicorn-gthread-t10",
+    )
     assert checks.stall(r) is None
     flag = checks.at_capacity(r)
     assert flag is not None and "10 workers/threads / 100.6 ms" in flag.message
@@ -131,9 +188,18 @@ def test_a_pool_at_its_designed_capacity_is_at_capacity_not_a_stall():
 def test_at_capacity_boundaries_band_pool_and_designed_wait():
     """Within 10% of the capacity either side is at capacity, beyond is not; no pool (an event loop), connections
     not above the pool, or an endpoint with no designed wait is never at capacity."""
+
     def sync_w2(rps, **kw):
-        return record(rps=rps, connections=kw.pop("connections", 64), server_cpu_s=0.0, gen_cpu_s=0.05,
-                      workload=kw.pop("workload", "sleep"), variant=kw.pop("variant", "gunicorn-sync-w2"), **kw)
+        return record(
+            rps=rps,
+            connections=kw.pop("connections", 64),
+            server_cpu_s=0.0,
+            gen_cpu_s=0.05,
+            workload=kw.pop("workload", "sleep"),
+            variant=kw.pop("variant", "gunicorn-sync-w2"),
+            **kw,
+        )
+
     assert checks.capacity(sync_w2(18.1)) is not None and checks.capacity(sync_w2(21.9)) is not None
     assert checks.capacity(sync_w2(17.9)) is None and checks.capacity(sync_w2(22.1)) is None
     assert checks.capacity(sync_w2(20.0, variant="aiohttp")) is None
@@ -145,23 +211,44 @@ def test_at_capacity_boundaries_band_pool_and_designed_wait():
 def test_pool_size_comes_from_the_variant_catalog():
     """workers x threads for pools (sync, gthread, uwsgi processes x threads, thread pools), one per process for a C
     event loop running WSGI (a blocking call blocks it); none for asyncio or greenlets."""
-    assert [checks.pool_size(v) for v in ("gunicorn-sync-w2", "gunicorn-gthread-t100", "uwsgi-p2t2", "waitress-t4",
-                                          "meinheld", "bjoern", "gunicorn-meinheld-w2",
-                                          "aiohttp", "gunicorn-gevent-w2", "no-such-variant")] == \
-        [2, 100, 4, 4, 1, 1, 2, None, None, None]
+    assert [
+        checks.pool_size(v)
+        for v in (
+            "gunicorn-sync-w2",
+            "gunicorn-gthread-t100",
+            "uwsgi-p2t2",
+            "waitress-t4",
+            "meinheld",
+            "bjoern",
+            "gunicorn-meinheld-w2",
+            "aiohttp",
+            "gunicorn-gevent-w2",
+            "no-such-variant",
+        )
+    ] == [2, 100, 4, 4, 1, 1, 2, None, None, None]
 
 
 def test_a_c_event_loop_blocked_by_its_app_is_at_capacity_not_a_stall():
     """meinheld (one process) on /upstream at c64: 9.8 rps against 1 / 100 ms is its designed capacity, not a stall."""
-    r = record(rps=9.8, connections=64, mean=64 / 9.8 * 1000.0, server_cpu_s=0.05, gen_cpu_s=0.05,
-               workload="upstream", variant="meinheld", backends=[BackendUsage("upstream", "nginx", 0.05, 5.0, 1, 49)])
+    r = record(
+        rps=9.8,
+        connections=64,
+        mean=64 / 9.8 * 1000.0,
+        server_cpu_s=0.05,
+        gen_cpu_s=0.05,
+        workload="upstream",
+        variant="meinheld",
+        backends=[BackendUsage("upstream", "nginx", 0.05, 5.0, 1, 49)],
+    )
     assert "at-capacity" in names(r) and "stall" not in names(r)
 
 
 def test_a_cell_that_answered_nothing_says_why_in_one_line():
     """0 requests with 16 slowloris clients held: no-answers names the connections, errors, clients and pool."""
-    r = replace(record(rps=0.0, connections=64, mean=0.0, variant="gunicorn-sync-w2"),
-                slow_clients=SlowClientReport("slowloris", 16, 16, (), 5.0))
+    r = replace(
+        record(rps=0.0, connections=64, mean=0.0, variant="gunicorn-sync-w2"),
+        slow_clients=SlowClientReport("slowloris", 16, 16, (), 5.0),
+    )
     r = replace(r, load=replace(r.load, errors={**ERRORS, "timeout": 64}))
     flag = checks.no_answers(r)
     assert flag is not None and "\n" not in flag.message
@@ -173,8 +260,9 @@ def test_a_cell_that_answered_nothing_says_why_in_one_line():
 
 def test_no_answers_on_a_pool_whose_queue_outlives_the_timeout_says_so():
     """gunicorn-sync-w2 on /sleep at c400 (oha, 5 s timeout): 400 / 20 rps = 20 s in the queue, every request timed out."""
-    r = record(rps=0.0, connections=400, mean=0.0, variant="gunicorn-sync-w2", workload="sleep",
-               errors={"timeout": 742})
+    r = record(
+        rps=0.0, connections=400, mean=0.0, variant="gunicorn-sync-w2", workload="sleep", errors={"timeout": 742}
+    )
     flag = checks.no_answers(r)
     assert flag is not None and "(2 / 100 ms) each request waits about 20 s in its queue" in flag.message
 
@@ -276,8 +364,7 @@ def test_flags_round_trip_through_the_record():
 
 def test_kernel_listen_counters_are_read_from_netstat_text():
     """ListenOverflows and ListenDrops come from the TcpExt lines; the window is their rise."""
-    text = ("TcpExt: SyncookiesSent ListenOverflows ListenDrops\nTcpExt: 0 7 9\n"
-            "IpExt: InNoRoutes\nIpExt: 0\n")
+    text = "TcpExt: SyncookiesSent ListenOverflows ListenDrops\nTcpExt: 0 7 9\nIpExt: InNoRoutes\nIpExt: 0\n"
     before = parse_netstat(text)
     assert before == {"listen_overflows": 7, "listen_drops": 9}
     assert window(before, {"listen_overflows": 10, "listen_drops": 13}) == {"listen_overflows": 3, "listen_drops": 4}
@@ -298,8 +385,14 @@ def test_html_summary_shows_the_stored_flags_with_their_messages():
     """A stored record's flags are named in the summary's flags column and listed with their messages."""
     stalled = record(rps=200, connections=8, server_cpu_s=0.3, gen_cpu_s=0.1)
     flags = [f.to_record() for f in check(stalled)]
-    run = ResultsFile(Path("s.json"), 2, "2026-11-23T00:00:00+00:00", {"id": "m"},
-                      (Stored(stalled, None, stalled.to_record(None, flags)),), ())
+    run = ResultsFile(
+        Path("s.json"),
+        2,
+        "2026-11-23T00:00:00+00:00",
+        {"id": "m"},
+        (Stored(stalled, None, stalled.to_record(None, flags)),),
+        (),
+    )
     summary = next(s for s in select(Inputs((run,), ())) if s.id == "summary")
     table = summary.blocks[0]
     row = {c.name: cell for c, cell in zip(table.columns, table.rows[0])}
@@ -310,10 +403,19 @@ def test_html_summary_shows_the_stored_flags_with_their_messages():
 
 def _locust(rps: float, users: int, mean: float, think_ms: float | None = 0.0, gen_cpu_s: float = 2.0) -> Result:
     """A locust scenario's record (users in one process) with its mean latency and the users' think time."""
-    r = record(rps=rps, connections=users, mean=mean, workload="site", shape=LoadShape(users, 5, workers=0),
-               gen_cpu_s=gen_cpu_s)
-    return replace(r, load=replace(r.load, driver="locust", think_ms=think_ms),
-                   generator=replace(r.generator, name="locust", threads=1))
+    r = record(
+        rps=rps,
+        connections=users,
+        mean=mean,
+        workload="site",
+        shape=LoadShape(users, 5, workers=0),
+        gen_cpu_s=gen_cpu_s,
+    )
+    return replace(
+        r,
+        load=replace(r.load, driver="locust", think_ms=think_ms),
+        generator=replace(r.generator, name="locust", threads=1),
+    )
 
 
 def test_locust_users_are_held_to_littles_law_with_their_think_time():
@@ -443,14 +545,21 @@ def test_latencies_above_the_cycle_are_the_same_story_in_every_kind_of_window():
     locust = replace(r, shape=LoadShape(8, 5, workers=0))
     for case in (r, steady, locust):
         flag = checks.littles_law(case)
-        assert flag is not None and "ratio 1.50" in flag.message and "more time than its connections had" in flag.message
+        assert (
+            flag is not None and "ratio 1.50" in flag.message and "more time than its connections had" in flag.message
+        )
 
 
 def test_several_causes_outside_the_harness_are_listed_in_one_line():
     """Dropped SYNs and timed-out connections at ratio 0.5: the flag names both after its prefix, joined by "; "."""
-    r = record(rps=2000, connections=8, mean=2.0, errors={"timeout": 5}, kernel={"listen_drops": 9, "listen_overflows": 9})
+    r = record(
+        rps=2000, connections=8, mean=2.0, errors={"timeout": 5}, kernel={"listen_drops": 9, "listen_overflows": 9}
+    )
     flag = checks.littles_law(r)
-    assert flag is not None and "(ratio 0.50, healthy 0.95-1.05): measured cause outside the harness: the kernel" in flag.message
+    assert (
+        flag is not None
+        and "(ratio 0.50, healthy 0.95-1.05): measured cause outside the harness: the kernel" in flag.message
+    )
     assert "outside any timed request; 5 connections failed or timed out" in flag.message
 
 

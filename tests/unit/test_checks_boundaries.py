@@ -3,6 +3,7 @@
 Pinned here: LITTLE_TOLERANCE (Little's law as an acceptance check, issue 23), STALL_IDLE_PCT/FACTOR/MIN_MS
 and the retransmit window.
 """
+
 from test_checks import record
 
 from serverbench.judge import checks
@@ -16,8 +17,10 @@ def _mean_for(ratio, rps=2000.0, connections=8):
 def test_littles_law_tolerance_is_pinned_just_inside_and_outside():
     """Ratios 0.9501 and 1.0499 pass; 0.9499 and 1.0501 are flagged (LITTLE_TOLERANCE = 5%, no window correction)."""
     assert checks.LITTLE_TOLERANCE == 0.05
-    flagged = {ratio: checks.littles_law(record(mean=_mean_for(ratio))) is not None
-               for ratio in (0.9499, 0.9501, 1.0, 1.0499, 1.0501)}
+    flagged = {
+        ratio: checks.littles_law(record(mean=_mean_for(ratio))) is not None
+        for ratio in (0.9499, 0.9501, 1.0, 1.0499, 1.0501)
+    }
     assert flagged == {0.9499: True, 0.9501: False, 1.0: False, 1.0499: False, 1.0501: True}
 
 

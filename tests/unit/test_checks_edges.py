@@ -3,6 +3,9 @@
 Each limit just inside and just outside, a window of no length (not judged, no crash) against a 1 s one (judged),
 counters and CPU figures a record may lack, and the words a flag's message is built from.
 """
+
+from __future__ import annotations
+
 from dataclasses import replace
 
 from test_checks import _locust, record
@@ -18,6 +21,7 @@ def _no_window(r):
 
 
 # --- Little's law ------------------------------------------------------------------------------------------------
+
 
 def test_littles_ratio_needs_requests_connections_and_a_window():
     """No requests, no connections, or a window of no length: no ratio (None), never a division by zero."""
@@ -66,23 +70,34 @@ def test_locusts_cpu_explains_the_uncovered_time_up_to_exactly_its_own():
 
 # --- at capacity -------------------------------------------------------------------------------------------------
 
+
 def test_capacity_service_time_is_the_designed_wait_plus_the_cpu_per_request():
     """gunicorn-gthread-t10 on /sleep: 100 ms by design plus 625 µs of CPU a request is 100.625 ms, and the flag
     says what share of that capacity the throughput is."""
-    r = record(rps=96, connections=64, p50=611.0, mean=667.0, server_cpu_s=0.3, gen_cpu_s=0.05, workload="sleep",
-               variant="gunicorn-gthread-t10")
+    r = record(
+        rps=96,
+        connections=64,
+        p50=611.0,
+        mean=667.0,
+        server_cpu_s=0.3,
+        gen_cpu_s=0.05,
+        workload="sleep",
+        variant="gunicorn-gthread-t10",
+    )
     assert abs(checks.capacity(r).service_ms - 100.625) < 1e-9
     assert checks.at_capacity(r).message.startswith("96.0 rps is 97% of the pool's designed capacity 99.4 rps")
 
 
 def test_capacity_is_judged_on_a_one_second_window():
     """A 1 s window at gunicorn-sync-w2's capacity on /sleep (2 / 100 ms = 20 rps) is at capacity."""
-    cap = checks.capacity(record(rps=20.0, connections=64, server_cpu_s=0.0, workload="sleep",
-                                 variant="gunicorn-sync-w2", duration=1.0))
+    cap = checks.capacity(
+        record(rps=20.0, connections=64, server_cpu_s=0.0, workload="sleep", variant="gunicorn-sync-w2", duration=1.0)
+    )
     assert cap is not None and cap.rps == 20.0
 
 
 # --- no answers --------------------------------------------------------------------------------------------------
+
 
 def test_no_answers_needs_a_window():
     """A window of no length is not judged; one second with no answer is."""
@@ -93,8 +108,10 @@ def test_no_answers_needs_a_window():
 def test_no_answers_without_pool_clients_or_errors_says_so_plainly():
     """No pool known, no slow clients, no error: the message names neither a pool nor clients, and says no error."""
     flag = checks.no_answers(record(rps=0.0, mean=0.0))
-    assert flag.message.startswith("no request answered in 5.0 s on 8 connections (errors: no error either): the "
-                                   "server accepted or read no request to the end")
+    assert flag.message.startswith(
+        "no request answered in 5.0 s on 8 connections (errors: no error either): the "
+        "server accepted or read no request to the end"
+    )
 
 
 def test_no_answers_lists_every_kind_of_error():
@@ -106,9 +123,19 @@ def test_no_answers_lists_every_kind_of_error():
 def test_no_answers_blames_the_pools_queue_only_with_more_connections_than_the_pool():
     """gunicorn-sync-w2 (a pool of 2) on /sleep with every request timed out: 2 connections is not the queue's
     story, 3 is."""
+
     def timed_out(connections):
-        return checks.no_answers(record(rps=0.0, mean=0.0, connections=connections, variant="gunicorn-sync-w2",
-                                        workload="sleep", errors={"timeout": 10}))
+        return checks.no_answers(
+            record(
+                rps=0.0,
+                mean=0.0,
+                connections=connections,
+                variant="gunicorn-sync-w2",
+                workload="sleep",
+                errors={"timeout": 10},
+            )
+        )
+
     assert "the server (a pool of 2) accepted or read no request" in timed_out(2).message
     queued = timed_out(3)
     assert queued.name == "no-answers" and "each request waits about 0 s in its queue" in queued.message
@@ -116,12 +143,21 @@ def test_no_answers_blames_the_pools_queue_only_with_more_connections_than_the_p
 
 def test_no_answers_queue_time_is_connections_times_the_wait_over_the_pool():
     """1,501 connections on a pool of 100 with 100 ms each: 1.501 s in the queue, said as about 2 s."""
-    flag = checks.no_answers(record(rps=0.0, mean=0.0, connections=1501, variant="gunicorn-gthread-t100",
-                                    workload="sleep", errors={"timeout": 1501}))
+    flag = checks.no_answers(
+        record(
+            rps=0.0,
+            mean=0.0,
+            connections=1501,
+            variant="gunicorn-gthread-t100",
+            workload="sleep",
+            errors={"timeout": 1501},
+        )
+    )
     assert flag.name == "no-answers" and "(100 / 100 ms) each request waits about 2 s in its queue" in flag.message
 
 
 # --- stall -------------------------------------------------------------------------------------------------------
+
 
 def test_stall_needs_a_window():
     """A window of no length is not judged for a stall (no division by zero)."""
@@ -131,13 +167,16 @@ def test_stall_needs_a_window():
 def test_an_unknown_or_mixed_workload_has_no_designed_wait():
     """A stall on a workload the catalog does not know, or on a mix of URLs, counts the server's CPU alone."""
     for workload in ("no-such-workload", "site"):
-        flag = checks.stall(record(rps=100, connections=8, server_cpu_s=1.0, gen_cpu_s=0.1, p50=40.0,
-                                   workload=workload))
-        assert flag.message.startswith("p50 40.0 ms against a service time of 2.00 ms (server CPU per request), "), \
+        flag = checks.stall(
+            record(rps=100, connections=8, server_cpu_s=1.0, gen_cpu_s=0.1, p50=40.0, workload=workload)
+        )
+        assert flag.message.startswith("p50 40.0 ms against a service time of 2.00 ms (server CPU per request), "), (
             workload
+        )
 
 
 # --- error statuses, backends ------------------------------------------------------------------------------------
+
 
 def test_error_statuses_share_is_of_the_answered_requests():
     """One request answered, with an error status: 100% of the answered, under the flag's own name."""
@@ -147,13 +186,20 @@ def test_error_statuses_share_is_of_the_answered_requests():
 
 def test_backend_bound_names_every_bound_backend():
     """Two backends at 92% and 94% of their core: both named, joined by a comma, under backend-bound."""
-    flag = checks.backend_bound(record(backends=[BackendUsage("mongo", "secantusdb", 4.6, 5.0, 1, 0),
-                                                 BackendUsage("redis", "redis-server", 4.7, 5.0, 1, 0)]))
+    flag = checks.backend_bound(
+        record(
+            backends=[
+                BackendUsage("mongo", "secantusdb", 4.6, 5.0, 1, 0),
+                BackendUsage("redis", "redis-server", 4.7, 5.0, 1, 0),
+            ]
+        )
+    )
     assert flag.name == "backend-bound"
     assert flag.message.startswith("mongo 92% of 1 core(s), redis 94% of 1 core(s) (limit 90%)")
 
 
 # --- neighbours --------------------------------------------------------------------------------------------------
+
 
 def _machine(host_cpu_s, steal_s=0.0, backends=(), duration=5.0, server_cpu_s=4.0):
     """A record whose server used 4 s and generator 2 s of CPU, with the machine's busy and stolen time."""
@@ -191,6 +237,7 @@ def test_neighbours_need_the_servers_cpu_and_a_window():
 
 
 # --- busy waiting ------------------------------------------------------------------------------------------------
+
 
 def _cost(us_per_request, workload, rps=256, duration=4.0, **kw):
     """A record whose server spent ``us_per_request`` µs of CPU per request (1,024 requests by default)."""
@@ -243,7 +290,6 @@ def test_busy_waiting_compares_only_the_same_python():
         assert check_session([replace(json, python=python), redis])[1] == [], python
 
 
-
 def _waited(gap_ms: float | None, think_ms: float = 0.0, mean: float = 90.0) -> Result:
     """1 locust user at 10 rps x 90 ms (ratio 0.9 without think time) whose users measured ``gap_ms`` per request."""
     r = _locust(10, 1, mean, think_ms=think_ms, gen_cpu_s=0.0)
@@ -255,8 +301,10 @@ def test_the_users_measured_wait_names_the_cause_when_it_accounts_for_their_time
     5.01 ms (0.9501) and 14.99 ms (1.0499) are just inside the band, 4.99 ms (0.9499) and 15.01 ms (1.0501) just
     outside it, and name nothing."""
     named = checks.littles_law(_waited(10.0))
-    assert ("locust's users waited 10.00 ms per request between an answer and their next request" in named.message
-            and "their time covers 100% of the window" in named.message)
+    assert (
+        "locust's users waited 10.00 ms per request between an answer and their next request" in named.message
+        and "their time covers 100% of the window" in named.message
+    )
     assert not checks.latency_known_wrong(_waited(10.0))
     assert "locust's users waited 5.01 ms" in checks.littles_law(_waited(5.01)).message
     assert "locust's users waited 14.99 ms" in checks.littles_law(_waited(14.99)).message

@@ -1,10 +1,11 @@
 """With CI=true a test that skips for want of a tool ./run installs fails instead, naming the tool and the
 install (issue 22); other skips, and every skip outside CI, stay skips."""
+
 from pathlib import Path
 
 ROOT_CONFTEST = Path(__file__).resolve().parents[2] / "conftest.py"
 
-TESTS = '''
+TESTS = """
 import shutil
 import pytest
 
@@ -27,7 +28,7 @@ def test_a_tool_name_inside_a_word():
 @pytest.mark.xfail(reason="valgrind is flaky here", strict=False)
 def test_xfail_naming_a_tool():
     assert False
-'''
+"""
 
 
 def _run(pytester, monkeypatch, ci):
@@ -45,10 +46,13 @@ def test_in_ci_a_skip_for_a_missing_tool_fails_naming_the_tool_and_its_install(p
     its tool and how ./run installs it; a skip naming no tool, and an xfail, stay as they were."""
     result = _run(pytester, monkeypatch, "true")
     result.assert_outcomes(failed=2, errors=1, skipped=2, xfailed=1)
-    result.stdout.fnmatch_lines([
-        "*CI=true: this test would skip for want of valgrind (valgrind is not installed*./run installs it (apt-get install valgrind)*",
-        "*CI=true: this test would skip for want of chromium*apt-get install chromium*",
-        "*want of toxiproxy-server*go install github.com/Shopify/toxiproxy*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*CI=true: this test would skip for want of valgrind (valgrind is not installed*./run installs it (apt-get install valgrind)*",
+            "*CI=true: this test would skip for want of chromium*apt-get install chromium*",
+            "*want of toxiproxy-server*go install github.com/Shopify/toxiproxy*",
+        ]
+    )
 
 
 def test_outside_ci_every_skip_stays_a_skip(pytester, monkeypatch):

@@ -1,4 +1,5 @@
 """The ``serverbench`` command: each subcommand's --help and dispatch, and the old ``python -m`` names (no servers)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -30,6 +31,7 @@ def test_each_subcommand_help_is_its_own_parser(name, capsys):
 def test_dispatch_passes_the_rest_of_the_command_line(name, monkeypatch):
     """`serverbench NAME ARGS...` calls serverbench.cli.NAME.main(ARGS) and returns its status."""
     import importlib
+
     seen = []
     module = importlib.import_module(f"serverbench.cli.{name}")
     monkeypatch.setattr(module, "main", lambda argv: seen.append(argv) or 7)
@@ -68,5 +70,6 @@ def test_an_old_import_name_is_the_command_module():
     import serverbench.compare
     import serverbench.gate
     from serverbench.cli import compare, gate
+
     assert serverbench.compare is compare
     assert serverbench.gate.main is gate.main

@@ -1,7 +1,9 @@
 """The CPython-vs-PyPy side-by-side report: matching cells and refusing bad files (pure, no servers)."""
+
 import json
 
 from sample_records import record
+
 from serverbench.cli.compare import load_records, main, rows
 
 
@@ -16,14 +18,18 @@ def _write(path, records):
 
 def test_cells_are_matched_by_key_and_missing_ones_shown(tmp_path):
     """A cell on both sides gets a ratio; a cell on one side only is kept with None on the other."""
-    a = _write(tmp_path / "a.json", [_record("t::gunicorn-sync-w2/flask/json/c64", 4000.0),
-                                     _record("t::uwsgi-p2t2/flask/json/c64", 8000.0)])
+    a = _write(
+        tmp_path / "a.json",
+        [_record("t::gunicorn-sync-w2/flask/json/c64", 4000.0), _record("t::uwsgi-p2t2/flask/json/c64", 8000.0)],
+    )
     b = _write(tmp_path / "b.json", [_record("t::gunicorn-sync-w2/flask/json/c64", 10000.0, "pypy", (5e3, 9e3, 9.9e3))])
     (la, left), (lb, right) = load_records(a), load_records(b)
     assert (la, lb) == ("cpython-3.11.7", "pypy-3.11.7")
     out = rows(left, right)
-    assert [(k.split("::")[1], r) for k, _, _, r in out] == [("gunicorn-sync-w2/flask/json/c64", 2.5),
-                                                              ("uwsgi-p2t2/flask/json/c64", None)]
+    assert [(k.split("::")[1], r) for k, _, _, r in out] == [
+        ("gunicorn-sync-w2/flask/json/c64", 2.5),
+        ("uwsgi-p2t2/flask/json/c64", None),
+    ]
 
 
 def test_main_prints_the_table_with_warmup_rounds(tmp_path, capsys):

@@ -1,5 +1,6 @@
 """The contract check before load against deliberately broken answers (issue 22): a /sleep that answers at
 once, a missing Date header, a wrong status.  The app is a canned answer and a clock (no server, no socket)."""
+
 import json
 
 import pytest
@@ -62,10 +63,12 @@ def test_every_broken_endpoint_is_listed_in_one_error(monkeypatch):
 
 def test_a_request_that_fails_is_named_and_the_next_endpoint_still_checked(monkeypatch):
     """A refused connection is a contract failure naming the endpoint and the error; the next endpoint is asked."""
+
     def fetch(base_url, path, timeout=10.0, request=None):
         if path == "/json":
             raise ConnectionRefusedError("refused")
         return 500, dict(GOOD_HEADERS), b""
+
     monkeypatch.setattr(verify_module, "fetch", fetch)
     with pytest.raises(VerificationError) as caught:
         verify_module.verify("http://127.0.0.1:1", [ENDPOINTS["json"], ENDPOINTS["plaintext"]], "app")
@@ -83,6 +86,7 @@ def test_check_headers_needs_date_and_server_in_any_case():
 def test_redis_counter_starts_at_one_and_the_keys_are_exact():
     """counter 1 (the first INCR) passes, 0 fails; a list, or an object with an extra or a missing key, fails."""
     from serverbench.catalog.contract import REDIS_VALUE
+
     redis = ENDPOINTS["redis"]
     answer = lambda doc: redis.check_body(json.dumps(doc).encode())  # noqa: E731
     assert answer({"counter": 1, "value": REDIS_VALUE}) is None
@@ -96,8 +100,12 @@ def test_redis_counter_starts_at_one_and_the_keys_are_exact():
 def test_a_failure_names_a_non_get_endpoint_with_its_method(monkeypatch):
     """A POST endpoint is named 'POST /path' in the error; a GET by its path alone."""
     import dataclasses
+
     from serverbench.catalog.contract import Request
-    post = dataclasses.replace(ENDPOINTS["json"], request=Request("POST", (("Content-Type", "application/json"),), b"{}"))
+
+    post = dataclasses.replace(
+        ENDPOINTS["json"], request=Request("POST", (("Content-Type", "application/json"),), b"{}")
+    )
     App(monkeypatch, 0.0, status=500, body=b"")
     with pytest.raises(VerificationError) as caught:
         verify_module.verify("http://127.0.0.1:1", [post, ENDPOINTS["json"]], "app")
@@ -114,6 +122,7 @@ def test_an_answer_after_exactly_the_minimum_wait_honours_the_contract(monkeypat
 def test_a_too_fast_answer_states_both_times_in_milliseconds(monkeypatch):
     """An endpoint that must wait 1.5 s, answered after 1.49945 s: 'answered in 1499 ms, sooner than the 1500 ms'."""
     import dataclasses
+
     app = App(monkeypatch, 1.49945)
     app.now = 0.0
     slow = dataclasses.replace(ENDPOINTS["sleep"], min_seconds=1.5)
@@ -126,7 +135,9 @@ def test_fetch_gives_up_after_its_timeout():
     timeout it was given, not later."""
     import socket
     import time
+
     from serverbench.measure.ports import free_port
+
     silent = socket.socket()
     silent.bind(("127.0.0.1", free_port()))
     silent.listen(1)

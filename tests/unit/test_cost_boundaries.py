@@ -1,20 +1,46 @@
 """The cost rules at their boundaries (issue 22): the stored-baseline tolerance, the A/B cost signal's limit
 from both arms' spread, package changes, and the attribution's ranking by the size of a change."""
+
 import math
 
 import pytest
 
-from serverbench.judge.cost import (COST_MIN_EFFECT, FAIL, PASS, Shift, attribute, diff, judge_cost, judge_counts,
-                                    package_changes)
+from serverbench.judge.cost import (
+    COST_MIN_EFFECT,
+    FAIL,
+    PASS,
+    Shift,
+    attribute,
+    diff,
+    judge_cost,
+    judge_counts,
+    package_changes,
+)
 from serverbench.records.cost import CostBaseline, CostRecord, FunctionCost
 
-ENV = {"interpreter": "cpython-3.11.7", "isa": "x86-64-v3", "libc": "glibc-2.36", "valgrind": "3.19.0",
-       "packages": {"flask": "3.1.3"}}
+ENV = {
+    "interpreter": "cpython-3.11.7",
+    "isa": "x86-64-v3",
+    "libc": "glibc-2.36",
+    "valgrind": "3.19.0",
+    "packages": {"flask": "3.1.3"},
+}
 
 
 def _record(per_request, functions=()):
-    return CostRecord("t::c", "gunicorn-sync-w2", "flask", "json", "/json", 100, int(per_request * 100), (),
-                      tuple(functions), ENV, 1.0)
+    return CostRecord(
+        "t::c",
+        "gunicorn-sync-w2",
+        "flask",
+        "json",
+        "/json",
+        100,
+        int(per_request * 100),
+        (),
+        tuple(functions),
+        ENV,
+        1.0,
+    )
 
 
 def _baseline(per_request, functions=()):
@@ -77,8 +103,11 @@ def test_package_changes_names_added_and_removed_packages():
 def test_attribution_ranks_by_the_size_of_a_change_either_way():
     """A function that lost 30% of the cell ranks above one that gained 10%: ranked by |share|."""
     fn = lambda name, n: FunctionCost("c", name, "m.so", "pkg", "server", n)  # noqa: E731
-    shifts = attribute(_baseline(1_000, [fn("shrank", 400), fn("grew", 100)]),
-                       _record(1_000, [fn("shrank", 100), fn("grew", 200)]), top=1)
+    shifts = attribute(
+        _baseline(1_000, [fn("shrank", 400), fn("grew", 100)]),
+        _record(1_000, [fn("shrank", 100), fn("grew", 200)]),
+        top=1,
+    )
     assert [(s.function, round(s.share, 3)) for s in shifts] == [("shrank", -0.3)]
 
 
@@ -90,22 +119,35 @@ def test_a_shift_of_a_new_function_counts_from_zero():
 def test_a_shift_is_stored_and_printed_with_its_numbers():
     """A shift's record rounds counts to 0.1 and the share to 5 places; its line shows level, unit and place."""
     c = Shift("c", "memcpy", "libc.so.6", "glibc", "system", 1000.04, 1500.06, 0.123456)
-    assert c.to_record() == {"level": "c", "function": "memcpy", "module": "libc.so.6", "package": "glibc",
-                             "role": "system", "base": 1000.0, "candidate": 1500.1, "delta": 500.0, "share": 0.12346}
-    assert c.line() == ("+12.35% of the cell          +500 instr/req (1,000 -> 1,500)  system: glibc  "
-                        "libc.so.6:memcpy")
+    assert c.to_record() == {
+        "level": "c",
+        "function": "memcpy",
+        "module": "libc.so.6",
+        "package": "glibc",
+        "role": "system",
+        "base": 1000.0,
+        "candidate": 1500.1,
+        "delta": 500.0,
+        "share": 0.12346,
+    }
+    assert c.line() == ("+12.35% of the cell          +500 instr/req (1,000 -> 1,500)  system: glibc  libc.so.6:memcpy")
     py = Shift("python", "match", "werkzeug.routing", "werkzeug", "framework", None, 40.0, -0.01)
     assert py.to_record()["base"] is None
-    assert py.line() == (" -1.00% of the cell           +40 bytecodes/req (new -> 40)  framework: werkzeug  "
-                         "werkzeug.routing.match")
+    assert py.line() == (
+        " -1.00% of the cell           +40 bytecodes/req (new -> 40)  framework: werkzeug  werkzeug.routing.match"
+    )
 
 
 def test_diff_keeps_every_field_of_a_grown_and_a_gone_function():
     """A grown function and a vanished one: each shift names its level, function, module, package, role and counts."""
     grown = FunctionCost("python", "match", "werkzeug.routing", "werkzeug", "framework", 100.0)
     gone = FunctionCost("c", "memcpy", "libc.so.6", "glibc", "system", 50.0)
-    shifts = {s.function: s for s in diff([grown, gone], [FunctionCost("python", "match", "werkzeug.routing",
-                                                                       "werkzeug", "framework", 150.0)], 1_000)}
+    shifts = {
+        s.function: s
+        for s in diff(
+            [grown, gone], [FunctionCost("python", "match", "werkzeug.routing", "werkzeug", "framework", 150.0)], 1_000
+        )
+    }
     assert shifts["match"] == Shift("python", "match", "werkzeug.routing", "werkzeug", "framework", 100.0, 150.0, 0.05)
     assert shifts["memcpy"] == Shift("c", "memcpy", "libc.so.6", "glibc", "system", 50.0, 0.0, -0.05)
 

@@ -1,4 +1,5 @@
 """The A/B gate's counted cost signal, judged by its A/A spread (synthetic counts; no server)."""
+
 import math
 
 import pytest
@@ -35,8 +36,11 @@ def test_one_count_per_arm_is_inconclusive():
 
 def test_cost_gates_the_decision_even_when_timing_passes():
     """A cost regression makes the whole verdict a regression; without counts the verdict is the timed one."""
-    pairs = {"throughput": ([1000.0] * 12, [1001.0] * 12), "cpu": ([1.0] * 12, [1.0] * 12),
-             "rss": ([10.0] * 12, [10.0] * 12)}
+    pairs = {
+        "throughput": ([1000.0] * 12, [1001.0] * 12),
+        "cpu": ([1.0] * 12, [1.0] * 12),
+        "rss": ([10.0] * 12, [10.0] * 12),
+    }
     timed = judge(pairs, False, GATE_POLICY)
     assert COST not in timed.decisions and timed.verdict != "regression"
     counted = judge({**pairs, COST: ((100_000.0, 100_010.0), (103_000.0, 103_020.0))}, False, GATE_POLICY)

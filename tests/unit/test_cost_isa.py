@@ -1,4 +1,5 @@
 """The ISA level in the cost key is the one the counted program sees under valgrind (measure/isa.py)."""
+
 import shutil
 
 import pytest
@@ -16,7 +17,9 @@ Shared library search path:
 
 """
 # Captured on this machine (AMD EPYC, AVX2, no AVX-512, glibc 2.36) under `valgrind --tool=none` (3.19.0).
-VALGRIND_VIEW = HEAD + """Subdirectories of glibc-hwcaps directories, in priority order:
+VALGRIND_VIEW = (
+    HEAD
+    + """Subdirectories of glibc-hwcaps directories, in priority order:
   x86-64-v4
   x86-64-v3 (supported, searched)
   x86-64-v2 (supported, searched)
@@ -27,9 +30,12 @@ Legacy HWCAP subdirectories under library search path directories:
   avx512_1
   x86_64 (supported, searched)
 """
+)
 # An AVX-512 host natively: this machine has none, so these lines are as CachyOS's documentation prints them
 # for "a CPU compatible with x86-64-v4" (`ld-linux-x86-64.so.2 --help | grep supported`), in glibc's layout.
-AVX512_HOST = HEAD + """Subdirectories of glibc-hwcaps directories, in priority order:
+AVX512_HOST = (
+    HEAD
+    + """Subdirectories of glibc-hwcaps directories, in priority order:
   x86-64-v4 (supported, searched)
   x86-64-v3 (supported, searched)
   x86-64-v2 (supported, searched)
@@ -40,6 +46,7 @@ Legacy HWCAP subdirectories under library search path directories:
   avx512_1 (supported, searched)
   x86_64 (supported, searched)
 """
+)
 KEY = {"interpreter": "cpython-3.11.7", "libc": "glibc-2.36", "valgrind": "3.19.0"}
 
 
@@ -55,8 +62,13 @@ def test_the_valgrind_view_is_v3():
 
 def test_no_level_supported_is_v1_and_no_section_is_unknown():
     """A listed section with nothing supported is v1; an old glibc's help without the section is None."""
-    assert hwcaps_level(HEAD + "Subdirectories of glibc-hwcaps directories, in priority order:\n  x86-64-v4\n"
-                        "  x86-64-v3\n  x86-64-v2\n") == "x86-64-v1"
+    assert (
+        hwcaps_level(
+            HEAD + "Subdirectories of glibc-hwcaps directories, in priority order:\n  x86-64-v4\n"
+            "  x86-64-v3\n  x86-64-v2\n"
+        )
+        == "x86-64-v1"
+    )
     assert hwcaps_level(HEAD) is None
 
 
@@ -65,8 +77,11 @@ def test_an_avx512_host_and_an_avx2_host_share_one_key():
     avx512_under_valgrind = cap("x86-64-v4")  # the fallback when the loader cannot say; the probe reads v3 there
     avx2_host = hwcaps_level(VALGRIND_VIEW)
     assert avx512_under_valgrind == avx2_host == "x86-64-v3"
-    assert environment_id({**KEY, "isa": avx512_under_valgrind}) == environment_id({**KEY, "isa": avx2_host}) \
+    assert (
+        environment_id({**KEY, "isa": avx512_under_valgrind})
+        == environment_id({**KEY, "isa": avx2_host})
         == "cpython-3.11.7-x86-64-v3-glibc-2.36-valgrind-3.19.0"
+    )
 
 
 def test_cap_leaves_lower_levels_and_other_machines():

@@ -1,4 +1,5 @@
 """The cost judgement on synthetic counts: tolerance, package changes, attribution, spread."""
+
 import pytest
 
 from serverbench.judge.cost import FAIL, NO_BASELINE, PASS, attribute, by_package, diff, judge_cost, spread
@@ -12,10 +13,26 @@ def fn(name, per_request, level="c", module="libpython3.11.so.1.0", package="cpy
 
 
 def record(per_request, functions=(), python_functions=(), packages=PACKAGES, requests=100):
-    return CostRecord("t::c", "gunicorn-sync-w2", "flask", "json", "/json", requests, int(per_request * requests), (),
-                      tuple(functions), {"interpreter": "cpython-3.11.7", "isa": "x86-64-v3", "libc": "glibc-2.36",
-                                         "valgrind": "3.19.0", "packages": dict(packages)}, 1.0,
-                      python_functions=tuple(python_functions))
+    return CostRecord(
+        "t::c",
+        "gunicorn-sync-w2",
+        "flask",
+        "json",
+        "/json",
+        requests,
+        int(per_request * requests),
+        (),
+        tuple(functions),
+        {
+            "interpreter": "cpython-3.11.7",
+            "isa": "x86-64-v3",
+            "libc": "glibc-2.36",
+            "valgrind": "3.19.0",
+            "packages": dict(packages),
+        },
+        1.0,
+        python_functions=tuple(python_functions),
+    )
 
 
 def baseline(per_request, functions=(), python_functions=(), packages=PACKAGES):
@@ -60,14 +77,16 @@ WITH_CERTIFI = {**PACKAGES, "certifi": "2026.10.18"}
 
 
 def ran_baseline(per_request, packages, ran, python_functions=FLASK_RAN):
-    return CostBaseline("k", per_request, dict(packages), (), tuple(python_functions), "2026-01-01",
-                        ran=frozenset(ran))
+    return CostBaseline("k", per_request, dict(packages), (), tuple(python_functions), "2026-01-01", ran=frozenset(ran))
 
 
 def test_a_package_that_never_ran_moved_is_judged_normally():
     """certifi moved but ran in neither window: the cell is judged and the move is not mentioned."""
-    verdict = judge_cost(record(101_000, python_functions=FLASK_RAN, packages=CERTIFI_MOVED),
-                         ran_baseline(100_000, WITH_CERTIFI, {"flask"}), 0.02)
+    verdict = judge_cost(
+        record(101_000, python_functions=FLASK_RAN, packages=CERTIFI_MOVED),
+        ran_baseline(100_000, WITH_CERTIFI, {"flask"}),
+        0.02,
+    )
     assert verdict.status == PASS
     assert verdict.moved == ()
     assert "certifi" not in verdict.message and "after" not in verdict.message
@@ -84,8 +103,9 @@ def test_a_running_package_moved_is_judged_and_named():
     """flask ran and moved: the cell is still judged, and the verdict names the move and the top functions."""
     moved = {**PACKAGES, "flask": "3.1.2"}
     cand = [fn("dispatch_request", 13_100, "python", "flask.app", "flask", "framework")]
-    verdict = judge_cost(record(104_100, python_functions=cand, packages=moved),
-                         ran_baseline(100_000, PACKAGES, {"flask"}), 0.02)
+    verdict = judge_cost(
+        record(104_100, python_functions=cand, packages=moved), ran_baseline(100_000, PACKAGES, {"flask"}), 0.02
+    )
     assert verdict.status == FAIL
     assert verdict.moved == ("flask 3.1.3 -> 3.1.2",)
     assert "+4.10% after flask 3.1.3 -> 3.1.2" in verdict.message
@@ -95,8 +115,11 @@ def test_a_running_package_moved_is_judged_and_named():
 
 def test_a_running_package_moved_within_tolerance_passes_named():
     """A move of a package that ran with a count inside the tolerance passes, and says what moved."""
-    verdict = judge_cost(record(100_500, python_functions=FLASK_RAN, packages={**PACKAGES, "flask": "3.2.0"}),
-                         ran_baseline(100_000, PACKAGES, {"flask"}), 0.02)
+    verdict = judge_cost(
+        record(100_500, python_functions=FLASK_RAN, packages={**PACKAGES, "flask": "3.2.0"}),
+        ran_baseline(100_000, PACKAGES, {"flask"}),
+        0.02,
+    )
     assert verdict.status == PASS
     assert "after flask 3.1.3 -> 3.2.0" in verdict.message
 
@@ -104,23 +127,32 @@ def test_a_running_package_moved_within_tolerance_passes_named():
 def test_a_package_that_ran_only_in_the_candidate_is_named():
     """A package that ran only in the candidate's window (its record says so) counts as having run."""
     blinker = [fn("send", 500, "python", "blinker.base", "blinker", "framework")]
-    verdict = judge_cost(record(100_000, python_functions=FLASK_RAN + blinker, packages={**PACKAGES, "blinker": "1.9"}),
-                         ran_baseline(100_000, {**PACKAGES, "blinker": "1.8"}, {"flask"}), 0.02)
+    verdict = judge_cost(
+        record(100_000, python_functions=FLASK_RAN + blinker, packages={**PACKAGES, "blinker": "1.9"}),
+        ran_baseline(100_000, {**PACKAGES, "blinker": "1.8"}, {"flask"}),
+        0.02,
+    )
     assert verdict.moved == ("blinker 1.8 -> 1.9",)
 
 
 def test_a_running_package_added_is_named():
     """A package that ran and was absent from the baseline's environment is named as added."""
     blinker = [fn("send", 500, "python", "blinker.base", "blinker", "framework")]
-    verdict = judge_cost(record(100_000, python_functions=FLASK_RAN + blinker, packages={**PACKAGES, "blinker": "1.9"}),
-                         ran_baseline(100_000, PACKAGES, {"flask"}), 0.02)
+    verdict = judge_cost(
+        record(100_000, python_functions=FLASK_RAN + blinker, packages={**PACKAGES, "blinker": "1.9"}),
+        ran_baseline(100_000, PACKAGES, {"flask"}),
+        0.02,
+    )
     assert verdict.moved == ("blinker absent -> 1.9",)
 
 
 def test_a_running_package_removed_is_named():
     """A package that ran in the baseline's window and is gone from the candidate's is named as removed."""
-    verdict = judge_cost(record(100_000, python_functions=FLASK_RAN, packages=PACKAGES),
-                         ran_baseline(100_000, {**PACKAGES, "blinker": "1.9"}, {"flask", "blinker"}), 0.02)
+    verdict = judge_cost(
+        record(100_000, python_functions=FLASK_RAN, packages=PACKAGES),
+        ran_baseline(100_000, {**PACKAGES, "blinker": "1.9"}, {"flask", "blinker"}),
+        0.02,
+    )
     assert verdict.status == PASS
     assert verdict.moved == ("blinker 1.9 -> absent",)
 
@@ -134,10 +166,14 @@ def test_an_unknown_ran_set_names_every_move():
 
 def test_failure_names_the_functions_that_grew():
     """A failing verdict lists the functions by change, with package and role, largest first."""
-    base = [fn("_PyEval_EvalFrameDefault", 50_000), fn("match", 10_000, "python", "werkzeug.routing", "werkzeug",
-                                                        "framework")]
-    cand = [fn("_PyEval_EvalFrameDefault", 51_000), fn("match", 21_000, "python", "werkzeug.routing", "werkzeug",
-                                                       "framework")]
+    base = [
+        fn("_PyEval_EvalFrameDefault", 50_000),
+        fn("match", 10_000, "python", "werkzeug.routing", "werkzeug", "framework"),
+    ]
+    cand = [
+        fn("_PyEval_EvalFrameDefault", 51_000),
+        fn("match", 21_000, "python", "werkzeug.routing", "werkzeug", "framework"),
+    ]
     verdict = judge_cost(record(112_000, cand[:1], cand[1:]), baseline(100_000, base[:1], base[1:]), 0.02)
     assert verdict.status == FAIL
     top = verdict.shifts[0]
@@ -171,10 +207,11 @@ def test_function_gone_from_candidate_is_a_negative_shift():
 
 def test_by_package_sums_shares():
     """Shares add up per role and package."""
-    shifts = diff([fn("a", 100, package="werkzeug", role="framework"), fn("b", 100, package="werkzeug",
-                                                                          role="framework")],
-                  [fn("a", 150, package="werkzeug", role="framework"), fn("b", 130, package="werkzeug",
-                                                                          role="framework")], 1_000)
+    shifts = diff(
+        [fn("a", 100, package="werkzeug", role="framework"), fn("b", 100, package="werkzeug", role="framework")],
+        [fn("a", 150, package="werkzeug", role="framework"), fn("b", 130, package="werkzeug", role="framework")],
+        1_000,
+    )
     assert by_package(shifts) == [("framework", "werkzeug", pytest.approx(0.08))]
 
 

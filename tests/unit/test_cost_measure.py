@@ -1,5 +1,6 @@
 """The cost measurement's pure parts: callgrind's file format, who owns a module or object, the
 listening-socket lookup for pre-fork workers, and the server's fixed environment."""
+
 import os
 import socket
 
@@ -49,8 +50,10 @@ def test_dump_keeps_self_cost_per_function(tmp_path):
     dump = read_dump(path)
     assert (dump.pid, dump.instructions) == (4242, 1600)
     assert dump.command == "/venv/bin/python -m gunicorn app:app"
-    assert dump.functions == {("/usr/lib/libpython3.11.so.1.0", "_PyEval_EvalFrameDefault"): 1300,
-                              ("/usr/lib/x86_64-linux-gnu/libc.so.6", "memcpy"): 300}
+    assert dump.functions == {
+        ("/usr/lib/libpython3.11.so.1.0", "_PyEval_EvalFrameDefault"): 1300,
+        ("/usr/lib/x86_64-linux-gnu/libc.so.6", "memcpy"): 300,
+    }
 
 
 def test_owners_name_package_and_role():
@@ -63,9 +66,13 @@ def test_owners_name_package_and_role():
     assert owners.of_module("json.encoder") == ("json", "standard library")
     assert owners.of_object("/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0") == ("cpython", "interpreter")
     assert owners.of_object("/x/lib/python3.11/lib-dynload/_json.cpython-311-x86_64-linux-gnu.so") == (
-        "_json", "standard library")
+        "_json",
+        "standard library",
+    )
     assert owners.of_object("/v/lib/python3.11/site-packages/markupsafe/_speedups.cpython-311.so") == (
-        "markupsafe", "framework")
+        "markupsafe",
+        "framework",
+    )
     assert owners.of_object("/usr/lib/x86_64-linux-gnu/libc.so.6")[1] == "system"
 
 
@@ -93,11 +100,20 @@ def test_listening_socket_holders_are_found():
 
 def test_fixed_environment_has_a_constant_size(apps_dir):
     """Arguments plus environment always add up to the same size, whatever the port or paths."""
+
     def size(port, env):
         plan = CostPlan(registry()["waitress-t4"], APPS["flask"], WORKLOADS["json"], apps_dir=apps_dir, env=env)
         prefix = fixed_environment(plan, port)
-        argv = plan.variant.argv(python=plan.python, bindir=os.path.dirname(plan.python), host="127.0.0.1", port=port,
-                                 target="flask_app:app", module="flask_app", callable="app", apps_dir=str(apps_dir))
+        argv = plan.variant.argv(
+            python=plan.python,
+            bindir=os.path.dirname(plan.python),
+            host="127.0.0.1",
+            port=port,
+            target="flask_app:app",
+            module="flask_app",
+            callable="app",
+            apps_dir=str(apps_dir),
+        )
         assert prefix[1] == "-i" and any(p.startswith(PAD_VARIABLE + "=") for p in prefix)
         return sum(len(a) + 1 for a in argv) + sum(len(e) + 1 for e in prefix[2:])
 

@@ -13,8 +13,12 @@ def test_cost_options_are_declared(pytester):
     """The cost options are parsed and checked like the others, and the cost marker is registered."""
     result = pytester.runpytest("--perf-cost-requests=5", "--perf-cost-tolerance=2")
     assert result.ret == 4
-    result.stderr.fnmatch_lines(["*--perf-cost-requests='5': expected a whole number from 10*",
-                                 "*--perf-cost-tolerance='2': expected a fraction*"])
+    result.stderr.fnmatch_lines(
+        [
+            "*--perf-cost-requests='5': expected a whole number from 10*",
+            "*--perf-cost-tolerance='2': expected a fraction*",
+        ]
+    )
     markers = pytester.runpytest("--markers")
     markers.stdout.fnmatch_lines(["*@pytest.mark.cost(tolerance=None)*"])
 

@@ -1,22 +1,44 @@
 """Cost records and the cost-baseline store: round trips, keys, corrupt files, the results file."""
+
 import json
 
 import pytest
 
 from serverbench.errors import BaselineError
 from serverbench.records import jsonfile
-from serverbench.records.cost import (CostBaselineStore, CostRecord, FunctionCost, ProcessCount, add_to_results_file,
-                                      environment_id)
+from serverbench.records.cost import (
+    CostBaselineStore,
+    CostRecord,
+    FunctionCost,
+    ProcessCount,
+    add_to_results_file,
+    environment_id,
+)
 
-ENV = {"interpreter": "cpython-3.11.7", "isa": "x86-64-v3", "libc": "glibc-2.36", "valgrind": "3.19.0",
-       "packages": {"flask": "3.1.3"}}
+ENV = {
+    "interpreter": "cpython-3.11.7",
+    "isa": "x86-64-v3",
+    "libc": "glibc-2.36",
+    "valgrind": "3.19.0",
+    "packages": {"flask": "3.1.3"},
+}
 
 
 def make(instructions=1_000_000, requests=100, packages=None):
     env = {**ENV, "packages": packages or ENV["packages"]}
-    return CostRecord("t::c", "waitress-t4", "flask", "json", "/json", requests, instructions,
-                      (ProcessCount(7, "python -m waitress", instructions),),
-                      (FunctionCost("c", "f", "libpython3.11.so.1.0", "cpython", "interpreter", 10.0),), env, 2.5)
+    return CostRecord(
+        "t::c",
+        "waitress-t4",
+        "flask",
+        "json",
+        "/json",
+        requests,
+        instructions,
+        (ProcessCount(7, "python -m waitress", instructions),),
+        (FunctionCost("c", "f", "libpython3.11.so.1.0", "cpython", "interpreter", 10.0),),
+        env,
+        2.5,
+    )
 
 
 def test_key_names_cell_workload_and_request_count():
@@ -80,9 +102,20 @@ def test_saved_ran_set_is_taken_from_every_function(tmp_path):
     """A baseline saved with a Python profile keeps the packages that ran, from every function, not only the stored top."""
     python = tuple(FunctionCost("python", f"f{i}", "flask.app", "flask", "framework", 100.0 - i) for i in range(80))
     python += (FunctionCost("python", "tiny", "markupsafe", "markupsafe", "framework", 0.1),)  # below the stored cut
-    record = CostRecord("t::c", "waitress-t4", "flask", "json", "/json", 100, 1_000_000, (), (), {
-        **ENV, "packages": {"flask": "3.1.3", "markupsafe": "3.0.3", "certifi": "2026.10.18"}}, 2.5,
-        python_functions=python)
+    record = CostRecord(
+        "t::c",
+        "waitress-t4",
+        "flask",
+        "json",
+        "/json",
+        100,
+        1_000_000,
+        (),
+        (),
+        {**ENV, "packages": {"flask": "3.1.3", "markupsafe": "3.0.3", "certifi": "2026.10.18"}},
+        2.5,
+        python_functions=python,
+    )
     store = CostBaselineStore(tmp_path, ENV)
     store.save([record])
     assert store.load()[record.key].ran == {"flask", "markupsafe"}
@@ -92,10 +125,16 @@ def test_saved_ran_set_is_taken_from_every_function(tmp_path):
 def test_old_entries_derive_the_ran_set_from_their_stored_functions(tmp_path):
     """An entry stored before the ran-set was kept gets it from its stored functions' packages (closure ones only)."""
     store = CostBaselineStore(tmp_path, ENV)
-    entry = {"per_request": 10.0, "packages": {"flask": "3.1.3", "certifi": "2026.10.18"}, "recorded_at": "x",
-             "functions": [FunctionCost("c", "f", "libpython3.11.so.1.0", "cpython", "interpreter", 5.0).to_record()],
-             "python_functions": [FunctionCost("python", "g", "flask.app", "flask", "framework", 5.0).to_record(),
-                                  FunctionCost("python", "h", "json", "json", "standard library", 1.0).to_record()]}
+    entry = {
+        "per_request": 10.0,
+        "packages": {"flask": "3.1.3", "certifi": "2026.10.18"},
+        "recorded_at": "x",
+        "functions": [FunctionCost("c", "f", "libpython3.11.so.1.0", "cpython", "interpreter", 5.0).to_record()],
+        "python_functions": [
+            FunctionCost("python", "g", "flask.app", "flask", "framework", 5.0).to_record(),
+            FunctionCost("python", "h", "json", "json", "standard library", 1.0).to_record(),
+        ],
+    }
     jsonfile.write_atomic(store.path, {"schema": 1, "environment": {}, "entries": {"k": entry}})
     assert store.load()["k"].ran == {"flask"}
     store.save([make()])  # merging keeps the old entry as it was: a derived set is never written as a whole one
@@ -113,8 +152,20 @@ def test_a_record_keeps_its_python_profile_and_ran_set_through_json():
     """A record's Python functions and the packages that ran read back as written; a record file without them
     (an older one) reads as no Python profile and a ran-set derived from its functions."""
     python = (FunctionCost("python", "g", "flask.app", "flask", "framework", 5.0),)
-    r = CostRecord("t::c", "waitress-t4", "flask", "json", "/json", 100, 1_000_000, (), make().functions,
-                   {**ENV, "packages": {"flask": "3.1.3", "cpython": "3.11.7"}}, 2.5, python_functions=python)
+    r = CostRecord(
+        "t::c",
+        "waitress-t4",
+        "flask",
+        "json",
+        "/json",
+        100,
+        1_000_000,
+        (),
+        make().functions,
+        {**ENV, "packages": {"flask": "3.1.3", "cpython": "3.11.7"}},
+        2.5,
+        python_functions=python,
+    )
     back = CostRecord.from_record(json.loads(json.dumps(r.to_record())))
     assert back.python_functions == python and back.ran == {"flask", "cpython"}
     old = {k: v for k, v in r.to_record().items() if k not in ("python_functions", "ran")}
@@ -134,8 +185,12 @@ def test_a_baseline_entry_without_functions_loads_with_none(tmp_path):
 def test_an_old_entrys_ran_set_counts_its_compiled_functions_too(tmp_path):
     """An entry stored before the ran-set was kept: a package seen only among its compiled functions ran too."""
     store = CostBaselineStore(tmp_path, ENV)
-    entry = {"per_request": 10.0, "packages": {"flask": "3.1.3", "markupsafe": "3.0.3"}, "recorded_at": "x",
-             "functions": [FunctionCost("c", "escape", "_speedups.so", "markupsafe", "framework", 5.0).to_record()],
-             "python_functions": [FunctionCost("python", "g", "flask.app", "flask", "framework", 5.0).to_record()]}
+    entry = {
+        "per_request": 10.0,
+        "packages": {"flask": "3.1.3", "markupsafe": "3.0.3"},
+        "recorded_at": "x",
+        "functions": [FunctionCost("c", "escape", "_speedups.so", "markupsafe", "framework", 5.0).to_record()],
+        "python_functions": [FunctionCost("python", "g", "flask.app", "flask", "framework", 5.0).to_record()],
+    }
     jsonfile.write_atomic(store.path, {"schema": 1, "environment": {}, "entries": {"k": entry}})
     assert store.load()["k"].ran == {"flask", "markupsafe"}

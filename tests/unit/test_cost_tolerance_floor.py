@@ -1,7 +1,7 @@
 """The variant's cost_tolerance is a floor under the cost tests' tolerance, end to end through the plugin
 (pytester; the count is canned, no valgrind): hypercorn's 4% beats the default 2%, a wider setting beats both."""
 
-CONFTEST = '''
+CONFTEST = """
 import pytest
 from serverbench.judge.cost import PASS, CostVerdict
 from serverbench.pytest_plugin import cost
@@ -22,22 +22,34 @@ def canned(monkeypatch):
 
     monkeypatch.setattr(cost, "measure_cost", measure_cost)
     monkeypatch.setattr(cost, "judge_cost", judge_cost)
-'''
+"""
 
-TEST = '''
+TEST = """
 import pytest
 
 @pytest.mark.cost
 def test_cost(perf_cost):
     perf_cost()
-'''
+"""
 
 
 def _tolerances(pytester, *args):
     pytester.makeconftest(CONFTEST)
-    pytester.makepyfile(test_cost_floor=TEST)  # not test_cost: tests/cost/test_cost.py may be imported in this process (xdist)
-    result = pytester.runpytest("-m", "cost", "-s", "-p", "no:cacheprovider", "--perf-workloads", "json",
-                                "--perf-variants", "hypercorn,waitress-t4", *args)
+    pytester.makepyfile(
+        test_cost_floor=TEST
+    )  # not test_cost: tests/cost/test_cost.py may be imported in this process (xdist)
+    result = pytester.runpytest(
+        "-m",
+        "cost",
+        "-s",
+        "-p",
+        "no:cacheprovider",
+        "--perf-workloads",
+        "json",
+        "--perf-variants",
+        "hypercorn,waitress-t4",
+        *args,
+    )
     found = {}
     for line in result.stdout.lines:
         if "TOLERANCE " in line:

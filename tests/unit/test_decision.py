@@ -1,4 +1,5 @@
 """Unit tests for serverbench.judge.decision (synthetic samples only, no servers)."""
+
 import math
 import re
 import sys
@@ -16,8 +17,8 @@ except ImportError:  # running from a checkout without an installed package
 from serverbench.judge.decision import Decision, Policy, decide
 from serverbench.measure.ab import abba_order, pairs_from_abba
 
-NOISE = 0.03   # 3% lognormal noise per trial
-DRIFT = 0.10   # common machine drift per pair (hits base and cand of a pair alike)
+NOISE = 0.03  # 3% lognormal noise per trial
+DRIFT = 0.10  # common machine drift per pair (hits base and cand of a pair alike)
 
 
 def simulate(seed, runs, pairs, effect, noise=NOISE, drift=DRIFT):
@@ -35,8 +36,8 @@ def rate(decisions, verdict):
 def test_batch_path_matches_decide():
     """The vectorised path used by the simulations gives exactly decide()'s result per row."""
     base, cand = simulate(7, 6, 8, -0.06)
-    cand[0, :4] = base[0, :4]            # zeros in the ratios -> scipy's permutation branch
-    cand[1] = base[1] * 0.9              # zero variance
+    cand[0, :4] = base[0, :4]  # zeros in the ratios -> scipy's permutation branch
+    cand[1] = base[1] * 0.9  # zero variance
     batch = decision._decide_batch(base, cand)
     for i in range(base.shape[0]):
         assert batch[i] == decide(base[i], cand[i])
@@ -115,7 +116,7 @@ def test_wilcoxon_floor_above_cell_alpha_is_inconclusive_with_needed_n():
     """With 20 cells (alpha 0.0025), 8 pairs can't reach significance: inconclusive, needs 9."""
     pol = Policy(cells=20)
     assert decision.wilcoxon_min_pairs(pol.cell_alpha) == 9
-    assert decision.wilcoxon_min_pairs(0.0625) == 5   # 0.5**4 == 0.0625 is not strictly below
+    assert decision.wilcoxon_min_pairs(0.0625) == 5  # 0.5**4 == 0.0625 is not strictly below
     base, cand = simulate(10, 1, 9, -0.30, noise=0.01)
     d8 = decide(base[0, :8], cand[0, :8], pol)
     assert d8.verdict == "inconclusive"
@@ -138,36 +139,50 @@ def test_zero_variance_is_deterministic():
     assert (same.verdict, same.p, same.delta, same.dispersion) == ("pass", 1.0, 0.0, 0.0)
     drop = decide([100.0] * 8, [90.0] * 8)
     assert drop.verdict == "regression"
-    assert drop.p == 0.5 ** 8
+    assert drop.p == 0.5**8
     assert drop.delta == pytest.approx(-0.10)
     assert drop.ci == pytest.approx((-0.10, -0.10))
     gain = decide([100.0] * 8, [90.0] * 8, Policy(higher_is_better=False))
     assert (gain.verdict, gain.p) == ("improvement", 1.0)
 
 
-@pytest.mark.parametrize("base, cand, fragment", [
-    ([1.0, 2.0], [1.0], "same length"),
-    ([1.0, float("nan")], [1.0, 1.0], "non-finite"),
-    ([1.0, 1.0], [1.0, float("inf")], "non-finite"),
-    ([1.0, 0.0], [1.0, 1.0], "> 0"),
-    ([1.0, 1.0], [1.0, -3.0], "> 0"),
-    (["a", "b"], [1.0, 1.0], "numbers"),
-    ([[1.0, 2.0]], [[1.0, 2.0]], "1-dimensional"),
-])
+@pytest.mark.parametrize(
+    "base, cand, fragment",
+    [
+        ([1.0, 2.0], [1.0], "same length"),
+        ([1.0, float("nan")], [1.0, 1.0], "non-finite"),
+        ([1.0, 1.0], [1.0, float("inf")], "non-finite"),
+        ([1.0, 0.0], [1.0, 1.0], "> 0"),
+        ([1.0, 1.0], [1.0, -3.0], "> 0"),
+        (["a", "b"], [1.0, 1.0], "numbers"),
+        ([[1.0, 2.0]], [[1.0, 2.0]], "1-dimensional"),
+    ],
+)
 def test_invalid_samples_raise(base, cand, fragment):
     """Mismatched, non-finite, non-positive, non-numeric or 2-D samples raise ValueError."""
     with pytest.raises(ValueError, match=re.escape(fragment)):
         decide(base, cand)
 
 
-@pytest.mark.parametrize("field, value", [
-    ("alpha", 0.0), ("alpha", 1.0), ("alpha", float("nan")), ("alpha", "0.05"),
-    ("cells", 0), ("cells", 2.5), ("cells", True),
-    ("min_effect", -0.01), ("min_effect", 1.0),
-    ("min_pairs", 1), ("min_pairs", 5.0),
-    ("max_dispersion", 0.0), ("max_dispersion", float("nan")),
-    ("higher_is_better", 1),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("alpha", 0.0),
+        ("alpha", 1.0),
+        ("alpha", float("nan")),
+        ("alpha", "0.05"),
+        ("cells", 0),
+        ("cells", 2.5),
+        ("cells", True),
+        ("min_effect", -0.01),
+        ("min_effect", 1.0),
+        ("min_pairs", 1),
+        ("min_pairs", 5.0),
+        ("max_dispersion", 0.0),
+        ("max_dispersion", float("nan")),
+        ("higher_is_better", 1),
+    ],
+)
 def test_invalid_policy_fields_raise_with_field_name(field, value):
     """Each invalid Policy field raises ValueError naming the field and the bad value."""
     with pytest.raises(ValueError, match=rf"Policy\.{field}=") as exc:
@@ -188,14 +203,17 @@ def test_abba_order_and_pairs_round_trip():
     assert pairs_from_abba(list("BAAB"), [1.0, 2.0, 3.0, 4.0]) == ([2.0, 3.0], [1.0, 4.0])
 
 
-@pytest.mark.parametrize("call, fragment", [
-    (lambda: abba_order(0), "blocks"),
-    (lambda: abba_order(1.5), "blocks"),
-    (lambda: pairs_from_abba(abba_order(1), [1.0, 2.0, 3.0]), "length"),
-    (lambda: pairs_from_abba(list("ABB"), [1.0, 2.0, 3.0]), "multiple of 4"),
-    (lambda: pairs_from_abba(list("AABB"), [1.0, 2.0, 3.0, 4.0]), "ABBA"),
-    (lambda: pairs_from_abba(list("ABCA"), [1.0, 2.0, 3.0, 4.0]), "ABBA"),
-])
+@pytest.mark.parametrize(
+    "call, fragment",
+    [
+        (lambda: abba_order(0), "blocks"),
+        (lambda: abba_order(1.5), "blocks"),
+        (lambda: pairs_from_abba(abba_order(1), [1.0, 2.0, 3.0]), "length"),
+        (lambda: pairs_from_abba(list("ABB"), [1.0, 2.0, 3.0]), "multiple of 4"),
+        (lambda: pairs_from_abba(list("AABB"), [1.0, 2.0, 3.0, 4.0]), "ABBA"),
+        (lambda: pairs_from_abba(list("ABCA"), [1.0, 2.0, 3.0, 4.0]), "ABBA"),
+    ],
+)
 def test_abba_helpers_validate(call, fragment):
     """abba_order and pairs_from_abba reject bad block counts, lengths and labels."""
     with pytest.raises(ValueError, match=fragment):
@@ -228,8 +246,9 @@ def test_summary_and_fields():
     """summary() is one line in the documented format and Decision fields are consistent."""
     d = decide(*_pairs_with_ratios(math.log(0.92) + np.linspace(-0.02, 0.02, 8)))
     assert isinstance(d, Decision) and d.verdict in decision.VERDICTS
-    assert re.fullmatch(r"Δ -8\.0% \[-\d+\.\d%, -\d+\.\d%\] p=0\.0039 n=8 disp=\d+\.\d% -> regression",
-                        d.summary()), d.summary()
+    assert re.fullmatch(r"Δ -8\.0% \[-\d+\.\d%, -\d+\.\d%\] p=0\.0039 n=8 disp=\d+\.\d% -> regression", d.summary()), (
+        d.summary()
+    )
     assert d.ci[0] < d.delta < d.ci[1]
     assert "\n" not in d.summary() and "\n" not in d.reason
 
@@ -237,6 +256,7 @@ def test_summary_and_fields():
 def test_p_is_the_larger_of_t_and_wilcoxon():
     """A sample the t-test calls significant but Wilcoxon does not (p=14/256) is not a regression."""
     from scipy import stats
+
     r = np.array([-0.20, -0.18, -0.16, -0.14, -0.12, 0.02, 0.03, 0.04])
     d = decide(*_pairs_with_ratios(r))
     assert stats.ttest_1samp(r, 0.0, alternative="less").pvalue < 0.05
@@ -265,6 +285,7 @@ def test_high_dispersion_with_a_straddling_interval_still_reruns():
 def test_combine_any_regression_fails_and_unjudged_signals_never_pass():
     """A cell's verdict: any gated regression fails it; a rerun or inconclusive signal keeps it from passing."""
     from serverbench.judge.decision import combine
+
     same = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.1, 100.3, 99.7]
     ok = decide(same, same)
     worse = decide(same, [v * 0.8 for v in same])

@@ -1,6 +1,7 @@
 """The A/B decision's p: the larger of the one-sided t-test's and the Wilcoxon signed-rank test's p, the Wilcoxon
 exactly as scipy's method='auto' gives it (exact only without zeros or ties and up to 50 pairs; otherwise a
 permutation or the normal approximation).  The decision's fast path must not change which of them a series gets."""
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -13,8 +14,7 @@ BASE = 1000.0
 def _expected_p(base, cand):
     """p(worse) by the documented rule, from scipy alone (throughput: a lower candidate is worse)."""
     s = -(np.log(cand) - np.log(base))
-    return max(stats.ttest_1samp(s, 0.0, alternative="greater").pvalue,
-               stats.wilcoxon(s, alternative="greater").pvalue)
+    return max(stats.ttest_1samp(s, 0.0, alternative="greater").pvalue, stats.wilcoxon(s, alternative="greater").pvalue)
 
 
 def _skewed(seed, n, shift=0.035):
@@ -27,8 +27,10 @@ def _check(s):
     cand = BASE * np.exp(-np.asarray(s))
     cand[np.asarray(s) == 0] = BASE  # a zero ratio exactly
     s_used = -(np.log(cand) - np.log(base))
-    assert stats.wilcoxon(s_used, alternative="greater").pvalue > stats.ttest_1samp(
-        s_used, 0.0, alternative="greater").pvalue  # the Wilcoxon p decides
+    assert (
+        stats.wilcoxon(s_used, alternative="greater").pvalue
+        > stats.ttest_1samp(s_used, 0.0, alternative="greater").pvalue
+    )  # the Wilcoxon p decides
     assert decide(base, cand).p == pytest.approx(_expected_p(base, cand), rel=1e-12)
 
 
@@ -37,7 +39,8 @@ def test_twenty_pairs_with_a_tie_get_scipys_normal_approximation():
     s = np.round(_skewed(0, 20, 0.04), 3)
     s[1] = s[0]
     assert stats.wilcoxon(s, alternative="greater", method="exact").pvalue != pytest.approx(
-        stats.wilcoxon(s, alternative="greater").pvalue, rel=1e-3)
+        stats.wilcoxon(s, alternative="greater").pvalue, rel=1e-3
+    )
     _check(s)
 
 
@@ -53,7 +56,8 @@ def test_fifty_one_pairs_get_scipys_normal_approximation():
     """51 distinct ratios: one past the exact test's 50, the p is the normal approximation's, as scipy's."""
     s = _skewed(0, 51)
     assert stats.wilcoxon(s, alternative="greater", method="exact").pvalue != pytest.approx(
-        stats.wilcoxon(s, alternative="greater").pvalue, rel=1e-3)
+        stats.wilcoxon(s, alternative="greater").pvalue, rel=1e-3
+    )
     _check(s)
 
 
@@ -86,6 +90,7 @@ def test_an_improvements_reason_states_its_own_one_sided_p():
 def test_the_batch_path_gives_each_row_its_own_t_test():
     """Two rows judged together (the simulations' path) get the same decisions as each alone."""
     from serverbench.judge.decision import _decide_batch
+
     (base, worse), (_, better) = _one_outlier(+1), _one_outlier(-1)
     both = _decide_batch(np.vstack([base, base]), np.vstack([worse, better * 1.01]))
     assert both == [decide(base, worse), decide(base, better * 1.01)]

@@ -1,5 +1,6 @@
 """The A/B decision's policy and samples at the edges of what they accept (judge.decision): the last value inside
 each range is accepted, numpy's numbers count as numbers, and a refused sample names where it is."""
+
 import math
 import re
 
@@ -9,14 +10,27 @@ import pytest
 from serverbench.judge.decision import Policy, decide
 
 
-@pytest.mark.parametrize("field, value", [
-    ("alpha", 1e-9), ("alpha", 0.999), ("alpha", np.float64(0.05)), ("alpha", 1),
-    ("cells", 1), ("cells", np.int64(3)),
-    ("min_effect", 0.0), ("min_effect", 0.999), ("min_effect", np.float32(0.05)),
-    ("min_pairs", 2), ("min_pairs", np.int32(4)),
-    ("max_dispersion", 1e-9), ("max_dispersion", math.inf), ("max_dispersion", 2),
-    ("higher_is_better", False), ("higher_is_better", np.bool_(True)),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("alpha", 1e-9),
+        ("alpha", 0.999),
+        ("alpha", np.float64(0.05)),
+        ("alpha", 1),
+        ("cells", 1),
+        ("cells", np.int64(3)),
+        ("min_effect", 0.0),
+        ("min_effect", 0.999),
+        ("min_effect", np.float32(0.05)),
+        ("min_pairs", 2),
+        ("min_pairs", np.int32(4)),
+        ("max_dispersion", 1e-9),
+        ("max_dispersion", math.inf),
+        ("max_dispersion", 2),
+        ("higher_is_better", False),
+        ("higher_is_better", np.bool_(True)),
+    ],
+)
 def test_each_policy_field_accepts_the_edge_of_its_range(field, value):
     """The last value inside each field's range, and numpy's numbers, make a policy with that value."""
     if (field, value) == ("alpha", 1):
@@ -26,8 +40,17 @@ def test_each_policy_field_accepts_the_edge_of_its_range(field, value):
     assert getattr(Policy(**{field: value}), field) == value
 
 
-@pytest.mark.parametrize("field, value", [("alpha", True), ("min_effect", False), ("max_dispersion", True),
-                                          ("min_pairs", True), ("cells", np.float64(2.0)), ("min_pairs", "5")])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("alpha", True),
+        ("min_effect", False),
+        ("max_dispersion", True),
+        ("min_pairs", True),
+        ("cells", np.float64(2.0)),
+        ("min_pairs", "5"),
+    ],
+)
 def test_a_truth_value_or_a_float_count_is_not_a_number_for_the_policy(field, value):
     """True/False are refused where a number is wanted, a float where a whole count is, and text everywhere."""
     with pytest.raises(ValueError, match=rf"Policy\.{field}={re.escape(repr(value))} is invalid; accepted: "):
@@ -40,12 +63,23 @@ def test_the_per_cell_alpha_is_alpha_over_the_cells():
 
 
 # The value is shown as a plain number (not numpy 2's np.float64(0.0)).
-@pytest.mark.parametrize("base, cand, pattern", [
-    ([1.0, 2.0, 3.0], [1.0, 2.0, 0.0], r"cand must be > 0 \(ratios of positive measurements\); got 0\.0 at flat index 2"),
-    ([1.0, -2.0, 3.0], [1.0, 2.0, 3.0], r"base must be > 0 \(ratios of positive measurements\); got -2\.0 at flat index 1"),
-    ([1.0, 2.0, math.nan], [1.0, 2.0, 3.0], r"base contains a non-finite value nan at flat index 2"),
-    ([1.0, 2.0], [1.0, 2.0, 3.0], r"base and cand must have the same length, got 2 and 3"),
-])
+@pytest.mark.parametrize(
+    "base, cand, pattern",
+    [
+        (
+            [1.0, 2.0, 3.0],
+            [1.0, 2.0, 0.0],
+            r"cand must be > 0 \(ratios of positive measurements\); got 0\.0 at flat index 2",
+        ),
+        (
+            [1.0, -2.0, 3.0],
+            [1.0, 2.0, 3.0],
+            r"base must be > 0 \(ratios of positive measurements\); got -2\.0 at flat index 1",
+        ),
+        ([1.0, 2.0, math.nan], [1.0, 2.0, 3.0], r"base contains a non-finite value nan at flat index 2"),
+        ([1.0, 2.0], [1.0, 2.0, 3.0], r"base and cand must have the same length, got 2 and 3"),
+    ],
+)
 def test_a_refused_sample_names_the_side_the_value_and_its_place(base, cand, pattern):
     """A bad value is named with its side (base or cand), the value and its index; mismatched lengths with both."""
     with pytest.raises(ValueError, match=pattern):
@@ -58,11 +92,17 @@ def test_a_policy_must_be_a_policy():
         decide([1.0] * 8, [1.0] * 8, {"alpha": 0.05})
 
 
-@pytest.mark.parametrize("field, value, accepted", [
-    ("alpha", 0.0, "a number in the open interval (0, 1)"), ("cells", 0, "an integer >= 1"),
-    ("min_effect", 1.0, "a number in [0, 1)"), ("min_pairs", 1, "an integer >= 2"),
-    ("max_dispersion", 0.0, "a number > 0 (inf disables the check)"), ("higher_is_better", "yes", "True or False"),
-])
+@pytest.mark.parametrize(
+    "field, value, accepted",
+    [
+        ("alpha", 0.0, "a number in the open interval (0, 1)"),
+        ("cells", 0, "an integer >= 1"),
+        ("min_effect", 1.0, "a number in [0, 1)"),
+        ("min_pairs", 1, "an integer >= 2"),
+        ("max_dispersion", 0.0, "a number > 0 (inf disables the check)"),
+        ("higher_is_better", "yes", "True or False"),
+    ],
+)
 def test_a_refused_policy_field_says_what_it_accepts(field, value, accepted):
     """The error names the field, the value given and, in words, what the field accepts."""
     with pytest.raises(ValueError) as refused:

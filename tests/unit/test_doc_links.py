@@ -1,4 +1,5 @@
 """Every relative link in README.md and docs/ points to a file (and heading) that exists."""
+
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -67,14 +68,23 @@ def test_the_checker_finds_a_broken_link(tmp_path):
     """A link to a missing file or heading is reported; a code span, a good link and a URL are not."""
     (tmp_path / "there.md").write_text("# A heading, with `code`\n\ntext\n")
     page = tmp_path / "page.md"
-    page.write_text("[ok](there.md) [ok](there.md#a-heading-with-code) [web](https://example.org/x)\n"
-                    "`[not a link](gone.md)` [gone](gone.md) [bad](there.md#nope) [self](#title)\n\n# Title\n")
-    assert broken(page) == ["gone.md: no file " + str(tmp_path / "gone.md"), "there.md#nope: there.md has no heading #nope"]
+    page.write_text(
+        "[ok](there.md) [ok](there.md#a-heading-with-code) [web](https://example.org/x)\n"
+        "`[not a link](gone.md)` [gone](gone.md) [bad](there.md#nope) [self](#title)\n\n# Title\n"
+    )
+    assert broken(page) == [
+        "gone.md: no file " + str(tmp_path / "gone.md"),
+        "there.md#nope: there.md has no heading #nope",
+    ]
 
 
 def test_the_docs_are_reachable_from_the_readme():
     """Every page in docs/ is linked from README.md or from the docs index, so none is an orphan."""
-    linked = {(page.parent / urlsplit(t).path).resolve() for page in (ROOT / "README.md", ROOT / "docs" / "README.md")
-              for t in links(page) if not urlsplit(t).scheme and urlsplit(t).path}
+    linked = {
+        (page.parent / urlsplit(t).path).resolve()
+        for page in (ROOT / "README.md", ROOT / "docs" / "README.md")
+        for t in links(page)
+        if not urlsplit(t).scheme and urlsplit(t).path
+    }
     orphans = [p.name for p in PAGES[1:] if p.resolve() not in linked and p.name != "README.md"]
     assert not orphans, f"docs/ pages no page links to: {orphans}; link them from docs/README.md"

@@ -1,9 +1,11 @@
 """Response size drift at its two limits: more than RATIO (1.25x) *and* more than MIN_BYTES (256 bytes) between
 the smallest and the largest bytes per response of one endpoint's cells; cells that counted nothing are left out."""
+
 from dataclasses import replace
 
-from serverbench.judge.drift import size_drift
 from test_checks import record
+
+from serverbench.judge.drift import size_drift
 
 
 def cells(*bytes_per_response, app="flask", requests=10_000):

@@ -1,4 +1,5 @@
 """Every example carries the same CI recipe (a user copies any one of them): the workflow and both scripts."""
+
 from pathlib import Path
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

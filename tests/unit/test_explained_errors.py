@@ -1,4 +1,5 @@
 """Timeouts the kernel's SYN drops explain do not fail a cell; every other error still does (judge.explained)."""
+
 from dataclasses import replace
 
 from serverbench.config import Thresholds
@@ -13,8 +14,11 @@ LIMIT = Thresholds(tolerance=0.2, max_error_rate=0.01)
 def _cell(make_result, timeouts, drops, timeout_s=5, **errors):
     """wsgiref-like: 1,000 rps for 5 s with ``timeouts`` timeouts, ``drops`` listen drops counted in the window."""
     r = make_result(rps=1000, errors={"timeout": timeouts, **errors}, variant="wsgiref")
-    return replace(r, kernel={"listen_overflows": drops, "listen_drops": drops},
-                   generator=replace(r.generator, timeout_s=timeout_s))
+    return replace(
+        r,
+        kernel={"listen_overflows": drops, "listen_drops": drops},
+        generator=replace(r.generator, timeout_s=timeout_s),
+    )
 
 
 def test_syn_tries_count_the_first_syn_and_each_retry_before_the_timeout():
@@ -44,8 +48,11 @@ def _run_cell(make_result, timeouts, run_timeouts, run_drops, drops=0, timeout_s
     ``drops`` in the window and ``run_drops`` over the run."""
     r = _cell(make_result, timeouts, drops, timeout_s=timeout_s)
     run_errors = {"connect": 0, "read": 0, "write": 0, "status": 0, "timeout": run_timeouts}
-    return replace(r, load=replace(r.load, run_errors=run_errors, error_attribution="timeouts x 0.667"),
-                   kernel={**r.kernel, "run_listen_drops": run_drops, "run_listen_overflows": run_drops})
+    return replace(
+        r,
+        load=replace(r.load, run_errors=run_errors, error_attribution="timeouts x 0.667"),
+        kernel={**r.kernel, "run_listen_drops": run_drops, "run_listen_overflows": run_drops},
+    )
 
 
 def test_timeouts_taken_from_a_run_are_judged_on_the_runs_drops(make_result):
@@ -63,7 +70,9 @@ def test_timeouts_taken_from_a_run_are_judged_on_the_runs_drops(make_result):
     assert syn_drop_errors(_run_cell(make_result, 49, 74, 0, drops=221)).errors == 36
     assert syn_drop_errors(_run_cell(make_result, 49, 0, 444, drops=221)).errors == 36
     assert syn_drop_errors(_run_cell(make_result, 49, 0, 444, drops=0)) is None
-    assert "6 dropped SYNs each before the 61 s timeout)" in syn_drop_errors(_run_cell(make_result, 49, 0, 0, 221)).cause
+    assert (
+        "6 dropped SYNs each before the 61 s timeout)" in syn_drop_errors(_run_cell(make_result, 49, 0, 0, 221)).cause
+    )
     # Run errors that name no timeout (only connect errors): the window's drops too.
     cell = _run_cell(make_result, 49, 0, 444, drops=221)
     cell = replace(cell, load=replace(cell.load, run_errors={"connect": 3}))

@@ -1,4 +1,7 @@
 """Backend faults: parsing --perf-fault, the toxics it asks for, and the failure message of a faulted trial."""
+
+from __future__ import annotations
+
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,33 +32,39 @@ def load(requests=1000, **errors):
     return LoadReport("wrk", requests, 5.0, 0, {"p99": 40.0}, {k: errors.get(k, 0) for k in ERROR_KEYS})
 
 
-@pytest.mark.parametrize("raw,expected", [
-    ("kill-redis@2s", Fault("kill", "redis", 2.0)),
-    ("kill-mongo@2.5", Fault("kill", "mongo", 2.5)),
-    ("kill-upstream@500ms", Fault("kill", "upstream", 0.5)),
-    ("slow-redis:200ms", Fault("slow", "redis", 1.0, 200.0)),
-    ("slow-redis:0.2s@3s", Fault("slow", "redis", 3.0, 200.0)),
-    ("slow-redis:150", Fault("slow", "redis", 1.0, 150.0)),
-    ("drop-mongo", Fault("drop", "mongo")),
-    (" Reset-Upstream ", Fault("reset", "upstream")),
-])
+@pytest.mark.parametrize(
+    "raw,expected",
+    [
+        ("kill-redis@2s", Fault("kill", "redis", 2.0)),
+        ("kill-mongo@2.5", Fault("kill", "mongo", 2.5)),
+        ("kill-upstream@500ms", Fault("kill", "upstream", 0.5)),
+        ("slow-redis:200ms", Fault("slow", "redis", 1.0, 200.0)),
+        ("slow-redis:0.2s@3s", Fault("slow", "redis", 3.0, 200.0)),
+        ("slow-redis:150", Fault("slow", "redis", 1.0, 150.0)),
+        ("drop-mongo", Fault("drop", "mongo")),
+        (" Reset-Upstream ", Fault("reset", "upstream")),
+    ],
+)
 def test_faults_parse(raw, expected):
     """The documented forms parse to the fault they name (latency in ms, moment in s, default 1 s)."""
     assert Fault.parse(raw) == expected
 
 
-@pytest.mark.parametrize("raw,found", [
-    ("explode-redis", "unknown fault action 'explode'"),
-    ("kill-postgres", "unknown backend 'postgres'"),
-    ("slow-redis", "needs its latency"),
-    ("slow-redis:0ms", "more than 0 ms"),
-    ("kill-redis:200ms", "only slow-redis takes a latency"),
-    ("kill-redis@soon", "is not a duration"),
-    ("kill-redis@-1s", "is not a duration"),
-    ("kill-redis@99999s", "out of range"),
-    ("redis", "expected ACTION-BACKEND"),
-    ("", "expected ACTION-BACKEND"),
-])
+@pytest.mark.parametrize(
+    "raw,found",
+    [
+        ("explode-redis", "unknown fault action 'explode'"),
+        ("kill-postgres", "unknown backend 'postgres'"),
+        ("slow-redis", "needs its latency"),
+        ("slow-redis:0ms", "more than 0 ms"),
+        ("kill-redis:200ms", "only slow-redis takes a latency"),
+        ("kill-redis@soon", "is not a duration"),
+        ("kill-redis@-1s", "is not a duration"),
+        ("kill-redis@99999s", "out of range"),
+        ("redis", "expected ACTION-BACKEND"),
+        ("", "expected ACTION-BACKEND"),
+    ],
+)
 def test_bad_faults_say_what_is_wrong(raw, found):
     """A malformed fault is a ValueError naming the wrong part."""
     with pytest.raises(ValueError, match=found):
@@ -96,8 +105,10 @@ def test_toxics_match_the_faults():
 def test_proxy_urls_keep_everything_but_the_port():
     """A backend's URL through the proxy differs only in its port."""
     assert with_port("redis://127.0.0.1:6379/0", 7000) == "redis://127.0.0.1:7000/0"
-    assert with_port("mongodb://127.0.0.1:27017/?directConnection=true", 7001) == \
-        "mongodb://127.0.0.1:7001/?directConnection=true"
+    assert (
+        with_port("mongodb://127.0.0.1:27017/?directConnection=true", 7001)
+        == "mongodb://127.0.0.1:7001/?directConnection=true"
+    )
     assert with_port("http://127.0.0.1:8080/delay", 7002) == "http://127.0.0.1:7002/delay"
 
 
@@ -127,13 +138,16 @@ def test_a_fault_that_was_not_made_says_why():
     assert "toxiproxy-server" in message
 
 
-@pytest.mark.parametrize("errors,first_error_at,action,expected", [
-    ({"status": 500}, 2.2, "kill", "fails fast"),
-    ({"status": 500}, 4.5, "kill", "fails slowly"),
-    ({"timeout": 90, "status": 5}, None, "drop", "hangs until timeout"),
-    ({}, None, "slow", "slows, no errors"),
-    ({}, None, "reset", "unaffected"),
-])
+@pytest.mark.parametrize(
+    "errors,first_error_at,action,expected",
+    [
+        ({"status": 500}, 2.2, "kill", "fails fast"),
+        ({"status": 500}, 4.5, "kill", "fails slowly"),
+        ({"timeout": 90, "status": 5}, None, "drop", "hangs until timeout"),
+        ({}, None, "slow", "slows, no errors"),
+        ({}, None, "reset", "unaffected"),
+    ],
+)
 def test_degradation_names_how_the_server_took_it(errors, first_error_at, action, expected):
     """Fast errors, slow errors, timeouts, or no errors at all: each has its word."""
     fault = Fault(action, "redis", 2.0, 200.0 if action == "slow" else None)

@@ -3,6 +3,7 @@
 Each property counts the inputs it tried; ``pytest tests/unit/test_fuzz_options.py -s`` prints the census
 (docs/robustness.md keeps it).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -11,38 +12,73 @@ import math
 from pathlib import Path
 
 import pytest
+from fuzzing import census, fuzz  # noqa: F401 (census: a fixture)
 from hypothesis import given
 from hypothesis import strategies as st
+from sample_records import result
 
-from serverbench.cli import compare, gate, history, services
 from serverbench.abplan import ABPlan, Arm
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.matrix import Cell
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
+from serverbench.cli import compare, gate, history, report, services
 from serverbench.config import OPTIONS, OPTIONS_BY_NAME, resolve
 from serverbench.errors import ConfigError
 from serverbench.judge.ab import GATE_POLICY
 from serverbench.records import results as results_file
-from serverbench.cli import report
-
-from fuzzing import census, fuzz  # noqa: F401 (census: a fixture)
-from sample_records import result
 
 ROOT, CWD = Path("/project"), Path("/elsewhere")
 
 # Values near the edges of what the parsers accept, beside Hypothesis's own text.
 EDGE_VALUES = [
-    "", " ", "0", "-1", "1", "2/4", "0/0", "5/4", "inf", "-inf", "nan", "1e309", "1e-320", "9" * 5000, "0x10",
-    "1_000", "١٢", "keepalive", "ka,1", ",", "1,,2", "true", "off", "http://127.0.0.1:1", "http://[::1",
-    "http://127.0.0.1:99999", "redis://localhost/0", "mongodb://[::1]:27017/", "http://10.0.0.1:80", "~",
-    "~nobody/x", "a\x00b", "\ud800", "\udcff", "/" * 300, "../" * 50,
+    "",
+    " ",
+    "0",
+    "-1",
+    "1",
+    "2/4",
+    "0/0",
+    "5/4",
+    "inf",
+    "-inf",
+    "nan",
+    "1e309",
+    "1e-320",
+    "9" * 5000,
+    "0x10",
+    "1_000",
+    "١٢",
+    "keepalive",
+    "ka,1",
+    ",",
+    "1,,2",
+    "true",
+    "off",
+    "http://127.0.0.1:1",
+    "http://[::1",
+    "http://127.0.0.1:99999",
+    "redis://localhost/0",
+    "mongodb://[::1]:27017/",
+    "http://10.0.0.1:80",
+    "~",
+    "~nobody/x",
+    "a\x00b",
+    "\ud800",
+    "\udcff",
+    "/" * 300,
+    "../" * 50,
 ]
 EDGES = st.sampled_from(EDGE_VALUES)
-NUMBERS = st.one_of(st.integers().map(str), st.floats().map(repr), st.from_regex(r"-?\d{1,4}(\.\d+)?(e-?\d{1,3})?",
-                                                                                   fullmatch=True))
-VALUE = st.one_of(st.text(max_size=40), EDGES, NUMBERS,
-                  st.lists(st.one_of(EDGES, NUMBERS, st.text(max_size=8)), max_size=4).map(",".join))
+NUMBERS = st.one_of(
+    st.integers().map(str), st.floats().map(repr), st.from_regex(r"-?\d{1,4}(\.\d+)?(e-?\d{1,3})?", fullmatch=True)
+)
+VALUE = st.one_of(
+    st.text(max_size=40),
+    EDGES,
+    NUMBERS,
+    st.lists(st.one_of(EDGES, NUMBERS, st.text(max_size=8)), max_size=4).map(",".join),
+)
 
 
 def _numbers_are_finite(value) -> bool:
@@ -74,12 +110,23 @@ def test_any_option_value_gives_a_value_or_an_error_naming_the_option(name, cens
     fuzz(80)(given(raw=VALUE, as_list=st.booleans())(check))()
 
 
-GATE_VALUES = st.one_of(VALUE, st.sampled_from([*registry(), *APPS, *WORKLOADS, "auto", "off", "sequential",
-                                                "simultaneous", "A=1", "=", "A"]))
+GATE_VALUES = st.one_of(
+    VALUE,
+    st.sampled_from([*registry(), *APPS, *WORKLOADS, "auto", "off", "sequential", "simultaneous", "A=1", "=", "A"]),
+)
 # Files (--rejudge: test_fuzz_records), a git checkout (--base-ref) and interpreters that would be run are not fuzzed.
-EXCLUDED = ("-h", "--help", "--rejudge", "--base-ref", "--repo", "--markdown", "--json", "--base-python", "--cand-python")
-GATE_FLAGS = [s for a in gate.parser()._actions for s in a.option_strings
-              if s not in EXCLUDED]
+EXCLUDED = (
+    "-h",
+    "--help",
+    "--rejudge",
+    "--base-ref",
+    "--repo",
+    "--markdown",
+    "--json",
+    "--base-python",
+    "--cand-python",
+)
+GATE_FLAGS = [s for a in gate.parser()._actions for s in a.option_strings if s not in EXCLUDED]
 
 
 def _gate_checks(args, plan: bool = True) -> None:
@@ -95,12 +142,23 @@ def _gate_checks(args, plan: bool = True) -> None:
     if not plan:
         return
     variant = registry()[args.variant]
-    ABPlan(Cell(variant, APPS[args.app] if args.app else variant.default_app), WORKLOADS[args.workload],
-           Arm("base", args.base_python, ROOT / "apps", gate._env(args.base_env)),
-           Arm("candidate", args.cand_python, ROOT / "apps", gate._env(args.cand_env)),
-           mode=args.mode, blocks=args.blocks, connections=shared["perf_connections"][0],
-           duration=shared["perf_duration"], warmup=shared["perf_warmup"], rate=rate, load=args.load,
-           policy=policy, retries=args.retries, max_error_rate=shared["perf_max_error_rate"], cost_repeats=repeats)
+    ABPlan(
+        Cell(variant, APPS[args.app] if args.app else variant.default_app),
+        WORKLOADS[args.workload],
+        Arm("base", args.base_python, ROOT / "apps", gate._env(args.base_env)),
+        Arm("candidate", args.cand_python, ROOT / "apps", gate._env(args.cand_env)),
+        mode=args.mode,
+        blocks=args.blocks,
+        connections=shared["perf_connections"][0],
+        duration=shared["perf_duration"],
+        warmup=shared["perf_warmup"],
+        rate=rate,
+        load=args.load,
+        policy=policy,
+        retries=args.retries,
+        max_error_rate=shared["perf_max_error_rate"],
+        cost_repeats=repeats,
+    )
 
 
 def _check_gate(argv: list[str], plan: bool = True) -> None:
@@ -128,8 +186,10 @@ def test_every_gate_option_at_every_edge_value_gives_a_value_or_a_usage_error(ce
 
 
 @fuzz(300)
-@given(pairs=st.lists(st.tuples(st.sampled_from(GATE_FLAGS), GATE_VALUES), max_size=6),
-       variant=st.sampled_from([*registry(), "nope"]))
+@given(
+    pairs=st.lists(st.tuples(st.sampled_from(GATE_FLAGS), GATE_VALUES), max_size=6),
+    variant=st.sampled_from([*registry(), "nope"]),
+)
 def test_any_gate_command_line_gives_a_plan_or_a_usage_error(pairs, variant, census):
     """gate's arguments, checked as a live run checks them before starting anything: a plan or an error naming the option."""
     census["gate arguments"] += 1
@@ -178,8 +238,9 @@ PATHS = st.one_of(st.text(max_size=20), st.sampled_from(["", ".", "/", "missing/
 def test_any_compare_command_line_gives_a_table_or_a_usage_error(left, markdown, runs, census, tmp_path):
     """compare's files and --markdown: exit 0, or 2 with an error naming the file or the option."""
     census["compare arguments"] += 1
-    argv = [str(runs / left), str(runs / "run1.json")] + ([] if markdown is None else ["--markdown",
-                                                                                      str(tmp_path / markdown)])
+    argv = [str(runs / left), str(runs / "run1.json")] + (
+        [] if markdown is None else ["--markdown", str(tmp_path / markdown)]
+    )
     status, err = _run(compare.main, argv)
     assert status in (0, 2), err
     if status == 2:
@@ -203,7 +264,6 @@ def test_any_services_command_line_is_help_or_a_usage_error(argv, census):
     """services takes no arguments: any given is --help (exit 0) or a usage error (exit 2), never a start."""
     census["services arguments"] += 1
     err = io.StringIO()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err), \
-            pytest.raises(SystemExit) as info:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err), pytest.raises(SystemExit) as info:
         services.parser().parse_args(argv)
     assert info.value.code in (0, 2)

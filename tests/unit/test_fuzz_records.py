@@ -6,6 +6,7 @@ truncated, nested too deep or not UTF-8.  What a reader accepts is then given to
 consume it (compare, history, report, gate --rejudge, the baseline check), which must not crash either.
 ``pytest tests/unit/test_fuzz_records.py -s`` prints the census of inputs tried (docs/robustness.md).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -13,8 +14,10 @@ import copy
 import io
 import json
 
+from fuzzing import census, fuzz  # noqa: F401 (census: a fixture)
 from hypothesis import given
 from hypothesis import strategies as st
+from sample_records import record, result
 
 from serverbench import compare, gate, history
 from serverbench.config import Thresholds
@@ -29,19 +32,31 @@ from serverbench.records.cost import CostBaselineStore, CostRecord, FunctionCost
 from serverbench.records.decisions import DecisionFileError, Measurement
 from serverbench.report.inputs import load as report_inputs
 
-from fuzzing import census, fuzz  # noqa: F401 (census: a fixture)
-from sample_records import record, result
-
 KEY = "test_json::gunicorn-sync/flask/json/c64"
-ENVIRONMENT = {"interpreter": "cpython-3.11.7", "isa": "x86-64-v3", "libc": "glibc-2.36", "valgrind": "3.19.0",
-               "packages": {"flask": "3.0.0"}}
+ENVIRONMENT = {
+    "interpreter": "cpython-3.11.7",
+    "isa": "x86-64-v3",
+    "libc": "glibc-2.36",
+    "valgrind": "3.19.0",
+    "packages": {"flask": "3.0.0"},
+}
 
 
 def _cost_record() -> CostRecord:
-    return CostRecord("t::c", "gunicorn-sync", "flask", "json", "/json", 200, 2_000_000,
-                      (ProcessCount(1, "gunicorn", 2_000_000),),
-                      (FunctionCost("c", "PyEval", "libpython", "cpython", "interpreter", 5000.0),),
-                      ENVIRONMENT, 3.0, "2026-11-10T00:00:00+00:00")
+    return CostRecord(
+        "t::c",
+        "gunicorn-sync",
+        "flask",
+        "json",
+        "/json",
+        200,
+        2_000_000,
+        (ProcessCount(1, "gunicorn", 2_000_000),),
+        (FunctionCost("c", "PyEval", "libpython", "cpython", "interpreter", 5000.0),),
+        ENVIRONMENT,
+        3.0,
+        "2026-11-10T00:00:00+00:00",
+    )
 
 
 def _schema1(rec: dict) -> dict:
@@ -51,29 +66,77 @@ def _schema1(rec: dict) -> dict:
     return old
 
 
-RESULTS = {"schema": 2, "serverbench": "0", "created": "2026-11-10T00:00:00+00:00", "machine": {"id": "m1"},
-           "results": [record(KEY, 1000.0, warm=(900.0, 990.0))],
-           "failures": [{"nodeid": "t::x", "variant": "v", "app": "a", "workload": "json", "connections": 64,
-                         "message": "the server died"}],
-           "cost": [_cost_record().to_record()]}
-RESULTS_V1 = {"created": "2026-11-01T00:00:00+00:00", "machine": {"id": "m1"},
-              "results": [_schema1(record(KEY, 1000.0))], "failures": []}
-BASELINE = {"schema": 1, "machine": {"id": "m1"}, "entries": {KEY: {"rps": 1000.0, "error_rate": 0.0, "p50_ms": 1.0,
-                                                                    "p99_ms": 12.5, "recorded_at": "2026-11-10"}}}
-COST_BASELINE = {"schema": 1, "environment": {}, "entries": {_cost_record().key: {
-    "per_request": 10000.0, "packages": {"flask": "3.0.0"}, "recorded_at": "2026-11-10", "python_per_request": 0.0,
-    "functions": [FunctionCost("c", "PyEval", "libpython", "cpython", "interpreter", 5000.0).to_record()],
-    "python_functions": []}}}
+RESULTS = {
+    "schema": 2,
+    "serverbench": "0",
+    "created": "2026-11-10T00:00:00+00:00",
+    "machine": {"id": "m1"},
+    "results": [record(KEY, 1000.0, warm=(900.0, 990.0))],
+    "failures": [
+        {
+            "nodeid": "t::x",
+            "variant": "v",
+            "app": "a",
+            "workload": "json",
+            "connections": 64,
+            "message": "the server died",
+        }
+    ],
+    "cost": [_cost_record().to_record()],
+}
+RESULTS_V1 = {
+    "created": "2026-11-01T00:00:00+00:00",
+    "machine": {"id": "m1"},
+    "results": [_schema1(record(KEY, 1000.0))],
+    "failures": [],
+}
+BASELINE = {
+    "schema": 1,
+    "machine": {"id": "m1"},
+    "entries": {KEY: {"rps": 1000.0, "error_rate": 0.0, "p50_ms": 1.0, "p99_ms": 12.5, "recorded_at": "2026-11-10"}},
+}
+COST_BASELINE = {
+    "schema": 1,
+    "environment": {},
+    "entries": {
+        _cost_record().key: {
+            "per_request": 10000.0,
+            "packages": {"flask": "3.0.0"},
+            "recorded_at": "2026-11-10",
+            "python_per_request": 0.0,
+            "functions": [FunctionCost("c", "PyEval", "libpython", "cpython", "interpreter", 5000.0).to_record()],
+            "python_functions": [],
+        }
+    },
+}
 
 
 def _decision() -> dict:
     base = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2]  # six pairs: scipy's exact Wilcoxon stays quick
-    pairs = {"throughput": (tuple(base), tuple(v * (0.9 + 0.001 * k) for k, v in enumerate(base))),  # no tied
-             "cpu": (tuple(base), tuple(v * (1.0 + 0.0007 * k) for k, v in enumerate(base)))}  # ratios: exact test, fast
-    measured = Measurement("simultaneous", ("base", "candidate"), pairs, (), 6, 1, None, 60.0,
-                           {"base": 0.0, "candidate": 0.0}, {"base": 44.0, "candidate": 44.5})
-    made = decided("aiohttp/aiohttp json c32", measured, judge(pairs, False, GATE_POLICY), extended=False,
-                   policy=GATE_POLICY, max_error_rate=0.01)
+    pairs = {
+        "throughput": (tuple(base), tuple(v * (0.9 + 0.001 * k) for k, v in enumerate(base))),  # no tied
+        "cpu": (tuple(base), tuple(v * (1.0 + 0.0007 * k) for k, v in enumerate(base))),
+    }  # ratios: exact test, fast
+    measured = Measurement(
+        "simultaneous",
+        ("base", "candidate"),
+        pairs,
+        (),
+        6,
+        1,
+        None,
+        60.0,
+        {"base": 0.0, "candidate": 0.0},
+        {"base": 44.0, "candidate": 44.5},
+    )
+    made = decided(
+        "aiohttp/aiohttp json c32",
+        measured,
+        judge(pairs, False, GATE_POLICY),
+        extended=False,
+        policy=GATE_POLICY,
+        max_error_rate=0.01,
+    )
     rec = made.to_record()
     rec["windows"] = [{**record(KEY, 1000.0), "arm": "base", "phase": "saturated", "block": 0}]
     return rec
@@ -82,14 +145,22 @@ def _decision() -> dict:
 DECISION = _decision()
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.sampled_from([10 ** 400, -(10 ** 400), 0, -1]) | st.floats()
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.sampled_from([10**400, -(10**400), 0, -1])
+    | st.floats()
     | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-    max_leaves=6)
+    max_leaves=6,
+)
 
 
-EDGE_NUMBERS = st.one_of(st.sampled_from([0, -1, 0.0, -0.0, 1e-320, 1e308, float("nan"), float("inf"), -float("inf"),
-                                          10 ** 400, 2 ** 63, True]), st.integers(), st.floats())
+EDGE_NUMBERS = st.one_of(
+    st.sampled_from([0, -1, 0.0, -0.0, 1e-320, 1e308, float("nan"), float("inf"), -float("inf"), 10**400, 2**63, True]),
+    st.integers(),
+    st.floats(),
+)
 
 
 def _places(doc, at=()):
@@ -128,15 +199,26 @@ def damaged(base: dict) -> st.SearchStrategy[bytes]:
     """Bytes no JSON writer made: truncated, deeply nested, a 5000-digit number, not UTF-8, random."""
     text = json.dumps(base).encode()
     return st.one_of(
-        st.integers(0, len(text)).map(lambda n: text[:n]), st.binary(max_size=64),
-        st.sampled_from([b"[" * 20_000, b"1" * 5000, b'{"results": [], "created": 1' + b"0" * 5000 + b"}",
-                         b"\xef\xbb\xbf" + text, b"\xff\xfe" + text, b"NaN", b"", b"null", b"[]"]))
+        st.integers(0, len(text)).map(lambda n: text[:n]),
+        st.binary(max_size=64),
+        st.sampled_from(
+            [
+                b"[" * 20_000,
+                b"1" * 5000,
+                b'{"results": [], "created": 1' + b"0" * 5000 + b"}",
+                b"\xef\xbb\xbf" + text,
+                b"\xff\xfe" + text,
+                b"NaN",
+                b"",
+                b"null",
+                b"[]",
+            ]
+        ),
+    )
 
 
 def inputs(base: dict) -> st.SearchStrategy[bytes]:
     return st.one_of(mutated(base), damaged(base))
-
-
 
 
 def _quietly(main, argv) -> int:

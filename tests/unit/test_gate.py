@@ -9,12 +9,27 @@ def _run(base, cand, errors=0.0, latency=None, max_error_rate=0.01):
     decisions = {"throughput": d, "cpu": decide(cand, base, Policy(higher_is_better=False))}
     if latency is not None:
         decisions["p50"] = decisions["p90"] = latency
-    measured = Measurement("simultaneous", ("base", "candidate"), {"throughput": (tuple(base), tuple(cand))}, (),
-                           len(base), 0, None if latency is None else 2000.0, 42.0,
-                           {"base": 0.0, "candidate": errors}, {"base": 50.0, "candidate": 51.0})
+    measured = Measurement(
+        "simultaneous",
+        ("base", "candidate"),
+        {"throughput": (tuple(base), tuple(cand))},
+        (),
+        len(base),
+        0,
+        None if latency is None else 2000.0,
+        42.0,
+        {"base": 0.0, "candidate": errors},
+        {"base": 50.0, "candidate": 51.0},
+    )
     gated = ("throughput", "p50", "p90", "cpu") if latency is not None else ("throughput", "cpu")
-    return decided("aiohttp json c32", measured, Judgement(decisions, gated), extended=False, policy=GATE_POLICY,
-                   max_error_rate=max_error_rate)
+    return decided(
+        "aiohttp json c32",
+        measured,
+        Judgement(decisions, gated),
+        extended=False,
+        policy=GATE_POLICY,
+        max_error_rate=max_error_rate,
+    )
 
 
 SAME = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.1]
@@ -49,8 +64,9 @@ def test_a_latency_regression_alone_fails_the_cell():
 
 def test_signal_policy_splits_alpha_over_gated_signals_only():
     """Each gated signal gets alpha / (cells x gated signals); a reported-only signal keeps alpha / cells."""
-    from serverbench.judge.signals import SIGNALS
     from serverbench.judge.decision import Policy as P
+    from serverbench.judge.signals import SIGNALS
+
     gate = P(alpha=0.01, cells=3, min_effect=0.03, max_dispersion=0.15)
     by_name = {s.name: s for s in SIGNALS}
     gated = sum(s.gated for s in SIGNALS)
@@ -63,6 +79,7 @@ def test_signal_policy_splits_alpha_over_gated_signals_only():
 def test_json_record_keeps_every_signal_and_the_paired_values():
     """--json writes the verdict, each signal's Δ/interval/p/n and the paired values, and round-trips as JSON."""
     import json
+
     rec = json.loads(json.dumps(_run(SAME, [v * 0.8 for v in SAME]).to_record()))
     assert rec["verdict"] == "regression" and rec["exit_status"] == 1
     assert rec["decisions"]["throughput"]["n"] == 8 and rec["decisions"]["throughput"]["delta"] < -0.19

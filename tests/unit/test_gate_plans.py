@@ -1,6 +1,7 @@
 """The gate's command line turned into A/B plans (cli.gate's run_live and run_user), and the decision with
 its cost shifts: the runner is replaced by one that keeps the plan and answers a canned decision, the
 backends by a stand-in, so no server starts (issue 22, mutation survivors of cli.gate)."""
+
 import subprocess
 import sys
 from contextlib import contextmanager
@@ -26,7 +27,7 @@ PYTHON3 = str(Path(sys.executable).with_name("python3"))
 BASE = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.1, 100.3, 99.7, 100.0, 100.4]
 REDIS = "redis://127.0.0.1:1/0"
 
-PROJECT = '''
+PROJECT = """
 [tool.pytest.ini_options]
 perf_app = "shop:app"
 perf_app_interface = "wsgi"
@@ -35,16 +36,30 @@ perf_app_backends = ["redis=SHOP_REDIS"]
 perf_app_reset = "shop:reset"
 perf_cost_requests = 50
 perf_endpoints = ["home GET / contains=Welcome", "create POST /items status=201 body={\\"a\\": 1}"]
-'''
+"""
 
 
 def _decision(cell="aiohttp/aiohttp json c32"):
-    pairs = {"throughput": (tuple(BASE), tuple(BASE)), "cpu": (tuple(BASE), tuple(BASE)),
-             "rss": (tuple(BASE), tuple(BASE))}
-    measured = Measurement("simultaneous", ("base", "candidate"), pairs, (), len(BASE), 1, None, 60.0,
-                           {"base": 0.0, "candidate": 0.0}, {"base": 44.0, "candidate": 44.0})
-    return decided(cell, measured, judge(pairs, False, GATE_POLICY), extended=False, policy=GATE_POLICY,
-                   max_error_rate=0.01)
+    pairs = {
+        "throughput": (tuple(BASE), tuple(BASE)),
+        "cpu": (tuple(BASE), tuple(BASE)),
+        "rss": (tuple(BASE), tuple(BASE)),
+    }
+    measured = Measurement(
+        "simultaneous",
+        ("base", "candidate"),
+        pairs,
+        (),
+        len(BASE),
+        1,
+        None,
+        60.0,
+        {"base": 0.0, "candidate": 0.0},
+        {"base": 44.0, "candidate": 44.0},
+    )
+    return decided(
+        cell, measured, judge(pairs, False, GATE_POLICY), extended=False, policy=GATE_POLICY, max_error_rate=0.01
+    )
 
 
 @pytest.fixture
@@ -93,10 +108,42 @@ def checkouts(monkeypatch, tmp_path):
 
 
 # Every option that reaches a plan, each away from its default (a project's two endpoints make cells 2 too).
-GIVEN = ("--redis-url", REDIS, "--mode", "sequential", "--blocks", "20", "--connections", "9", "--duration", "7",
-         "--warmup", "3", "--rate", "150", "--load", "0.4", "--alpha", "0.02", "--min-effect", "0.05", "--retries",
-         "3", "--cost-repeats", "2", "--max-error-rate", "0.02", "--base-python", sys.executable, "--cand-python",
-         PYTHON3, "--base-env", "A=1", "--cand-env", "B=2")
+GIVEN = (
+    "--redis-url",
+    REDIS,
+    "--mode",
+    "sequential",
+    "--blocks",
+    "20",
+    "--connections",
+    "9",
+    "--duration",
+    "7",
+    "--warmup",
+    "3",
+    "--rate",
+    "150",
+    "--load",
+    "0.4",
+    "--alpha",
+    "0.02",
+    "--min-effect",
+    "0.05",
+    "--retries",
+    "3",
+    "--cost-repeats",
+    "2",
+    "--max-error-rate",
+    "0.02",
+    "--base-python",
+    sys.executable,
+    "--cand-python",
+    PYTHON3,
+    "--base-env",
+    "A=1",
+    "--cand-env",
+    "B=2",
+)
 
 
 def _given(plan) -> bool:
@@ -117,8 +164,11 @@ def test_a_reference_cell_plan_carries_every_option_given(plans, services):
     runs = _live("--variant", "aiohttp", "--workload", "redis", "--cells", "2", *GIVEN)
     [plan] = plans
     assert [r[0].cell for r in runs] == ["aiohttp/aiohttp redis c9"] and runs[0][1] == ()
-    assert (plan.cell.variant, plan.cell.app, plan.workload) == (registry()["aiohttp"], APPS["aiohttp"],
-                                                                 WORKLOADS["redis"])
+    assert (plan.cell.variant, plan.cell.app, plan.workload) == (
+        registry()["aiohttp"],
+        APPS["aiohttp"],
+        WORKLOADS["redis"],
+    )
     assert plan.base == gate.Arm("base", sys.executable, ROOT / "apps", {"A": "1"})
     assert plan.candidate == gate.Arm("candidate", PYTHON3, ROOT / "apps", {"B": "2"})
     assert _given(plan) and plan.cost_requests == 200
@@ -134,8 +184,13 @@ def test_a_reference_cell_plan_takes_the_gates_defaults(plans, services, monkeyp
     first, second = plans
     assert (first.workload, first.cell.app) == (WORKLOADS["json"], APPS["flask"])
     assert (first.connections, first.duration, first.warmup, first.max_error_rate) == (32, 2, 1, 0.01)
-    assert (first.rate, first.load, first.policy, first.retries, first.cost_repeats) == ("auto", 0.25, GATE_POLICY,
-                                                                                         1, 0)
+    assert (first.rate, first.load, first.policy, first.retries, first.cost_repeats) == (
+        "auto",
+        0.25,
+        GATE_POLICY,
+        1,
+        0,
+    )
     assert first.blocks == gate.GATE_BLOCKS and first.backend_env == {}
     assert first.base.env == {} and first.candidate.env == {}
     assert (second.cell.app, second.rate) == (APPS["raw-wsgi"], None)
@@ -166,16 +221,22 @@ def test_a_checkout_without_apps_is_refused_naming_it(plans, services, checkouts
     assert plans == []
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--variant", "nope"], "unknown variant 'nope'"),
-    (["--variant", "aiohttp", "--connections", "8,16"], "--connections takes one count in the gate"),
-    (["--variant", "aiohttp", "--alpha", "2"], "--alpha / --cells / --min-effect"),
-    (["--variant", "aiohttp", "--rate", "0"], "--rate '0'"),
-    (["--variant", "aiohttp", "--blocks", "2"], "--blocks 2 gives"),
-    (["--variant", "aiohttp", "--cost-repeats", "1"], "--cost-repeats 1"),
-    (["--variant", "aiohttp", "--base-env", "A"], "must look like NAME=VALUE"),
-    (["--variant", "aiohttp", "--cand-env", "B", "--cost-repeats", "0"], "must look like NAME=VALUE, got \\['B'\\]"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--variant", "nope"], "unknown variant 'nope'"),
+        (["--variant", "aiohttp", "--connections", "8,16"], "--connections takes one count in the gate"),
+        (["--variant", "aiohttp", "--alpha", "2"], "--alpha / --cells / --min-effect"),
+        (["--variant", "aiohttp", "--rate", "0"], "--rate '0'"),
+        (["--variant", "aiohttp", "--blocks", "2"], "--blocks 2 gives"),
+        (["--variant", "aiohttp", "--cost-repeats", "1"], "--cost-repeats 1"),
+        (["--variant", "aiohttp", "--base-env", "A"], "must look like NAME=VALUE"),
+        (
+            ["--variant", "aiohttp", "--cand-env", "B", "--cost-repeats", "0"],
+            "must look like NAME=VALUE, got \\['B'\\]",
+        ),
+    ],
+)
 def test_bad_input_is_refused_before_anything_starts(plans, services, argv, message):
     """Each bad option is a ConfigError naming it, before a backend starts or a plan runs."""
     with pytest.raises(ConfigError, match=message):
@@ -223,8 +284,7 @@ def test_a_project_plan_takes_the_gates_defaults_and_cells_given(plans, services
     _user(project, "--endpoint", "create", "--cells", "5")
     first, _, second, third = plans
     assert (first.connections, first.duration, first.warmup, first.max_error_rate) == (32, 2, 1, 0.01)
-    assert (first.rate, first.load, first.retries, first.cost_repeats, first.cost_requests) == ("auto", 0.25, 1, 0,
-                                                                                               200)
+    assert (first.rate, first.load, first.retries, first.cost_repeats, first.cost_requests) == ("auto", 0.25, 1, 0, 200)
     assert first.policy == replace(GATE_POLICY, cells=2) and first.blocks == gate.GATE_BLOCKS
     assert first.backend_env == {"SERVERBENCH_REDIS_URL": "redis://started"}
     assert first.base.env == {"GREETING": "hi", "SHOP_REDIS": "redis://started"}
@@ -250,19 +310,22 @@ def test_a_project_base_ref_serves_the_apps_folder_of_the_worktree(plans, servic
     assert [p.candidate.apps_dir for p in plans] == [project] * 2
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--app", "flask"], "names perf_app = shop:app: the gate compares your app"),
-    (["--workload", "json"], "names perf_app = shop:app: the gate compares your app"),
-    (["--endpoint", "lst"], "unknown endpoint"),
-    (["--variant", "aiohttp"], "--variant 'aiohttp' is not a variant of shop:app"),
-    (["--connections", "8,16"], "--connections takes one count"),
-    (["--alpha", "2"], "--alpha / --cells / --min-effect"),
-    (["--rate", "x"], "--rate 'x'"),
-    (["--blocks", "2"], "--blocks 2 gives"),
-    (["--cost-repeats", "1"], "--cost-repeats 1"),
-    (["--cost-repeats", "0", "--base-env", "A"], "must look like NAME=VALUE, got \\['A'\\]"),
-    (["--cost-repeats", "0", "--cand-env", "B"], "must look like NAME=VALUE, got \\['B'\\]"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--app", "flask"], "names perf_app = shop:app: the gate compares your app"),
+        (["--workload", "json"], "names perf_app = shop:app: the gate compares your app"),
+        (["--endpoint", "lst"], "unknown endpoint"),
+        (["--variant", "aiohttp"], "--variant 'aiohttp' is not a variant of shop:app"),
+        (["--connections", "8,16"], "--connections takes one count"),
+        (["--alpha", "2"], "--alpha / --cells / --min-effect"),
+        (["--rate", "x"], "--rate 'x'"),
+        (["--blocks", "2"], "--blocks 2 gives"),
+        (["--cost-repeats", "1"], "--cost-repeats 1"),
+        (["--cost-repeats", "0", "--base-env", "A"], "must look like NAME=VALUE, got \\['A'\\]"),
+        (["--cost-repeats", "0", "--cand-env", "B"], "must look like NAME=VALUE, got \\['B'\\]"),
+    ],
+)
 def test_a_projects_bad_input_is_refused_before_anything_starts(plans, services, tmp_path, argv, message):
     """In a project, each bad option is a ConfigError naming it; no plan runs."""
     with pytest.raises(ConfigError, match=message):
@@ -289,21 +352,43 @@ def test_a_project_counts_by_default_when_valgrind_is_there(plans, services, tmp
     assert [p.cost_repeats for p in plans] == [gate.COST_REPEATS] * 2
 
 
-FUNCTIONS = (FunctionCost("c", "PyEval", "libpython.so", "python", "interpreter", 900.0),
-             FunctionCost("c", "handle", "_app.so", "app", "app", 100.0))
+FUNCTIONS = (
+    FunctionCost("c", "PyEval", "libpython.so", "python", "interpreter", 900.0),
+    FunctionCost("c", "handle", "_app.so", "app", "app", 100.0),
+)
 PY_FUNCTIONS = (FunctionCost("python", "view", "app.views", "app", "app", 40.0),)
 
 
 def _count(instructions, functions=FUNCTIONS, python=PY_FUNCTIONS, timestamp="2026-11-25T00:00:00+00:00"):
-    return CostRecord("t::c", "aiohttp", "aiohttp", "json", "/json", 100, instructions, (), functions,
-                      {"packages": {"app": "1.0", "python": "3.11"}}, 1.0, timestamp, python)
+    return CostRecord(
+        "t::c",
+        "aiohttp",
+        "aiohttp",
+        "json",
+        "/json",
+        100,
+        instructions,
+        (),
+        functions,
+        {"packages": {"app": "1.0", "python": "3.11"}},
+        1.0,
+        timestamp,
+        python,
+    )
 
 
 def test_as_baseline_keeps_every_field_the_attribution_reads():
     """The base arm's count as a baseline: key, per request, packages, both profiles, time, bytecodes per request."""
     record = _count(123_400)
-    assert gate.as_baseline(record) == CostBaseline("aiohttp/aiohttp/json/n100", 1234.0, {"app": "1.0", "python": "3.11"},
-                                                    FUNCTIONS, PY_FUNCTIONS, "2026-11-25T00:00:00+00:00", 40.0)
+    assert gate.as_baseline(record) == CostBaseline(
+        "aiohttp/aiohttp/json/n100",
+        1234.0,
+        {"app": "1.0", "python": "3.11"},
+        FUNCTIONS,
+        PY_FUNCTIONS,
+        "2026-11-25T00:00:00+00:00",
+        40.0,
+    )
 
 
 def _with_cost(verdict):
@@ -316,8 +401,11 @@ def test_a_cost_regression_is_attributed_to_functions(monkeypatch, capsys):
     plan, run = object(), _with_cost("regression")
     ran, profiled = [], []
     base = _count(100_000)
-    cand = _count(130_000, (*FUNCTIONS[:1], replace(FUNCTIONS[1], per_request=400.0)),
-                  (replace(PY_FUNCTIONS[0], per_request=90.0),))
+    cand = _count(
+        130_000,
+        (*FUNCTIONS[:1], replace(FUNCTIONS[1], per_request=400.0)),
+        (replace(PY_FUNCTIONS[0], per_request=90.0),),
+    )
 
     def runner(p, on_retry):
         ran.append((p, on_retry))
@@ -336,8 +424,9 @@ def test_a_cost_regression_is_attributed_to_functions(monkeypatch, capsys):
 def test_no_profile_without_a_cost_regression(monkeypatch, verdict):
     """No counted cost, or a cost that did not regress (even when timing did): no profiling, no shifts."""
     run = _decision() if verdict is None else _with_cost(verdict)
-    run = replace(run, decisions={**run.decisions, "throughput": replace(run.decisions["throughput"],
-                                                                         verdict="regression")})
+    run = replace(
+        run, decisions={**run.decisions, "throughput": replace(run.decisions["throughput"], verdict="regression")}
+    )
     monkeypatch.setattr(gate.ab, "run", lambda p, on_retry: run)
     monkeypatch.setattr(gate, "profile_arms", lambda p: pytest.fail("profiled without a cost regression"))
     assert gate.decided_with_shifts(object()) == (run, ())
@@ -346,17 +435,23 @@ def test_no_profile_without_a_cost_regression(monkeypatch, verdict):
 def test_a_retry_names_each_unreached_gated_signal(capsys):
     """The retry line names the verdict, each gated signal that is rerun or inconclusive, and the new blocks."""
     run = _decision()
-    decisions = {**run.decisions, "throughput": replace(run.decisions["throughput"], verdict="inconclusive"),
-                 "cpu": replace(run.decisions["cpu"], verdict="rerun")}
+    decisions = {
+        **run.decisions,
+        "throughput": replace(run.decisions["throughput"], verdict="inconclusive"),
+        "cpu": replace(run.decisions["cpu"], verdict="rerun"),
+    }
     run = replace(run, decisions=decisions, verdict="inconclusive", gated=("throughput", "cpu", "rss"))
     gate._say_retry(run, 24)
-    assert capsys.readouterr().err == (f"inconclusive: throughput {decisions['throughput'].summary()}; "
-                                       f"cpu {decisions['cpu'].summary()}; retrying with 24 blocks\n")
+    assert capsys.readouterr().err == (
+        f"inconclusive: throughput {decisions['throughput'].summary()}; "
+        f"cpu {decisions['cpu'].summary()}; retrying with 24 blocks\n"
+    )
 
 
 def test_cost_repeats_default_depends_on_the_runtime_and_valgrind(monkeypatch, capsys):
     """No --cost-repeats: 0 for a non-Python app (the variant's or --app's), the default count when valgrind can
     count, 0 with a note naming what is missing; a user's app is always Python."""
+
     def args(*argv):
         return gate.parser().parse_args(["--variant", *argv])
 
@@ -376,8 +471,15 @@ def test_cost_repeats_default_depends_on_the_runtime_and_valgrind(monkeypatch, c
 def test_shared_options_default_to_the_gates_own_values():
     """No shared option given: the gate's defaults (2 s windows, 1 s warm-up, 32 connections), not pytest's."""
     values = gate.shared_options(gate.parser().parse_args(["--variant", "aiohttp"]))
-    assert values == {"perf_duration": 2, "perf_warmup": 1, "perf_connections": (32,), "perf_max_error_rate": 0.01,
-                      "redis_url": None, "mongo_url": None, "upstream_url": None}
+    assert values == {
+        "perf_duration": 2,
+        "perf_warmup": 1,
+        "perf_connections": (32,),
+        "perf_max_error_rate": 0.01,
+        "redis_url": None,
+        "mongo_url": None,
+        "upstream_url": None,
+    }
 
 
 def test_shared_options_report_every_bad_value_at_once():
@@ -422,29 +524,52 @@ def test_sigterm_exits_with_128_plus_the_signal():
     assert stop.value.code == 130
 
 
-SHIFTS = (Shift("c", "handle", "_app.so", "app", "app", 100.0, 400.0, 0.25),
-          Shift("python", "view", "app.views", "app", "app", None, 90.0, -0.0125))
+SHIFTS = (
+    Shift("c", "handle", "_app.so", "app", "app", 100.0, 400.0, 0.25),
+    Shift("python", "view", "app.views", "app", "app", None, 90.0, -0.0125),
+)
 
 
 def test_markdown_is_the_whole_table_with_the_cost_shifts():
     """The step summary, line for line: heading, one row per judged signal, rate, RSS, errors, mode and windows,
     then the functions of a cost regression (C in instructions as module:function, Python in bytecodes)."""
     run = _decision()
-    rows = [f"| {label} | {d.amount(d.delta)} | {d.interval()} | {gate.p_text(d.p)} | {d.n} | "
-            f"{d.amount(d.dispersion, sign=False)} | **{d.verdict}** |"
-            for name, label in gate._shown() if (d := run.decisions.get(name)) is not None]
+    rows = [
+        f"| {label} | {d.amount(d.delta)} | {d.interval()} | {gate.p_text(d.p)} | {d.n} | "
+        f"{d.amount(d.dispersion, sign=False)} | **{d.verdict}** |"
+        for name, label in gate._shown()
+        if (d := run.decisions.get(name)) is not None
+    ]
     assert len(rows) == 3
-    expected = [f"### serverbench A/B: aiohttp/aiohttp json c32: **{run.verdict}**", "",
-                "| signal | Δ | interval | p | n | dispersion | verdict |", "|---|---:|---|---:|---:|---:|---|", *rows,
-                "", f"fixed rate: {gate.rate_line(run)}", "", "peak RSS: base 44.0 MB, candidate 44.0 MB (+0.0%)", "",
-                "error rate: base 0.00%, candidate 0.00% (limit 1.00%); mode simultaneous; 0 windows, 1 re-run, "
-                "extended: False; 60 s", ""]
+    expected = [
+        f"### serverbench A/B: aiohttp/aiohttp json c32: **{run.verdict}**",
+        "",
+        "| signal | Δ | interval | p | n | dispersion | verdict |",
+        "|---|---:|---|---:|---:|---:|---|",
+        *rows,
+        "",
+        f"fixed rate: {gate.rate_line(run)}",
+        "",
+        "peak RSS: base 44.0 MB, candidate 44.0 MB (+0.0%)",
+        "",
+        "error rate: base 0.00%, candidate 0.00% (limit 1.00%); mode simultaneous; 0 windows, 1 re-run, "
+        "extended: False; 60 s",
+        "",
+    ]
     assert gate.markdown(run) == "\n".join(expected)
-    assert gate.markdown(run, SHIFTS) == "\n".join([
-        *expected, "where the counted cost came from (functions by change; C in instructions, Python in bytecodes "
-        "per request):", "", "| share of the cell | change/req | role | package | function |",
-        "|---:|---:|---|---|---|", "| +25.00% | +300 instr | app | app | `_app.so:handle` |",
-        "| -1.25% | +90 bytecodes | app | app | `app.views.view` |", ""])
+    assert gate.markdown(run, SHIFTS) == "\n".join(
+        [
+            *expected,
+            "where the counted cost came from (functions by change; C in instructions, Python in bytecodes "
+            "per request):",
+            "",
+            "| share of the cell | change/req | role | package | function |",
+            "|---:|---:|---|---|---|",
+            "| +25.00% | +300 instr | app | app | `_app.so:handle` |",
+            "| -1.25% | +90 bytecodes | app | app | `app.views.view` |",
+            "",
+        ]
+    )
 
 
 def test_a_project_without_a_variant_gates_the_first_that_runs_here(plans, services, tmp_path, monkeypatch):

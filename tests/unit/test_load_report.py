@@ -1,13 +1,20 @@
 """A load report's error rate counts each attempt once, and its figures cannot be changed after the fact
 (records.schema.LoadReport; no server)."""
+
 import pytest
 
 from serverbench.records.schema import LoadReport
 
 
 def _report(driver="oha", requests=10, **errors):
-    return LoadReport(driver, requests, 5.0, 0, {"p50": 1.0}, {k: errors.get(k, 0) for k in
-                                                               ("connect", "read", "write", "timeout", "status")})
+    return LoadReport(
+        driver,
+        requests,
+        5.0,
+        0,
+        {"p50": 1.0},
+        {k: errors.get(k, 0) for k in ("connect", "read", "write", "timeout", "status")},
+    )
 
 
 def test_every_failed_attempt_is_an_attempt():
@@ -35,18 +42,28 @@ def test_a_schema_1_generator_is_read_from_its_percentages():
     """Schema 1 kept cpu_pct and busy_pct only: CPU seconds are cpu_pct of the duration, cores cpu_pct / busy_pct
     (at least 1), and with no busy figure the threads."""
     from serverbench.records.schema import Generator
-    g = Generator.from_record({"name": "wrk", "version": "4.2.0", "threads": 2, "cpu_pct": 150.0, "busy_pct": 75.0}, 4.0)
+
+    g = Generator.from_record(
+        {"name": "wrk", "version": "4.2.0", "threads": 2, "cpu_pct": 150.0, "busy_pct": 75.0}, 4.0
+    )
     assert (g.name, g.version, g.threads, g.cpu_s, g.wall_s, g.cores) == ("wrk", "4.2.0", 2, 6.0, 4.0, 2)
-    assert Generator.from_record({"name": "wrk", "version": "4", "threads": 2, "cpu_pct": 10.0, "busy_pct": 40.0},
-                                 4.0).cores == 1
-    assert Generator.from_record({"name": "wrk", "version": "4", "threads": 3, "cpu_pct": 0.0, "busy_pct": 0.0},
-                                 4.0).cores == 3
+    assert (
+        Generator.from_record(
+            {"name": "wrk", "version": "4", "threads": 2, "cpu_pct": 10.0, "busy_pct": 40.0}, 4.0
+        ).cores
+        == 1
+    )
+    assert (
+        Generator.from_record({"name": "wrk", "version": "4", "threads": 3, "cpu_pct": 0.0, "busy_pct": 0.0}, 4.0).cores
+        == 3
+    )
 
 
 def test_seconds_are_written_to_a_tenth_of_a_millisecond():
     """A generator's CPU seconds and a backend's wall seconds are rounded to 4 places under their own keys; a
     backend record without wall seconds reads the window's."""
     from serverbench.records.schema import BackendUsage, Generator
+
     assert Generator("oha", "1", 1, 1.234567, 5.0, 2).to_record()["cpu_s"] == 1.2346
     b = BackendUsage("redis", "redis-server", 1.0, 5.123456, 1, 10).to_record(10)
     assert b["wall_s"] == 5.1235 and b["cpu_pct"] == pytest.approx(100 * 1.0 / 5.123456, abs=0.05)

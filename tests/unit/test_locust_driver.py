@@ -3,6 +3,7 @@
 locust itself is imported only in child processes (importing it monkey-patches the interpreter
 with gevent); nothing here sends a request.
 """
+
 import dataclasses
 import json
 import os
@@ -13,9 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from serverbench.drivers.locust import (BOOKSHOP, GAPS, LocustRunner, classify_error, parse_error_report,
-                                        parse_failures,
-                                        parse_final, parse_stats, read_report, with_final)
+from serverbench.drivers.locust import (
+    BOOKSHOP,
+    GAPS,
+    LocustRunner,
+    classify_error,
+    parse_error_report,
+    parse_failures,
+    parse_final,
+    parse_stats,
+    read_report,
+    with_final,
+)
 from serverbench.errors import ConfigError, GeneratorError
 from serverbench.records.schema import ERROR_KEYS
 
@@ -23,41 +33,68 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # The header rows of locust 2.47's CSV files, from locust/stats.py: StatsCSV.requests_csv_columns
 # (percentiles: get_readable_percentiles(PERCENTILES_TO_REPORT)) and StatsCSV.failures_columns.
-STATS_HEADER = ("Type,Name,Request Count,Failure Count,Median Response Time,Average Response Time,"
-                "Min Response Time,Max Response Time,Average Content Size,Requests/s,Failures/s,"
-                "50%,66%,75%,80%,90%,95%,98%,99%,99.9%,99.99%,100%")
+STATS_HEADER = (
+    "Type,Name,Request Count,Failure Count,Median Response Time,Average Response Time,"
+    "Min Response Time,Max Response Time,Average Content Size,Requests/s,Failures/s,"
+    "50%,66%,75%,80%,90%,95%,98%,99%,99.9%,99.99%,100%"
+)
 FAILURES_HEADER = "Method,Name,Error,Occurrences,First Seen,Last Seen"
 EXCEPTIONS_HEADER = "Count,Message,Traceback,Nodes"
 
 # As csv.writer writes them (\r\n line ends, quoting only where needed): one row per name, then Aggregated.
-STATS_CSV = "\r\n".join([
-    STATS_HEADER,
-    "GET,/site/search,4000,10,12,13.51234,0.81,95.2,1052.0,800.1,2.0,12,14,15,16,19,23,27,33,60,90,95",
-    "GET,/site/thumbs/[n].jpg,6000,30,10,11.0,0.5,88.0,3000.0,1200.0,6.0,10,12,13,14,17,21,25,30,55,88,88",
-    ",Aggregated,10000,40,11,12.00525,0.5,95.2,2220.8,2000.2,8.0,11,13,14,15,18,22,26,32,58,90,95",
-    "",
-])
-FAILURES_CSV = "\r\n".join([
-    FAILURES_HEADER,
-    'GET,/site/search,"ConnectionRefusedError(111, \'Connection refused\')",5,2026-01-01T00:00:01Z,2026-01-01T00:00:02Z',
-    "GET,/site/search,LocustBadStatusCode(code=500),3,2026-01-01T00:00:01Z,2026-01-01T00:00:04Z",
-    'GET,/site/thumbs/[n].jpg,"CatchResponseError(""/site/thumbs/3.jpg: Content-Type \'text/html\', '
-    'expected \'image/jpeg\'"")",20,2026-01-01T00:00:01Z,2026-01-01T00:00:05Z',
-    "GET,/site/thumbs/[n].jpg,<Timeout at 0x.... seconds=5.0>,4,2026-01-01T00:00:02Z,2026-01-01T00:00:03Z",
-    'GET,/site/thumbs/[n].jpg,"ConnectionResetError(104, \'Connection reset by peer\')",6,'
-    "2026-01-01T00:00:02Z,2026-01-01T00:00:03Z",
-    "GET,/site/search,HTTPConnectionClosed('connection closed.'),2,2026-01-01T00:00:02Z,2026-01-01T00:00:03Z",
-    "",
-])
+STATS_CSV = "\r\n".join(
+    [
+        STATS_HEADER,
+        "GET,/site/search,4000,10,12,13.51234,0.81,95.2,1052.0,800.1,2.0,12,14,15,16,19,23,27,33,60,90,95",
+        "GET,/site/thumbs/[n].jpg,6000,30,10,11.0,0.5,88.0,3000.0,1200.0,6.0,10,12,13,14,17,21,25,30,55,88,88",
+        ",Aggregated,10000,40,11,12.00525,0.5,95.2,2220.8,2000.2,8.0,11,13,14,15,18,22,26,32,58,90,95",
+        "",
+    ]
+)
+FAILURES_CSV = "\r\n".join(
+    [
+        FAILURES_HEADER,
+        "GET,/site/search,\"ConnectionRefusedError(111, 'Connection refused')\",5,2026-01-01T00:00:01Z,2026-01-01T00:00:02Z",
+        "GET,/site/search,LocustBadStatusCode(code=500),3,2026-01-01T00:00:01Z,2026-01-01T00:00:04Z",
+        'GET,/site/thumbs/[n].jpg,"CatchResponseError(""/site/thumbs/3.jpg: Content-Type \'text/html\', '
+        'expected \'image/jpeg\'"")",20,2026-01-01T00:00:01Z,2026-01-01T00:00:05Z',
+        "GET,/site/thumbs/[n].jpg,<Timeout at 0x.... seconds=5.0>,4,2026-01-01T00:00:02Z,2026-01-01T00:00:03Z",
+        "GET,/site/thumbs/[n].jpg,\"ConnectionResetError(104, 'Connection reset by peer')\",6,"
+        "2026-01-01T00:00:02Z,2026-01-01T00:00:03Z",
+        "GET,/site/search,HTTPConnectionClosed('connection closed.'),2,2026-01-01T00:00:02Z,2026-01-01T00:00:03Z",
+        "",
+    ]
+)
 EMPTY_FAILURES = FAILURES_HEADER + "\r\n"
 
 
 def test_argv_single_process():
     """Without workers the one process runs headless with the users, rate, time, host and CSV prefix."""
     argv = LocustRunner(users=64, spawn_rate=32).argv_master("http://127.0.0.1:21000", 10, "/tmp/x/run")
-    assert argv == [sys.executable, "-m", "locust", "-f", f"{BOOKSHOP},{GAPS}", "--headless", "-u", "64", "-r", "32",
-                    "-t", "10s", "-H", "http://127.0.0.1:21000", "--csv", "/tmp/x/run", "--only-summary", "--json",
-                    "--loglevel", "WARNING", "--stop-timeout", "2"]
+    assert argv == [
+        sys.executable,
+        "-m",
+        "locust",
+        "-f",
+        f"{BOOKSHOP},{GAPS}",
+        "--headless",
+        "-u",
+        "64",
+        "-r",
+        "32",
+        "-t",
+        "10s",
+        "-H",
+        "http://127.0.0.1:21000",
+        "--csv",
+        "/tmp/x/run",
+        "--only-summary",
+        "--json",
+        "--loglevel",
+        "WARNING",
+        "--stop-timeout",
+        "2",
+    ]
     assert "--master" not in argv and "--processes" not in argv
 
 
@@ -65,13 +102,34 @@ def test_argv_distributed():
     """With workers the master binds loopback on the given port and waits for them; each worker connects there."""
     driver = LocustRunner(users=100, spawn_rate=100, workers=2)
     master = driver.argv_master("http://127.0.0.1:21000", 5, "/tmp/p", master_port=20001)
-    assert master[:master.index("--master")] == LocustRunner(100, 100).argv_master("http://127.0.0.1:21000", 5, "/tmp/p")
-    assert master[master.index("--master"):] == ["--master", "--master-bind-host", "127.0.0.1",
-                                                 "--master-bind-port", "20001", "--expect-workers", "2",
-                                                 "--expect-workers-max-wait", "30"]
-    assert driver.argv_worker(20001) == [sys.executable, "-m", "locust", "-f", f"{BOOKSHOP},{GAPS}", "--worker",
-                                         "--master-host", "127.0.0.1", "--master-port", "20001",
-                                         "--loglevel", "WARNING"]
+    assert master[: master.index("--master")] == LocustRunner(100, 100).argv_master(
+        "http://127.0.0.1:21000", 5, "/tmp/p"
+    )
+    assert master[master.index("--master") :] == [
+        "--master",
+        "--master-bind-host",
+        "127.0.0.1",
+        "--master-bind-port",
+        "20001",
+        "--expect-workers",
+        "2",
+        "--expect-workers-max-wait",
+        "30",
+    ]
+    assert driver.argv_worker(20001) == [
+        sys.executable,
+        "-m",
+        "locust",
+        "-f",
+        f"{BOOKSHOP},{GAPS}",
+        "--worker",
+        "--master-host",
+        "127.0.0.1",
+        "--master-port",
+        "20001",
+        "--loglevel",
+        "WARNING",
+    ]
     assert driver.processes == driver.threads == 2
     assert LocustRunner().processes == 1
 
@@ -95,8 +153,16 @@ def test_parse_stats_reads_the_aggregated_row():
     report = parse_stats(STATS_CSV, FAILURES_CSV, 5.0)
     assert report.driver == "locust"
     assert report.duration_s == 5.0
-    assert dict(report.latency_ms) == {"p50": 11.0, "p75": 14.0, "p90": 18.0, "p99": 32.0, "p999": 58.0,
-                                       "max": 95.2, "mean": pytest.approx(12.00525), "stdev": 0.0}
+    assert dict(report.latency_ms) == {
+        "p50": 11.0,
+        "p75": 14.0,
+        "p90": 18.0,
+        "p99": 32.0,
+        "p999": 58.0,
+        "max": 95.2,
+        "mean": pytest.approx(12.00525),
+        "stdev": 0.0,
+    }
     assert report.bytes == round(2220.8 * 10000)
 
 
@@ -121,24 +187,31 @@ def test_unlisted_failures_are_read_errors():
     assert report.requests == 10000 - 40
 
 
-@pytest.mark.parametrize("error, kind", [
-    ("ConnectionRefusedError(111, 'Connection refused')", "connect"),
-    ("gaierror(-2, 'Name or service not known')", "connect"),
-    ("OSError(99, 'Cannot assign requested address')", "connect"),
-    ("ConnectionError(MaxRetryError(\"NewConnectionError('Failed to establish a new connection: "
-     "[Errno 111] Connection refused')\"))", "connect"),
-    ("<Timeout at 0x.... seconds=5.0>", "timeout"),
-    ("TimeoutError('timed out')", "timeout"),
-    ("LocustBadStatusCode(code=503)", "status"),
-    ("CatchResponseError('/site/search?q=loop&page=1: HTTP status 404, expected 200')", "status"),
-    ("CatchResponseError('/site/covers/1.jpg: Connection closed? got 12 bytes')", "status"),
-    ("HTTPError('500 Server Error: INTERNAL SERVER ERROR for url: /x')", "status"),
-    ("ConnectionResetError(104, 'Connection reset by peer')", "read"),
-    ("HTTPConnectionClosed('connection closed.')", "read"),
-    ("ConnectionError(ProtocolError('Connection aborted.', RemoteDisconnected('closed')))", "read"),
-    ("BrokenPipeError(32, 'Broken pipe')", "write"),
-    ("ValueError('something nobody expected')", "read"),
-], ids=lambda v: v if v in ERROR_KEYS else None)
+@pytest.mark.parametrize(
+    "error, kind",
+    [
+        ("ConnectionRefusedError(111, 'Connection refused')", "connect"),
+        ("gaierror(-2, 'Name or service not known')", "connect"),
+        ("OSError(99, 'Cannot assign requested address')", "connect"),
+        (
+            "ConnectionError(MaxRetryError(\"NewConnectionError('Failed to establish a new connection: "
+            "[Errno 111] Connection refused')\"))",
+            "connect",
+        ),
+        ("<Timeout at 0x.... seconds=5.0>", "timeout"),
+        ("TimeoutError('timed out')", "timeout"),
+        ("LocustBadStatusCode(code=503)", "status"),
+        ("CatchResponseError('/site/search?q=loop&page=1: HTTP status 404, expected 200')", "status"),
+        ("CatchResponseError('/site/covers/1.jpg: Connection closed? got 12 bytes')", "status"),
+        ("HTTPError('500 Server Error: INTERNAL SERVER ERROR for url: /x')", "status"),
+        ("ConnectionResetError(104, 'Connection reset by peer')", "read"),
+        ("HTTPConnectionClosed('connection closed.')", "read"),
+        ("ConnectionError(ProtocolError('Connection aborted.', RemoteDisconnected('closed')))", "read"),
+        ("BrokenPipeError(32, 'Broken pipe')", "write"),
+        ("ValueError('something nobody expected')", "read"),
+    ],
+    ids=lambda v: v if v in ERROR_KEYS else None,
+)
 def test_classify_error(error, kind):
     """Each kind of locust failure text lands in its LoadReport error class; unknown ones are read errors."""
     assert classify_error(error) == kind
@@ -189,7 +262,8 @@ def test_exceptions_in_the_locustfile_fail_the_run(tmp_path):
     (tmp_path / "run_stats.csv").write_text(STATS_CSV)
     (tmp_path / "run_failures.csv").write_text(FAILURES_CSV)
     (tmp_path / "run_exceptions.csv").write_text(
-        EXCEPTIONS_HEADER + '\r\n3,"KeyError(\'title\')","Traceback (most recent call last): ...",local\r\n')
+        EXCEPTIONS_HEADER + '\r\n3,"KeyError(\'title\')","Traceback (most recent call last): ...",local\r\n'
+    )
     with pytest.raises(GeneratorError, match=r"raised 3 exception\(s\).*KeyError\('title'\)"):
         read_report(tmp_path / "run", 5.0)
 
@@ -236,6 +310,7 @@ def test_run_collects_master_and_worker_cpu():
 
 def test_lingering_worker_is_terminated():
     """A worker still running after the linger time is sent SIGTERM and still reaped."""
+
     class Stuck(_FakeLocust):
         worker_code = "import time; time.sleep(60)"
 
@@ -245,6 +320,7 @@ def test_lingering_worker_is_terminated():
 
 def test_master_failure_is_a_generator_error():
     """A master that exits with a code other than 0 or 1 is a GeneratorError with its output."""
+
     class Broken(_FakeLocust):
         def argv_master(self, host_url, duration, csv_prefix, master_port=None):
             return [sys.executable, "-c", "import sys; sys.stderr.write('no locustfile found'); sys.exit(2)"]
@@ -255,6 +331,7 @@ def test_master_failure_is_a_generator_error():
 
 def test_exit_code_1_without_failures_is_a_generator_error():
     """Exit code 1 with no failure recorded (e.g. the master gave up waiting for workers) is not a result."""
+
     class GaveUp(_FakeLocust):
         master_csv = (STATS_CSV.replace(",Aggregated,10000,40,", ",Aggregated,0,0,"), EMPTY_FAILURES, "1")
 
@@ -330,15 +407,22 @@ PROBE = textwrap.dedent("""
 def probe():
     """What the installed locust says about our argv and CSV headers, and what the locustfile holds."""
     driver = LocustRunner(users=8, spawn_rate=4, workers=2)
-    argv = {"single": LocustRunner(users=8, spawn_rate=4).argv_master("http://127.0.0.1:21000", 7, "/tmp/p/run"),
-            "master": driver.argv_master("http://127.0.0.1:21000", 7, "/tmp/p/run", master_port=20001),
-            "worker": driver.argv_worker(20001)}
+    argv = {
+        "single": LocustRunner(users=8, spawn_rate=4).argv_master("http://127.0.0.1:21000", 7, "/tmp/p/run"),
+        "master": driver.argv_master("http://127.0.0.1:21000", 7, "/tmp/p/run", master_port=20001),
+        "worker": driver.argv_worker(20001),
+    }
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOCUST_")}
-    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(argv), str(ROOT / "apps")], capture_output=True,
-                          text=True, env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(argv), str(ROOT / "apps")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     lines = [line for line in done.stdout.splitlines() if line.startswith("PROBE ")]
     assert done.returncode == 0 and lines, done.stderr[-2000:]
-    return json.loads(lines[0][len("PROBE "):])
+    return json.loads(lines[0][len("PROBE ") :])
 
 
 def test_csv_headers_match_installed_locust(probe):
@@ -352,7 +436,11 @@ def test_installed_locust_accepts_the_argv(probe):
     """locust's own argument parser reads every flag the driver builds, with the intended values."""
     single, master, worker = probe["parsed"]["single"], probe["parsed"]["master"], probe["parsed"]["worker"]
     assert (single["headless"], single["num_users"], single["spawn_rate"], single["run_time"]) == (True, 8, 4, 7)
-    assert (single["host"], single["csv_prefix"], single["only_summary"]) == ("http://127.0.0.1:21000", "/tmp/p/run", True)
+    assert (single["host"], single["csv_prefix"], single["only_summary"]) == (
+        "http://127.0.0.1:21000",
+        "/tmp/p/run",
+        True,
+    )
     assert (single["loglevel"], single["stop_timeout"], single["master"]) == ("WARNING", 2, False)
     assert (master["master"], master["master_bind_host"], master["master_bind_port"]) == (True, "127.0.0.1", 20001)
     assert (master["expect_workers"], master["expect_workers_max_wait"]) == (2, 30)
@@ -362,8 +450,14 @@ def test_installed_locust_accepts_the_argv(probe):
 
 def test_locustfile_visitor_tasks_and_wait(probe):
     """Visitor's task weights follow SITE_MIX; it waits 0 s unless SERVERBENCH_LOCUST_WAIT says otherwise."""
-    assert probe["weights"] == {"search": 21, "open_book": 10, "thumbnail": 36, "cover": 6, "stylesheet": 5,
-                                "script": 5}
+    assert probe["weights"] == {
+        "search": 21,
+        "open_book": 10,
+        "thumbnail": 36,
+        "cover": 6,
+        "stylesheet": 5,
+        "script": 5,
+    }
     assert probe["wait"] == 0
     assert probe["think"][""] == 0.0 and probe["think"]["0.25"] == 0.25
     assert probe["think"]["abc"].startswith("ValueError: SERVERBENCH_LOCUST_WAIT must be a number")
@@ -381,10 +475,20 @@ def test_locustfile_checks_accept_the_site_and_refuse_wrong_answers(probe):
 
 
 # locust's "Error report" as it prints it when it stops (locust/stats.py get_error_report_summary).
-ERROR_REPORT = ("Error report\n" + f"{'# occurrences':18} {'Error':100}\n" + "-" * 18 + "|" + "-" * 60 + "\n"
-                + "%-18i %-100s\n" % (12, "GET /site/search?q=server&page=1: Timeout('timed out')")
-                + "%-18i %-100s\n" % (3, "GET /site/api/books: ConnectionRefusedError(111, 'Connection refused')")
-                + "-" * 18 + "|" + "-" * 60 + "\n\n")
+ERROR_REPORT = (
+    "Error report\n"
+    + f"{'# occurrences':18} {'Error':100}\n"
+    + "-" * 18
+    + "|"
+    + "-" * 60
+    + "\n"
+    + "{:<18d} {:<100}\n".format(12, "GET /site/search?q=server&page=1: Timeout('timed out')")
+    + "{:<18d} {:<100}\n".format(3, "GET /site/api/books: ConnectionRefusedError(111, 'Connection refused')")
+    + "-" * 18
+    + "|"
+    + "-" * 60
+    + "\n\n"
+)
 
 
 def test_printed_error_report_is_counted_by_class():
@@ -396,6 +500,7 @@ def test_printed_error_report_is_counted_by_class():
 
 def test_exit_code_1_with_printed_failures_is_a_measured_result():
     """Exit code 1 with failures only in locust's printed report (the CSV missed the last second) is a result."""
+
     class LateTimeouts(_FakeLocust):
         master_csv = (STATS_CSV.replace(",Aggregated,10000,40,", ",Aggregated,9000,0,"), EMPTY_FAILURES, "1")
 
@@ -411,14 +516,34 @@ def test_exit_code_1_with_printed_failures_is_a_measured_result():
 # The shape of what locust 2.47 prints with --json as it stops (stats.print_stats_json: indent=4), two entries
 # cut down from a real run (64 users, gunicorn-sync-w2, the book site), then its log and error report.
 FINAL_ENTRIES = [
-    {"name": "/site/thumbs/[n].jpg", "method": "GET", "last_request_timestamp": 1795597516.185123,
-     "start_time": 1795597512.1124115, "num_requests": 6, "num_none_requests": 0, "num_failures": 0,
-     "total_response_time": 345.0, "max_response_time": 98.4, "min_response_time": 22.0,
-     "total_content_length": 18000, "response_times": {"22": 1, "39": 3, "98": 2}},
-    {"name": "/site/search", "method": "GET", "last_request_timestamp": 1795597516.112679,
-     "start_time": 1795597512.185909, "num_requests": 4, "num_none_requests": 0, "num_failures": 1,
-     "total_response_time": 200.0, "max_response_time": 56.0, "min_response_time": 37.0,
-     "total_content_length": 1600, "response_times": {"37": 1, "52": 1, "56": 2}},
+    {
+        "name": "/site/thumbs/[n].jpg",
+        "method": "GET",
+        "last_request_timestamp": 1795597516.185123,
+        "start_time": 1795597512.1124115,
+        "num_requests": 6,
+        "num_none_requests": 0,
+        "num_failures": 0,
+        "total_response_time": 345.0,
+        "max_response_time": 98.4,
+        "min_response_time": 22.0,
+        "total_content_length": 18000,
+        "response_times": {"22": 1, "39": 3, "98": 2},
+    },
+    {
+        "name": "/site/search",
+        "method": "GET",
+        "last_request_timestamp": 1795597516.112679,
+        "start_time": 1795597512.185909,
+        "num_requests": 4,
+        "num_none_requests": 0,
+        "num_failures": 1,
+        "total_response_time": 200.0,
+        "max_response_time": 56.0,
+        "min_response_time": 37.0,
+        "total_content_length": 1600,
+        "response_times": {"37": 1, "52": 1, "56": 2},
+    },
 ]
 FINAL_OUTPUT = json.dumps(FINAL_ENTRIES, indent=4) + "\n[2026-11-25 09:05:22] WARNING/locust.main: Shutting down\n"
 
@@ -431,8 +556,9 @@ def test_final_statistics_are_found_in_locust_output():
 
 def test_final_statistics_replace_the_csv_counts_latencies_and_window():
     """Counts, mean, percentiles, bytes and the first-to-last-answer window come from the final statistics."""
-    csv_report = dataclasses.replace(parse_stats(STATS_CSV, FAILURES_CSV, 5.0),
-                                     errors={**dict.fromkeys(ERROR_KEYS, 0), "timeout": 1})
+    csv_report = dataclasses.replace(
+        parse_stats(STATS_CSV, FAILURES_CSV, 5.0), errors={**dict.fromkeys(ERROR_KEYS, 0), "timeout": 1}
+    )
     report = with_final(csv_report, parse_final(FINAL_OUTPUT))
     assert report.requests == 10 - 1 and report.errors == csv_report.errors  # a timeout got no answer
     assert report.latency_ms["mean"] == pytest.approx(54.5)
@@ -451,6 +577,7 @@ def test_final_statistics_without_requests_leave_the_report_alone():
 def test_think_time_is_the_bookshop_visitors_wait_and_unknown_for_another_locustfile(tmp_path):
     """SERVERBENCH_LOCUST_WAIT seconds become ms for the bookshop visitor; another locustfile's wait is unknown."""
     from serverbench.drivers.locust import think_ms
+
     assert think_ms(BOOKSHOP, {}) == 0.0
     assert think_ms(BOOKSHOP, {"SERVERBENCH_LOCUST_WAIT": "0.25"}) == 250.0
     assert think_ms(BOOKSHOP, {"SERVERBENCH_LOCUST_WAIT": "soon"}) is None
@@ -463,8 +590,9 @@ def _final(*entries, **changes):
 
 
 def _csv_report(duration_s=5.0, **errors):
-    return dataclasses.replace(parse_stats(STATS_CSV, EMPTY_FAILURES, duration_s),
-                               errors={**dict.fromkeys(ERROR_KEYS, 0), **errors})
+    return dataclasses.replace(
+        parse_stats(STATS_CSV, EMPTY_FAILURES, duration_s), errors={**dict.fromkeys(ERROR_KEYS, 0), **errors}
+    )
 
 
 def test_final_percentiles_are_the_nearest_rank_of_every_bucket():
@@ -473,30 +601,41 @@ def test_final_percentiles_are_the_nearest_rank_of_every_bucket():
     counts = {"1": 5000, "2": 1, "3": 2499, "4": 1, "5": 1499, "6": 1, "7": 899, "8": 1, "9": 95, "10": 4}
     report = with_final(_csv_report(), _final({"num_requests": 10000, "response_times": counts}))
     assert {k: report.latency_ms[k] for k in ("p50", "p75", "p90", "p99", "p999")} == {
-        "p50": 1.0, "p75": 3.0, "p90": 5.0, "p99": 7.0, "p999": 9.0}
+        "p50": 1.0,
+        "p75": 3.0,
+        "p90": 5.0,
+        "p99": 7.0,
+        "p999": 9.0,
+    }
     two = with_final(_csv_report(), _final({"num_requests": 2, "response_times": {"10": 1, "20": 1}}))
     assert (two.latency_ms["p50"], two.latency_ms["p99"]) == (10.0, 20.0)
 
 
 def test_final_buckets_of_the_same_time_add_up_across_entries():
     """Two entries' answers at 10 ms are one bucket of 4 beside 4 at 20 ms: p50 is 10 ms."""
-    report = with_final(_csv_report(), _final({"num_requests": 3, "response_times": {"10": 3}},
-                                              {"num_requests": 5, "response_times": {"10": 1, "20": 4}}))
+    report = with_final(
+        _csv_report(),
+        _final(
+            {"num_requests": 3, "response_times": {"10": 3}}, {"num_requests": 5, "response_times": {"10": 1, "20": 4}}
+        ),
+    )
     assert report.latency_ms["p50"] == 10.0 and report.latency_ms["p90"] == 20.0
 
 
 def test_final_stdev_is_that_of_the_buckets_around_the_mean():
     """One answer at 10 ms and three at 30 ms (mean 25 ms): the standard deviation is sqrt(75) ms."""
-    report = with_final(_csv_report(), _final({"num_requests": 4, "total_response_time": 100.0,
-                                               "response_times": {"10": 1, "30": 3}}))
-    assert report.latency_ms["mean"] == 25.0 and report.latency_ms["stdev"] == pytest.approx(75 ** 0.5)
+    report = with_final(
+        _csv_report(), _final({"num_requests": 4, "total_response_time": 100.0, "response_times": {"10": 1, "30": 3}})
+    )
+    assert report.latency_ms["mean"] == 25.0 and report.latency_ms["stdev"] == pytest.approx(75**0.5)
 
 
 def test_final_statistics_without_buckets_report_zero_latencies():
     """Entries that counted requests but kept no response-time bucket give zero percentiles and stdev, not an error."""
     report = with_final(_csv_report(), _final({"num_requests": 3, "response_times": {}}))
     assert {k: report.latency_ms[k] for k in ("p50", "p75", "p90", "p99", "p999", "stdev")} == dict.fromkeys(
-        ("p50", "p75", "p90", "p99", "p999", "stdev"), 0.0)
+        ("p50", "p75", "p90", "p99", "p999", "stdev"), 0.0
+    )
 
 
 def test_final_requests_bytes_and_window_at_their_edges():
@@ -531,6 +670,7 @@ def test_printed_error_report_rows_add_up_and_stop_at_the_closing_separator():
 def test_an_exceptions_row_without_a_number_counts_as_one():
     """A row of the exceptions CSV whose Count is not a number is one exception; numbered rows count their number."""
     from serverbench.drivers.locust import check_exceptions
+
     with pytest.raises(GeneratorError, match=r"raised 1 exception\(s\) during the run \(locust's exceptions CSV\)"):
         check_exceptions(EXCEPTIONS_HEADER + "\r\n?,boom,tb,local\r\n")
     with pytest.raises(GeneratorError, match=r"raised 4 exception\(s\)"):
@@ -584,7 +724,7 @@ def test_numbers_of_the_aggregated_row_must_be_finite_and_not_negative():
 def test_only_the_untyped_row_named_aggregated_is_the_total():
     """A request named "Aggregated" (typed GET) and an untyped row of another name are not the total row."""
     rows = STATS_CSV.split("\r\n")
-    extra = ["GET,Aggregated" + rows[1][len("GET,/site/search"):], "," + rows[1][len("GET,"):]]
+    extra = ["GET,Aggregated" + rows[1][len("GET,/site/search") :], "," + rows[1][len("GET,") :]]
     report = parse_stats("\r\n".join(rows[:3] + extra + rows[3:]), EMPTY_FAILURES, 5.0)
     assert report.requests == 10000 - 40
 
@@ -628,11 +768,12 @@ def test_the_users_gaps_are_summed_over_every_process_that_wrote_one(tmp_path):
     """Two workers' files (10 gaps over 0.05 s, 30 over 0.35 s) give a mean gap of 10 ms a request; no file is no
     measurement; an unreadable file is a GeneratorError naming it and the module that writes it."""
     from serverbench.drivers.locust import mean_gap_ms
+
     (tmp_path / "gaps-1.json").write_text(json.dumps({"pairs": 10, "gap_s": 0.05}))
     (tmp_path / "gaps-2.json").write_text(json.dumps({"pairs": 30, "gap_s": 0.35}))
     assert abs(mean_gap_ms(tmp_path.glob("gaps-*.json")) - 10.0) < 1e-9
     assert mean_gap_ms([]) is None
-    (tmp_path / "gaps-3.json").write_text("{\"pairs\": 3")
+    (tmp_path / "gaps-3.json").write_text('{"pairs": 3')
     with pytest.raises(GeneratorError, match=r"gaps-3.json: locust's gap file is unreadable .*gaps.py"):
         mean_gap_ms(tmp_path.glob("gaps-*.json"))
 
@@ -660,9 +801,11 @@ def test_the_gap_listener_times_each_user_from_an_answer_to_its_next_request(tmp
     """locustfiles/gaps.py in a real locust: two users, each answered 0.25 s after a request sent every second:
     3 gaps of 0.75 s written to the folder GAPS_ENV names; without the variable nothing is written."""
     from serverbench.drivers.locust import GAPS_ENV, mean_gap_ms
+
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("LOCUST_")}, GAPS_ENV: str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", GAPS_PROBE, str(GAPS)], capture_output=True, text=True, env=env,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", GAPS_PROBE, str(GAPS)], capture_output=True, text=True, env=env, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     written = list(tmp_path.glob("gaps-*.json"))
     assert len(written) == 1 and json.loads(written[0].read_text()) == {"pairs": 3, "gap_s": 2.25}
@@ -670,6 +813,7 @@ def test_the_gap_listener_times_each_user_from_an_answer_to_its_next_request(tmp
     env.pop(GAPS_ENV)
     quiet = tmp_path / "unset"
     quiet.mkdir()
-    done = subprocess.run([sys.executable, "-c", GAPS_PROBE, str(GAPS)], capture_output=True, text=True, env=env,
-                          timeout=120, cwd=quiet)
+    done = subprocess.run(
+        [sys.executable, "-c", GAPS_PROBE, str(GAPS)], capture_output=True, text=True, env=env, timeout=120, cwd=quiet
+    )
     assert done.returncode == 0 and not list(quiet.iterdir()), done.stderr[-2000:]

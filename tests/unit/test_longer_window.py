@@ -1,5 +1,6 @@
 """run_trial measures a steady window once more, longer, when its edges did not cancel (catalog.windows): the
 orchestration, with the measurement itself replaced by records (the measurement is the integration suite's)."""
+
 from dataclasses import replace
 
 import pytest
@@ -19,16 +20,19 @@ def _patched(monkeypatch, results):
     def measure(trial, warmup=None, warmup_rps=()):
         given.append(trial)
         return results[len(given) - 1]
+
     monkeypatch.setattr(trial_module, "measure", measure)
     return given
 
 
 class _Trial:
     """The parts of a Trial run_trial reads."""
+
     server = workload = None
 
     def __init__(self, connections: int):
         from serverbench.catalog.shapes import LoadShape
+
         self.shape = LoadShape(connections, 5)
 
 
@@ -43,17 +47,28 @@ def test_a_window_whose_edges_missed_is_measured_again_four_times_as_long_and_th
     assert asked == [20] and given == [first, "the longer trial"]
     assert result.load == long.load and result.extra["replicates"] == 1
     kept = result.extra["short_window"]
-    assert kept == {"duration_s": 5.0, "requests": short.load.requests, "rps": round(short.load.rps, 1),
-                    "latency_mean_ms": round(short.load.latency_ms["mean"], 3), "carried_in_s": 8.0,
-                    "carried_out_s": 35.0, "first_wait_s": 0.0, "edge_share": pytest.approx(0.0844, abs=1e-4)}
+    assert kept == {
+        "duration_s": 5.0,
+        "requests": short.load.requests,
+        "rps": round(short.load.rps, 1),
+        "latency_mean_ms": round(short.load.latency_ms["mean"], 3),
+        "carried_in_s": 8.0,
+        "carried_out_s": 35.0,
+        "first_wait_s": 0.0,
+        "edge_share": pytest.approx(0.0844, abs=1e-4),
+    }
 
 
 def test_edges_that_cancel_or_no_longer_trial_measure_once(monkeypatch):
     """Edges within 0.03, unknown edges, no ``longer`` (the A/B gate), or SYNs the kernel dropped over the run or in
     the window (a record with no run counters): one window, returned as measured."""
     missed = _edges(1.09, 8.0, 35.0)
-    for result, longer in ((_edges(1.0, 9.6, 0.0), lambda s: "x"), (_edges(1.09, None, 35.0), lambda s: "x"),
-                           (missed, None), (replace(missed, kernel={"run_listen_drops": 3}), lambda s: "x"),
-                           (replace(missed, kernel={"listen_drops": 2}), lambda s: "x")):
+    for result, longer in (
+        (_edges(1.0, 9.6, 0.0), lambda s: "x"),
+        (_edges(1.09, None, 35.0), lambda s: "x"),
+        (missed, None),
+        (replace(missed, kernel={"run_listen_drops": 3}), lambda s: "x"),
+        (replace(missed, kernel={"listen_drops": 2}), lambda s: "x"),
+    ):
         given = _patched(monkeypatch, [result])
         assert run_trial(_Trial(64), Warmup(2), longer) is result and len(given) == 1

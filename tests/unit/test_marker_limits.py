@@ -11,7 +11,7 @@ CASES = {
     "test_p50_over_max_p99_alone": ("max_p99_ms=5", (5000.0, 6.0, 4.0), "PASSED"),
 }
 
-CONFTEST = '''
+CONFTEST = """
 import pytest
 from serverbench.catalog.shapes import LoadShape
 from serverbench.pytest_plugin import fixtures
@@ -35,21 +35,38 @@ def canned(request, monkeypatch):
                       python={"implementation": "cpython"}, timestamp="2026-01-01T00:00:00+00:00")
 
     monkeypatch.setattr(fixtures, "run_trial", run_trial)
-''' % {name: measured for name, (_, measured, _) in CASES.items()}
+""" % {name: measured for name, (_, measured, _) in CASES.items()}
 
 # One perf test per case, named after it, with the case's marker.
 TESTS = "import pytest\n" + "".join(
-    f"\n@pytest.mark.perf({marker})\ndef {name}(perf_trial):\n    perf_trial()\n" for name, (marker, _, _) in CASES.items())
+    f"\n@pytest.mark.perf({marker})\ndef {name}(perf_trial):\n    perf_trial()\n"
+    for name, (marker, _, _) in CASES.items()
+)
 
 
 def test_marker_min_rps_and_max_p99_ms_are_applied_at_their_boundaries(pytester):
     """999 rps fails min_rps=1000 and 1001 passes; p99 5.0 ms passes max_p99_ms=5, 5.1 fails; p50 is not p99."""
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_limits=TESTS)
-    result = pytester.runpytest("-m", "perf", "--perf-target", "http://127.0.0.1:9", "--perf-workloads", "json",
-                                "--perf-connections", "8", "-p", "no:cacheprovider", "-rA")
-    outcomes = {name: outcome for outcome, name in
-                (line.split()[:2] for line in result.stdout.lines if line.startswith(("PASSED ", "FAILED ", "ERROR ")))}
+    result = pytester.runpytest(
+        "-m",
+        "perf",
+        "--perf-target",
+        "http://127.0.0.1:9",
+        "--perf-workloads",
+        "json",
+        "--perf-connections",
+        "8",
+        "-p",
+        "no:cacheprovider",
+        "-rA",
+    )
+    outcomes = {
+        name: outcome
+        for outcome, name in (
+            line.split()[:2] for line in result.stdout.lines if line.startswith(("PASSED ", "FAILED ", "ERROR "))
+        )
+    }
     outcomes = {name.split("::")[1].split("[")[0]: o for name, o in outcomes.items()}
     assert outcomes == {name: outcome for name, (_, _, outcome) in CASES.items()}, result.stdout.str()
     result.stdout.fnmatch_lines(["*999 rps < required 1,000*", "*p99 5.1 ms > allowed 5.0 ms*"])

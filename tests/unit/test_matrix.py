@@ -1,10 +1,11 @@
 """The variant x app matrix: which cells a selection runs (pure, no servers)."""
+
 import pytest
 
 from serverbench.catalog.apps import APPS, DEFAULT_APPS, INTERFACES
-from serverbench.errors import ConfigError
 from serverbench.catalog.matrix import cells, every_cell
 from serverbench.catalog.variants import VARIANTS, registry
+from serverbench.errors import ConfigError
 
 
 def test_every_cell_pairs_each_variant_with_each_app_of_its_interface():

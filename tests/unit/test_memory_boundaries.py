@@ -1,6 +1,7 @@
 """The memory judge at its limits: a window grows only when its interval's low end is above the tolerance, the fit
 needs MIN_SAMPLES samples after the warm-up, a soak spans SOAK_SECONDS, and the gate's growth signal needs
 the policy's pairs, the min effect and significance (judge.memory; no server)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -8,13 +9,23 @@ import math
 
 import numpy as np
 import pytest
+from sample_records import result
 from scipy import stats
 
 from serverbench.judge.decision import MAD_SCALE, Policy
-from serverbench.judge.memory import (MIN_SAMPLES, SOAK_SECONDS, WARMUP_FRACTION, Growth, growth, judge_growth,
-                                      is_soak, per_connection_kb, record_growth, record_growths, soak_slope)
-
-from sample_records import result
+from serverbench.judge.memory import (
+    MIN_SAMPLES,
+    SOAK_SECONDS,
+    WARMUP_FRACTION,
+    Growth,
+    growth,
+    is_soak,
+    judge_growth,
+    per_connection_kb,
+    record_growth,
+    record_growths,
+    soak_slope,
+)
 
 POLICY = Policy(alpha=0.01, min_effect=0.03, max_dispersion=0.15)
 # No two pairs' differences equal in size: scipy's Wilcoxon takes its exact path, not a 4,096-way permutation
@@ -95,35 +106,54 @@ def test_growth_states_pss_in_mb_unless_told_another_quantity():
     assert pss.message.startswith("PSS grew +10.000 MB per 10,000 requests") and "unit" not in pss.to_record()
     fds = growth(t, t, requests=10_000, duration_s=10.0, tolerance=1.0, quantity="open descriptors", unit="fds")
     assert fds.message.startswith("open descriptors grew +10.000 fds per 10,000 requests")
-    short = growth(t[:3], t[:3], requests=10_000, duration_s=10.0, tolerance=1.0, quantity="sockets",
-                   unit="sockets")
-    assert short.to_record() == {"slope_mb_per_10k": None, "low": None, "high": None, "samples": 2, "tolerance": 1.0,
-                                 "verdict": "unknown", "quantity": "sockets", "unit": "sockets"}
+    short = growth(t[:3], t[:3], requests=10_000, duration_s=10.0, tolerance=1.0, quantity="sockets", unit="sockets")
+    assert short.to_record() == {
+        "slope_mb_per_10k": None,
+        "low": None,
+        "high": None,
+        "samples": 2,
+        "tolerance": 1.0,
+        "verdict": "unknown",
+        "quantity": "sockets",
+        "unit": "sockets",
+    }
 
 
 def test_a_growth_record_names_its_unit_only_when_it_is_not_mb():
     """A PSS growth's record has the slope, interval, samples, tolerance and verdict; another unit adds its name."""
     pss = Growth(1.5, 1.0, 2.0, 9, 0.25)
-    assert pss.to_record() == {"slope_mb_per_10k": 1.5, "low": 1.0, "high": 2.0, "samples": 9, "tolerance": 0.25,
-                               "verdict": "grows"}
+    assert pss.to_record() == {
+        "slope_mb_per_10k": 1.5,
+        "low": 1.0,
+        "high": 2.0,
+        "samples": 9,
+        "tolerance": 0.25,
+        "verdict": "grows",
+    }
     fds = Growth(0.5, -0.5, 1.5, 9, 1.0, "open descriptors", "fds")
     assert fds.to_record()["quantity"] == "open descriptors" and fds.to_record()["unit"] == "fds"
-    assert fds.message == ("open descriptors grew +0.500 fds per 10,000 requests (95% interval -0.500 to +1.500), "
-                           "tolerance 1: flat")
+    assert fds.message == (
+        "open descriptors grew +0.500 fds per 10,000 requests (95% interval -0.500 to +1.500), tolerance 1: flat"
+    )
 
 
 def test_a_stored_record_without_counts_reads_as_unknown_growth():
     """A record with samples but no requests or duration is unknown; one without memory judges no column."""
     t = [float(i) for i in range(20)]
     assert record_growth({"memory": {"series": {"t_s": t, "pss_mb": t}}}).verdict == "unknown"
-    assert record_growth({"memory": {"series": {"t_s": t, "pss_mb": t}}, "requests": 10_000,
-                          "duration_s": 10.0}, tolerance=20.0).verdict == "flat"
+    assert (
+        record_growth(
+            {"memory": {"series": {"t_s": t, "pss_mb": t}}, "requests": 10_000, "duration_s": 10.0}, tolerance=20.0
+        ).verdict
+        == "flat"
+    )
     assert record_growths({"requests": 10, "duration_s": 1.0}) == {}
     for counts in ({"duration_s": 10.0}, {"requests": 10_000}):  # one count missing: no throughput, unknown
         rec = {"memory": {"series": {"t_s": t, "pss_mb": t}}, **counts}
         assert record_growth(rec).verdict == "unknown" and record_growths(rec)["pss_mb"].verdict == "unknown"
-    judged = record_growths({"memory": {"series": {"t_s": t, "pss_mb": t, "fds": [3] * 20}}, "requests": 10_000,
-                             "duration_s": 10.0})
+    judged = record_growths(
+        {"memory": {"series": {"t_s": t, "pss_mb": t, "fds": [3] * 20}}, "requests": 10_000, "duration_s": 10.0}
+    )
     assert judged["pss_mb"].slope == pytest.approx(10.0) and judged["fds"].verdict == "flat"
     fds = judged["fds"]
     assert (fds.quantity, fds.unit, fds.tolerance) == ("open descriptors", "fds", 1.0)
@@ -133,8 +163,9 @@ def _soak(span_s: float, samples: int = 0):
     """A window whose samples span ``span_s``: one every 0.25 s, or ``samples`` evenly spread (a sampler behind)."""
     n = samples or int(round(span_s / 0.25)) + 1
     t = [span_s * i / (n - 1) for i in range(n)]
-    return dataclasses.replace(result("t::a/flask/json/c64", 1000.0),
-                               memory={"series": {"t_s": t, "pss_mb": [40 + x for x in t]}})
+    return dataclasses.replace(
+        result("t::a/flask/json/c64", 1000.0), memory={"series": {"t_s": t, "pss_mb": [40 + x for x in t]}}
+    )
 
 
 def test_a_soak_spans_soak_seconds_whatever_its_sampler_kept_up_with():
@@ -177,7 +208,8 @@ def test_the_growth_decision_carries_its_mean_interval_spread_and_p():
     p = max(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue, stats.wilcoxon(d, alternative="greater").pvalue)
     assert judged.p == pytest.approx(p) and judged.n == 12
     assert judged.reason.startswith("growth: candidate +2.000 MB per 10k requests") and judged.reason.endswith(
-        ": regression")
+        ": regression"
+    )
 
 
 def test_the_growth_p_is_the_one_sided_t_test_when_it_is_the_larger():
@@ -270,5 +302,8 @@ def test_a_growth_interval_ending_exactly_at_the_min_effect_decides_borderline()
 def test_a_growth_reason_gives_both_ends_of_the_interval():
     """The reason names the mean and the interval's low and high ends, each signed to three decimals."""
     judged = judge_growth([0.0] * 12, [3.0 + e for e in NOISE], POLICY)
-    assert f"candidate +3.000 MB per 10k requests against the base (interval {judged.ci[0]:+.3f} to " \
-           f"{judged.ci[1]:+.3f})" in judged.reason and judged.ci[0] < judged.ci[1]
+    assert (
+        f"candidate +3.000 MB per 10k requests against the base (interval {judged.ci[0]:+.3f} to {judged.ci[1]:+.3f})"
+        in judged.reason
+        and judged.ci[0] < judged.ci[1]
+    )

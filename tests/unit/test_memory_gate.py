@@ -1,5 +1,6 @@
 """Growth as a gated A/B signal (judge.memory.judge_growth, growth_pairs), and the soak's other columns: sockets
 and the Python heap a server writes (measure.sampling), each judged for growth like PSS (no server)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -8,15 +9,13 @@ import os
 import socket
 
 import pytest
+from sample_records import result
 
 from serverbench.judge.ab import GATE_POLICY, judge, rejudge
 from serverbench.judge.decision import Policy
-from serverbench.judge.memory import (GROWTH_MIN_EFFECT, GROWTH_UNIT, growth_pairs, judge_growth,
-                                      series_growth)
+from serverbench.judge.memory import GROWTH_MIN_EFFECT, GROWTH_UNIT, growth_pairs, judge_growth, series_growth
 from serverbench.measure.sampling import TreeSampler, descriptors, heap_file
 from serverbench.records.decisions import ABDecision, Decision, Measurement, Window
-
-from sample_records import result
 
 POLICY = Policy(alpha=0.01, min_effect=0.03, max_dispersion=0.15)
 # No two pairs' differences equal in size: scipy's Wilcoxon takes its exact path, not a 4,096-way permutation
@@ -58,7 +57,7 @@ def test_identical_differences_reach_the_wilcoxon_floor():
     """All pairs exactly 2 MB/10k apart (no variance): regression at the exact floor; all equal: pass."""
     base = [0.0] * 12
     d = judge_growth(base, [2.0] * 12, POLICY)
-    assert d.verdict == "regression" and d.p == pytest.approx(0.5 ** 12) and d.dispersion == 0.0
+    assert d.verdict == "regression" and d.p == pytest.approx(0.5**12) and d.dispersion == 0.0
     assert judge_growth(base, base, POLICY).verdict == "pass"
 
 
@@ -80,10 +79,14 @@ def test_the_gate_gates_growth_when_soak_pairs_are_there_and_keeps_it_on_rejudge
     assert "growth" not in judge({"throughput": same, "cpu": cpu}, rate=False, policy=GATE_POLICY).decisions
     from serverbench.judge.ab import decided
 
-    m = Measurement.of("simultaneous", ("base", "candidate"), {k: tuple(map(tuple, v)) for k, v in pairs.items()},
-                       (), n, 0, None, 10.0)
-    stored = ABDecision.from_record(json.loads(json.dumps(
-        decided("c", m, judged, extended=False, policy=GATE_POLICY, max_error_rate=0.01).to_record())))
+    m = Measurement.of(
+        "simultaneous", ("base", "candidate"), {k: tuple(map(tuple, v)) for k, v in pairs.items()}, (), n, 0, None, 10.0
+    )
+    stored = ABDecision.from_record(
+        json.loads(
+            json.dumps(decided("c", m, judged, extended=False, policy=GATE_POLICY, max_error_rate=0.01).to_record())
+        )
+    )
     assert stored.decisions["growth"].unit == GROWTH_UNIT and "MB/10k req" in stored.decisions["growth"].summary()
     again = rejudge(stored, GATE_POLICY, 0.01)
     assert again.decisions["growth"].verdict == "regression" and again.exit_status == 1
@@ -99,19 +102,23 @@ def test_a_decision_without_a_unit_is_stored_as_before():
 SOAK = 44  # an 11 s window's samples at the sampler's 0.25 s
 
 
-def _window(arm: str, block: int, slope_mb_per_s: float, samples: int, phase: str = "saturated",
-            every_s: float = 0.25) -> Window:
+def _window(
+    arm: str, block: int, slope_mb_per_s: float, samples: int, phase: str = "saturated", every_s: float = 0.25
+) -> Window:
     t = [i * every_s for i in range(samples)]
-    r = dataclasses.replace(result("ab::x/app/json/c32", 1000.0),
-                            memory={"series": {"t_s": t, "pss_mb": [50 + slope_mb_per_s * x for x in t]}})
+    r = dataclasses.replace(
+        result("ab::x/app/json/c32", 1000.0),
+        memory={"series": {"t_s": t, "pss_mb": [50 + slope_mb_per_s * x for x in t]}},
+    )
     return Window(arm, phase, block, r)
 
 
 def test_growth_pairs_come_from_soak_windows_one_pair_per_block():
     """Two blocks of two windows per arm: one pair per block, each arm's mean slope; rate windows ignored."""
     rps = result("ab::x/app/json/c32", 1000.0).rps
-    windows = [_window(arm, b, s, SOAK) for b in (0, 1) for arm, s in (("base", 0.0), ("candidate", 0.1))
-               for _ in range(2)] + [_window("base", 0, 5.0, 8, phase="rate")]
+    windows = [
+        _window(arm, b, s, SOAK) for b in (0, 1) for arm, s in (("base", 0.0), ("candidate", 0.1)) for _ in range(2)
+    ] + [_window("base", 0, 5.0, 8, phase="rate")]
     base, cand = growth_pairs(("base", "candidate"), windows)
     assert len(base) == len(cand) == 2
     assert base == pytest.approx((0.0, 0.0)) and cand == pytest.approx((0.1 * 10_000 / rps,) * 2)
@@ -171,8 +178,13 @@ def test_the_sampler_keeps_sockets_and_the_heap_a_process_wrote(tmp_path):
 def test_every_sampled_column_is_judged_for_growth_in_its_own_unit():
     """Heap blocks rising 2 per request grow; sockets flat at 65 do not; a column the window lacks is left out."""
     t = [i * 0.25 for i in range(60)]
-    series = {"t_s": t, "pss_mb": [50.0] * 60, "sockets": [65] * 60, "fds": [70] * 60,
-              "heap_blocks": [20_000 + 2 * 1000 * x for x in t]}  # 1,000 requests a second
+    series = {
+        "t_s": t,
+        "pss_mb": [50.0] * 60,
+        "sockets": [65] * 60,
+        "fds": [70] * 60,
+        "heap_blocks": [20_000 + 2 * 1000 * x for x in t],
+    }  # 1,000 requests a second
     judged = series_growth(series, requests=15_000, duration_s=15.0)
     assert judged["heap_blocks"].verdict == "grows" and judged["heap_blocks"].slope == pytest.approx(20_000)
     assert "blocks per 10,000 requests" in judged["heap_blocks"].message

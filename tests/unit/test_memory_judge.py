@@ -1,4 +1,5 @@
 """Memory that means what it says: PSS/USS sampling, their record fields, the growth judge (no server)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -8,12 +9,11 @@ import sys
 import time
 
 import pytest
+from sample_records import result
 
 from serverbench.judge.memory import growth, per_connection_kb, record_growth
 from serverbench.measure.sampling import TreeSampler, smaps_rollup
 from serverbench.records.schema import Result
-
-from sample_records import result
 
 linux = pytest.mark.skipif(not os.path.exists("/proc/self/smaps_rollup"), reason="needs /proc/PID/smaps_rollup")
 
@@ -53,8 +53,12 @@ def test_a_forked_tree_has_less_pss_than_summed_rss():
 def test_memory_fields_round_trip_and_old_records_load_without_them():
     """PSS and the memory object survive to_record/from_record; a record without them reads as None / {}."""
     base = result("t::v/app/json/c64", 1000.0)
-    full = dataclasses.replace(base, server_pss_mb=30.5, server_pss_end_mb=29.0,
-                               memory={"uss_mb": 20.0, "processes": [], "series": {"t_s": [0.0], "pss_mb": [30.5]}})
+    full = dataclasses.replace(
+        base,
+        server_pss_mb=30.5,
+        server_pss_end_mb=29.0,
+        memory={"uss_mb": 20.0, "processes": [], "series": {"t_s": [0.0], "pss_mb": [30.5]}},
+    )
     back = Result.from_record(full.to_record())
     assert (back.server_pss_mb, back.server_pss_end_mb, back.memory["uss_mb"]) == (30.5, 29.0, 20.0)
     old = base.to_record()
@@ -81,8 +85,11 @@ def test_growth_ignores_the_warmup_and_needs_samples():
 
 def test_record_growth_reads_a_stored_series():
     """The growth of a stored record comes from its memory series and its requests."""
-    rec = {"requests": 10_000, "duration_s": 10.0,
-           "memory": {"series": {"t_s": [float(i) for i in range(20)], "pss_mb": [float(i) for i in range(20)]}}}
+    rec = {
+        "requests": 10_000,
+        "duration_s": 10.0,
+        "memory": {"series": {"t_s": [float(i) for i in range(20)], "pss_mb": [float(i) for i in range(20)]}},
+    }
     assert record_growth(rec).slope == pytest.approx(10.0)
     assert record_growth({"requests": 1, "duration_s": 1.0}).verdict == "unknown"
 
@@ -99,8 +106,19 @@ def _report_inputs(results):
     from serverbench.records.results import ResultsFile, Stored
     from serverbench.report.inputs import Inputs
 
-    return Inputs((ResultsFile(Path("s.json"), 2, "2026-11-10T00:00:00+00:00", {"id": "m1"},
-                               tuple(Stored(r, None) for r in results), ()),), ())
+    return Inputs(
+        (
+            ResultsFile(
+                Path("s.json"),
+                2,
+                "2026-11-10T00:00:00+00:00",
+                {"id": "m1"},
+                tuple(Stored(r, None) for r in results),
+                (),
+            ),
+        ),
+        (),
+    )
 
 
 def test_the_report_memory_section_shows_pss_per_connection_and_growth():
@@ -110,14 +128,27 @@ def test_the_report_memory_section_shows_pss_per_connection_and_growth():
     from serverbench.report.charts import BarChart, LineChart
     from serverbench.report.sections import select
 
-    plain = dataclasses.replace(result("t::aiohttp/aiohttp/json/c16", 1000.0), shape=from_label("c16"),
-                                server_pss_mb=40.0, server_pss_end_mb=40.0)
-    held = dataclasses.replace(plain, shape=from_label("c16+keepalive1000"), server_pss_mb=46.0,
-                               server_pss_end_mb=45.0,
-                               slow_clients=SlowClientReport("keepalive", 1000, 1000, (), 5.0, {}))
+    plain = dataclasses.replace(
+        result("t::aiohttp/aiohttp/json/c16", 1000.0),
+        shape=from_label("c16"),
+        server_pss_mb=40.0,
+        server_pss_end_mb=40.0,
+    )
+    held = dataclasses.replace(
+        plain,
+        shape=from_label("c16+keepalive1000"),
+        server_pss_mb=46.0,
+        server_pss_end_mb=45.0,
+        slow_clients=SlowClientReport("keepalive", 1000, 1000, (), 5.0, {}),
+    )
     t = [i * 0.25 for i in range(60)]
-    soak = dataclasses.replace(plain, shape=from_label("c64"), server_pss_mb=70.0, server_pss_end_mb=70.0,
-                               memory={"series": {"t_s": t, "pss_mb": [40 + x for x in t]}})
+    soak = dataclasses.replace(
+        plain,
+        shape=from_label("c64"),
+        server_pss_mb=70.0,
+        server_pss_end_mb=70.0,
+        memory={"series": {"t_s": t, "pss_mb": [40 + x for x in t]}},
+    )
     memory = next(s for s in select(_report_inputs([plain, held, soak])) if s.id == "memory")
     bars = [b for b in memory.blocks if isinstance(b, BarChart)]
     per_conn = next(b for b in bars if b.title.startswith("Memory per idle connection")).bars
@@ -137,8 +168,9 @@ def test_a_soak_whose_pss_keeps_growing_is_flagged_and_a_short_window_is_not():
     from serverbench.judge.checks import memory_growth
 
     t = [i * 0.25 for i in range(48)]
-    soak = dataclasses.replace(result("t::a/flask/json/c64", 1000.0),
-                               memory={"series": {"t_s": t, "pss_mb": [40 + x for x in t]}})
+    soak = dataclasses.replace(
+        result("t::a/flask/json/c64", 1000.0), memory={"series": {"t_s": t, "pss_mb": [40 + x for x in t]}}
+    )
     flag = memory_growth(soak)
     assert flag is not None and flag.name == "memory-growth" and "grows" in flag.message
     short = dataclasses.replace(soak, memory={"series": {"t_s": t[:20], "pss_mb": [40 + x for x in t[:20]]}})

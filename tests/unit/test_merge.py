@@ -1,4 +1,5 @@
 """serverbench merge: shards' --perf-json files joined into one, as stored, one machine id."""
+
 import json
 
 import pytest

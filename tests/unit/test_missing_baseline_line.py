@@ -1,4 +1,5 @@
 """The end-of-session line for cells with no stored timed baseline: one line naming every way forward."""
+
 from serverbench.report.terminal import missing_baseline_line
 
 

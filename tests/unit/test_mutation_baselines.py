@@ -1,4 +1,5 @@
 """The timed baseline file's exact contents and its refusals (issue 22, mutation survivors of records.baselines)."""
+
 import dataclasses
 import json
 
@@ -8,7 +9,13 @@ from serverbench.errors import BaselineError
 from serverbench.records.baselines import SCHEMA, Baseline, BaselineStore, read_entries
 
 MACHINE = {"id": "m-2c", "cpu": "Test CPU", "cores": 2}
-ENTRY = {"rps": 1234.5, "error_rate": 0.001234, "p50_ms": 1.5, "p99_ms": 9.25, "recorded_at": "2026-01-01T00:00:00+00:00"}
+ENTRY = {
+    "rps": 1234.5,
+    "error_rate": 0.001234,
+    "p50_ms": 1.5,
+    "p99_ms": 9.25,
+    "recorded_at": "2026-01-01T00:00:00+00:00",
+}
 
 
 def _store(tmp_path, entries, schema=SCHEMA):
@@ -29,14 +36,24 @@ def test_a_missing_file_loads_empty_and_saving_writes_schema_machine_and_rounded
     store = BaselineStore(tmp_path / "new", MACHINE)
     assert store.load() == {}
     made = make_result(errors={"status": 7})
-    result = dataclasses.replace(made, load=dataclasses.replace(
-        made.load, requests=3704, duration_s=3.0, latency_ms={**made.load.latency_ms, "p50": 1.5, "p99": 9.25}))
+    result = dataclasses.replace(
+        made,
+        load=dataclasses.replace(
+            made.load, requests=3704, duration_s=3.0, latency_ms={**made.load.latency_ms, "p50": 1.5, "p99": 9.25}
+        ),
+    )
     assert store.save([result]) == [result.key]
     data = json.loads(store.path.read_text())
     assert data["schema"] == SCHEMA == 1 and data["machine"] == MACHINE
-    assert data["entries"] == {result.key: {
-        "rps": 1232.3, "error_rate": 0.00189, "p50_ms": 1.5, "p99_ms": 9.25,
-        "recorded_at": "2026-01-01T00:00:00+00:00"}}
+    assert data["entries"] == {
+        result.key: {
+            "rps": 1232.3,
+            "error_rate": 0.00189,
+            "p50_ms": 1.5,
+            "p99_ms": 9.25,
+            "recorded_at": "2026-01-01T00:00:00+00:00",
+        }
+    }
     assert data["entries"][result.key]["rps"] != round(result.rps, 2)
     assert data["entries"][result.key]["error_rate"] != round(result.error_rate, 7)
 
@@ -56,15 +73,18 @@ def test_a_fresh_result_replaces_the_stored_figures_of_its_cell(tmp_path, make_r
     assert store.load()[result.key].rps == 50.0
 
 
-@pytest.mark.parametrize("content, found", [
-    ({"entries": {}}, "schema None, expected 1"),
-    ({"schema": 2, "entries": {}}, "schema 2, expected 1"),
-    ({"schema": 1}, "'entries'"),
-    ({"schema": 1, "entries": {"c": {**ENTRY, "rps": "fast"}}}, "could not convert"),
-    ({"schema": 1, "entries": {"c": {k: v for k, v in ENTRY.items() if k != "p99_ms"}}}, "'p99_ms'"),
-    ({"schema": 1, "entries": []}, "'list' object has no attribute 'items'"),
-    ([1], "'list' object has no attribute 'get'"),
-])
+@pytest.mark.parametrize(
+    "content, found",
+    [
+        ({"entries": {}}, "schema None, expected 1"),
+        ({"schema": 2, "entries": {}}, "schema 2, expected 1"),
+        ({"schema": 1}, "'entries'"),
+        ({"schema": 1, "entries": {"c": {**ENTRY, "rps": "fast"}}}, "could not convert"),
+        ({"schema": 1, "entries": {"c": {k: v for k, v in ENTRY.items() if k != "p99_ms"}}}, "'p99_ms'"),
+        ({"schema": 1, "entries": []}, "'list' object has no attribute 'items'"),
+        ([1], "'list' object has no attribute 'get'"),
+    ],
+)
 def test_a_mismatched_baseline_file_is_refused_naming_the_file_what_was_found_and_the_fix(tmp_path, content, found):
     """Another schema, no entries, a field missing or not a number: a BaselineError naming the file, the problem,
     that nothing was overwritten, and both fixes (restore it with git, or delete it and re-save)."""
@@ -75,8 +95,10 @@ def test_a_mismatched_baseline_file_is_refused_naming_the_file_what_was_found_an
     message = str(info.value)
     assert message.startswith(f"baseline file {store.path} cannot be read: ")
     assert found in message
-    assert message.endswith(f". Nothing was overwritten. Restore it (`git checkout -- m-2c.json` in {tmp_path}) or "
-                            "delete it and re-save with `pytest -m perf --perf-save-baseline`.")
+    assert message.endswith(
+        f". Nothing was overwritten. Restore it (`git checkout -- m-2c.json` in {tmp_path}) or "
+        "delete it and re-save with `pytest -m perf --perf-save-baseline`."
+    )
 
 
 def test_read_entries_builds_each_entry_from_its_key_and_fields(tmp_path):

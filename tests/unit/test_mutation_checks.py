@@ -1,4 +1,5 @@
 """The consistency checks at exact equality and on missing counters (issue 22, mutation survivors of judge.checks)."""
+
 from test_checks import record
 
 from serverbench.judge import checks
@@ -35,8 +36,10 @@ def test_a_stall_names_every_process_and_its_share_of_a_core():
     redis = BackendUsage("redis", "redis-server", 0.05, 5.0, 1, 500)
     flag = checks.stall(record(**IDLE, p50=40.0, backends=(redis,)))
     assert flag.name == "stall"
-    assert flag.message.startswith("p50 40.0 ms against a service time of 2.00 ms (server CPU per request), while "
-                                   "everything was idle (server 20%, generator 2%, redis 1% of one core)")
+    assert flag.message.startswith(
+        "p50 40.0 ms against a service time of 2.00 ms (server CPU per request), while "
+        "everything was idle (server 20%, generator 2%, redis 1% of one core)"
+    )
 
 
 def test_littles_law_judges_a_one_second_window():
@@ -48,11 +51,15 @@ def test_syn_drops_reads_a_missing_counter_as_zero():
     """A kernel record with only one of the two counters reads the other as 0."""
     flag = checks.syn_drops(record(kernel={"listen_overflows": 4}))
     assert flag.name == "syn-drops"
-    assert flag.message.startswith("the kernel counted 4 listen-queue overflows and 0 listen drops during the window: "
-                                   "connections found the server's listen backlog full and waited for a retransmit "
-                                   "(8 connections)")
-    assert "counted 0 listen-queue overflows and 2 listen drops" in checks.syn_drops(
-        record(kernel={"listen_drops": 2})).message
+    assert flag.message.startswith(
+        "the kernel counted 4 listen-queue overflows and 0 listen drops during the window: "
+        "connections found the server's listen backlog full and waited for a retransmit "
+        "(8 connections)"
+    )
+    assert (
+        "counted 0 listen-queue overflows and 2 listen drops"
+        in checks.syn_drops(record(kernel={"listen_drops": 2})).message
+    )
 
 
 def test_syn_drops_retransmit_window_includes_both_ends():

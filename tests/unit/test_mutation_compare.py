@@ -1,4 +1,5 @@
 """The compare command's table and exit status, exactly (issue 22, mutation survivors of cli.compare)."""
+
 import json
 
 from sample_records import record
@@ -15,8 +16,14 @@ def _write(path, records):
 
 def _sides(tmp_path):
     a = _write(tmp_path / "a.json", [record(LEFT, 5000.0), record(RIGHT, 0.0)])
-    b = _write(tmp_path / "b.json", [record(LEFT, 7500.0, impl="pypy", warm=(3e3, 7e3)), record(RIGHT, 10.0),
-                                     record("t::bjoern/flask/json/c64", 9000.0)])
+    b = _write(
+        tmp_path / "b.json",
+        [
+            record(LEFT, 7500.0, impl="pypy", warm=(3e3, 7e3)),
+            record(RIGHT, 10.0),
+            record("t::bjoern/flask/json/c64", 9000.0),
+        ],
+    )
     (la, left), (lb, right) = load_records(a), load_records(b)
     return (la, lb), rows(left, right)
 
@@ -28,7 +35,8 @@ def test_markdown_table_exactly(tmp_path):
         "| cell | cpython-3.11.7 rps | pypy-3.11.7 rps | pypy-3.11.7 / cpython-3.11.7 |\n|---|---:|---:|---:|\n"
         "| aiohttp/aiohttp/json/c64 | 5,000 | 7,500 | 1.50x |\n"
         "| uwsgi-p2t2/flask/json/c64 | 0 | 10 | - |\n"
-        "| bjoern/flask/json/c64 | - | 9,000 | - |\n")
+        "| bjoern/flask/json/c64 | - | 9,000 | - |\n"
+    )
 
 
 def test_rendered_table_has_every_column(tmp_path):
@@ -37,12 +45,34 @@ def test_rendered_table_has_every_column(tmp_path):
     lines = render(labels, table).splitlines()
     assert lines[0].rstrip() == "serverbench: cpython-3.11.7 vs pypy-3.11.7"
     header = next(line for line in lines if "cell" in line)
-    for column in ("cpython-3.11.7 rps", "p99 ms", "warm-up rounds (rps)", "pypy-3.11.7 rps",
-                   "pypy-3.11.7 / cpython-3.11.7"):
+    for column in (
+        "cpython-3.11.7 rps",
+        "p99 ms",
+        "warm-up rounds (rps)",
+        "pypy-3.11.7 rps",
+        "pypy-3.11.7 / cpython-3.11.7",
+    ):
         assert column in header
     row = next(line for line in lines if "aiohttp/aiohttp/json/c64" in line).split()
-    assert row[2:] == ["│", "5,000", "│", "12.5", "│", "-", "│", "7,500", "│", "12.5", "│", "2:", "3.0k", "7.0k",
-                       "│", "1.50x", "│"]
+    assert row[2:] == [
+        "│",
+        "5,000",
+        "│",
+        "12.5",
+        "│",
+        "-",
+        "│",
+        "7,500",
+        "│",
+        "12.5",
+        "│",
+        "2:",
+        "3.0k",
+        "7.0k",
+        "│",
+        "1.50x",
+        "│",
+    ]
     assert "t::" not in "".join(lines)
 
 
@@ -53,7 +83,10 @@ def test_a_generator_saturated_record_is_marked_once(tmp_path):
     rec["flags"] = [{"name": "generator-saturated", "reason": "x"}]
     a, b = _write(tmp_path / "a.json", [rec]), _write(tmp_path / "b.json", [record(LEFT, 5000.0)])
     (la, left), (lb, right) = load_records(a), load_records(b)
-    assert markdown((la, lb), rows(left, right)).splitlines()[2] == "| aiohttp/aiohttp/json/c64 | 5,000 SAT | 5,000 | 1.00x |"
+    assert (
+        markdown((la, lb), rows(left, right)).splitlines()[2]
+        == "| aiohttp/aiohttp/json/c64 | 5,000 SAT | 5,000 | 1.00x |"
+    )
 
 
 def test_an_unwritable_markdown_file_is_exit_2(tmp_path, capsys):
@@ -77,7 +110,8 @@ def test_the_terminal_table_exactly(tmp_path):
         "│ aiohttp/aiohttp/json/c64  │            5,000 │   12.5 │ -                │           7,500 │   12.5 │ 2: 3.0k 7.0k     │           1.50x │",
         "│ uwsgi-p2t2/flask/json/c64 │                0 │   12.5 │ -                │              10 │   12.5 │ -                │               - │",
         "│ bjoern/flask/json/c64     │                - │      - │ -                │           9,000 │   12.5 │ -                │               - │",
-        "└───────────────────────────┴──────────────────┴────────┴──────────────────┴─────────────────┴────────┴──────────────────┴─────────────────┘"]
+        "└───────────────────────────┴──────────────────┴────────┴──────────────────┴─────────────────┴────────┴──────────────────┴─────────────────┘",
+    ]
 
 
 def test_a_narrow_terminal_never_wraps_a_cell_name(tmp_path):
@@ -91,6 +125,7 @@ def test_a_narrow_terminal_never_wraps_a_cell_name(tmp_path):
 def test_help_names_the_command_and_says_what_it_does(capsys):
     """`serverbench compare --help`: usage under the command's own name, and the module's first line."""
     import pytest
+
     with pytest.raises(SystemExit):
         main(["--help"])
     out = capsys.readouterr().out
@@ -110,4 +145,3 @@ def test_warm_up_rounds_are_shown_in_thousands_to_one_place(tmp_path):
     (la, left), (lb, right) = load_records(a), load_records(a)
     row = next(line for line in render((la, lb), rows(left, right)).splitlines() if "aiohttp" in line)
     assert "2: 3.1k 0.9k" in row
-

@@ -1,4 +1,5 @@
 """The endpoint contract's body checks on broken answers, message by message (issue 22, mutation survivors)."""
+
 import http.server
 import json
 import threading
@@ -23,17 +24,20 @@ def test_redis_body_that_is_not_json_is_quoted_to_120_bytes():
 def test_redis_body_must_be_an_object_with_exactly_its_two_keys():
     """A list, even of the right names, and an object with an extra key are refused, quoted to 120 characters."""
     assert REDIS(b'["counter", "value"]') == (
-        "expected a JSON object with keys \"counter\" and \"value\", got ['counter', 'value']")
+        "expected a JSON object with keys \"counter\" and \"value\", got ['counter', 'value']"
+    )
     extra = {"counter": 1, "value": REDIS_VALUE, "x": 1}
     assert REDIS(json.dumps(extra).encode()) == (
-        f'expected a JSON object with keys "counter" and "value", got {str(extra)[:120]}')
+        f'expected a JSON object with keys "counter" and "value", got {str(extra)[:120]}'
+    )
 
 
 def test_redis_counter_of_one_is_the_first_incr():
     """Counter 1 (the first INCR) is honoured; 0 and a string are refused."""
     assert REDIS(json.dumps({"counter": 1, "value": REDIS_VALUE}).encode()) is None
     assert REDIS(json.dumps({"counter": 0, "value": REDIS_VALUE}).encode()) == (
-        "counter must be the INCR result (an integer >= 1), got 0")
+        "counter must be the INCR result (an integer >= 1), got 0"
+    )
     assert "got '2'" in REDIS(json.dumps({"counter": "2", "value": REDIS_VALUE}).encode())
 
 
@@ -41,7 +45,8 @@ def test_redis_wrong_value_is_quoted_to_40_characters():
     """A value other than the stored string is refused, quoting its first 40 characters."""
     wrong = "y" * 100
     assert REDIS(json.dumps({"counter": 3, "value": wrong}).encode()) == (
-        f"value must be the stored 2000-character string, got {wrong[:40]!r}...")
+        f"value must be the stored 2000-character string, got {wrong[:40]!r}..."
+    )
 
 
 def test_a_204_with_a_body_is_refused_quoting_60_bytes():
@@ -63,8 +68,13 @@ def test_fetch_sends_the_endpoints_request_and_returns_status_headers_body():
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self):
-            seen.update(method=self.command, path=self.path, connection=self.headers["Connection"],
-                        token=self.headers["X-Token"], body=self.rfile.read(int(self.headers["Content-Length"])))
+            seen.update(
+                method=self.command,
+                path=self.path,
+                connection=self.headers["Connection"],
+                token=self.headers["X-Token"],
+                body=self.rfile.read(int(self.headers["Content-Length"])),
+            )
             self.send_response(201)
             self.send_header("X-Answer", "yes")
             self.send_header("Content-Length", "2")
@@ -78,8 +88,9 @@ def test_fetch_sends_the_endpoints_request_and_returns_status_headers_body():
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
-        status, headers, body = verify_module.fetch(f"http://127.0.0.1:{server.server_port}", "/p?q=1",
-                                      request=Request("POST", (("X-Token", "t"),), b"hi"))
+        status, headers, body = verify_module.fetch(
+            f"http://127.0.0.1:{server.server_port}", "/p?q=1", request=Request("POST", (("X-Token", "t"),), b"hi")
+        )
     finally:
         server.shutdown()
         server.server_close()
@@ -126,8 +137,14 @@ def test_the_mongo_documents_are_served_without_their_id():
 
 def test_an_event_is_the_contracts_shape():
     """Event 100: its sequence, type (view, click, buy in turn), user (sequence mod 97), path, time and payload."""
-    assert contract.event("1k", 100) == {"seq": 100, "type": "click", "user": "user0003", "path": "/site/books/1",
-                                         "ts": 1_700_000_100, "payload": "p" * 40}
+    assert contract.event("1k", 100) == {
+        "seq": 100,
+        "type": "click",
+        "user": "user0003",
+        "path": "/site/books/1",
+        "ts": 1_700_000_100,
+        "payload": "p" * 40,
+    }
     assert [e["type"] for e in contract.events("1k")[:3]] == ["view", "click", "buy"]
     assert len(contract.events("1k")) == 7 and contract.events("0") == []
 
@@ -138,7 +155,9 @@ def test_verify_checks_headers_only_when_asked(monkeypatch):
     monkeypatch.setattr(verify_module, "fetch", lambda *a, **k: answers)
     with pytest.raises(VerificationError) as caught:
         verify_module.verify("http://127.0.0.1:1", [ENDPOINTS["json"]], "app", headers=True)
-    assert str(caught.value).endswith("/json: JSON {'message': 'wrong'} != expected {'message': 'Hello, World!'}; "
-                                      "header 'Date' missing; header 'Server' missing")
+    assert str(caught.value).endswith(
+        "/json: JSON {'message': 'wrong'} != expected {'message': 'Hello, World!'}; "
+        "header 'Date' missing; header 'Server' missing"
+    )
     answers = (200, {"Content-Type": "application/json"}, b'{"message": "Hello, World!"}')
     verify_module.verify("http://127.0.0.1:1", [ENDPOINTS["json"]], "app")

@@ -1,5 +1,6 @@
 """A cost record's and a cost baseline's exact contents, and the files they are kept in (issue 22, mutation survivors
 of records.cost)."""
+
 import datetime as dt
 import json
 
@@ -7,30 +8,62 @@ import pytest
 
 from serverbench.errors import BaselineError, ServerbenchError
 from serverbench.records import cost
-from serverbench.records.cost import (CostBaseline, CostBaselineStore, CostRecord, FunctionCost, ProcessCount,
-                                      add_to_results_file, cell_key, environment_id, ran_packages)
+from serverbench.records.cost import (
+    CostBaseline,
+    CostBaselineStore,
+    CostRecord,
+    FunctionCost,
+    ProcessCount,
+    add_to_results_file,
+    cell_key,
+    environment_id,
+    ran_packages,
+)
 
-ENV = {"interpreter": "CPython 3.11.7", "isa": "x86-64-v3", "libc": "glibc-2.36", "valgrind": "3.19.0",
-       "packages": {"flask": "3.1.3", "werkzeug": "3.0", "idle": "1.0"}}
+ENV = {
+    "interpreter": "CPython 3.11.7",
+    "isa": "x86-64-v3",
+    "libc": "glibc-2.36",
+    "valgrind": "3.19.0",
+    "packages": {"flask": "3.1.3", "werkzeug": "3.0", "idle": "1.0"},
+}
 C_FN = FunctionCost("c", "PyEval", "libpython3.11.so", "flask", "interpreter", 1234.56)
 PY_FN = FunctionCost("python", "view", "app.views", "werkzeug", "app", 20.04)
 OTHER_FN = FunctionCost("c", "memcpy", "libc.so.6", "libc", "system", 5.0)
 
 
 def _record(**changes):
-    fields = dict(nodeid="t::c", variant="waitress-t4", app="flask", workload="json", path="/json", requests=3,
-                  instructions=1000, processes=(ProcessCount(7, "python -m waitress", 700), ProcessCount(8, "w", 300)),
-                  functions=(C_FN, OTHER_FN), environment=ENV, wall_s=2.345, timestamp="2026-01-01T00:00:00+00:00",
-                  python_functions=(PY_FN,))
+    fields = dict(
+        nodeid="t::c",
+        variant="waitress-t4",
+        app="flask",
+        workload="json",
+        path="/json",
+        requests=3,
+        instructions=1000,
+        processes=(ProcessCount(7, "python -m waitress", 700), ProcessCount(8, "w", 300)),
+        functions=(C_FN, OTHER_FN),
+        environment=ENV,
+        wall_s=2.345,
+        timestamp="2026-01-01T00:00:00+00:00",
+        python_functions=(PY_FN,),
+    )
     return CostRecord(**{**fields, **changes})
 
 
 def test_a_function_costs_record_rounds_to_a_tenth_and_reads_back_typed():
     """Each field by its name, the cost to 0.1; read back as text and a float."""
-    assert C_FN.to_record() == {"level": "c", "function": "PyEval", "module": "libpython3.11.so", "package": "flask",
-                                "role": "interpreter", "per_request": 1234.6}
-    assert FunctionCost.from_record({"level": 1, "function": 2, "module": 3, "package": 4, "role": 5,
-                                     "per_request": "7"}) == FunctionCost("1", "2", "3", "4", "5", 7.0)
+    assert C_FN.to_record() == {
+        "level": "c",
+        "function": "PyEval",
+        "module": "libpython3.11.so",
+        "package": "flask",
+        "role": "interpreter",
+        "per_request": 1234.6,
+    }
+    assert FunctionCost.from_record(
+        {"level": 1, "function": 2, "module": 3, "package": 4, "role": 5, "per_request": "7"}
+    ) == FunctionCost("1", "2", "3", "4", "5", 7.0)
 
 
 def test_a_records_figures_per_request_and_packages():
@@ -68,13 +101,29 @@ def test_a_cost_records_json_holds_every_field_rounded():
     largest first, the Python bytecodes, the sorted ran-set, the environment, the wall time to 0.01, the verdict."""
     r = _record()
     assert r.to_record({"status": "pass"}) == {
-        "kind": "cost", "key": "waitress-t4/flask/json/n3", "nodeid": "t::c", "variant": "waitress-t4", "app": "flask",
-        "workload": "json", "path": "/json", "requests": 3, "instructions": 1000, "instructions_per_request": 333.3,
-        "processes": [{"pid": 7, "command": "python -m waitress", "instructions": 700, "per_request": 233.3},
-                      {"pid": 8, "command": "w", "instructions": 300, "per_request": 100.0}],
-        "functions": [C_FN.to_record(), OTHER_FN.to_record()], "python_functions": [PY_FN.to_record()],
-        "python_bytecodes_per_request": 20.0, "ran": ["flask", "werkzeug"], "environment": ENV, "wall_s": 2.35,
-        "timestamp": "2026-01-01T00:00:00+00:00", "verdict": {"status": "pass"}}
+        "kind": "cost",
+        "key": "waitress-t4/flask/json/n3",
+        "nodeid": "t::c",
+        "variant": "waitress-t4",
+        "app": "flask",
+        "workload": "json",
+        "path": "/json",
+        "requests": 3,
+        "instructions": 1000,
+        "instructions_per_request": 333.3,
+        "processes": [
+            {"pid": 7, "command": "python -m waitress", "instructions": 700, "per_request": 233.3},
+            {"pid": 8, "command": "w", "instructions": 300, "per_request": 100.0},
+        ],
+        "functions": [C_FN.to_record(), OTHER_FN.to_record()],
+        "python_functions": [PY_FN.to_record()],
+        "python_bytecodes_per_request": 20.0,
+        "ran": ["flask", "werkzeug"],
+        "environment": ENV,
+        "wall_s": 2.35,
+        "timestamp": "2026-01-01T00:00:00+00:00",
+        "verdict": {"status": "pass"},
+    }
     assert r.to_record()["verdict"] is None
     assert _record(functions=(OTHER_FN, C_FN)).to_record()["functions"][0]["function"] == "PyEval"
 
@@ -92,17 +141,36 @@ def test_a_cost_record_reads_back_typed():
     """Each field from its record, converted; python_functions and ran may be absent (an older record)."""
     rec = _record().to_record()
     back = CostRecord.from_record(json.loads(json.dumps(rec)))
-    assert back == _record(functions=tuple(FunctionCost.from_record(f) for f in rec["functions"]),
-                           python_functions=(FunctionCost.from_record(rec["python_functions"][0]),), wall_s=2.35)
+    assert back == _record(
+        functions=tuple(FunctionCost.from_record(f) for f in rec["functions"]),
+        python_functions=(FunctionCost.from_record(rec["python_functions"][0]),),
+        wall_s=2.35,
+    )
     assert back.ran == {"flask", "werkzeug"} and back.timestamp == "2026-01-01T00:00:00+00:00"
     old = CostRecord.from_record({k: v for k, v in rec.items() if k not in ("python_functions", "ran")})
     assert old.python_functions == () and old.ran is None
     assert CostRecord.from_record({**rec, "ran": None}).ran is None
-    typed = CostRecord.from_record({**rec, "requests": "3", "instructions": "1000", "wall_s": "2",
-                                    "processes": [{"pid": "7", "command": 1, "instructions": "5"}], "nodeid": 1,
-                                    "variant": 2, "app": 3, "workload": 4, "path": 5, "timestamp": 6})
-    assert (typed.requests, typed.instructions, typed.wall_s, typed.processes) == (3, 1000, 2.0,
-                                                                                   (ProcessCount(7, "1", 5),))
+    typed = CostRecord.from_record(
+        {
+            **rec,
+            "requests": "3",
+            "instructions": "1000",
+            "wall_s": "2",
+            "processes": [{"pid": "7", "command": 1, "instructions": "5"}],
+            "nodeid": 1,
+            "variant": 2,
+            "app": 3,
+            "workload": 4,
+            "path": 5,
+            "timestamp": 6,
+        }
+    )
+    assert (typed.requests, typed.instructions, typed.wall_s, typed.processes) == (
+        3,
+        1000,
+        2.0,
+        (ProcessCount(7, "1", 5),),
+    )
     assert (typed.nodeid, typed.variant, typed.app, typed.workload, typed.path, typed.timestamp) == tuple("123456")
 
 
@@ -119,7 +187,8 @@ def test_the_environment_id_is_lower_case_filename_safe_text():
     """Interpreter, ISA, C library and valgrind, lower case, runs of other characters as one dash, no end dashes."""
     assert environment_id(ENV) == "cpython-3.11.7-x86-64-v3-glibc-2.36-valgrind-3.19.0"
     assert environment_id({"interpreter": "_PyPy 7", "isa": "v2", "libc": "musl", "valgrind": "3.2_"}) == (
-        "pypy-7-v2-musl-valgrind-3.2")
+        "pypy-7-v2-musl-valgrind-3.2"
+    )
 
 
 def _write_store(tmp_path, entries):
@@ -128,17 +197,31 @@ def _write_store(tmp_path, entries):
     return store
 
 
-ENTRY = {"per_request": 333.3, "packages": {"flask": "3.1.3"}, "functions": [C_FN.to_record()],
-         "python_functions": [PY_FN.to_record()], "python_per_request": 20.0, "recorded_at": "2026-01-01",
-         "ran": ["flask"]}
+ENTRY = {
+    "per_request": 333.3,
+    "packages": {"flask": "3.1.3"},
+    "functions": [C_FN.to_record()],
+    "python_functions": [PY_FN.to_record()],
+    "python_per_request": 20.0,
+    "recorded_at": "2026-01-01",
+    "ran": ["flask"],
+}
 
 
 def test_a_cost_baseline_entry_reads_every_field():
     """Each stored field into its own; a stored ran-set is taken as stored, not derived."""
     loaded = cost._baseline("k", ENTRY)
-    assert loaded == CostBaseline("k", 333.3, {"flask": "3.1.3"}, (FunctionCost.from_record(C_FN.to_record()),),
-                                  (FunctionCost.from_record(PY_FN.to_record()),), "2026-01-01", 20.0,
-                                  frozenset({"flask"}), False)
+    assert loaded == CostBaseline(
+        "k",
+        333.3,
+        {"flask": "3.1.3"},
+        (FunctionCost.from_record(C_FN.to_record()),),
+        (FunctionCost.from_record(PY_FN.to_record()),),
+        "2026-01-01",
+        20.0,
+        frozenset({"flask"}),
+        False,
+    )
     old = cost._baseline("k", {k: v for k, v in ENTRY.items() if k not in ("ran", "python_per_request")})
     assert old.ran == {"flask"} and old.ran_derived is True and old.python_per_request == 0.0
     typed = cost._baseline("k", {**ENTRY, "per_request": "5", "recorded_at": 7, "python_per_request": "1"})
@@ -152,21 +235,33 @@ def test_saving_writes_each_cell_and_the_environment_without_packages(tmp_path):
     store = CostBaselineStore(tmp_path, ENV)
     assert store.path == tmp_path / "cpython-3.11.7-x86-64-v3-glibc-2.36-valgrind-3.19.0.json"
     assert store.save([_record(), _record(requests=4, python_functions=())]) == [
-        "waitress-t4/flask/json/n3", "waitress-t4/flask/json/n4"]
+        "waitress-t4/flask/json/n3",
+        "waitress-t4/flask/json/n4",
+    ]
     data = json.loads(store.path.read_text())
     assert data["schema"] == 1 and data["environment"] == {k: v for k, v in ENV.items() if k != "packages"}
     assert data["entries"]["waitress-t4/flask/json/n3"] == {
-        "per_request": 333.3, "packages": ENV["packages"], "functions": [C_FN.to_record(), OTHER_FN.to_record()],
-        "python_functions": [PY_FN.to_record()], "python_per_request": 20.0,
-        "recorded_at": "2026-01-01T00:00:00+00:00", "ran": ["flask", "werkzeug"]}
+        "per_request": 333.3,
+        "packages": ENV["packages"],
+        "functions": [C_FN.to_record(), OTHER_FN.to_record()],
+        "python_functions": [PY_FN.to_record()],
+        "python_per_request": 20.0,
+        "recorded_at": "2026-01-01T00:00:00+00:00",
+        "ran": ["flask", "werkzeug"],
+    }
     assert "ran" not in data["entries"]["waitress-t4/flask/json/n4"]
 
 
 def test_saving_keeps_the_stored_cells_and_their_ran_sets(tmp_path):
     """Other cells are written back as stored; a stored ran-set is kept, a derived one is not stored."""
-    store = _write_store(tmp_path, {"kept": ENTRY,
-                                    "old": {k: v for k, v in ENTRY.items() if k != "ran"},
-                                    "none": {**{k: v for k, v in ENTRY.items() if k != "ran"}, "python_functions": []}})
+    store = _write_store(
+        tmp_path,
+        {
+            "kept": ENTRY,
+            "old": {k: v for k, v in ENTRY.items() if k != "ran"},
+            "none": {**{k: v for k, v in ENTRY.items() if k != "ran"}, "python_functions": []},
+        },
+    )
     store.save([_record()])
     entries = json.loads(store.path.read_text())["entries"]
     assert entries["kept"] == ENTRY
@@ -201,8 +296,14 @@ def test_cost_records_start_a_results_file_when_there_is_none(tmp_path):
     add_to_results_file(path, [{"key": "a"}], {"id": "m"}, "1.0")
     data = json.loads(path.read_text())
     created = data.pop("created")
-    assert data == {"schema": 2, "serverbench": "1.0", "machine": {"id": "m"}, "results": [], "failures": [],
-                    "cost": [{"key": "a"}]}
+    assert data == {
+        "schema": 2,
+        "serverbench": "1.0",
+        "machine": {"id": "m"},
+        "results": [],
+        "failures": [],
+        "cost": [{"key": "a"}],
+    }
     assert "." not in created and dt.datetime.fromisoformat(created).tzinfo is not None
     add_to_results_file(path, [{"key": "b"}], {"id": "other"}, "2.0")
     again = json.loads(path.read_text())

@@ -2,6 +2,7 @@
 
 ``_verdict`` takes the statistics themselves (mean log ratio, CI half-width, dispersion, p on each side),
 so each limit can be met exactly: a statistic equal to its limit is on the documented side of it."""
+
 import math
 
 import pytest
@@ -121,17 +122,22 @@ def test_wilcoxon_min_pairs_is_the_first_count_below_alpha():
 def test_reasons_name_the_numbers_of_each_verdict():
     """Each verdict's reason states its amounts unsigned where the word gives the direction."""
     d = _judge()
-    assert d.reason.startswith("Candidate is 20.0% worse, significant at per-cell alpha 0.05 and at least "
-                               "min_effect 5.0% (Δ -20.0% (CI ")
+    assert d.reason.startswith(
+        "Candidate is 20.0% worse, significant at per-cell alpha 0.05 and at least min_effect 5.0% (Δ -20.0% (CI "
+    )
     assert _judge(disp=0.5, p=0.5).reason.startswith(
-        "Dispersion of per-pair log ratios 50.0% exceeds max_dispersion 10.0%; the machine was too noisy")
+        "Dispersion of per-pair log ratios 50.0% exceeds max_dispersion 10.0%; the machine was too noisy"
+    )
     better = _judge(mean=math.log(1.2), p=0.999, p_better=0.001).reason
-    assert better.startswith("Candidate is 20.0% better, significant in the better direction (p=0.0010) at "
-                             "per-cell alpha 0.05 and at least min_effect 5.0% (Δ +20.0% (CI +14.1%..+26.2%, "
-                             "median pair +0.0%), one-sided p(worse)=0.9990, n=10).")
+    assert better.startswith(
+        "Candidate is 20.0% better, significant in the better direction (p=0.0010) at "
+        "per-cell alpha 0.05 and at least min_effect 5.0% (Δ +20.0% (CI +14.1%..+26.2%, "
+        "median pair +0.0%), one-sided p(worse)=0.9990, n=10)."
+    )
     assert _judge(p=0.5).reason.startswith("No regression: the worsening is not significant at per-cell")
     assert _judge(mean=math.log(1.01), p=0.001).reason.startswith(
-        "No regression: the change is smaller than min_effect 5.0% at per-cell")
+        "No regression: the change is smaller than min_effect 5.0% at per-cell"
+    )
     assert _judge(mean=math.log(0.99), p=0.001).reason.startswith("No regression: the worsening is smaller")
 
 

@@ -1,15 +1,25 @@
 """What an A/B decision file holds and how its numbers read (issue 22, mutation survivors of records.decisions)."""
+
 import json
 import math
 from dataclasses import replace
 
 import pytest
-
 from sample_records import result
 
 from serverbench.records import decisions
-from serverbench.records.decisions import (PHASES, READABLE, SCHEMA, ABDecision, Decision, DecisionFileError,
-                                           Measurement, Window, p_text, percent)
+from serverbench.records.decisions import (
+    PHASES,
+    READABLE,
+    SCHEMA,
+    ABDecision,
+    Decision,
+    DecisionFileError,
+    Measurement,
+    Window,
+    p_text,
+    percent,
+)
 
 ARMS = ("base", "candidate")
 DECISION = Decision("regression", -0.0912, (-0.1, -0.08), 0.0004, 12, 0.0123, True, "p < alpha", "")
@@ -24,8 +34,17 @@ def _window(arm, phase="saturated", block=0, rps=100.0, rss=40.0, status_errors=
 def _ab(**changes):
     windows = (_window("base", rss=40.0), _window("candidate", "rate", 1, rss=50.0, status_errors=5))
     m = Measurement.of("sequential", ARMS, {"throughput": ((1.0, 2.0), (1.5, 2.5))}, windows, 2, 1, 250.0, 12.34)
-    d = ABDecision("cell c8", m, {"throughput": DECISION, "cpu": replace(DECISION, verdict="pass", p=math.nan)},
-                   ("throughput",), "regression", 1, True, {"alpha": 0.01}, 0.02)
+    d = ABDecision(
+        "cell c8",
+        m,
+        {"throughput": DECISION, "cpu": replace(DECISION, verdict="pass", p=math.nan)},
+        ("throughput",),
+        "regression",
+        1,
+        True,
+        {"alpha": 0.01},
+        0.02,
+    )
     return replace(d, **changes)
 
 
@@ -33,7 +52,11 @@ def test_percent_and_p_text_read_as_people_write_them():
     """A fraction as a signed (or unsigned) percent to 0.1; p to 4 decimals from 1e-4, else in e-notation; n/a when
     not finite."""
     assert (percent(0.0512), percent(-0.123), percent(0.0512, sign=False), percent(0.0512, False)) == (
-        "+5.1%", "-12.3%", "5.1%", "5.1%")
+        "+5.1%",
+        "-12.3%",
+        "5.1%",
+        "5.1%",
+    )
     assert percent(math.nan) == percent(math.inf) == percent(-math.inf) == "n/a"
     assert (p_text(0.01234), p_text(1e-4), p_text(9.9e-5), p_text(0.0)) == ("0.0123", "0.0001", "9.9e-05", "0.0e+00")
     assert p_text(math.nan) == p_text(math.inf) == "n/a"
@@ -45,7 +68,11 @@ def test_a_decision_states_its_amounts_in_percent_or_in_its_unit():
     assert DECISION.interval() == "[-10.0%, -8.0%]"
     mb = replace(DECISION, delta=1.5, ci=(0.25, 2.75), dispersion=0.5, unit="MB")
     assert (mb.amount(1.5), mb.amount(1.5, sign=False), mb.amount(-0.25), mb.amount(math.nan)) == (
-        "+1.500 MB", "1.500 MB", "-0.250 MB", "n/a")
+        "+1.500 MB",
+        "1.500 MB",
+        "-0.250 MB",
+        "n/a",
+    )
     assert mb.interval() == "[+0.250, +2.750 MB]"
 
 
@@ -59,8 +86,16 @@ def test_a_decisions_summary_line():
 def test_a_decisions_record_and_back():
     """Every field by its name; a p that is not a number is stored as None and read back as nan; the unit only when
     there is one; a missing reason or unit reads as empty."""
-    assert DECISION.to_record() == {"verdict": "regression", "delta": -0.0912, "ci": [-0.1, -0.08], "p": 0.0004,
-                                    "n": 12, "dispersion": 0.0123, "borderline": True, "reason": "p < alpha"}
+    assert DECISION.to_record() == {
+        "verdict": "regression",
+        "delta": -0.0912,
+        "ci": [-0.1, -0.08],
+        "p": 0.0004,
+        "n": 12,
+        "dispersion": 0.0123,
+        "borderline": True,
+        "reason": "p < alpha",
+    }
     assert Decision.from_record(DECISION.to_record()) == DECISION
     counted = replace(DECISION, p=math.nan, unit="MB", borderline=False)
     rec = counted.to_record()
@@ -69,8 +104,19 @@ def test_a_decisions_record_and_back():
     assert math.isnan(back.p) and replace(back, p=0.0) == replace(counted, p=0.0)
     bare = {k: v for k, v in DECISION.to_record().items() if k != "reason"}
     assert Decision.from_record({**bare, "reason": None}).reason == "" == Decision.from_record(bare).reason
-    typed = Decision.from_record({**bare, "n": "12", "ci": ["-1", "1"], "delta": "0.5", "p": "0.5",
-                                  "dispersion": "0.1", "borderline": 1, "verdict": 3, "unit": None})
+    typed = Decision.from_record(
+        {
+            **bare,
+            "n": "12",
+            "ci": ["-1", "1"],
+            "delta": "0.5",
+            "p": "0.5",
+            "dispersion": "0.1",
+            "borderline": 1,
+            "verdict": 3,
+            "unit": None,
+        }
+    )
     assert typed == Decision("3", 0.5, (-1.0, 1.0), 0.5, 12, 0.1, True, "", "")
     assert isinstance(typed.n, int) and isinstance(typed.borderline, bool)
 
@@ -98,8 +144,12 @@ def test_a_schema_1_window_takes_its_arm_and_phase_from_the_nodeid():
 def test_a_measurements_error_rate_and_peak_rss_are_per_arm():
     """Each arm's error rate is pooled over its own windows; its peak RSS is its highest (0 without a reading or a
     window)."""
-    windows = (_window("base", rss=40.0), _window("base", rss=45.0, status_errors=10), _window("candidate", rss=None),
-               _window("candidate", rss=30.0))
+    windows = (
+        _window("base", rss=40.0),
+        _window("base", rss=45.0, status_errors=10),
+        _window("candidate", rss=None),
+        _window("candidate", rss=30.0),
+    )
     m = Measurement.of("simultaneous", ARMS, {}, windows, 1, 0, None, 1.0)
     assert m.peak_rss_mb == {"base": 45.0, "candidate": 30.0}
     assert m.error_rate == {"base": 10 / 1000, "candidate": 0.0}
@@ -108,7 +158,14 @@ def test_a_measurements_error_rate_and_peak_rss_are_per_arm():
     unread = Measurement.of("simultaneous", ARMS, {}, (_window("base", rss=None),), 1, 0, None, 1.0)
     assert unread.peak_rss_mb["base"] == 0.0
     assert (m.mode, m.arms, m.windows, m.blocks, m.reruns, m.rate, m.seconds) == (
-        "simultaneous", ARMS, windows, 1, 0, None, 1.0)
+        "simultaneous",
+        ARMS,
+        windows,
+        1,
+        0,
+        None,
+        1.0,
+    )
 
 
 def test_later_blocks_carry_windows_reruns_and_seconds():
@@ -127,7 +184,15 @@ def test_an_ab_decision_reads_its_measurement():
     d = _ab()
     m = d.measurement
     assert (d.mode, d.pairs, d.windows, d.rate, d.reruns, d.seconds, d.error_rate, d.peak_rss_mb) == (
-        m.mode, m.pairs, m.windows, m.rate, m.reruns, m.seconds, m.error_rate, m.peak_rss_mb)
+        m.mode,
+        m.pairs,
+        m.windows,
+        m.rate,
+        m.reruns,
+        m.seconds,
+        m.error_rate,
+        m.peak_rss_mb,
+    )
     assert d.throughput is d.decisions["throughput"] and d.cpu_per_request is d.decisions["cpu"]
     assert d.schema == SCHEMA == 2 and READABLE == (1, 2)
 
@@ -138,13 +203,26 @@ def test_an_ab_decisions_record_holds_every_field():
     d = _ab()
     rec = d.to_record()
     assert rec == {
-        "schema": 2, "cell": "cell c8", "verdict": "regression", "exit_status": 1, "mode": "sequential",
-        "arms": ["base", "candidate"], "rate": 250.0, "blocks": 2, "extended": True, "reruns": 1, "seconds": 12.3,
-        "error_rate": dict(d.error_rate), "peak_rss_mb": {"base": 40.0, "candidate": 50.0}, "max_error_rate": 0.02,
-        "policy": {"alpha": 0.01}, "gated": ["throughput"],
+        "schema": 2,
+        "cell": "cell c8",
+        "verdict": "regression",
+        "exit_status": 1,
+        "mode": "sequential",
+        "arms": ["base", "candidate"],
+        "rate": 250.0,
+        "blocks": 2,
+        "extended": True,
+        "reruns": 1,
+        "seconds": 12.3,
+        "error_rate": dict(d.error_rate),
+        "peak_rss_mb": {"base": 40.0, "candidate": 50.0},
+        "max_error_rate": 0.02,
+        "policy": {"alpha": 0.01},
+        "gated": ["throughput"],
         "decisions": {k: v.to_record() for k, v in d.decisions.items()},
         "pairs": {"throughput": {"base": [1.0, 2.0], "candidate": [1.5, 2.5]}},
-        "windows": [w.to_record() for w in d.windows]}
+        "windows": [w.to_record() for w in d.windows],
+    }
     assert rec["error_rate"]["candidate"] > 0 == rec["error_rate"]["base"]
     none = _ab(policy=None, gated=None).to_record()
     assert none["policy"] is None and none["gated"] is None
@@ -158,30 +236,69 @@ def test_an_ab_decision_reads_back_from_its_record():
     assert replace(back, decisions={}) == replace(d, decisions={}, measurement=replace(d.measurement, seconds=12.3))
     assert back.decisions["throughput"] == DECISION and math.isnan(back.decisions["cpu"].p)
     rec = d.to_record()
-    old = ABDecision.from_record({k: v for k, v in rec.items() if k not in ("arms", "schema", "extended", "policy",
-                                                                            "gated", "max_error_rate", "blocks",
-                                                                            "windows", "peak_rss_mb")})
+    old = ABDecision.from_record(
+        {
+            k: v
+            for k, v in rec.items()
+            if k
+            not in (
+                "arms",
+                "schema",
+                "extended",
+                "policy",
+                "gated",
+                "max_error_rate",
+                "blocks",
+                "windows",
+                "peak_rss_mb",
+            )
+        }
+    )
     assert old.measurement.arms == ARMS and old.schema == 1 and old.extended is False
     assert (old.policy, old.gated, old.max_error_rate, old.measurement.blocks) == (None, None, None, None)
     assert old.windows == () and old.peak_rss_mb == {}
-    typed = ABDecision.from_record({**rec, "arms": ["a", 2], "error_rate": {2: 0, "a": "0.5"}, "rate": None,
-                                    "reruns": "3", "seconds": "1.5", "exit_status": "1", "extended": 1,
-                                    "max_error_rate": "0.25", "schema": "2", "gated": ["x", 1], "cell": 5,
-                                    "verdict": 0, "blocks": "7", "peak_rss_mb": {"a": "3"}})
+    typed = ABDecision.from_record(
+        {
+            **rec,
+            "arms": ["a", 2],
+            "error_rate": {2: 0, "a": "0.5"},
+            "rate": None,
+            "reruns": "3",
+            "seconds": "1.5",
+            "exit_status": "1",
+            "extended": 1,
+            "max_error_rate": "0.25",
+            "schema": "2",
+            "gated": ["x", 1],
+            "cell": 5,
+            "verdict": 0,
+            "blocks": "7",
+            "peak_rss_mb": {"a": "3"},
+        }
+    )
     assert typed.measurement.arms == ("a", "2") and typed.rate is None and typed.reruns == 3
     assert (typed.seconds, typed.exit_status, typed.extended, typed.max_error_rate, typed.schema) == (
-        1.5, 1, True, 0.25, 2)
+        1.5,
+        1,
+        True,
+        0.25,
+        2,
+    )
     assert (typed.gated, typed.cell, typed.verdict, typed.measurement.blocks) == (("x", "1"), "5", "0", 7)
     assert typed.error_rate == {"a": 0.5, 2: 0.0} and typed.peak_rss_mb == {"a": 3.0}
     assert ABDecision.from_record({**rec, "pairs": {"x": {"base": ["1"], "candidate": [2]}}}).pairs == {
-        "x": ((1.0,), (2.0,))}
+        "x": ((1.0,), (2.0,))
+    }
 
 
-@pytest.mark.parametrize("change, error, words", [
-    ({"arms": ["only"]}, ValueError, "expected the two arms' labels, found ['only']"),
-    ({"arms": ["a", "b", "c"]}, ValueError, "found ['a', 'b', 'c']"),
-    ({"policy": [1]}, TypeError, "'policy' must be an object, found [1]"),
-])
+@pytest.mark.parametrize(
+    "change, error, words",
+    [
+        ({"arms": ["only"]}, ValueError, "expected the two arms' labels, found ['only']"),
+        ({"arms": ["a", "b", "c"]}, ValueError, "found ['a', 'b', 'c']"),
+        ({"policy": [1]}, TypeError, "'policy' must be an object, found [1]"),
+    ],
+)
 def test_an_ab_record_with_wrong_arms_or_policy_is_refused(change, error, words):
     """Arms other than two, or a policy that is not an object, raise naming what was found."""
     with pytest.raises(error) as info:
@@ -197,16 +314,19 @@ def test_a_decision_file_is_written_and_read(tmp_path):
     assert decisions.read(str(tmp_path / "d.json")) == replace(d, measurement=replace(d.measurement, seconds=12.3))
 
 
-@pytest.mark.parametrize("content, words", [
-    ("{", "not a readable JSON file"),
-    ("[]", "not an A/B decision file (no 'decisions' and 'pairs')"),
-    ('{"decisions": [], "pairs": {}}', "not an A/B decision file"),
-    ('{"decisions": {}}', "not an A/B decision file"),
-    ('{"schema": 3, "decisions": {}, "pairs": {}}', "decision schema 3; this serverbench reads (1, 2): upgrade"),
-    ('{"schema": 0, "decisions": {}, "pairs": {}}', "decision schema 0"),
-    ('{"schema": 2, "decisions": {}, "pairs": {}}', "cannot be read (KeyError"),
-    ('{"schema": 2, "decisions": {}, "pairs": {}, "arms": ["a"]}', "cannot be read (ValueError: expected the two"),
-])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        ("{", "not a readable JSON file"),
+        ("[]", "not an A/B decision file (no 'decisions' and 'pairs')"),
+        ('{"decisions": [], "pairs": {}}', "not an A/B decision file"),
+        ('{"decisions": {}}', "not an A/B decision file"),
+        ('{"schema": 3, "decisions": {}, "pairs": {}}', "decision schema 3; this serverbench reads (1, 2): upgrade"),
+        ('{"schema": 0, "decisions": {}, "pairs": {}}', "decision schema 0"),
+        ('{"schema": 2, "decisions": {}, "pairs": {}}', "cannot be read (KeyError"),
+        ('{"schema": 2, "decisions": {}, "pairs": {}, "arms": ["a"]}', "cannot be read (ValueError: expected the two"),
+    ],
+)
 def test_a_file_that_is_not_a_decision_is_refused_naming_it_and_the_fix(tmp_path, content, words):
     """Not JSON, not a decision, another schema or a malformed record: a DecisionFileError naming the file, what was
     wrong, and (but for a newer schema) the command that writes one."""

@@ -1,23 +1,29 @@
 """The drivers' run(): the command, the script and the error of a failed run, with the generator process
 replaced by a canned one (issue 22, mutation survivors of drivers.wrk and drivers.oha; no load is sent)."""
+
 from pathlib import Path
 
 import pytest
 
 from serverbench.catalog.contract import Request
 from serverbench.catalog.shapes import LoadShape
-from serverbench.drivers import oha as oha_module, wrk as wrk_module
+from serverbench.drivers import oha as oha_module
+from serverbench.drivers import wrk as wrk_module
 from serverbench.drivers.oha import OhaDriver
 from serverbench.drivers.wrk import REPORTER, WrkDriver
 from serverbench.errors import GeneratorError
 from serverbench.measure.executors import GeneratorRun
 
-WRK_LINE = ('SERVERBENCH-WRK {"requests":10,"duration_us":2000000,"bytes":100,"synthetic_removed":0,"latency_us":{"p50":1000,"p75":1000,'
-            '"p90":1000,"p99":1000,"p999":1000,"max":1000,"mean":1000,"stdev":0},"errors":{"connect":0,"read":0,'
-            '"write":0,"timeout":0,"status":0}}\n')
-OHA_JSON = ('{"summary": {"total": 2.0, "slowest": 0.001, "average": 0.001, "totalData": 100}, '
-            '"latencyPercentiles": {"p50": 0.001, "p75": 0.001, "p90": 0.001, "p99": 0.001, "p99.9": 0.001}, '
-            '"statusCodeDistribution": {"200": 10}, "errorDistribution": {}}')
+WRK_LINE = (
+    'SERVERBENCH-WRK {"requests":10,"duration_us":2000000,"bytes":100,"synthetic_removed":0,"latency_us":{"p50":1000,"p75":1000,'
+    '"p90":1000,"p99":1000,"p999":1000,"max":1000,"mean":1000,"stdev":0},"errors":{"connect":0,"read":0,'
+    '"write":0,"timeout":0,"status":0}}\n'
+)
+OHA_JSON = (
+    '{"summary": {"total": 2.0, "slowest": 0.001, "average": 0.001, "totalData": 100}, '
+    '"latencyPercentiles": {"p50": 0.001, "p75": 0.001, "p90": 0.001, "p99": 0.001, "p99.9": 0.001}, '
+    '"statusCodeDistribution": {"200": 10}, "errorDistribution": {}}'
+)
 
 
 def _fake(monkeypatch, module, stdout, returncode=0, stderr=""):
@@ -27,8 +33,7 @@ def _fake(monkeypatch, module, stdout, returncode=0, stderr=""):
     def run_generator(argv, timeout, cpus=None, env=None):
         script = next((Path(a).read_text() for a in argv if a.endswith(".lua")), None)
         body = next((Path(argv[i + 1]).read_bytes() for i, a in enumerate(argv) if a == "-D"), None)
-        calls.append({"argv": list(argv), "timeout": timeout, "cpus": cpus, "script": script, "body": body,
-                      "env": env})
+        calls.append({"argv": list(argv), "timeout": timeout, "cpus": cpus, "script": script, "body": body, "env": env})
         return GeneratorRun(tuple(argv), returncode, stdout, stderr, 1.0, 0.5)
 
     monkeypatch.setattr(module, "run_generator", run_generator)
@@ -99,8 +104,12 @@ def test_wrk_uses_no_more_threads_than_connections():
 def test_oha_open_model_run_holds_the_rate_and_writes_the_body(monkeypatch):
     """At a rate, oha runs once with -q, the request's method and headers, and the body from a file."""
     calls = _fake(monkeypatch, oha_module, OHA_JSON)
-    report, _ = _oha().run("http://127.0.0.1:1/x", LoadShape(8, 2, rate=100.0), cpus=[0],
-                           request=Request("POST", (("A", "b"),), b"payload"))
+    report, _ = _oha().run(
+        "http://127.0.0.1:1/x",
+        LoadShape(8, 2, rate=100.0),
+        cpus=[0],
+        request=Request("POST", (("A", "b"),), b"payload"),
+    )
     assert report.requests == 10
     (call,) = calls
     assert call["argv"][:8] == ["oha", "-z", "2s", "-c", "8", "-q", "100", "--latency-correction"]
@@ -146,8 +155,11 @@ def test_oha_closed_run_reports_the_window_from_its_rows(monkeypatch):
 
 def test_oha_closed_run_attributes_its_errors_over_lead_in_window_and_trail(monkeypatch):
     """10 connect errors over a run of 2 s lead-in + 2 s window + 1 s trail: the window's share is 2 of 5 s, 4."""
-    calls = _fake(monkeypatch, oha_module, OHA_JSON.replace('"errorDistribution": {}',
-                                                            '"errorDistribution": {"tcp connect error": 10}'))
+    calls = _fake(
+        monkeypatch,
+        oha_module,
+        OHA_JSON.replace('"errorDistribution": {}', '"errorDistribution": {"tcp connect error": 10}'),
+    )
     monkeypatch.setattr(oha_module, "read_rows", lambda db: [(2.5, 2.6, 200, 10)])
     monkeypatch.setattr(Path, "exists", lambda self: True)
     report, _ = _oha().run("http://127.0.0.1:1/x", LoadShape(8, 2))
@@ -166,16 +178,23 @@ def test_wrk_writes_its_script_in_a_temporary_folder_named_for_it(monkeypatch):
 def _oha_db(path, rows):
     """oha's --db-url table (as oha 1.x creates it) holding ``rows`` (start, end, status, bytes)."""
     import sqlite3
+
     with sqlite3.connect(path) as conn:
-        conn.execute("CREATE TABLE oha (url TEXT NOT NULL, start REAL NOT NULL, start_latency_correction REAL, "
-                     "end REAL NOT NULL, duration REAL NOT NULL, status INTEGER NOT NULL, len_bytes INTEGER NOT NULL)")
-        conn.executemany("INSERT INTO oha VALUES ('u', ?, NULL, ?, ?, ?, ?)", [(s, e, e - s, st, b) for s, e, st, b in rows])
+        conn.execute(
+            "CREATE TABLE oha (url TEXT NOT NULL, start REAL NOT NULL, start_latency_correction REAL, "
+            "end REAL NOT NULL, duration REAL NOT NULL, status INTEGER NOT NULL, len_bytes INTEGER NOT NULL)"
+        )
+        conn.executemany(
+            "INSERT INTO oha VALUES ('u', ?, NULL, ?, ?, ?, ?)", [(s, e, e - s, st, b) for s, e, st, b in rows]
+        )
 
 
 def test_oha_closed_run_reads_the_database_it_named_on_the_cores_and_environment_given(monkeypatch):
     """The closed model names a requests.db in a serverbench-oha- folder and the shape's connections, runs on the cores
     given without colour, reads the answers oha wrote there, and attributes the run's timeouts over its connections."""
-    calls = _fake(monkeypatch, oha_module, OHA_JSON.replace('"errorDistribution": {}', '"errorDistribution": {"timeout": 2}'))
+    calls = _fake(
+        monkeypatch, oha_module, OHA_JSON.replace('"errorDistribution": {}', '"errorDistribution": {"timeout": 2}')
+    )
     real = oha_module.run_generator
 
     def writing(argv, timeout, cpus=None, env=None):
@@ -190,7 +209,9 @@ def test_oha_closed_run_reads_the_database_it_named_on_the_cores_and_environment
     assert call["argv"][call["argv"].index("-c") + 1] == "8"
     assert call["cpus"] == [1] and call["env"]["NO_COLOR"] == "1"
     assert report.requests == 2 and report.bytes == 20 and report.run_errors["timeout"] == 2
-    assert report.errors["timeout"] == 1  # the uncovered time of 8 connections misses the run's 2: the time share, 2 of 4 s
+    assert (
+        report.errors["timeout"] == 1
+    )  # the uncovered time of 8 connections misses the run's 2: the time share, 2 of 4 s
 
 
 def test_oha_closed_run_without_a_database_reports_an_empty_window(monkeypatch):

@@ -1,4 +1,5 @@
 """A faulted trial's words at their limits (issue 22, mutation survivors of judge.faults)."""
+
 from test_faults import Run, load
 
 from serverbench.catalog.faults import Fault
@@ -34,8 +35,10 @@ def test_errors_without_a_probed_failure_fail_slowly():
 def test_a_fault_not_made_for_want_of_time_names_the_window():
     """A fault whose time fell after the window says both times."""
     message = fault_message(Run(Fault.parse("kill-redis@7s"), window_s=5.0, fired_at_s=None), None)
-    assert message.startswith("backend fault kill-redis@7s: the fault was not made (the window ended after 5 s, "
-                              "before 7 s); the trial's result is not kept.")
+    assert message.startswith(
+        "backend fault kill-redis@7s: the fault was not made (the window ended after 5 s, "
+        "before 7 s); the trial's result is not kept."
+    )
 
 
 def test_a_failure_before_the_fault_and_no_failure_are_said():
@@ -43,8 +46,10 @@ def test_a_failure_before_the_fault_and_no_failure_are_said():
     before = fault_message(Run(KILL, fired_at_s=2.0, first_error_at_s=1.5, first_error="read"), None)
     assert "; a request failed (read) 1.50 s in, before the fault; the server unaffected." in before
     none = fault_message(Run(KILL, fired_at_s=2.0), load())
-    assert "0 request errors (0.0% of attempts): none; 200 good responses/s, p99 40 ms; the probe saw no failed " \
-           "request; the server unaffected. A trial with a fault is not a measurement" in none
+    assert (
+        "0 request errors (0.0% of attempts): none; 200 good responses/s, p99 40 ms; the probe saw no failed "
+        "request; the server unaffected. A trial with a fault is not a measurement" in none
+    )
     assert none.endswith("redis is restarted (if killed) and the server started afresh before the next test.")
 
 

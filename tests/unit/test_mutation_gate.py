@@ -1,5 +1,6 @@
 """The gate command's pure parts: its options, its lines and its exit status (issue 22, mutation survivors of
 cli.gate).  Nothing here starts a server: the live run is the integration tests'."""
+
 from dataclasses import replace
 
 import pytest
@@ -17,12 +18,31 @@ SLOWER = [v * (0.9 + 0.001 * k) for k, v in enumerate(BASE)]
 
 
 def _decision(cand=SLOWER, rate=None, rss=None, errors=None):
-    pairs = {"throughput": (tuple(BASE), tuple(cand)), "cpu": (tuple(BASE), tuple(BASE)),
-             "rss": (tuple(BASE), tuple(BASE))}
-    measured = Measurement("simultaneous", ("base", "candidate"), pairs, (), len(BASE), 1, rate, 60.0,
-                           errors or {"base": 0.0, "candidate": 0.0}, rss or {"base": 44.0, "candidate": 44.5})
-    return decided("aiohttp/aiohttp json c32", measured, judge(pairs, rate is not None, GATE_POLICY),
-                   extended=False, policy=GATE_POLICY, max_error_rate=0.01)
+    pairs = {
+        "throughput": (tuple(BASE), tuple(cand)),
+        "cpu": (tuple(BASE), tuple(BASE)),
+        "rss": (tuple(BASE), tuple(BASE)),
+    }
+    measured = Measurement(
+        "simultaneous",
+        ("base", "candidate"),
+        pairs,
+        (),
+        len(BASE),
+        1,
+        rate,
+        60.0,
+        errors or {"base": 0.0, "candidate": 0.0},
+        rss or {"base": 44.0, "candidate": 44.5},
+    )
+    return decided(
+        "aiohttp/aiohttp json c32",
+        measured,
+        judge(pairs, rate is not None, GATE_POLICY),
+        extended=False,
+        policy=GATE_POLICY,
+        max_error_rate=0.01,
+    )
 
 
 def _args(*argv):
@@ -31,6 +51,7 @@ def _args(*argv):
 
 def test_exit_status_of_several_decisions_is_the_worst():
     """A regression (1) outranks an inconclusive decision (3), which outranks passes (0); none is 0."""
+
     def status(*codes):
         return gate.exit_status([replace(_decision(), exit_status=c) for c in codes])
 
@@ -60,7 +81,10 @@ def test_env_settings_are_name_value_split_at_the_first_equals():
 
 def test_rate_and_rss_lines():
     """The fixed-rate line names the rate or its absence; the RSS line both peaks and the change."""
-    assert gate.rate_line(_decision(rate=250.0)) == "250 req/s per arm (oha, open model, latency from the intended send time)"
+    assert (
+        gate.rate_line(_decision(rate=250.0))
+        == "250 req/s per arm (oha, open model, latency from the intended send time)"
+    )
     assert gate.rate_line(_decision()).startswith("no fixed-rate windows (--rate off)")
     assert gate.rss_line(_decision()) == "base 44.0 MB, candidate 44.5 MB (+1.1%)"
     assert gate.rss_line(_decision(rss={"candidate": 10.0})) == "base 0.0 MB, candidate 10.0 MB"
@@ -69,8 +93,9 @@ def test_rate_and_rss_lines():
 def test_policy_of_takes_the_limits_given_and_refuses_bad_ones():
     """--alpha, --cells and --min-effect replace the policy's; an out-of-range one is a ConfigError naming them."""
     assert gate.policy_of(_args(), GATE_POLICY) == GATE_POLICY
-    assert gate.policy_of(_args("--alpha", "0.05", "--cells", "4", "--min-effect", "0.1"), GATE_POLICY) == \
-        replace(GATE_POLICY, alpha=0.05, cells=4, min_effect=0.1)
+    assert gate.policy_of(_args("--alpha", "0.05", "--cells", "4", "--min-effect", "0.1"), GATE_POLICY) == replace(
+        GATE_POLICY, alpha=0.05, cells=4, min_effect=0.1
+    )
     with pytest.raises(ConfigError, match="--alpha / --cells / --min-effect: Policy.alpha=2.0"):
         gate.policy_of(_args("--alpha", "2"), GATE_POLICY)
 
@@ -81,8 +106,11 @@ def test_check_names_lists_every_unknown_name():
     with pytest.raises(ConfigError) as err:
         gate.check_names(args)
     lines = str(err.value).splitlines()
-    assert [line.split(";")[0] for line in lines] == ["unknown variant 'nope'", "unknown app 'nada'",
-                                                      "unknown workload 'zilch'"]
+    assert [line.split(";")[0] for line in lines] == [
+        "unknown variant 'nope'",
+        "unknown app 'nada'",
+        "unknown workload 'zilch'",
+    ]
     gate.check_names(_args("--workload", "json"))
 
 
@@ -90,8 +118,11 @@ def test_check_blocks_refuses_too_few_blocks_to_reach_alpha():
     """Blocks that give fewer pairs than the split alpha needs are refused, naming the fewest that work."""
     fewest = gate.min_blocks(GATE_POLICY, True, 1)
     gate.check_blocks(_args("--blocks", str(fewest), "--mode", "simultaneous"), GATE_POLICY, "auto")
-    with pytest.raises(ConfigError, match=f"--blocks {fewest - 1} gives {fewest - 1} pairs \\(simultaneous\\), too few"
-                                          f".*use --blocks {fewest} or more"):
+    with pytest.raises(
+        ConfigError,
+        match=f"--blocks {fewest - 1} gives {fewest - 1} pairs \\(simultaneous\\), too few"
+        f".*use --blocks {fewest} or more",
+    ):
         gate.check_blocks(_args("--blocks", str(fewest - 1), "--mode", "simultaneous"), GATE_POLICY, "auto")
 
 
@@ -150,6 +181,7 @@ def test_unknown_names_are_listed_with_every_known_one():
     from serverbench.catalog.apps import APPS
     from serverbench.catalog.variants import registry
     from serverbench.catalog.workloads import WORKLOADS
+
     args = gate.parser().parse_args(["--variant", "nope", "--app", "nada", "--workload", "zilch"])
     with pytest.raises(ConfigError) as err:
         gate.check_names(args)
@@ -163,14 +195,18 @@ def test_the_gate_without_a_variant_outside_a_project_says_what_is_required(tmp_
     with pytest.raises(SystemExit) as stop:
         gate.main(["--repo", str(tmp_path)])
     assert stop.value.code == 2
-    assert ("the following arguments are required: --variant (or run it in a project whose pytest configuration "
-            "names perf_app)") in capsys.readouterr().err
+    assert (
+        "the following arguments are required: --variant (or run it in a project whose pytest configuration "
+        "names perf_app)"
+    ) in capsys.readouterr().err
 
 
 def test_ctrl_c_during_the_gate_exits_130(monkeypatch, capsys):
     """A KeyboardInterrupt while the arms run exits 128 + SIGINT, saying what was cleaned up."""
+
     def interrupted(args):
         raise KeyboardInterrupt
+
     monkeypatch.setattr(gate, "run_live", interrupted)
     assert gate.main(["--variant", "aiohttp"]) == 130
     assert "interrupted: the servers, backends and base worktree were stopped" in capsys.readouterr().err
@@ -223,20 +259,70 @@ def test_the_parsers_defaults_are_the_gates():
     """No option given: the gate's blocks, auto rate at a quarter load, one retry, empty lists; the shared options
     left None (their gate defaults are applied by shared_options)."""
     import sys
+
     assert vars(gate.parser().parse_args([])) == {
-        "variant": None, "app": None, "workload": None, "endpoint": [], "base_ref": None, "repo": ".",
-        "base_python": sys.executable, "cand_python": sys.executable, "base_env": [], "cand_env": [], "mode": None,
-        "blocks": 12, "perf_duration": None, "perf_warmup": None, "perf_connections": None,
-        "perf_max_error_rate": None, "redis_url": None, "mongo_url": None, "upstream_url": None, "rate": "auto",
-        "load": 0.25, "alpha": None, "cells": None, "min_effect": None, "retries": 1, "cost_repeats": None,
-        "markdown": None, "json": None, "rejudge": None}
+        "variant": None,
+        "app": None,
+        "workload": None,
+        "endpoint": [],
+        "base_ref": None,
+        "repo": ".",
+        "base_python": sys.executable,
+        "cand_python": sys.executable,
+        "base_env": [],
+        "cand_env": [],
+        "mode": None,
+        "blocks": 12,
+        "perf_duration": None,
+        "perf_warmup": None,
+        "perf_connections": None,
+        "perf_max_error_rate": None,
+        "redis_url": None,
+        "mongo_url": None,
+        "upstream_url": None,
+        "rate": "auto",
+        "load": 0.25,
+        "alpha": None,
+        "cells": None,
+        "min_effect": None,
+        "retries": 1,
+        "cost_repeats": None,
+        "markdown": None,
+        "json": None,
+        "rejudge": None,
+    }
 
 
 def test_the_parser_reads_each_option_into_its_type():
     """Repeatable options append, numbers are parsed, a mode outside the two is refused."""
-    args = gate.parser().parse_args(["--endpoint", "a", "--endpoint", "b", "--base-env", "A=1", "--base-env", "B=2",
-                                     "--cand-env", "C=3", "--mode", "sequential", "--blocks", "7", "--load", "0.5",
-                                     "--retries", "0", "--cost-repeats", "4", "--duration", "9", "--rejudge", "d.json"])
+    args = gate.parser().parse_args(
+        [
+            "--endpoint",
+            "a",
+            "--endpoint",
+            "b",
+            "--base-env",
+            "A=1",
+            "--base-env",
+            "B=2",
+            "--cand-env",
+            "C=3",
+            "--mode",
+            "sequential",
+            "--blocks",
+            "7",
+            "--load",
+            "0.5",
+            "--retries",
+            "0",
+            "--cost-repeats",
+            "4",
+            "--duration",
+            "9",
+            "--rejudge",
+            "d.json",
+        ]
+    )
     assert (args.endpoint, args.base_env, args.cand_env) == (["a", "b"], ["A=1", "B=2"], ["C=3"])
     assert (args.mode, args.blocks, args.load, args.retries, args.cost_repeats) == ("sequential", 7, 0.5, 0, 4)
     assert (args.perf_duration, args.rejudge) == ("9", "d.json")
@@ -250,19 +336,30 @@ def test_the_help_names_each_value_and_the_gates_defaults():
     of the shared options (one connection count), and none for an option without a default."""
     text = " ".join(gate.parser().format_help().split())
     assert text.startswith("usage: python -m serverbench.gate [-h]")
-    assert "The A/B regression gate as a command: base (a git ref, interpreter or environment) vs the working tree. " \
-           "options:" in text
-    for shown in ("--endpoint NAME", "--base-env NAME=VALUE", "--cand-env NAME=VALUE", "--rejudge DECISION.json",
-                  "--mode {simultaneous,sequential}", "--duration DURATION", "--max-error-rate MAX_ERROR_RATE",
-                  "each a test. Here: one count, default 32.", "not counted (0 disables). Default here: 1.",
-                  "trial may have and pass. Default here: 0.01.",
-                  "--redis-url REDIS_URL Use this running Redis (redis://127.0.0.1:PORT/DB) instead of starting "
-                  "redis-server. --mongo-url"):
+    assert (
+        "The A/B regression gate as a command: base (a git ref, interpreter or environment) vs the working tree. "
+        "options:" in text
+    )
+    for shown in (
+        "--endpoint NAME",
+        "--base-env NAME=VALUE",
+        "--cand-env NAME=VALUE",
+        "--rejudge DECISION.json",
+        "--mode {simultaneous,sequential}",
+        "--duration DURATION",
+        "--max-error-rate MAX_ERROR_RATE",
+        "each a test. Here: one count, default 32.",
+        "not counted (0 disables). Default here: 1.",
+        "trial may have and pass. Default here: 0.01.",
+        "--redis-url REDIS_URL Use this running Redis (redis://127.0.0.1:PORT/DB) instead of starting "
+        "redis-server. --mongo-url",
+    ):
         assert shown in text
 
 
 def test_the_lines_read_whole_and_an_arm_without_a_peak_is_zero():
     """The no-rate line in full; an arm with no RSS peak reads 0.0 MB (the change then from the base's peak)."""
-    assert gate.rate_line(_decision()) == ("no fixed-rate windows (--rate off): latency not gated, CPU per request "
-                                           "from the saturated windows")
+    assert gate.rate_line(_decision()) == (
+        "no fixed-rate windows (--rate off): latency not gated, CPU per request from the saturated windows"
+    )
     assert gate.rss_line(_decision(rss={"base": 10.0})) == "base 10.0 MB, candidate 0.0 MB (-100.0%)"

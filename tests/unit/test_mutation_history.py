@@ -1,4 +1,5 @@
 """The history command's limits, series and exit status (issue 22, mutation survivors of cli.history)."""
+
 import json
 
 import pytest
@@ -10,7 +11,8 @@ KEY = "test_throughput::aiohttp/aiohttp/json/c64"
 DROP = [1000, 1010, 990, 1005, 995, 1002, 998, 1004, 700, 710, 690, 705, 695, 702, 698, 701]
 
 
-def _write(path, created, *rps, machine={"id": "m1"}):
+def _write(path, created, *rps, machine=None):
+    machine = {"id": "m1"} if machine is None else machine
     path.write_text(json.dumps({"created": created, "machine": machine, "results": [record(KEY, v) for v in rps]}))
 
 
@@ -19,10 +21,16 @@ def _history(folder, values):
         _write(folder / f"run{i:02d}.json", f"2026-11-{10 + i:02d}T03:17:00+00:00", v)
 
 
-@pytest.mark.parametrize("argv, flag", [(["--alpha", "0"], "--alpha 0.0"), (["--alpha", "1"], "--alpha 1.0"),
-                                        (["--min-effect", "1"], "--min-effect 1.0"),
-                                        (["--min-effect", "-0.1"], "--min-effect -0.1"),
-                                        (["--min-segment", "1"], "--min-segment 1")])
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (["--alpha", "0"], "--alpha 0.0"),
+        (["--alpha", "1"], "--alpha 1.0"),
+        (["--min-effect", "1"], "--min-effect 1.0"),
+        (["--min-effect", "-0.1"], "--min-effect -0.1"),
+        (["--min-segment", "1"], "--min-segment 1"),
+    ],
+)
 def test_limits_outside_their_range_are_refused_by_flag(tmp_path, capsys, argv, flag):
     """Each limit just outside its range is refused (exit 2), the error naming the flag and value."""
     _history(tmp_path, DROP)
@@ -58,8 +66,10 @@ def test_exactly_two_segments_of_runs_are_enough(tmp_path, capsys):
     assert history_main([str(tmp_path)]) != 2
     (tmp_path / "run00.json").unlink()
     assert history_main([str(tmp_path)]) == 2
-    assert "7 runs: a change needs at least 4 runs on each side (--min-segment), so at least 8 runs" in \
-        capsys.readouterr().err
+    assert (
+        "7 runs: a change needs at least 4 runs on each side (--min-segment), so at least 8 runs"
+        in capsys.readouterr().err
+    )
 
 
 def test_a_flat_history_says_no_shift_and_names_the_latest_run(tmp_path, capsys):
@@ -115,8 +125,10 @@ def test_each_bad_limit_says_what_it_accepts(tmp_path, capsys):
     """--min-effect 1 and --min-segment 1: each error says the range the flag accepts."""
     _history(tmp_path, DROP)
     assert history_main([str(tmp_path), "--min-effect", "1", "--min-segment", "1"]) == 2
-    assert capsys.readouterr().err == ("error: --min-effect 1.0: expected a number in [0, 1) (0.1 means 10%); "
-                                       "--min-segment 1: expected a whole number of runs >= 2\n")
+    assert capsys.readouterr().err == (
+        "error: --min-effect 1.0: expected a number in [0, 1) (0.1 means 10%); "
+        "--min-segment 1: expected a whole number of runs >= 2\n"
+    )
 
 
 def test_help_names_the_command_and_says_what_it_does(capsys):
@@ -149,9 +161,15 @@ def test_a_drop_in_any_cell_fails_even_when_a_later_cell_is_flat(tmp_path, capsy
     """Two cells: the first (in sorted order) drops, the second is flat: exit 1."""
     flat = "test_throughput::bjoern/flask/json/c64"
     for i, v in enumerate(DROP):
-        (tmp_path / f"run{i:02d}.json").write_text(json.dumps(
-            {"created": f"2026-11-{10 + i:02d}T03:17:00+00:00", "machine": {"id": "m1"},
-             "results": [record(KEY, v), record(flat, 1000 + i % 3)]}))
+        (tmp_path / f"run{i:02d}.json").write_text(
+            json.dumps(
+                {
+                    "created": f"2026-11-{10 + i:02d}T03:17:00+00:00",
+                    "machine": {"id": "m1"},
+                    "results": [record(KEY, v), record(flat, 1000 + i % 3)],
+                }
+            )
+        )
     assert history_main([str(tmp_path)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert KEY in out[0] and "-30" in out[0] and flat in out[1] and "no sustained shift" in out[1]

@@ -1,4 +1,5 @@
 """Writing and locking the JSON files serverbench keeps (issue 22, mutation survivors of records.jsonfile)."""
+
 import fcntl
 import json
 import os

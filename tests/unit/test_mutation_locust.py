@@ -1,6 +1,7 @@
 """The locust driver's wiring with stand-in processes (issue 22, mutation survivors of drivers.locust): what the
 runner is told, which port, timeout and cores its processes get, what it reports, and the error of a failed run.
 No locust runs and no request is sent."""
+
 import dataclasses
 import importlib.util
 import json
@@ -15,8 +16,15 @@ from serverbench.drivers import locust as locust_module
 from serverbench.drivers.locust import BOOKSHOP, WAIT_ENV, LocustDriver, LocustRunner, parse_stats
 from serverbench.errors import ConfigError, GeneratorError, MissingBinaryError
 from serverbench.measure.executors import BackgroundProcess
-from tests.unit.test_locust_driver import (EMPTY_FAILURES, ERROR_REPORT, FAILURES_CSV, FINAL_ENTRIES, FINAL_OUTPUT,
-                                           STATS_CSV, _FakeLocust)
+from tests.unit.test_locust_driver import (
+    EMPTY_FAILURES,
+    ERROR_REPORT,
+    FAILURES_CSV,
+    FINAL_ENTRIES,
+    FINAL_OUTPUT,
+    STATS_CSV,
+    _FakeLocust,
+)
 
 
 def _recording(monkeypatch, base=_FakeLocust, prints=""):
@@ -160,8 +168,15 @@ if {master}:
 
 
 def _windowed(burn: float, busy: bool, pairs: int, gap_s: float, master: bool) -> str:
-    return WINDOWED.format(burn=burn, busy=busy, env=locust_module.GAPS_ENV, pairs=pairs, gap_s=gap_s,
-                           entries=json.dumps(FINAL_ENTRIES), master=master)
+    return WINDOWED.format(
+        burn=burn,
+        busy=busy,
+        env=locust_module.GAPS_ENV,
+        pairs=pairs,
+        gap_s=gap_s,
+        entries=json.dumps(FINAL_ENTRIES),
+        master=master,
+    )
 
 
 class _Clean(_FakeLocust):
@@ -181,11 +196,13 @@ def test_one_process_gives_its_users_gaps_and_its_run_queue_over_their_window(mo
 def test_with_workers_the_run_queue_and_gaps_are_the_workers(monkeypatch):
     """A master that sleeps through its users' window while its one worker computes: the run queue is the worker's
     (runnable through the window), and the gaps are summed over the files every process wrote (3 + 1 over 8 ms)."""
+
     class Busy(_Clean):
         worker_code = _windowed(1.5, True, 3, 0.006, False)
 
-    runner, _ = _recording(monkeypatch, base=Busy, prints="import time; time.sleep(0.3)\n" +
-                           _windowed(0.6, False, 1, 0.002, True))
+    runner, _ = _recording(
+        monkeypatch, base=Busy, prints="import time; time.sleep(0.3)\n" + _windowed(0.6, False, 1, 0.002, True)
+    )
     report, run = runner(workers=1).run("http://127.0.0.1:9", 5)
     assert report.gap_ms == pytest.approx(2.0)
     assert run.run_queue is not None and run.run_queue.cpu_s + run.run_queue.wait_s >= 0.8 * run.run_queue.wall_s > 0
@@ -202,8 +219,13 @@ def test_the_csv_failures_stay_when_locust_also_printed_an_error_report(monkeypa
 def test_a_failed_master_names_the_workers_that_failed_or_logged_an_error():
     """A master exiting 2 is an error ending with the last 300 characters of each worker that exited non-zero or
     whose output says "Error", in order; a clean worker is left out."""
-    codes = iter(["import sys; sys.stdout.write('x' * 400 + 'END'); sys.exit(3)", "print('ConnectionError: gave up')",
-                  "print('fine')"])
+    codes = iter(
+        [
+            "import sys; sys.stdout.write('x' * 400 + 'END'); sys.exit(3)",
+            "print('ConnectionError: gave up')",
+            "print('fine')",
+        ]
+    )
 
     class Failing(_FakeLocust):
         master_csv = (STATS_CSV, FAILURES_CSV, "2")
@@ -214,5 +236,6 @@ def test_a_failed_master_names_the_workers_that_failed_or_logged_an_error():
     with pytest.raises(GeneratorError) as err:
         Failing(workers=3).run("http://127.0.0.1:9", 5)
     assert str(err.value).startswith("locust exited with code 2: ")
-    assert str(err.value).endswith("\nworker 0 (exit 3): " + ("x" * 400 + "END")[-300:]
-                                   + "\nworker 1 (exit 0): ConnectionError: gave up\n")
+    assert str(err.value).endswith(
+        "\nworker 0 (exit 3): " + ("x" * 400 + "END")[-300:] + "\nworker 1 (exit 0): ConnectionError: gave up\n"
+    )

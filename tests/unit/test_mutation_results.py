@@ -1,12 +1,12 @@
 """What a --perf-json results file holds when written, merged and read back, and what it refuses (issue 22, mutation
 survivors of records.results)."""
+
 import datetime as dt
 import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
 from sample_records import result
 
 from serverbench.records import results
@@ -28,19 +28,30 @@ def test_a_written_file_holds_schema_version_time_machine_results_with_flags_and
     a, b = result("t::v/a/json/c8", 100.0), result("t::w/a/json/c8", 200.0)
     path = tmp_path / "r.json"
     before = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
-    results.write(path, MACHINE, [(a, {"status": "pass"}), (b, None)], [FAIL], "1.2.3",
-                  flags=[[{"name": "littles_law", "text": "x"}], []])
+    results.write(
+        path,
+        MACHINE,
+        [(a, {"status": "pass"}), (b, None)],
+        [FAIL],
+        "1.2.3",
+        flags=[[{"name": "littles_law", "text": "x"}], []],
+    )
     data = json.loads(path.read_text())
     assert (data["schema"], data["serverbench"], data["machine"]) == (2, "1.2.3", MACHINE)
     created = dt.datetime.fromisoformat(data["created"])
     assert before <= created <= dt.datetime.now(dt.timezone.utc) and "." not in data["created"]
     assert data["created"].endswith("+00:00")
-    assert data["results"] == [a.to_record({"status": "pass"}, [{"name": "littles_law", "text": "x"}]),
-                               b.to_record(None, [])]
+    assert data["results"] == [
+        a.to_record({"status": "pass"}, [{"name": "littles_law", "text": "x"}]),
+        b.to_record(None, []),
+    ]
     assert data["failures"] == [FAIL.__dict__]
     back = results.read(path)
     assert (back.schema, back.created, back.machine, back.failures) == (2, data["created"], MACHINE, (FAIL,))
-    assert [s.result for s in back.results] == [a, b] and [s.verdict for s in back.results] == [{"status": "pass"}, None]
+    assert [s.result for s in back.results] == [a, b] and [s.verdict for s in back.results] == [
+        {"status": "pass"},
+        None,
+    ]
     assert [s.flags for s in back.results] == [("littles_law",), ()]
     assert back.results[0].record == data["results"][0]
 
@@ -78,10 +89,12 @@ def test_merged_files_keep_stored_records_upgrade_old_ones_and_start_at_the_earl
     verdict; the earliest ``created``; every failure and cost record; schema 2 and the version given."""
     a, b = result("t::v/a/json/c8", 100.0), result("t::w/a/json/c8", 200.0)
     stored = {**a.to_record(), "extra_key": "kept as stored"}
-    f1 = ResultsFile(Path("1.json"), 2, "2026-11-23T09:05:00+00:00", {}, (Stored(a, None, stored),), (FAIL,),
-                     ({"key": "c/1"},))
-    f2 = ResultsFile(Path("2.json"), 1, "2026-11-23T09:01:00+00:00", {}, (Stored(b, {"status": "fail"}),), (),
-                     ({"key": "c/2"},))
+    f1 = ResultsFile(
+        Path("1.json"), 2, "2026-11-23T09:05:00+00:00", {}, (Stored(a, None, stored),), (FAIL,), ({"key": "c/1"},)
+    )
+    f2 = ResultsFile(
+        Path("2.json"), 1, "2026-11-23T09:01:00+00:00", {}, (Stored(b, {"status": "fail"}),), (), ({"key": "c/2"},)
+    )
     out = tmp_path / "m.json"
     results.write_merged(out, [f1, f2], MACHINE, "9.9")
     data = json.loads(out.read_text())
@@ -98,29 +111,49 @@ def test_a_schema_1_file_reads_without_stored_records(tmp_path):
     f = results.read(path)
     assert f.schema == 1 and f.results[0].record is None and f.results[0].verdict == {"status": "pass"}
     assert f.machine == {} and f.failures == () and f.cost == ()
-    assert results.read(_file(tmp_path, {"schema": 2, "created": "c", "results": [rec]}, "2.json")).results[0].record == rec
+    assert (
+        results.read(_file(tmp_path, {"schema": 2, "created": "c", "results": [rec]}, "2.json")).results[0].record
+        == rec
+    )
 
 
 def test_cost_records_and_failures_read_back(tmp_path):
     """The "cost" list and the failures are read back as stored; "created" as text."""
-    path = _file(tmp_path, {"schema": 2, "created": 20261123, "results": [], "failures": [FAIL.__dict__],
-                            "cost": [{"key": "c/1", "n": 1}], "machine": MACHINE})
+    path = _file(
+        tmp_path,
+        {
+            "schema": 2,
+            "created": 20261123,
+            "results": [],
+            "failures": [FAIL.__dict__],
+            "cost": [{"key": "c/1", "n": 1}],
+            "machine": MACHINE,
+        },
+    )
     f = results.read(path)
-    assert (f.created, f.failures, f.cost, f.machine, f.path) == ("20261123", (FAIL,), ({"key": "c/1", "n": 1},),
-                                                                  MACHINE, path)
+    assert (f.created, f.failures, f.cost, f.machine, f.path) == (
+        "20261123",
+        (FAIL,),
+        ({"key": "c/1", "n": 1},),
+        MACHINE,
+        path,
+    )
 
 
-@pytest.mark.parametrize("data, words", [
-    ([], "no 'created' and 'results'"),
-    ({"created": "c"}, "no 'created' and 'results'"),
-    ({"created": "c", "results": {}}, "no 'created' and 'results'"),
-    ({"results": []}, "no 'created' and 'results'"),
-    ({"schema": 3, "created": "c", "results": []}, "results schema 3; this serverbench reads (1, 2): upgrade"),
-    ({"schema": 0, "created": "c", "results": []}, "results schema 0"),
-    ({"created": "c", "results": [], "machine": ["m"]}, "'machine' is ['m'], not an object"),
-    ({"created": "c", "results": [{"nodeid": "x"}]}, "is not a serverbench --perf-json file (KeyError"),
-    ({"created": "c", "results": [], "failures": [{"nodeid": "x"}]}, "(TypeError"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        ([], "no 'created' and 'results'"),
+        ({"created": "c"}, "no 'created' and 'results'"),
+        ({"created": "c", "results": {}}, "no 'created' and 'results'"),
+        ({"results": []}, "no 'created' and 'results'"),
+        ({"schema": 3, "created": "c", "results": []}, "results schema 3; this serverbench reads (1, 2): upgrade"),
+        ({"schema": 0, "created": "c", "results": []}, "results schema 0"),
+        ({"created": "c", "results": [], "machine": ["m"]}, "'machine' is ['m'], not an object"),
+        ({"created": "c", "results": [{"nodeid": "x"}]}, "is not a serverbench --perf-json file (KeyError"),
+        ({"created": "c", "results": [], "failures": [{"nodeid": "x"}]}, "(TypeError"),
+    ],
+)
 def test_a_file_that_is_not_a_results_file_is_refused_naming_it(tmp_path, data, words):
     """Not an object with "created" and a "results" list, an unreadable schema, a malformed record or machine: a
     ResultsFileError naming the file and what was wrong."""

@@ -1,5 +1,6 @@
 """records.schema's smaller readers and writers, pinned where mutation testing found them loose (issue 22): the
 replicates' rounding, a schema-1 shape read from its label, a shape's model key, a slow-client report's answers."""
+
 from dataclasses import replace
 
 import pytest
@@ -27,10 +28,15 @@ def test_a_schema_1_record_without_a_shape_reads_its_connections_as_the_shape():
     assert shape_from_record({"connections": 8, "duration_s": 0.4}).duration == 1
 
 
-@pytest.mark.parametrize(("label", "field", "value"), [
-    ("c64-rpc1", "requests_per_connection", 1), ("u50-w2", "workers", 2), ("c8-ramp2", "ramp", 2.0),
-    ("r200", "rate", 200.0),
-])
+@pytest.mark.parametrize(
+    ("label", "field", "value"),
+    [
+        ("c64-rpc1", "requests_per_connection", 1),
+        ("u50-w2", "workers", 2),
+        ("c8-ramp2", "ramp", 2.0),
+        ("r200", "rate", 200.0),
+    ],
+)
 def test_a_schema_1_label_is_read_part_by_part(label, field, value):
     """A schema-1 label's dash-separated parts each set their field: rpc, w, ramp, r."""
     shape = shape_from_record({"shape": label, "connections": 64, "duration_s": 5.0})

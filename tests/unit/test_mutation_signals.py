@@ -1,4 +1,5 @@
 """Each signal's own limits reach its policy (issue 22, mutation survivors of judge.signals)."""
+
 from serverbench.judge.ab import GATE_POLICY
 from serverbench.judge.signals import SIGNALS
 

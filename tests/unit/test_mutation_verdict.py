@@ -1,4 +1,5 @@
 """The stored-baseline verdict and the work check at exact equality (issue 22, mutation survivors)."""
+
 import math
 
 from test_backend_checks import _result

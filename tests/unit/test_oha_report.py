@@ -1,4 +1,5 @@
 """Parsing oha's JSON summary (the open-model driver); no load."""
+
 import json
 from pathlib import Path
 
@@ -9,17 +10,37 @@ from serverbench.errors import GeneratorError
 
 
 def _oha_json(statuses, errors, total=5.0):
-    pct = {k: v for k, v in zip(("p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.9", "p99.99"),
-                                (0.001, 0.0015, 0.002, 0.003, 0.004, 0.005, 0.010, 0.020, 0.030))}
-    return json.dumps({
-        "summary": {"successRate": 1.0, "total": total, "slowest": 0.031, "fastest": 0.0005, "average": 0.0025,
-                    "requestsPerSec": 200.0, "totalData": 28000, "sizePerRequest": 28, "sizePerSec": 5600.0},
-        "responseTimeHistogram": {"0.002": 500, "0.004": 500},
-        "latencyPercentiles": pct,
-        "rps": {"mean": 200.0, "stddev": 1.0, "max": 210.0, "percentiles": pct},
-        "details": {"DNSDialup": {"average": 0.0, "fastest": 0.0, "slowest": 0.0},
-                    "DNSLookup": {"average": 0.0, "fastest": 0.0, "slowest": 0.0}},
-        "statusCodeDistribution": statuses, "errorDistribution": errors})
+    pct = {
+        k: v
+        for k, v in zip(
+            ("p10", "p25", "p50", "p75", "p90", "p95", "p99", "p99.9", "p99.99"),
+            (0.001, 0.0015, 0.002, 0.003, 0.004, 0.005, 0.010, 0.020, 0.030),
+        )
+    }
+    return json.dumps(
+        {
+            "summary": {
+                "successRate": 1.0,
+                "total": total,
+                "slowest": 0.031,
+                "fastest": 0.0005,
+                "average": 0.0025,
+                "requestsPerSec": 200.0,
+                "totalData": 28000,
+                "sizePerRequest": 28,
+                "sizePerSec": 5600.0,
+            },
+            "responseTimeHistogram": {"0.002": 500, "0.004": 500},
+            "latencyPercentiles": pct,
+            "rps": {"mean": 200.0, "stddev": 1.0, "max": 210.0, "percentiles": pct},
+            "details": {
+                "DNSDialup": {"average": 0.0, "fastest": 0.0, "slowest": 0.0},
+                "DNSLookup": {"average": 0.0, "fastest": 0.0, "slowest": 0.0},
+            },
+            "statusCodeDistribution": statuses,
+            "errorDistribution": errors,
+        }
+    )
 
 
 def test_percentiles_statuses_and_errors_are_mapped():
@@ -59,16 +80,24 @@ def test_closed_window_counts_the_requests_sent_inside_it_with_their_whole_laten
     import sqlite3
 
     from serverbench.drivers.oha import read_rows, window_report
+
     db = tmp_path / "requests.db"
     with sqlite3.connect(db) as conn:
-        conn.execute("CREATE TABLE oha (url TEXT NOT NULL, start REAL NOT NULL, start_latency_correction REAL, "
-                     "end REAL NOT NULL, duration REAL NOT NULL, status INTEGER NOT NULL, len_bytes INTEGER NOT NULL)")
+        conn.execute(
+            "CREATE TABLE oha (url TEXT NOT NULL, start REAL NOT NULL, start_latency_correction REAL, "
+            "end REAL NOT NULL, duration REAL NOT NULL, status INTEGER NOT NULL, len_bytes INTEGER NOT NULL)"
+        )
         # two connections, each always one request of 1 s in flight (a pool's queue): sent at 0, 1, 2, ... s
         rows = [(k + c * 0.5, k + c * 0.5 + 1.0, 200 if k != 3 else 503) for c in range(2) for k in range(9)]
-        conn.executemany("INSERT INTO oha VALUES ('u', ?, NULL, ?, ?, ?, 10)",
-                         [(s, e, e - s, st) for s, e, st in rows])
-    report = window_report(read_rows(db), 2.0, 5.0, {"connect": 7, "read": 0, "write": 0, "timeout": 0, "status": 0},
-                           connections=2, timeout_s=5.0)
+        conn.executemany("INSERT INTO oha VALUES ('u', ?, NULL, ?, ?, ?, 10)", [(s, e, e - s, st) for s, e, st in rows])
+    report = window_report(
+        read_rows(db),
+        2.0,
+        5.0,
+        {"connect": 7, "read": 0, "write": 0, "timeout": 0, "status": 0},
+        connections=2,
+        timeout_s=5.0,
+    )
     sent = [s for s, _, _ in rows if 2.0 <= s < 7.0]
     assert report.requests == len(sent) == 10 and report.duration_s == 5.0 and report.bytes == 100
     assert report.window == "steady" and report.errors["status"] == 2 and report.errors["connect"] == 5
@@ -80,8 +109,15 @@ def test_an_empty_closed_window_reports_no_request():
     """No request sent in the window (a server that answered nothing but one): zero requests, zero latencies, and
     of the run's 126 timeouts (63 connections giving up at 5 s, then again after the deadline) the window's 63."""
     from serverbench.drivers.oha import window_report
-    report = window_report([(0.5, 9.0, 200, 10)], 2.0, 5.0, {"connect": 0, "read": 0, "write": 0, "timeout": 126,
-                                                             "status": 0}, connections=64, timeout_s=5.0)
+
+    report = window_report(
+        [(0.5, 9.0, 200, 10)],
+        2.0,
+        5.0,
+        {"connect": 0, "read": 0, "write": 0, "timeout": 126, "status": 0},
+        connections=64,
+        timeout_s=5.0,
+    )
     assert report.requests == 0 and report.errors["timeout"] == 63
     assert dict(report.latency_ms) == {k: 0.0 for k in ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")}
 
@@ -103,6 +139,7 @@ def test_requests_sent_in_the_trail_are_not_counted_and_a_request_answered_in_it
     load (2 s); requests sent from 7 s on are left out, and the window's errors are those sent in it: a timeout sent at
     7 s (in the trail) is not the window's."""
     from serverbench.drivers.oha import window_report
+
     rows = _chain([float(k) for k in range(9)], 1.0)  # sent at 0..8 s, 1 s each
     rows += _chain([0.5, 1.5, 2.5, 3.5, 4.5, 5.5], 1.0) + [(6.5, 8.5, 200, 10)]  # then given up: sent at 8.5 s
     report = window_report(rows, 2.0, 5.0, _errors(), connections=2, timeout_s=5.0, trail_s=2.0)
@@ -120,6 +157,7 @@ def test_requests_sent_in_the_trail_are_not_counted_and_a_request_answered_in_it
 def test_a_trail_keeps_connect_errors_to_the_windows_share_of_the_whole_run():
     """Connect errors with no time: 16 over a run of 2 + 5 + 1 s are 10 in the window (5 of 8 s)."""
     from serverbench.drivers.oha import window_report
+
     rows = _chain([float(k) for k in range(8)], 1.0)
     report = window_report(rows, 2.0, 5.0, _errors(connect=16), connections=1, timeout_s=5.0, trail_s=1.0)
     assert report.errors["connect"] == 10 and "5 of 8 s" in report.error_attribution
@@ -129,6 +167,7 @@ def test_the_closed_driver_is_wrk_unless_oha_is_asked_for_and_can_run_the_shape(
     """--perf-closed-driver oha drives keep-alive closed shapes; requests-per-connection shapes stay on wrk."""
     from serverbench.catalog.shapes import LoadShape
     from serverbench.drivers import driver_for
+
     assert driver_for(LoadShape(64, 5)).name == "wrk"
     assert driver_for(LoadShape(64, 5), closed="oha").name == "oha"
     assert driver_for(LoadShape(64, 5, requests_per_connection=1), closed="oha").name == "wrk"
@@ -139,12 +178,14 @@ def test_the_closed_driver_is_wrk_unless_oha_is_asked_for_and_can_run_the_shape(
 def _session(tmp_path, closed: str, workloads=("json", "site")):
     from serverbench import config as cfg
     from serverbench.pytest_plugin.session import PerfSession
+
     return PerfSession(cfg.resolve({"perf_closed_driver": closed}, {}, tmp_path), {}, [], workloads)
 
 
 def test_auto_runs_the_closed_model_on_oha_when_it_is_installed(tmp_path, monkeypatch):
     """The default (auto) picks oha when found; a URL mix (site) still runs on wrk, and the machine id names oha."""
     from serverbench.catalog.shapes import LoadShape
+
     monkeypatch.setattr(OhaDriver, "check", lambda self: None)
     monkeypatch.setattr(OhaDriver, "version", "1.16.0")
     session = _session(tmp_path, "auto")
@@ -161,6 +202,7 @@ def test_auto_without_oha_runs_wrk_and_says_so(tmp_path, monkeypatch):
 
     def missing(self):
         raise MissingBinaryError("oha (the open-model load generator)", fix="cargo install oha --locked")
+
     monkeypatch.setattr(OhaDriver, "check", missing)
     session = _session(tmp_path, "auto")
     assert session.driver_for(LoadShape(64, 5), "json").name == "wrk"
@@ -170,6 +212,7 @@ def test_auto_without_oha_runs_wrk_and_says_so(tmp_path, monkeypatch):
 def test_an_explicit_closed_driver_is_not_second_guessed(tmp_path, monkeypatch):
     """--perf-closed-driver wrk keeps wrk even with oha installed (a wrk baseline stays comparable)."""
     from serverbench.catalog.shapes import LoadShape
+
     monkeypatch.setattr(OhaDriver, "check", lambda self: None)
     assert _session(tmp_path, "wrk").driver_for(LoadShape(64, 5), "json").name == "wrk"
 
@@ -188,6 +231,7 @@ def test_a_lead_in_full_of_timeouts_is_not_the_windows_error_rate():
     sent before the window, so the window has none and its error rate is 0 (whole-run errors over the window's
     20 answered connections' requests was 300%)."""
     from serverbench.drivers.oha import window_report
+
     rows = [r for _ in range(4) for r in _chain([float(k) for k in range(7)], 1.0)]  # answered, 5 sent in 2..7
     rows += [r for _ in range(60) for r in _chain([5.0], 3.0)]  # given up at 5 s, the next answered at 8 s
     report = window_report(rows, 2.0, 5.0, _errors(timeout=60), connections=64, timeout_s=5.0)
@@ -201,6 +245,7 @@ def test_timeouts_sent_in_the_window_are_the_windows_and_the_rate_stays_below_on
     """Every answered request sent in the lead-in, then 10 connections' requests sent at 3 s time out at 8 s: all of
     the run's timeouts are the window's (share 1), counted as attempts: 10 of 10 + 54 x 5 answered."""
     from serverbench.drivers.oha import window_report
+
     rows = [r for _ in range(54) for r in _chain([float(k) for k in range(7)], 1.0)]
     rows += [r for _ in range(10) for r in _chain([0.0, 1.0, 2.0], 1.0)]  # then sent at 3.0, given up at 8.0
     report = window_report(rows, 2.0, 5.0, _errors(timeout=10), connections=64, timeout_s=5.0)
@@ -212,6 +257,7 @@ def test_timeouts_are_split_by_when_they_were_sent():
     """Two connections give up requests sent at 0 s (lead-in), one a request sent at 6 s (window): of the run's 3
     timeouts, 1 is the window's; the failed ones send again as soon as they are given up."""
     from serverbench.drivers.oha import failed_sent_by, window_report
+
     rows = [r for _ in range(2) for r in _chain([5.0, 6.0, 7.0], 1.0)]  # after the lead-in's timeout at 5 s
     rows += _chain([0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 1.0)  # then sent at 6.0, given up at 11.0
     rows += _chain([float(k) for k in range(7)], 1.0)
@@ -224,6 +270,7 @@ def test_errors_with_no_time_are_split_by_the_windows_share_of_the_run():
     """Connect errors hold no connection time the rows show: 14 in a run of 2 + 5 s are 10 in the window; with no
     uncovered time at all, timeouts fall back to the same share; no error, no attribution."""
     from serverbench.drivers.oha import window_report
+
     rows = _chain([float(k) for k in range(7)], 1.0)
     report = window_report(rows, 2.0, 5.0, _errors(connect=14, timeout=7), connections=1, timeout_s=5.0)
     assert report.errors["connect"] == 10 and report.errors["timeout"] == 5
@@ -235,6 +282,7 @@ def test_errors_with_no_time_are_split_by_the_windows_share_of_the_run():
 def test_the_window_error_rate_never_exceeds_one_whatever_the_split():
     """Any mix of the run's failures attributed to a window of answered requests keeps errors <= attempts."""
     from serverbench.drivers.oha import window_report
+
     for stuck in (0, 1, 5, 20, 64):
         rows = [r for _ in range(64 - stuck) for r in _chain([float(k) for k in range(7)], 1.0)]
         for run_errors in (_errors(timeout=1000), _errors(timeout=stuck, read=3), _errors(connect=10**6)):
@@ -247,8 +295,10 @@ def test_the_attribution_is_kept_in_the_record():
     """error_attribution and run_errors survive the JSON record; a record without them reads as counted in the window."""
     from serverbench.drivers.oha import window_report
     from serverbench.records.schema import LoadReport
-    report = window_report(_chain([float(k) for k in range(7)], 1.0), 2.0, 5.0, _errors(connect=7), connections=1,
-                           timeout_s=5.0)
+
+    report = window_report(
+        _chain([float(k) for k in range(7)], 1.0), 2.0, 5.0, _errors(connect=7), connections=1, timeout_s=5.0
+    )
     assert report.error_attribution and dict(report.run_errors) == _errors(connect=7)
     plain = LoadReport("oha", 5, 5.0, 0, {}, _errors())
     assert plain.error_attribution == "" and plain.run_errors is None
@@ -258,6 +308,7 @@ def test_a_timeout_is_an_attempt_unless_the_driver_keeps_waiting():
     """oha and locust give a request up at its timeout (an attempt with no answer); wrk counts a connection waiting
     past it and still counts its answer: 10 timeouts beside 10 answers are 50% for oha, 100% for wrk as before."""
     from serverbench.records.schema import LoadReport
+
     assert LoadReport("oha", 10, 5.0, 0, {}, _errors(timeout=10)).error_rate == 0.5
     assert LoadReport("locust", 10, 5.0, 0, {}, _errors(timeout=10)).error_rate == 0.5
     assert LoadReport("wrk", 10, 5.0, 0, {}, _errors(timeout=10)).error_rate == 1.0
@@ -267,6 +318,7 @@ def _closed_loop(connections, service_s, timeout_s=5.0, deadline_s=7.0):
     """oha's closed model on a one-worker FIFO server (``service_s`` a request) that skips the requests given up
     before it reached them: the answered rows, and the send time of every request that timed out."""
     import heapq
+
     events = [(k * 1e-5, "send", None) for k in range(connections)]
     queue, free_at, fate, rows, given_up = [], 0.0, {}, [], []
     while events:
@@ -292,6 +344,7 @@ def test_the_timeouts_attributed_are_those_a_simulated_closed_loop_sent_in_the_w
     ending at the 7 s deadline after lead-ins of 1, 2.1 and 3 s: the attributed timeouts equal the true count sent
     in each, where the run's count over the window's answers was 500%."""
     from serverbench.drivers.oha import window_report
+
     rows, given_up = _closed_loop(32, 0.2)
     for lead in (1.0, 2.1, 3.0):
         report = window_report(rows, lead, 7.0 - lead, _errors(timeout=len(given_up)), connections=32, timeout_s=5.0)
@@ -303,6 +356,7 @@ def test_the_timeouts_attributed_are_those_a_simulated_closed_loop_sent_in_the_w
 def test_without_a_timeout_the_sum_stops_at_one_reading():
     """A timeout of 0 (none set) reads the uncovered connections once instead of looping for ever."""
     from serverbench.drivers.oha import failed_sent_by
+
     assert failed_sent_by(_chain([0.0], 10.0), 7.0, 3, 0.0) == 2
 
 
@@ -311,6 +365,7 @@ def test_uncovered_time_that_misses_the_runs_count_falls_back_to_the_windows_sha
     fewer failures sent by the deadline than by the window's start, and not the run's 34 timeouts; the window then
     takes its share of the run's time (5 of 7 s: 24), and the rule says why."""
     from serverbench.drivers.oha import window_report
+
     rows = [r for _ in range(30) for r in _chain([float(k) for k in range(7)], 1.0)]
     rows += [r for _ in range(2) for r in _chain([3.0, 4.0, 5.0, 6.0], 1.0)]  # connecting until 3 s, then answered
     report = window_report(rows, 2.0, 5.0, _errors(timeout=34), connections=64, timeout_s=20.0)
@@ -322,6 +377,7 @@ def test_the_uncovered_time_is_read_when_it_finds_the_runs_count_within_its_slac
     """The reading is kept while it finds the run's count within 2% (at least 1): 3 found of a run's 4 is kept (1 of 3
     sent in the window), of a run's 5 it is not (the time share, 5 of 7 s)."""
     from serverbench.drivers.oha import window_report
+
     rows = [r for _ in range(2) for r in _chain([5.0, 6.0, 7.0], 1.0)]
     rows += _chain([0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 1.0)
     rows += _chain([float(k) for k in range(7)], 1.0)
@@ -335,6 +391,7 @@ def test_connections_waiting_through_the_window_are_counted_as_held():
     """Two requests sent in the lead-in (1 s) and answered after the window (2-7 s) held their connections through it;
     one sent as it opens (2 s) or answered before it closes (6.9 s) did not."""
     from serverbench.drivers.oha import window_report
+
     rows = [(1.0, 8.0, 200, 10), (1.5, 7.0, 200, 10), (2.0, 9.0, 200, 10), (0.5, 6.9, 200, 10), (6.9, 7.5, 200, 10)]
     report = window_report(rows, 2.0, 5.0, _errors(), connections=4, timeout_s=5.0)
     assert report.held_through == 2 and report.requests == 2
@@ -345,6 +402,7 @@ def test_a_connection_never_answered_through_the_window_is_held_as_many_as_the_r
     the window [2, 7): held through it when the run gave them up (2 timeouts), at most as many as it gave up (1), none
     with no timeout; their whole window counts as waiting (first_wait_s)."""
     from serverbench.drivers.oha import window_report
+
     rows = _chain([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], 1.0) + [(0.0, 1.0, 200, 10)] * 2
     for timeouts, held in ((2, 2), (1, 1), (0, 0)):
         report = window_report(rows, 2.0, 5.0, _errors(timeout=timeouts), connections=3, timeout_s=30.0)
@@ -358,6 +416,7 @@ def test_a_window_with_no_lead_in_has_no_first_wait_and_errors_with_no_timeout_h
     """A window opening as the run starts: its first requests are sent in it, none waited from before it.  A run whose
     errors name no timeout (only connect errors, or none at all) leaves no connection held unanswered."""
     from serverbench.drivers.oha import window_report
+
     rows = [(0.0, 3.0, 200, 1), (0.0, 9.0, 200, 1), (3.0, 4.0, 200, 1)]
     report = window_report(rows, 0.0, 5.0, _errors(), connections=2, timeout_s=5.0)
     assert report.first_wait_s == 0.0 and report.held_through == 0
@@ -370,6 +429,7 @@ def test_the_most_in_flight_counts_an_answer_before_the_next_send_at_one_instant
     """One connection answered and sending again at 3 s is one request in flight, not two; requests starting or ending
     at the window's edges count as the window's start reading says (sent at or before it, answered after it)."""
     from serverbench.drivers.oha import most_in_flight
+
     rows = [(1.0, 3.0, 200, 1), (3.0, 5.0, 200, 1), (2.5, 9.0, 200, 1)]
     assert most_in_flight(rows, 2.0, 7.0) == 2
     assert most_in_flight(rows, 3.0, 7.0) == 2  # at 3 s: (3, 5) and (2.5, 9); (1, 3) answered
@@ -383,8 +443,19 @@ def test_the_wait_on_the_runs_first_requests_is_the_window_time_they_still_held(
     it), at 9 s (all 5 s), and one sent at 0.5 s after a first answer: only the first one request per connection
     counts, so the second request of a connection (sent 1 s, answered 8 s) is not a first wait."""
     from serverbench.drivers.oha import window_report
-    rows = [(0.0, 1.0, 200, 1), (0.0, 4.0, 200, 1), (0.0, 9.0, 200, 1), (0.0, 0.5, 200, 1), (1.0, 8.0, 200, 1),
-            (0.5, 2.5, 200, 1), (4.0, 5.0, 200, 1), (2.5, 6.0, 200, 1), (5.0, 6.0, 200, 1), (6.0, 7.5, 200, 1)]
+
+    rows = [
+        (0.0, 1.0, 200, 1),
+        (0.0, 4.0, 200, 1),
+        (0.0, 9.0, 200, 1),
+        (0.0, 0.5, 200, 1),
+        (1.0, 8.0, 200, 1),
+        (0.5, 2.5, 200, 1),
+        (4.0, 5.0, 200, 1),
+        (2.5, 6.0, 200, 1),
+        (5.0, 6.0, 200, 1),
+        (6.0, 7.5, 200, 1),
+    ]
     report = window_report(rows, 2.0, 5.0, _errors(), connections=4, timeout_s=5.0)
     assert report.first_wait_s == 7.0 and report.held_through == 2
 
@@ -393,10 +464,17 @@ def test_the_windows_percentiles_are_nearest_rank():
     """A window's percentile q is the value at rank ceil(q% of n), as locust's: of 100 answers of 1..100 ms p50, p75,
     p90 and p99 are 50, 75, 90 and 99 ms (p99 is not the maximum), and of 10 answers of 1..10 ms p50 is the 5th."""
     from serverbench.drivers.oha import window_report
+
     rows = [(2.0 + k / 1000, 2.0 + k / 1000 + (k + 1) / 1000, 200, 10) for k in range(100)]
     report = window_report(rows, 2.0, 5.0, _errors(), connections=100, timeout_s=5.0)
     assert {k: round(report.latency_ms[k], 6) for k in ("p50", "p75", "p90", "p99", "p999", "max")} == {
-        "p50": 50.0, "p75": 75.0, "p90": 90.0, "p99": 99.0, "p999": 100.0, "max": 100.0}
+        "p50": 50.0,
+        "p75": 75.0,
+        "p90": 90.0,
+        "p99": 99.0,
+        "p999": 100.0,
+        "max": 100.0,
+    }
     ten = window_report(rows[:10], 2.0, 5.0, _errors(), connections=10, timeout_s=5.0)
     assert round(ten.latency_ms["p50"], 6) == 5.0 and round(ten.latency_ms["p90"], 6) == 9.0
 
@@ -405,6 +483,7 @@ def test_failed_sends_are_counted_back_every_timeout_to_the_runs_start():
     """Two connections no answer covers, a 0.5 s timeout, read at 1 s: each sent at 1, 0.5 and 0 s (the run's start
     included; a timeout under 1 s still steps back), so 6 failed requests were sent by then."""
     from serverbench.drivers.oha import failed_sent_by
+
     assert failed_sent_by([], 1.0, 2, 0.5) == 6
     assert failed_sent_by([], 0.0, 2, 5.0) == 2
 
@@ -413,6 +492,7 @@ def test_a_run_of_no_time_gives_its_window_all_its_errors():
     """A window of 0 s after no lead-in is the whole run: it takes every error of the run (share 1, not a division by
     zero)."""
     from serverbench.drivers.oha import window_errors
+
     errors, rule = window_errors([], 0.0, 0.0, _errors(connect=3, timeout=2), connections=1, timeout_s=5.0)
     assert errors == _errors(connect=3, timeout=2) and "x 1.000" in rule
 
@@ -420,6 +500,7 @@ def test_a_run_of_no_time_gives_its_window_all_its_errors():
 def test_a_run_under_a_second_splits_errors_by_its_share_of_time_too():
     """A window of 0.5 s after a lead-in of 0.25 s takes 2 of the run's 3 connect errors (its share, 0.667)."""
     from serverbench.drivers.oha import window_errors
+
     errors, rule = window_errors([], 0.25, 0.5, _errors(connect=3), connections=0, timeout_s=5.0)
     assert errors["connect"] == 2 and "0.667" in rule
 
@@ -428,6 +509,7 @@ def test_run_errors_without_a_timeout_count_attribute_no_timeouts():
     """A run's errors given as only the kinds that occurred ({"connect": 7}): no timeout is attributed and the rule
     names only the time share, though connections no answer covers are there."""
     from serverbench.drivers.oha import window_errors
+
     rows = _chain([float(k) for k in range(7)], 1.0)  # one of two connections answered throughout
     errors, rule = window_errors(rows, 2.0, 5.0, {"connect": 7}, connections=2, timeout_s=5.0)
     assert errors["connect"] == 5 and errors["timeout"] == 0
@@ -439,24 +521,29 @@ def test_the_attribution_names_each_rule_its_share_and_why():
     (5 of 7 s), each named, joined by "; "; timeouts alone name no connect rule; with no uncovered time the timeouts'
     rule says so."""
     from serverbench.drivers.oha import window_errors
+
     rows = [r for _ in range(2) for r in _chain([5.0, 6.0, 7.0], 1.0)]
     rows += _chain([0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 1.0)
     rows += _chain([float(k) for k in range(7)], 1.0)
-    read = ("timeouts x 0.333 (the share sent in the window: 1 of 3 requests given up, from the connections' time no "
-            "answer covers)")
+    read = (
+        "timeouts x 0.333 (the share sent in the window: 1 of 3 requests given up, from the connections' time no "
+        "answer covers)"
+    )
     by_time = "connect, read, write x 0.714 (the window's share of the run's time, 5 of 7 s)"
     errors, rule = window_errors(rows, 2.0, 5.0, _errors(timeout=3, connect=7), connections=4, timeout_s=5.0)
     assert errors["timeout"] == 1 and errors["connect"] == 5 and rule == f"{read}; {by_time}"
     assert window_errors(rows, 2.0, 5.0, _errors(timeout=3), connections=4, timeout_s=5.0)[1] == read
     covered = _chain([float(k) for k in range(7)], 1.0)
     errors, rule = window_errors(covered, 2.0, 5.0, _errors(timeout=7), connections=1, timeout_s=5.0)
-    assert errors["timeout"] == 5 and rule == ("timeouts x 0.714 (no connection time uncovered by answers: the "
-                                               "window's share of the run's time)")
+    assert errors["timeout"] == 5 and rule == (
+        "timeouts x 0.714 (no connection time uncovered by answers: the window's share of the run's time)"
+    )
 
 
 def test_a_status_of_400_or_above_is_a_status_error_in_the_window():
     """Answers sent in the window with status 399, 400, 401 and 200: 400 and 401 are status errors, 399 is not."""
     from serverbench.drivers.oha import window_report
+
     rows = [(2.0 + k, 2.5 + k, status, 10) for k, status in enumerate((399, 400, 401, 200))]
     report = window_report(rows, 2.0, 5.0, _errors(), connections=1, timeout_s=5.0)
     assert report.requests == 4 and report.errors["status"] == 2
@@ -465,32 +552,48 @@ def test_a_status_of_400_or_above_is_a_status_error_in_the_window():
 def test_the_window_report_is_recorded_as_oha():
     """The closed window's report names its driver, oha (a record says which generator measured it)."""
     from serverbench.drivers.oha import window_report
+
     assert window_report(_chain([2.0], 1.0), 2.0, 5.0, _errors(), connections=1, timeout_s=5.0).driver == "oha"
 
 
-@pytest.mark.parametrize(("message", "kind"), [
-    ("timeout", "timeout"), ("operation timed out", "timeout"),
-    ("Connection refused (os error 111)", "connect"), ("refused by the peer", "connect"),
-    ("tcp connect error", "connect"), ("dns error: failed to lookup address information", "connect"),
-    ("Broken pipe (os error 32)", "write"), ("failed to write the request", "write"),
-    ("unexpected end of file", "read"),
-    # oha 1.x's own words against a server that resets (SO_LINGER 0) or closes an accepted connection: read errors
-    ("connection error", "read"), ("Connection reset by peer (os error 104)", "read"),
-    ("connection closed before message completed", "read"), ("error trying to connect: tcp connect error", "connect"),
-])
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ("timeout", "timeout"),
+        ("operation timed out", "timeout"),
+        ("Connection refused (os error 111)", "connect"),
+        ("refused by the peer", "connect"),
+        ("tcp connect error", "connect"),
+        ("dns error: failed to lookup address information", "connect"),
+        ("Broken pipe (os error 32)", "write"),
+        ("failed to write the request", "write"),
+        ("unexpected end of file", "read"),
+        # oha 1.x's own words against a server that resets (SO_LINGER 0) or closes an accepted connection: read errors
+        ("connection error", "read"),
+        ("Connection reset by peer (os error 104)", "read"),
+        ("connection closed before message completed", "read"),
+        ("error trying to connect: tcp connect error", "connect"),
+    ],
+)
 def test_each_oha_error_message_lands_in_its_class(message, kind):
     """A timeout, a refused connection, a failed connect or DNS lookup, a broken pipe or failed write, and anything
     else (a read error: a connection reset or closed after it was accepted) are each classified by their words, in
     any case."""
     from serverbench.drivers.oha import _classify
+
     assert _classify(message) == kind
 
 
 def test_oha_errors_add_up_by_class_after_deadline_aborts_and_from_400_up():
     """Deadline aborts listed first do not stop the count; two timeout messages add up; statuses 400 and 401 are status
     errors, 399 is not."""
-    report = parse_report(_oha_json({"200": 10, "399": 1, "400": 2, "401": 3},
-                                    {"aborted due to deadline": 7, "timeout": 2, "operation timed out": 1}), 5.0)
+    report = parse_report(
+        _oha_json(
+            {"200": 10, "399": 1, "400": 2, "401": 3},
+            {"aborted due to deadline": 7, "timeout": 2, "operation timed out": 1},
+        ),
+        5.0,
+    )
     assert dict(report.errors) == {"connect": 0, "read": 0, "write": 0, "timeout": 3, "status": 5}
 
 
@@ -498,8 +601,9 @@ def test_every_oha_latency_bytes_and_the_driver_are_read_from_its_json():
     """Each percentile, the slowest, the average and the histogram's spread in ms, the total data in bytes, the run's
     own length when oha gives one (else the asked duration), and the driver's name oha."""
     report = parse_report(_oha_json({"200": 10}, {}, total=4.5), 5.0)
-    assert dict(report.latency_ms) == pytest.approx({"p50": 2.0, "p75": 3.0, "p90": 4.0, "p99": 10.0, "p999": 20.0,
-                                                     "max": 31.0, "mean": 2.5, "stdev": 1.0})
+    assert dict(report.latency_ms) == pytest.approx(
+        {"p50": 2.0, "p75": 3.0, "p90": 4.0, "p99": 10.0, "p999": 20.0, "max": 31.0, "mean": 2.5, "stdev": 1.0}
+    )
     assert report.driver == "oha" and report.bytes == 28000 and report.duration_s == 4.5
     assert parse_report(_oha_json({"200": 10}, {}, total=0.0), 5.0).duration_s == 5.0
 
@@ -518,6 +622,7 @@ def test_an_oha_run_with_no_answer_reports_zero_latencies_bytes_and_spread():
 def test_a_request_answered_at_the_reading_no_longer_covers_its_connection():
     """A request sent at 0 s and answered at 1 s does not hold its connection at 1 s: one failed send is read there."""
     from serverbench.drivers.oha import failed_sent_by
+
     assert failed_sent_by([(0.0, 1.0, 200, 10)], 1.0, 1, 0.0) == 1
     assert failed_sent_by([(0.0, 1.0, 200, 10)], 0.5, 1, 0.0) == 0
 
@@ -525,14 +630,17 @@ def test_a_request_answered_at_the_reading_no_longer_covers_its_connection():
 def test_the_p50_of_two_answers_is_the_first():
     """Nearest rank: of two answers (1 and 2 ms) p50 is 1 ms, p99 2 ms."""
     from serverbench.drivers.oha import window_report
-    report = window_report([(2.0, 2.001, 200, 1), (3.0, 3.002, 200, 1)], 2.0, 5.0, _errors(), connections=1,
-                           timeout_s=5.0)
+
+    report = window_report(
+        [(2.0, 2.001, 200, 1), (3.0, 3.002, 200, 1)], 2.0, 5.0, _errors(), connections=1, timeout_s=5.0
+    )
     assert round(report.latency_ms["p50"], 6) == 1.0 and round(report.latency_ms["p99"], 6) == 2.0
 
 
 def test_the_p999_of_a_thousand_answers_is_the_999th_not_the_maximum():
     """99.9% of 1,000 is rank 999 (in floating point 99.9 / 100 * 1000 is 999.0000000000001, whose ceil was 1000)."""
     from serverbench.drivers.oha import window_report
+
     rows = [(2.0 + k / 1000, 2.0 + k / 1000 + (k + 1) / 1e6, 200, 1) for k in range(1000)]  # 1..1000 µs
     report = window_report(rows, 2.0, 5.0, _errors(), connections=1000, timeout_s=5.0)
     assert round(report.latency_ms["p999"], 6) == 0.999 and round(report.latency_ms["max"], 6) == 1.0
@@ -541,6 +649,7 @@ def test_the_p999_of_a_thousand_answers_is_the_999th_not_the_maximum():
 def test_a_rank_between_two_answers_is_the_next_one_up():
     """p50 of 5 answers is the 3rd (2.5 goes up, not to the even 2) and p90 the 5th (4.5 up, not 4)."""
     from serverbench.drivers.oha import window_report
+
     rows = [(2.0 + k, 2.0 + k + (k + 1) / 1000, 200, 1) for k in range(5)]  # 1..5 ms
     report = window_report(rows, 2.0, 5.0, _errors(), connections=5, timeout_s=5.0)
     assert round(report.latency_ms["p50"], 6) == 3.0 and round(report.latency_ms["p90"], 6) == 5.0
@@ -549,6 +658,7 @@ def test_a_rank_between_two_answers_is_the_next_one_up():
 def test_the_p999_rank_is_exact_for_hundreds_of_thousands_of_answers():
     """99.9% of 328,000 answers is rank 327,672 exactly (rounding q% of n in floating point to 10 places gave 327,673)."""
     from serverbench.drivers.oha import window_report
+
     n = 328_000
     rows = [(2.0, 2.010, 200, 1)] * 327_672 + [(2.0, 2.020, 200, 1)] * (n - 327_672)
     report = window_report(rows, 2.0, 5.0, _errors(), connections=n, timeout_s=5.0)
@@ -558,6 +668,7 @@ def test_the_p999_rank_is_exact_for_hundreds_of_thousands_of_answers():
 def test_a_rank_just_above_a_whole_number_goes_up():
     """99.9% of 1,999 answers is 1,997.001: rank 1,998, so with 1,997 answers at 10 ms and 2 at 20 ms p99.9 is 20 ms."""
     from serverbench.drivers.oha import window_report
+
     rows = [(2.0, 2.010, 200, 1)] * 1997 + [(2.0, 2.020, 200, 1)] * 2
     report = window_report(rows, 2.0, 5.0, _errors(), connections=1999, timeout_s=5.0)
     assert round(report.latency_ms["p999"], 6) == 20.0
@@ -569,9 +680,18 @@ def test_the_windows_edges_are_the_wait_carried_in_past_the_first_requests_and_t
     0.5 s in; C's (sent at 1, answered after the window) carries the whole 5 s in; a request sent in the trail carries
     nothing."""
     from serverbench.drivers.oha import window_report
-    rows = [(0.0, 3.0, 200, 10), (3.0, 8.0, 200, 10),  # A
-            (0.0, 1.5, 200, 10), (1.5, 2.5, 200, 10), (2.5, 6.9, 200, 10), (6.9, 7.5, 200, 10),  # B
-            (0.0, 1.0, 200, 10), (1.0, 7.2, 200, 10), (7.2, 7.8, 200, 10)]  # C
+
+    rows = [
+        (0.0, 3.0, 200, 10),
+        (3.0, 8.0, 200, 10),  # A
+        (0.0, 1.5, 200, 10),
+        (1.5, 2.5, 200, 10),
+        (2.5, 6.9, 200, 10),
+        (6.9, 7.5, 200, 10),  # B
+        (0.0, 1.0, 200, 10),
+        (1.0, 7.2, 200, 10),
+        (7.2, 7.8, 200, 10),
+    ]  # C
     report = window_report(rows, 2.0, 5.0, _errors(), connections=3, timeout_s=10.0, trail_s=1.0)
     assert report.first_wait_s == pytest.approx(1.0)
     assert report.carried_in_s == pytest.approx(0.5 + 5.0)
@@ -584,9 +704,18 @@ def test_a_request_sent_as_the_window_opens_is_the_windows_and_one_sent_as_it_cl
     1.0 carries 4 s in, its next (6.0 to 7.0, answered as the window closes) nothing out, and the one sent at 7.0
     exactly (the trail's) nothing; F's request answered at 2.0 exactly carries nothing in."""
     from serverbench.drivers.oha import window_report
-    rows = [(0.0, 2.0, 200, 10), (2.0, 7.5, 200, 10),  # D
-            (0.0, 1.0, 200, 10), (1.0, 6.0, 200, 10), (6.0, 7.0, 200, 10), (7.0, 7.6, 200, 10),  # E
-            (0.0, 1.0, 200, 10), (1.0, 2.0, 200, 10), (2.0, 7.0, 200, 10)]  # F
+
+    rows = [
+        (0.0, 2.0, 200, 10),
+        (2.0, 7.5, 200, 10),  # D
+        (0.0, 1.0, 200, 10),
+        (1.0, 6.0, 200, 10),
+        (6.0, 7.0, 200, 10),
+        (7.0, 7.6, 200, 10),  # E
+        (0.0, 1.0, 200, 10),
+        (1.0, 2.0, 200, 10),
+        (2.0, 7.0, 200, 10),
+    ]  # F
     report = window_report(rows, 2.0, 5.0, _errors(), connections=3, timeout_s=10.0, trail_s=1.0)
     assert report.carried_in_s == pytest.approx(4.0) and report.carried_out_s == pytest.approx(0.5)
     assert report.first_wait_s == 0.0 and report.requests == 3
@@ -596,7 +725,7 @@ def test_timeouts_sent_late_in_the_window_are_the_windows_with_a_trail_after_it(
     """A request sent at 6.5 s (in the window [2, 7)) and given up at 11.5 s, with 2 s of trail: the run's one timeout
     is the window's (1 of 1), read as the window closes, not at its start or a second before its end."""
     from serverbench.drivers.oha import window_report
+
     rows = _chain([0.5 + k for k in range(6)], 1.0) + _chain([float(k) for k in range(9)], 1.0)
     report = window_report(rows, 2.0, 5.0, _errors(timeout=1), connections=2, timeout_s=5.0, trail_s=2.0)
     assert report.errors["timeout"] == 1 and "1 of 1" in report.error_attribution
-

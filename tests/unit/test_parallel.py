@@ -1,4 +1,5 @@
 """Parallel runs end to end without servers: --perf-shard at collection, timed tests refused under xdist."""
+
 import re
 
 from serverbench.measure.ports import PORT_RANGE, PORTS_ENV, configured_range
@@ -66,7 +67,8 @@ def test_each_xdist_worker_has_its_own_temporary_folder_and_ports(pytester):
     """With no timed test selected, -n runs without -m; on a worker, tempfile and TMPDIR (inherited by
     the servers it starts) point into the worker's own folder, and SERVERBENCH_PORTS holds its own slice."""
     seen = pytester.path / "seen.log"
-    pytester.makepyfile(test_tmp=f'''
+    pytester.makepyfile(
+        test_tmp=f'''
 import os
 import tempfile
 
@@ -82,11 +84,14 @@ def test_folder(n, worker_id):
     assert free_port() in configured_range()
     with open({str(seen)!r}, "a") as out:
         out.write(f"{{worker_id}} {{os.environ['SERVERBENCH_PORTS']}}\\n")
-''')
+'''
+    )
     result = pytester.runpytest("-n", "2", "-p", "xdist")
     assert result.ret == 0 and result.parseoutcomes()["passed"] == 4
-    slices = {worker: configured_range({PORTS_ENV: value}) for worker, value in
-              (line.split() for line in seen.read_text().splitlines())}
+    slices = {
+        worker: configured_range({PORTS_ENV: value})
+        for worker, value in (line.split() for line in seen.read_text().splitlines())
+    }
     allowed = configured_range() or PORT_RANGE  # a slice of this run's own, when this test runs on a worker
     assert len(slices) == 2 and not set(slices["gw0"]) & set(slices["gw1"])
     assert all(set(s) <= set(allowed) for s in slices.values())
@@ -95,7 +100,8 @@ def test_folder(n, worker_id):
 def test_an_alone_test_runs_with_no_other_test_beside_it(pytester):
     """Under -n 2 no other test's run overlaps the alone test's, while the others do run side by side."""
     log = pytester.path / "spans.log"
-    pytester.makepyfile(test_spans=f'''
+    pytester.makepyfile(
+        test_spans=f'''
 import time
 
 import pytest
@@ -116,7 +122,8 @@ def test_beside(n):
 def test_alone(n):
     """A test that must have the machine to itself."""
     span(f"alone{{n}}", 0.5)
-''')
+'''
+    )
     result = pytester.runpytest("-n", "2", "-p", "xdist")
     assert result.ret == 0 and result.parseoutcomes()["passed"] == 10
     spans = [(name, float(a), float(b)) for name, a, b in (line.split() for line in log.read_text().splitlines())]

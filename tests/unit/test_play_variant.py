@@ -1,4 +1,5 @@
 """The Play row as data: a JVM app serving part of the contract, skipped when unbuilt, refused for the rest."""
+
 import dataclasses
 from pathlib import Path
 
@@ -20,7 +21,10 @@ def test_play_serves_only_the_play_app_and_part_of_the_contract():
     assert {c.app.name for c in every_cell(VARIANTS) if c.variant is PLAY} == {"play"}
     assert {c.variant.name for c in every_cell(VARIANTS) if c.app.name == "play"} == {"play-pekko"}
     assert APPS["play"].lacks(["json", "redis", "mongo-big", "upstream", "site-search"]) == [
-        "redis", "upstream", "site-search"]
+        "redis",
+        "upstream",
+        "site-search",
+    ]
     assert APPS["flask"].lacks(["redis", "site-search"]) == []
 
 
@@ -39,9 +43,14 @@ def test_an_unbuilt_play_app_skips_with_the_maven_command(tmp_path):
 def test_the_gate_refuses_a_workload_play_does_not_serve(tmp_path):
     """An A/B plan of play-pekko on /redis is refused with the endpoints it lacks."""
     with pytest.raises(ConfigError) as info:
-        ABPlan(Cell(PLAY, APPS["play"]), WORKLOADS["redis"], Arm("base", apps_dir=tmp_path),
-               Arm("candidate", apps_dir=tmp_path), mode="sequential",
-               backend_env={"SERVERBENCH_REDIS_URL": "redis://127.0.0.1:1/0"})
+        ABPlan(
+            Cell(PLAY, APPS["play"]),
+            WORKLOADS["redis"],
+            Arm("base", apps_dir=tmp_path),
+            Arm("candidate", apps_dir=tmp_path),
+            mode="sequential",
+            backend_env={"SERVERBENCH_REDIS_URL": "redis://127.0.0.1:1/0"},
+        )
     assert "play serves part of the contract, not redis: pick another workload" in str(info.value)
 
 

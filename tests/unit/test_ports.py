@@ -1,4 +1,5 @@
 """Ports under pytest-xdist: each worker picks from its own slice, so two workers never collide."""
+
 import pytest
 
 from serverbench.errors import ConfigError
@@ -49,8 +50,9 @@ def test_a_worker_publishes_its_slice_and_what_it_starts_stays_in_it():
 def test_a_nested_session_cuts_its_workers_slices_from_the_outer_slice():
     """Workers of an xdist session started inside a worker share that worker's slice between them."""
     outer = ports.claim_worker_range(worker(0, 2))
-    inner = [ports.claim_worker_range({**worker(n, 2), ports.PORTS_ENV: f"{outer.start}-{outer.stop - 1}"})
-             for n in range(2)]
+    inner = [
+        ports.claim_worker_range({**worker(n, 2), ports.PORTS_ENV: f"{outer.start}-{outer.stop - 1}"}) for n in range(2)
+    ]
     assert all(set(s) <= set(outer) for s in inner) and not set(inner[0]) & set(inner[1])
 
 

@@ -1,5 +1,6 @@
 """The gate reads a project's pytest configuration without pytest, as pytest finds it; the user's gate
 resolves endpoints by name.  No servers."""
+
 import subprocess
 import sys
 
@@ -9,12 +10,12 @@ from serverbench import usergate
 from serverbench.errors import ConfigError
 from serverbench.projectconfig import find
 
-TOML = '''
+TOML = """
 [tool.pytest.ini_options]
 perf_app = "shop:app"
 perf_app_interface = "wsgi"
 perf_endpoints = ["home GET / contains=Welcome", "create POST /items status=201 body={\\"a\\": 1}"]
-'''
+"""
 
 
 def test_pyproject_list_and_ini_lines_are_read_as_pytest_reads_them(tmp_path):

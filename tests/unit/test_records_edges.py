@@ -1,5 +1,6 @@
 """What stored A/B records and merged results files mean when read back (issue 22: records.* under mutation
 testing): a window's arm and block, measurements extended by later blocks, the gated decisions, no empty cost list."""
+
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -24,8 +25,9 @@ def test_later_blocks_extend_every_signal_and_keep_mode_and_rate():
     """Blocks measured later add their pairs after the first ones, a signal only they carry included; the mode, the
     fixed rate and the block count (an unknown count read as 0) carry over."""
     first = Measurement.of("sequential", ARMS, {"throughput": ((1.0, 2.0), (1.5, 2.5))}, (), None, 0, 250.0, 10.0)
-    later = Measurement.of("sequential", ARMS, {"throughput": ((3.0,), (3.5,)), "growth": ((0.1,), (0.2,))}, (), 2, 1,
-                           250.0, 5.0)
+    later = Measurement.of(
+        "sequential", ARMS, {"throughput": ((3.0,), (3.5,)), "growth": ((0.1,), (0.2,))}, (), 2, 1, 250.0, 5.0
+    )
     both = first.plus(later)
     assert both.pairs == {"throughput": ((1.0, 2.0, 3.0), (1.5, 2.5, 3.5)), "growth": ((0.1,), (0.2,))}
     assert (both.mode, both.rate, both.blocks, both.reruns, both.seconds) == ("sequential", 250.0, 2, 1, 15.0)

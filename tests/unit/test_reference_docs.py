@@ -1,4 +1,5 @@
 """The reference tables in docs/ are the data rendered, not copies by hand that drift."""
+
 from pathlib import Path
 
 import pytest
@@ -17,14 +18,19 @@ def test_every_generated_block_matches_the_data():
         text = path.read_text(encoding="utf-8")
         if reference.regenerate(text) != text:
             stale.append(path.name)
-    assert not stale, (f"docs/{', docs/'.join(stale)}: a generated table differs from the data; "
-                       f"regenerate with `{reference.COMMAND}` from the repository's root")
+    assert not stale, (
+        f"docs/{', docs/'.join(stale)}: a generated table differs from the data; "
+        f"regenerate with `{reference.COMMAND}` from the repository's root"
+    )
 
 
 def test_docs_hold_the_variants_workloads_and_options_blocks():
     """docs/ carries every generated block once, the variants block in docs/variants.md."""
-    found = {name: path.name for path in DOCS.glob("*.md")
-             for name, _ in reference.blocks_in(path.read_text(encoding="utf-8"))}
+    found = {
+        name: path.name
+        for path in DOCS.glob("*.md")
+        for name, _ in reference.blocks_in(path.read_text(encoding="utf-8"))
+    }
     assert found.get("variants") == "variants.md"
     assert set(found) == set(reference.BLOCKS)
 
@@ -42,8 +48,15 @@ def test_every_variant_and_app_has_a_row():
 
 def test_rendering_does_not_depend_on_what_is_installed():
     """A variant whose package no interpreter has renders like any other: no ready or skip column."""
-    absent = Variant("nosuch-server", "nosuch", "sync", "wsgi", ("{python}", "-m", "nosuch"),
-                     requires=("nosuch_module_xyz",), install="pip install nosuch")
+    absent = Variant(
+        "nosuch-server",
+        "nosuch",
+        "sync",
+        "wsgi",
+        ("{python}", "-m", "nosuch"),
+        requires=("nosuch_module_xyz",),
+        install="pip install nosuch",
+    )
     text = reference.variants_table([absent])
     assert "| `nosuch-server` | nosuch | sync | wsgi | cpython, pypy |  |" in text
     assert "ready" not in text and "skip" not in text

@@ -1,4 +1,5 @@
 """Replicates are judged by their median-rps run (issue 22), not the fastest or the slowest."""
+
 from serverbench.records.schema import replicated
 
 

@@ -1,13 +1,13 @@
 """The pytest-benchmark file of a session and the SVG drawing helpers (pure: records in, values out)."""
+
 import dataclasses
 import json
 
 import pytest
+from sample_records import result
 
 from serverbench.report import benchmark_json, exports, svg
 from serverbench.report.charts import Axis, LineChart, Series
-
-from sample_records import result
 
 pytest.importorskip("pytest_benchmark", reason="pip install pytest-benchmark")
 
@@ -30,9 +30,26 @@ def test_document_has_pytest_benchmarks_keys(tmp_path):
     assert count == 2 and {"machine_info", "commit_info", "benchmarks", "datetime", "version"} <= set(doc)
     bench = doc["benchmarks"][0]
     assert bench["group"] == "json c64" and bench["params"]["variant"] == "a"
-    assert set(bench["stats"]) >= {"min", "max", "mean", "stddev", "rounds", "median", "iqr", "q1", "q3",
-                                   "iqr_outliers", "stddev_outliers", "outliers", "ld15iqr", "hd15iqr", "ops",
-                                   "total", "data", "iterations"}
+    assert set(bench["stats"]) >= {
+        "min",
+        "max",
+        "mean",
+        "stddev",
+        "rounds",
+        "median",
+        "iqr",
+        "q1",
+        "q3",
+        "iqr_outliers",
+        "stddev_outliers",
+        "outliers",
+        "ld15iqr",
+        "hd15iqr",
+        "ops",
+        "total",
+        "data",
+        "iterations",
+    }
     assert bench["extra_info"]["verdict"] == "pass"
 
 

@@ -1,4 +1,5 @@
 """The live progress line as pure functions: its text, its width, and the time-left estimate."""
+
 import pytest
 
 from serverbench.report.progress import Status, clock, phase_text, planned_seconds, render, time_left
@@ -22,8 +23,10 @@ def test_colour_is_ansi_styles_only():
     assert "\x1b[" in render(status, 100) and "\x1b[" not in render(status, 100, colour=False)
 
 
-@pytest.mark.parametrize("phase, round, text", [("warm-up", 3, "warm-up round 3"), ("measure", 0, "measure"),
-                                                ("verify", 0, "verify"), ("start", 0, "start")])
+@pytest.mark.parametrize(
+    "phase, round, text",
+    [("warm-up", 3, "warm-up round 3"), ("measure", 0, "measure"), ("verify", 0, "verify"), ("start", 0, "start")],
+)
 def test_phase_text(phase, round, text):
     """Phases reported by the measuring code read as people expect."""
     assert phase_text(phase, round) == text
@@ -56,17 +59,23 @@ def test_the_plan_counts_each_cells_sized_window_and_ohas_lead_in_and_trail(tmp_
     from serverbench.drivers.oha import OhaDriver
     from serverbench.pytest_plugin.progress import ProgressLine
     from serverbench.pytest_plugin.session import PerfSession
+
     monkeypatch.setattr(OhaDriver, "check", lambda self: None)
-    session = PerfSession(cfg.resolve({"perf_closed_driver": "oha"}, {}, tmp_path), registry(), [],
-                          ("json", "upstream"))
+    session = PerfSession(
+        cfg.resolve({"perf_closed_driver": "oha"}, {}, tmp_path), registry(), [], ("json", "upstream")
+    )
 
     def item(n, **params):
-        return SimpleNamespace(nodeid=f"t{n}", name=f"t{n}", fixturenames=("perf_trial",),
-                               callspec=SimpleNamespace(params=params))
-    items = [item(0, perf_variant="bjoern", perf_workload="upstream", perf_shape=LoadShape(64, 5)),
-             item(1, perf_variant="bjoern", perf_workload="json", perf_shape=LoadShape(64, 5)),
-             item(2, perf_variant="bjoern", perf_workload="json", perf_shape=LoadShape(64, 5, rate=100.0)),
-             item(3)]
+        return SimpleNamespace(
+            nodeid=f"t{n}", name=f"t{n}", fixturenames=("perf_trial",), callspec=SimpleNamespace(params=params)
+        )
+
+    items = [
+        item(0, perf_variant="bjoern", perf_workload="upstream", perf_shape=LoadShape(64, 5)),
+        item(1, perf_variant="bjoern", perf_workload="json", perf_shape=LoadShape(64, 5)),
+        item(2, perf_variant="bjoern", perf_workload="json", perf_shape=LoadShape(64, 5, rate=100.0)),
+        item(3),
+    ]
     line = ProgressLine(None, session, io.StringIO())
     line.pytest_collection_finish(SimpleNamespace(items=items))
     warm = session.config.warmup * session.warmup_rounds + 2.0  # and a server start

@@ -1,9 +1,11 @@
 """The HTML report's section selection and data shaping: records in, chart and table values out (no browser)."""
+
 import dataclasses
 import json
 from pathlib import Path
 
 import pytest
+from sample_records import result
 
 from serverbench.catalog.shapes import LoadShape
 from serverbench.errors import ConfigError
@@ -11,8 +13,6 @@ from serverbench.records.results import Failure, ResultsFile, Stored
 from serverbench.report.charts import BarChart, Fold, IntervalChart, LineChart, Table
 from serverbench.report.inputs import Inputs, load, read_decision
 from serverbench.report.sections import select
-
-from sample_records import result
 
 KEY = "test_throughput::{}/flask/json/c64"
 
@@ -25,8 +25,9 @@ def shaped(variant: str, rps: float, shape: LoadShape, p99: float = 10.0, impl: 
 
 def run(name: str, results, created: str = "2026-11-10T00:00:00+00:00", machine: str = "m1", failures=()):
     """A results file called ``name`` holding ``results``."""
-    return ResultsFile(Path(f"{name}.json"), 2, created, {"id": machine}, tuple(Stored(r, None) for r in results),
-                       tuple(failures))
+    return ResultsFile(
+        Path(f"{name}.json"), 2, created, {"id": machine}, tuple(Stored(r, None) for r in results), tuple(failures)
+    )
 
 
 def ids(inputs: Inputs) -> list[str]:
@@ -64,8 +65,9 @@ def test_summary_rows_carry_flags_errors_and_failures():
 
 def test_connection_sweep_is_one_line_per_cell_in_connection_order():
     """Two cells at c2, c64, c256 give two lines in each of the rps and p99 charts, x ascending."""
-    results = [shaped(v, rps * c, LoadShape(c), p99=c / 10) for v, rps in (("a", 1.0), ("b", 2.0))
-               for c in (256, 2, 64)]
+    results = [
+        shaped(v, rps * c, LoadShape(c), p99=c / 10) for v, rps in (("a", 1.0), ("b", 2.0)) for c in (256, 2, 64)
+    ]
     s = section(Inputs((run("s", results),), ()), "connections")
     rps, p99 = [b for b in s.blocks if isinstance(b, LineChart)]
     assert [x.name for x in rps.series] == ["a/flask json", "b/flask json"]
@@ -75,8 +77,10 @@ def test_connection_sweep_is_one_line_per_cell_in_connection_order():
 
 def test_rate_ladder_marks_the_knee():
     """p99 jumps past 3x the lowest rate's at 400 req/s: the knee mark is there, percentiles are lines."""
-    results = [shaped("a", rate, LoadShape(256, rate=rate), p99=p99)
-               for rate, p99 in ((100, 2.0), (200, 2.5), (400, 9.0), (800, 50.0))]
+    results = [
+        shaped("a", rate, LoadShape(256, rate=rate), p99=p99)
+        for rate, p99 in ((100, 2.0), (200, 2.5), (400, 9.0), (800, 50.0))
+    ]
     s = section(Inputs((run("s", results),), ()), "rates")
     ladder = [b for b in s.blocks if isinstance(b, LineChart)][1]
     assert [m.x for m in ladder.marks] == [400]
@@ -97,8 +101,11 @@ def test_warm_up_rounds_and_interpreters_side_by_side():
     """PyPy's warm-up rounds are a line ending at the measured window; the same key on two interpreters is
     compared, PyPy over CPython."""
     cpython = run("py311", [shaped("a", 1000, LoadShape(64))])
-    pypy = run("pypy3", [shaped("a", 3000, LoadShape(64), impl="pypy", warm=(500, 1500, 2800))],
-               created="2026-11-10T01:00:00+00:00")
+    pypy = run(
+        "pypy3",
+        [shaped("a", 3000, LoadShape(64), impl="pypy", warm=(500, 1500, 2800))],
+        created="2026-11-10T01:00:00+00:00",
+    )
     s = section(Inputs((cpython, pypy), ()), "interpreters")
     warm = s.blocks[0]
     assert isinstance(warm, LineChart) and warm.series[0].points == ((1, 500), (2, 1500), (3, 2800), (4, 3000.0))
@@ -108,12 +115,29 @@ def test_warm_up_rounds_and_interpreters_side_by_side():
 
 
 def gate_record(verdict: str = "pass") -> dict:
-    pairs = {"throughput": {"base": [100.0, 200.0, 400.0], "candidate": [110.0, 180.0, 400.0]},
-             "rss": {"base": [40.0, 40.0, 40.0], "candidate": [40.0, 40.0, 40.4]}}
-    decision = {"verdict": verdict, "delta": 0.01, "ci": [-0.05, 0.07], "p": 0.4, "n": 3, "dispersion": 0.1,
-                "borderline": False, "reason": "-"}
-    return {"cell": "aiohttp/aiohttp json c32", "verdict": verdict, "mode": "simultaneous", "rate": 4000,
-            "decisions": {"rss": decision, "throughput": decision}, "pairs": pairs, "windows": []}
+    pairs = {
+        "throughput": {"base": [100.0, 200.0, 400.0], "candidate": [110.0, 180.0, 400.0]},
+        "rss": {"base": [40.0, 40.0, 40.0], "candidate": [40.0, 40.0, 40.4]},
+    }
+    decision = {
+        "verdict": verdict,
+        "delta": 0.01,
+        "ci": [-0.05, 0.07],
+        "p": 0.4,
+        "n": 3,
+        "dispersion": 0.1,
+        "borderline": False,
+        "reason": "-",
+    }
+    return {
+        "cell": "aiohttp/aiohttp json c32",
+        "verdict": verdict,
+        "mode": "simultaneous",
+        "rate": 4000,
+        "decisions": {"rss": decision, "throughput": decision},
+        "pairs": pairs,
+        "windows": [],
+    }
 
 
 def test_gate_decision_shows_paired_ratios_interval_and_threshold():
@@ -131,9 +155,13 @@ def test_gate_decision_shows_paired_ratios_interval_and_threshold():
 
 def test_proof_runs_fold_one_chart_per_signal():
     """A proof run of early decisions (throughput at the top level) is folded: one chart, a row per decision."""
-    data = {"calibration": {}, "decisions": [
-        {"condition": c, "round": i, "verdict": v, "delta": d, "ci": [d - 0.05, d + 0.05], "p": 0.01, "n": 12}
-        for i, (c, v, d) in enumerate((("A/A", "pass", 0.01), ("10%", "regression", -0.1)))]}
+    data = {
+        "calibration": {},
+        "decisions": [
+            {"condition": c, "round": i, "verdict": v, "delta": d, "ci": [d - 0.05, d + 0.05], "p": 0.01, "n": 12}
+            for i, (c, v, d) in enumerate((("A/A", "pass", 0.01), ("10%", "regression", -0.1)))
+        ],
+    }
     s = section(Inputs((), (read_decision(Path("proof.json"), data),)), "ab")
     fold = s.blocks[0]
     assert isinstance(fold, Fold) and "A/A: pass 1; 10%: regression 1" in fold.summary
@@ -153,8 +181,10 @@ def test_history_of_two_runs_is_one_overview_chart():
 def test_history_marks_a_sustained_drop():
     """Eight runs at ~1000 rps then eight at ~700: the change point is marked at the ninth run."""
     values = [1000, 1010, 990, 1005, 995, 1002, 998, 1008, 700, 705, 695, 702, 698, 701, 699, 703]
-    runs = [run(f"n{i:02d}", [shaped("a", v, LoadShape(64))], created=f"2026-11-{i + 1:02d}T00:00:00+00:00")
-            for i, v in enumerate(values)]
+    runs = [
+        run(f"n{i:02d}", [shaped("a", v, LoadShape(64))], created=f"2026-11-{i + 1:02d}T00:00:00+00:00")
+        for i, v in enumerate(values)
+    ]
     s = section(Inputs(tuple(runs), ()), "history")
     chart = s.blocks[1]
     assert [m.label for m in chart.marks] == ["-30%"] and chart.marks[0].x == 8.0  # days since the first run
@@ -164,10 +194,26 @@ def test_history_marks_a_sustained_drop():
 def test_load_tells_results_decisions_and_cost_apart(tmp_path):
     """A results file (with cost records) and a gate decision are recognised; the cost shows in the cpu section."""
     rec = result(KEY.format("a"), 1000).to_record()
-    cost = {"kind": "cost", "variant": "a", "app": "flask", "workload": "json", "requests": 200,
-            "instructions": 50_000_000, "verdict": {"status": "pass"}}
-    (tmp_path / "r.json").write_text(json.dumps({"schema": 2, "created": "2026-11-10T00:00:00+00:00",
-                                                 "machine": {"id": "m1"}, "results": [rec], "cost": [cost]}))
+    cost = {
+        "kind": "cost",
+        "variant": "a",
+        "app": "flask",
+        "workload": "json",
+        "requests": 200,
+        "instructions": 50_000_000,
+        "verdict": {"status": "pass"},
+    }
+    (tmp_path / "r.json").write_text(
+        json.dumps(
+            {
+                "schema": 2,
+                "created": "2026-11-10T00:00:00+00:00",
+                "machine": {"id": "m1"},
+                "results": [rec],
+                "cost": [cost],
+            }
+        )
+    )
     (tmp_path / "g.json").write_text(json.dumps(gate_record()))
     inputs = load([tmp_path])
     assert len(inputs.results) == 1 and len(inputs.decisions) == 1 and inputs.costs[0].per_request == 250_000

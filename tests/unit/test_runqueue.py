@@ -1,5 +1,6 @@
 """A generator's time on a core and waiting for one (measure.runqueue): readings of the kernel's schedstat, and the
 part of a run that covers a window."""
+
 import os
 import time
 
@@ -47,13 +48,14 @@ def test_this_process_reads_its_own_time_on_a_core():
         pass
     second = read(os.getpid())
     assert second[0] - first[0] >= 0.04 and second[1] >= first[1]
-    assert read(2 ** 22 + 12345) is None  # above pid_max: no such process
+    assert read(2**22 + 12345) is None  # above pid_max: no such process
 
 
 def test_the_main_thread_alone_leaves_out_another_threads_time_on_a_core():
     """A second thread that computes for 0.1 s adds to the sum over the threads, not to the main thread's own
     reading (locust's users all run on its main thread)."""
     import threading
+
     before_all, before_main = read(os.getpid()), read(os.getpid(), main_thread=True)
     burnt, done = threading.Event(), threading.Event()
 
@@ -91,8 +93,12 @@ def test_the_sampler_keeps_readings_in_time_order_until_stopped():
 
 def test_locusts_users_window_runs_from_the_first_start_to_the_last_answer():
     """The entries' earliest start and latest answer; entries never answered do not count, and none answered is None."""
-    final = {"entries": [{"start_time": 10.0, "last_request_timestamp": 14.0},
-                         {"start_time": 10.5, "last_request_timestamp": 14.5},
-                         {"start_time": 9.0, "last_request_timestamp": None}]}
+    final = {
+        "entries": [
+            {"start_time": 10.0, "last_request_timestamp": 14.0},
+            {"start_time": 10.5, "last_request_timestamp": 14.5},
+            {"start_time": 9.0, "last_request_timestamp": None},
+        ]
+    }
     assert answer_window(final) == (10.0, 14.5)
     assert answer_window({"entries": [{"start_time": 9.0, "last_request_timestamp": None}]}) is None

@@ -1,8 +1,9 @@
 """Load shapes as data: validation, driver capabilities, the knee of a rate ladder (pure)."""
+
 import pytest
 
-from serverbench.errors import ConfigError
 from serverbench.catalog.shapes import Capabilities, LoadShape, check, fd_need, knee, refusal
+from serverbench.errors import ConfigError
 
 WRK = Capabilities("wrk", ("closed",), requests_per_connection=True, ramp=False)
 OHA = Capabilities("oha", ("open", "closed"), requests_per_connection=False, ramp=False)
@@ -15,13 +16,16 @@ def test_shape_labels_name_the_model_and_reuse():
     assert LoadShape(64, requests_per_connection=1).label == "c64-rpc1"
 
 
-@pytest.mark.parametrize("shape, text", [
-    (LoadShape(0), "connections must be a whole number >= 1"),
-    (LoadShape(8, duration=0), "duration must be whole seconds >= 1"),
-    (LoadShape(8, rate=-5), "rate must be requests per second > 0"),
-    (LoadShape(8, requests_per_connection=0), "requests per connection must be >= 1"),
-    (LoadShape(8, duration=5, ramp=5), "ramp must be seconds in [0, duration)"),
-])
+@pytest.mark.parametrize(
+    "shape, text",
+    [
+        (LoadShape(0), "connections must be a whole number >= 1"),
+        (LoadShape(8, duration=0), "duration must be whole seconds >= 1"),
+        (LoadShape(8, rate=-5), "rate must be requests per second > 0"),
+        (LoadShape(8, requests_per_connection=0), "requests per connection must be >= 1"),
+        (LoadShape(8, duration=5, ramp=5), "ramp must be seconds in [0, duration)"),
+    ],
+)
 def test_impossible_shapes_are_refused_with_the_reason(shape, text):
     """0 connections, no duration, a negative rate, 0 requests per connection, a ramp as long as the run."""
     with pytest.raises(ConfigError, match="impossible load shape") as info:

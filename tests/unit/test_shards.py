@@ -1,13 +1,16 @@
 """--perf-shard's selection: every cell in exactly one shard, balanced, the same on every run."""
+
 import random
 
 import pytest
 
 from serverbench.catalog.shards import Shard, share
 
-IDS = [f"tests/perf/test_throughput.py::test_throughput[{v}-flask-{w}-c64]"
-       for v in ("gunicorn-sync-w2", "waitress", "uwsgi-p2t2", "meinheld", "bjoern", "cheroot", "gevent")
-       for w in ("json", "redis", "mongo-small", "upstream")]
+IDS = [
+    f"tests/perf/test_throughput.py::test_throughput[{v}-flask-{w}-c64]"
+    for v in ("gunicorn-sync-w2", "waitress", "uwsgi-p2t2", "meinheld", "bjoern", "cheroot", "gevent")
+    for w in ("json", "redis", "mongo-small", "upstream")
+]
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 5, 8, 28, 40])

@@ -1,4 +1,5 @@
 """Slow clients as a shape modifier: the label grammar, their record, their summary (pure, no server)."""
+
 import itertools
 import json
 
@@ -11,8 +12,21 @@ from serverbench.records.schema import Result, SlowClientReport
 from tests.unit.sample_records import result
 
 
-@pytest.mark.parametrize("label", ["c64", "r200", "c64-rpc1", "c8-ramp2", "u50-w2", "c16+idle16",
-                                   "c16+slowloris8", "c16-rpc1+keepalive4", "r500+partial2", "u10-w0+idle3"])
+@pytest.mark.parametrize(
+    "label",
+    [
+        "c64",
+        "r200",
+        "c64-rpc1",
+        "c8-ramp2",
+        "u50-w2",
+        "c16+idle16",
+        "c16+slowloris8",
+        "c16-rpc1+keepalive4",
+        "r500+partial2",
+        "u10-w0+idle3",
+    ],
+)
 def test_labels_read_back_into_the_shape_they_name(label):
     """from_label is the inverse of LoadShape.label, slow clients included."""
     assert from_label(label, duration=3).label == label
@@ -26,14 +40,17 @@ def test_a_slow_label_sets_the_kind_and_count_beside_the_load():
     assert LoadShape(16, slow_clients=8, slow_kind="idle") == shape
 
 
-@pytest.mark.parametrize("label, text", [
-    ("x16", "cannot read 'x16'"),
-    ("c16-rpc1-rpc2", "cannot read 'rpc2'"),
-    ("c16-w2", "u<users>-w<workers>, both parts together"),
-    ("c16+sleepy4", "kind must be one of slowloris, idle, partial, keepalive, got 'sleepy'"),
-    ("c16+idle0", "slow kind 'idle' given without a number of slow clients"),
-    ("c0+idle4", "connections must be a whole number >= 1"),
-])
+@pytest.mark.parametrize(
+    "label, text",
+    [
+        ("x16", "cannot read 'x16'"),
+        ("c16-rpc1-rpc2", "cannot read 'rpc2'"),
+        ("c16-w2", "u<users>-w<workers>, both parts together"),
+        ("c16+sleepy4", "kind must be one of slowloris, idle, partial, keepalive, got 'sleepy'"),
+        ("c16+idle0", "slow kind 'idle' given without a number of slow clients"),
+        ("c0+idle4", "connections must be a whole number >= 1"),
+    ],
+)
 def test_unreadable_labels_name_the_part_and_the_grammar(label, text):
     """Every bad label is a ConfigError saying what was found (the grammar follows an unreadable part)."""
     with pytest.raises(ConfigError) as info:
@@ -41,12 +58,15 @@ def test_unreadable_labels_name_the_part_and_the_grammar(label, text):
     assert text in str(info.value) and label in str(info.value)
 
 
-@pytest.mark.parametrize("shape, text", [
-    (LoadShape(8, slow_clients=-1, slow_kind="idle"), "slow clients must be a whole number >= 0"),
-    (LoadShape(8, slow_clients=4), "kind must be one of"),
-    (LoadShape(8, slow_kind="idle"), "given without a number of slow clients"),
-    (LoadShape(8, slow_clients=True, slow_kind="idle"), "slow clients must be a whole number >= 0"),
-])
+@pytest.mark.parametrize(
+    "shape, text",
+    [
+        (LoadShape(8, slow_clients=-1, slow_kind="idle"), "slow clients must be a whole number >= 0"),
+        (LoadShape(8, slow_clients=4), "kind must be one of"),
+        (LoadShape(8, slow_kind="idle"), "given without a number of slow clients"),
+        (LoadShape(8, slow_clients=True, slow_kind="idle"), "slow clients must be a whole number >= 0"),
+    ],
+)
 def test_impossible_slow_clients_are_problems(shape, text):
     """A negative count, a count without a kind, a kind without a count are refused."""
     assert any(text in p for p in shape.problems())
@@ -83,8 +103,17 @@ def test_slow_client_facts_survive_the_record():
     res = dataclasses.replace(result("t::v/a/json/c16", 1000.0), shape=shape, slow_clients=slow)
     rec = json.loads(json.dumps(res.to_record()))
     assert rec["shape"]["label"] == "c16+idle16" and rec["key"].endswith("/json/c16+idle16")
-    assert rec["slow_clients"] == {"kind": "idle", "asked": 16, "opened": 16, "held": 14, "dropped": 2, "refused": 0,
-                                   "dropped_s": [2.0, 2.1], "window_s": 4.2, "answers": {"400": 2}}
+    assert rec["slow_clients"] == {
+        "kind": "idle",
+        "asked": 16,
+        "opened": 16,
+        "held": 14,
+        "dropped": 2,
+        "refused": 0,
+        "dropped_s": [2.0, 2.1],
+        "window_s": 4.2,
+        "answers": {"400": 2},
+    }
     back = Result.from_record(rec)
     assert back.shape == shape and back.slow_clients == slow
 
@@ -112,7 +141,9 @@ def test_perf_slow_clients_multiplies_every_shape():
     """--perf-slow-clients none,idle16 gives each shape a plain test and one beside 16 idle connections;
     an unknown kind is refused naming the option's grammar."""
     import pytest
+
     from serverbench.config import _slow_list
+
     assert _slow_list("none,idle16,slowloris8") == (None, ("idle", 16), ("slowloris", 8))
     for bad in ("lazy4", "idle", "idle0", ""):
         with pytest.raises(ValueError, match="idle16|expected"):

@@ -1,7 +1,8 @@
 """Skipped cells in the end-of-session summary: a row each, with the reason and its install line."""
+
+from serverbench import config as cfg
 from serverbench.pytest_plugin.session import PerfSession
 from serverbench.report.terminal import summary_table
-from serverbench import config as cfg
 
 
 def test_skipped_cell_is_a_row_with_its_reason():

@@ -1,4 +1,5 @@
 """A closed-model request's timeout sized to the cell (catalog.timeouts) and recorded: the rule at its boundaries."""
+
 from serverbench import config as cfg
 from serverbench.catalog import timeouts, windows
 from serverbench.catalog.shapes import LoadShape
@@ -55,10 +56,25 @@ def test_the_timeout_is_the_runs_load_plus_twice_the_queue_within_its_bounds():
 
 def test_the_variants_concurrency_under_a_blocking_call_comes_from_the_catalog():
     """Pools: workers x threads; a C event loop running WSGI: one per process; greenlets, asyncio: no bound."""
-    expected = {"wsgiref": 1, "gunicorn-sync-w2": 2, "gunicorn-gthread-t10": 10, "uwsgi-p2t2": 4, "cheroot-t10": 10,
-                "paste-t10": 10, "waitress-t4": 4, "meinheld": 1, "bjoern": 1, "gunicorn-meinheld-w2": 2,
-                "gunicorn-gevent-w2": None, "gevent-pywsgi": None, "aiohttp": None, "uvicorn": None,
-                "werkzeug-threaded": None, "node-http": None, "node-cluster-w2": None}
+    expected = {
+        "wsgiref": 1,
+        "gunicorn-sync-w2": 2,
+        "gunicorn-gthread-t10": 10,
+        "uwsgi-p2t2": 4,
+        "cheroot-t10": 10,
+        "paste-t10": 10,
+        "waitress-t4": 4,
+        "meinheld": 1,
+        "bjoern": 1,
+        "gunicorn-meinheld-w2": 2,
+        "gunicorn-gevent-w2": None,
+        "gevent-pywsgi": None,
+        "aiohttp": None,
+        "uvicorn": None,
+        "werkzeug-threaded": None,
+        "node-http": None,
+        "node-cluster-w2": None,
+    }
     assert {name: VARIANTS[name].blocking_concurrency for name in expected} == expected
 
 
@@ -79,8 +95,9 @@ def test_a_cell_is_sized_from_its_variant_and_workload():
 
 
 def _session(tmp_path, closed="wrk"):
-    return PerfSession(cfg.resolve({"perf_closed_driver": closed}, {}, tmp_path), VARIANTS, [],
-                       ("json", "upstream", "site"))
+    return PerfSession(
+        cfg.resolve({"perf_closed_driver": closed}, {}, tmp_path), VARIANTS, [], ("json", "upstream", "site")
+    )
 
 
 def test_the_session_gives_each_closed_cell_its_sized_driver(tmp_path, monkeypatch):

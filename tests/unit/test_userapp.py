@@ -1,5 +1,6 @@
 """A user's own app as data: parsing perf_app, its env, backends and endpoints; the matrix and
 workloads built from them; the interface found in an object.  No servers."""
+
 from __future__ import annotations
 
 import sys
@@ -11,8 +12,15 @@ from serverbench import config as cfg
 from serverbench.appentry import load
 from serverbench.catalog.contract import Request, check_response
 from serverbench.catalog.matrix import user_cells
-from serverbench.catalog.userapp import (AppTarget, entries, parse_backends, parse_endpoint, parse_endpoints,
-                                         parse_env, user_app)
+from serverbench.catalog.userapp import (
+    AppTarget,
+    entries,
+    parse_backends,
+    parse_endpoint,
+    parse_endpoints,
+    parse_env,
+    user_app,
+)
 from serverbench.catalog.variants import registry
 from serverbench.drivers.oha import OhaDriver
 from serverbench.drivers.wrk import lua_string, mix_script
@@ -21,13 +29,20 @@ from serverbench.measure.appinterface import classify, detect
 from serverbench.userapp import endpoint
 
 SHOP = "home GET / status=200 type=text/html contains=Welcome"
-CREATE = ('create POST /api/items header=Content-Type:application/json status=201 type=application/json '
-          'body={"name": "x y"}')
+CREATE = (
+    'create POST /api/items header=Content-Type:application/json status=201 type=application/json body={"name": "x y"}'
+)
 
 
 def _app(interface="wsgi", target="shop:app", endpoints=(SHOP, CREATE), backends=()):
-    return user_app(AppTarget.parse(target), interface, Path("/proj"), parse_endpoints("\n".join(endpoints)),
-                    backends=backends, known_backends=("redis", "mongo", "upstream"))
+    return user_app(
+        AppTarget.parse(target),
+        interface,
+        Path("/proj"),
+        parse_endpoints("\n".join(endpoints)),
+        backends=backends,
+        known_backends=("redis", "mongo", "upstream"),
+    )
 
 
 def test_target_parses_attribute_and_factory():
@@ -43,7 +58,9 @@ def test_env_entries_split_on_lines_and_on_commas_before_a_name():
     """One entry per line, or comma-separated; a comma inside a value stays when no NAME= follows."""
     assert entries("A=1,B=2\nC=x?a=1,2") == ["A=1", "B=2", "C=x?a=1,2"]
     assert parse_env("\nDJANGO_SETTINGS_MODULE=mysite.settings\nDEBUG=") == (
-        ("DJANGO_SETTINGS_MODULE", "mysite.settings"), ("DEBUG", ""))
+        ("DJANGO_SETTINGS_MODULE", "mysite.settings"),
+        ("DEBUG", ""),
+    )
     with pytest.raises(ValueError, match="NAME=value"):
         parse_env("no-equals")
 
@@ -61,7 +78,12 @@ def test_endpoint_line_gives_method_headers_body_and_checks():
     """A line carries the method, headers, body (rest of the line), status, type and body checks."""
     home, create = parse_endpoint(SHOP), parse_endpoint(CREATE)
     assert (home.name, home.path, home.status, home.content_type, home.request) == (
-        "home", "/", 200, "text/html", Request())
+        "home",
+        "/",
+        200,
+        "text/html",
+        Request(),
+    )
     assert create.request == Request("POST", (("Content-Type", "application/json"),), b'{"name": "x y"}')
     assert create.status == 201
     assert check_response(home, 200, {"Content-Type": "text/html; charset=utf-8"}, b"Welcome!") == []
@@ -72,10 +94,15 @@ def test_endpoint_line_gives_method_headers_body_and_checks():
 
 def test_endpoint_errors_name_the_line_and_the_form():
     """A bad line is reported with its number, what is wrong, and how to write it."""
-    for line, problem in (("home", "at least a name and a path"), ("home GET", "path is missing"),
-                          ("home GET / status=ok", "status='ok'"), ("home / colour=red", "'colour=red'"),
-                          ("home / header=NoColon", "Name:value"), ("home GET items", "must start with '/'"),
-                          ('home / contains="open', "close the quote")):
+    for line, problem in (
+        ("home", "at least a name and a path"),
+        ("home GET", "path is missing"),
+        ("home GET / status=ok", "status='ok'"),
+        ("home / colour=red", "'colour=red'"),
+        ("home / header=NoColon", "Name:value"),
+        ("home GET items", "must start with '/'"),
+        ('home / contains="open', "close the quote"),
+    ):
         with pytest.raises(ValueError) as info:
             parse_endpoints(f"ok GET /\n{line}")
         assert f"line 2 {line!r}" in str(info.value) and problem in str(info.value), str(info.value)
@@ -146,8 +173,13 @@ def test_user_cells_are_the_variants_of_the_apps_interface():
 
 def test_config_resolves_user_app_options_and_refuses_perf_apps_with_it(tmp_path):
     """The options resolve from ini lines; --perf-apps with perf_app is a usage error."""
-    ini = {"perf_app": "shop:app", "perf_endpoints": f"\n{SHOP}\n{CREATE}", "perf_app_env": "A=1",
-           "perf_app_backends": ["redis=REDIS_URL"], "perf_app_interface": "WSGI"}
+    ini = {
+        "perf_app": "shop:app",
+        "perf_endpoints": f"\n{SHOP}\n{CREATE}",
+        "perf_app_env": "A=1",
+        "perf_app_backends": ["redis=REDIS_URL"],
+        "perf_app_interface": "WSGI",
+    }
     resolved = cfg.resolve({}, ini, tmp_path)
     assert resolved.app == AppTarget("shop", "app") and resolved.app_interface == "wsgi"
     assert [e.name for e in resolved.endpoints] == ["home", "create"]
@@ -196,7 +228,8 @@ def test_detect_imports_the_app_in_a_child_with_its_folder_and_env(tmp_path):
     """detect() imports from perf_app_dir with perf_app_env set; a failure shows the traceback and the fix."""
     (tmp_path / "shopmod.py").write_text(
         "import os\nif os.environ.get('SHOP_SETTINGS') != 'on':\n    raise RuntimeError('settings missing')\n"
-        "def app(environ, start_response):\n    return []\nthing = 42\n")
+        "def app(environ, start_response):\n    return []\nthing = 42\n"
+    )
     assert detect("shopmod:app", tmp_path, {"SHOP_SETTINGS": "on"}) == "wsgi"
     with pytest.raises(ConfigError, match="(?s)settings missing.*perf_app_env"):
         detect("shopmod:app", tmp_path, {})
@@ -222,11 +255,18 @@ def test_drivers_send_method_headers_and_body(tmp_path):
     driver = OhaDriver()
     driver.__dict__["binary"] = "oha"  # cached_property: no oha needed to build its command
     argv = driver.argv("http://127.0.0.1:9/api/items", 8, 1, 100.0, request, tmp_path / "body")
-    assert argv[-7:] == ["-m", "POST", "-H", "Content-Type: application/json", "-D", str(tmp_path / "body"),
-                         "http://127.0.0.1:9/api/items"]
+    assert argv[-7:] == [
+        "-m",
+        "POST",
+        "-H",
+        "Content-Type: application/json",
+        "-D",
+        str(tmp_path / "body"),
+        "http://127.0.0.1:9/api/items",
+    ]
 
 
-TOML_PROJECT = '''
+TOML_PROJECT = """
 [tool.pytest.ini_options]
 filterwarnings = ["error"]
 perf_app = "shop:app"
@@ -237,7 +277,7 @@ perf_endpoints = [
     "home GET / status=200 type=text/html contains=Welcome",
     'create POST /api/items header=Content-Type:application/json status=201 body={"name": "x y"}',
 ]
-'''
+"""
 
 LIST_TEST = '''
 def test_endpoints(request):
@@ -260,8 +300,10 @@ def test_toml_list_endpoints_work_under_filterwarnings_error(pytester):
 
 def test_ini_lines_endpoints_still_read(pytester):
     """The ini form, one endpoint per line (and env comma-separated on one line), reads the same as the list."""
-    pytester.makeini("[pytest]\nfilterwarnings = error\nperf_app = shop:app\nperf_app_interface = wsgi\n"
-                     "perf_app_env = A=1,B=2\nperf_variants = waitress-t4\nperf_endpoints =\n"
-                     f"    {SHOP}\n    {CREATE}\n")
+    pytester.makeini(
+        "[pytest]\nfilterwarnings = error\nperf_app = shop:app\nperf_app_interface = wsgi\n"
+        "perf_app_env = A=1,B=2\nperf_variants = waitress-t4\nperf_endpoints =\n"
+        f"    {SHOP}\n    {CREATE}\n"
+    )
     pytester.makepyfile(test_list=LIST_TEST)
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)

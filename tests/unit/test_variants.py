@@ -1,12 +1,19 @@
 import pytest
 
-from serverbench.errors import ConfigError
 from serverbench.catalog.variants import VARIANTS, Variant, registry, validate
+from serverbench.errors import ConfigError
 
 
 def _variant(**changes):
-    base = dict(name="x-server", server="gunicorn", worker="sync", interface="wsgi",
-                command=("{python}", "-b", "{host}:{port}", "{target}"), requires=(), install="pip install x")
+    base = dict(
+        name="x-server",
+        server="gunicorn",
+        worker="sync",
+        interface="wsgi",
+        command=("{python}", "-b", "{host}:{port}", "{target}"),
+        requires=(),
+        install="pip install x",
+    )
     base.update(changes)
     return Variant(**base)
 
@@ -14,11 +21,30 @@ def _variant(**changes):
 def test_declared_variants_are_valid():
     """The shipped variant table passes validation."""
     assert validate(VARIANTS) == []
-    assert set(registry()) >= {"werkzeug-threaded", "gunicorn-sync-w2", "gunicorn-gthread-t10",
-                               "gunicorn-gthread-t100", "gunicorn-gevent-w2", "uwsgi-p2t2", "aiohttp",
-                               "wsgiref", "gevent-pywsgi", "gevent-pywsgi-nodelay", "meinheld", "bjoern",
-                               "tornado", "cheroot-t10", "waitress-t4", "twisted-wsgi", "paste-t10",
-                               "uvicorn", "granian-wsgi", "granian-asgi", "hypercorn", "eventlet-wsgi"}
+    assert set(registry()) >= {
+        "werkzeug-threaded",
+        "gunicorn-sync-w2",
+        "gunicorn-gthread-t10",
+        "gunicorn-gthread-t100",
+        "gunicorn-gevent-w2",
+        "uwsgi-p2t2",
+        "aiohttp",
+        "wsgiref",
+        "gevent-pywsgi",
+        "gevent-pywsgi-nodelay",
+        "meinheld",
+        "bjoern",
+        "tornado",
+        "cheroot-t10",
+        "waitress-t4",
+        "twisted-wsgi",
+        "paste-t10",
+        "uvicorn",
+        "granian-wsgi",
+        "granian-asgi",
+        "hypercorn",
+        "eventlet-wsgi",
+    }
     assert {f"gunicorn-gthread-t{t}" for t in (10, 20, 50, 100, 200, 400, 800, 1000)} <= set(registry())
 
 
@@ -41,6 +67,7 @@ def test_validation_reports_every_problem_in_one_pass():
 def test_a_variant_serves_only_apps_of_its_interface():
     """A WSGI server serves flask and django but not the aiohttp or raw ASGI app."""
     from serverbench.catalog.apps import APPS
+
     v = _variant()
     assert v.serves(APPS["flask"]) and v.serves(APPS["django"])
     assert not v.serves(APPS["aiohttp"]) and not v.serves(APPS["raw-asgi"])

@@ -1,6 +1,6 @@
-from serverbench.records.baselines import Baseline
 from serverbench.config import Thresholds
 from serverbench.judge.verdict import FAIL, NO_BASELINE, PASS, BaselineCheck
+from serverbench.records.baselines import Baseline
 
 T = Thresholds(tolerance=0.2, max_error_rate=0.01)
 
@@ -49,8 +49,7 @@ def test_missing_baseline_still_fails_on_errors(make_result):
 def test_a_verdict_is_stored_with_its_ratio_rounded(make_result):
     """The stored verdict keeps status, message, baseline rps and the ratio to 4 places (None without a ratio)."""
     verdict = BaselineCheck().judge(make_result(rps=900.0), _baseline(1234.5), T)
-    assert verdict.to_record() == {"status": FAIL, "message": verdict.message, "baseline_rps": 1234.5,
-                                   "ratio": 0.7290}
+    assert verdict.to_record() == {"status": FAIL, "message": verdict.message, "baseline_rps": 1234.5, "ratio": 0.7290}
     assert BaselineCheck().judge(make_result(), None, T).to_record()["ratio"] is None
 
 

@@ -1,4 +1,5 @@
 """When warm-up has settled: the rule that lets PyPy's JIT warm up before the measured window."""
+
 from serverbench.measure.trial import settled
 
 

@@ -1,13 +1,22 @@
 """A closed-model window and lead-in sized to the cell's designed queue (catalog.windows), and the session that runs
 them: the rule at its boundaries."""
+
+from __future__ import annotations
+
 import pytest
 
 from serverbench import config as cfg
 from serverbench.catalog import windows
 from serverbench.catalog.shapes import LoadShape
 from serverbench.catalog.variants import registry
-from serverbench.catalog.windows import (cell_lead_s, cell_trail_s, cell_window_s, closed_lead_s, closed_trail_s,
-                                        closed_window_s)
+from serverbench.catalog.windows import (
+    cell_lead_s,
+    cell_trail_s,
+    cell_window_s,
+    closed_lead_s,
+    closed_trail_s,
+    closed_window_s,
+)
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.drivers.oha import OhaDriver
 from serverbench.pytest_plugin.session import PerfSession
@@ -101,15 +110,21 @@ def test_the_session_runs_a_closed_cell_for_its_sized_window_and_leaves_other_sh
     """cell_shape lengthens a closed model's window on a cell with a designed queue and nothing else: a rate, a locust
     shape, a cell with no queue and an unknown server keep the shape as asked (the same object)."""
     monkeypatch.setattr(OhaDriver, "check", lambda self: None)
-    session = PerfSession(cfg.resolve({"perf_closed_driver": "oha"}, {}, tmp_path), VARIANTS, [],
-                         ("json", "upstream", "site"))
+    session = PerfSession(
+        cfg.resolve({"perf_closed_driver": "oha"}, {}, tmp_path), VARIANTS, [], ("json", "upstream", "site")
+    )
     closed = LoadShape(64, 5)
     assert session.cell_shape(closed, "upstream", "bjoern") == LoadShape(64, 32)
-    assert session.cell_shape(LoadShape(64, 5, requests_per_connection=1), "upstream", "bjoern") == \
-        LoadShape(64, 32, requests_per_connection=1)
-    for shape, workload, variant in ((closed, "json", "bjoern"), (closed, "upstream", "aiohttp"),
-                                     (closed, "upstream", "target"), (LoadShape(64, 5, rate=10.0), "upstream", "bjoern"),
-                                     (LoadShape(64, 5, workers=0), "upstream", "bjoern")):
+    assert session.cell_shape(LoadShape(64, 5, requests_per_connection=1), "upstream", "bjoern") == LoadShape(
+        64, 32, requests_per_connection=1
+    )
+    for shape, workload, variant in (
+        (closed, "json", "bjoern"),
+        (closed, "upstream", "aiohttp"),
+        (closed, "upstream", "target"),
+        (LoadShape(64, 5, rate=10.0), "upstream", "bjoern"),
+        (LoadShape(64, 5, workers=0), "upstream", "bjoern"),
+    ):
         assert session.cell_shape(shape, workload, variant) is shape, (shape, workload, variant)
     sized = session.driver_for(session.cell_shape(closed, "upstream", "bjoern"), "upstream", "bjoern")
     assert (sized.lead_s, sized.trail_s, sized.timeout_s) == (16, 7, 68)  # 16 + 32 + 7 + 2 x 6.4 = 67.8
@@ -119,12 +134,23 @@ def test_the_session_runs_a_closed_cell_for_its_sized_window_and_leaves_other_sh
 NO_ERRORS = {"connect": 0, "read": 0, "write": 0, "timeout": 0, "status": 0}
 
 
-def _edges(carried_in: float | None, carried_out: float | None, first: float | None = 0.0, window: float = 5.0,
-           **load):
+def _edges(carried_in: float | None, carried_out: float | None, first: float | None = 0.0, window: float = 5.0, **load):
     """A steady window of ``window`` s whose connections carried so many connection-seconds in and out of it."""
     from serverbench.records.schema import LoadReport
-    return LoadReport("oha", 1000, window, 0, {}, load.pop("errors", NO_ERRORS), window="steady", first_wait_s=first,
-                      carried_in_s=carried_in, carried_out_s=carried_out, **load)
+
+    return LoadReport(
+        "oha",
+        1000,
+        window,
+        0,
+        {},
+        load.pop("errors", NO_ERRORS),
+        window="steady",
+        first_wait_s=first,
+        carried_in_s=carried_in,
+        carried_out_s=carried_out,
+        **load,
+    )
 
 
 def test_the_edge_tolerance_and_the_longer_window_are_pinned():

@@ -1,5 +1,6 @@
 """The per-request knobs (apps/injected_work.py): the work knob's value, its loop, the apps' refusal of a bad value,
 and the leak knob."""
+
 import importlib.util
 import os
 import subprocess
@@ -35,15 +36,21 @@ def test_the_knob_refuses_anything_else(value):
 @pytest.mark.parametrize("iters", [0, 1, 2, 1000, 100_000])
 def test_the_loop_runs_exactly_n_iterations(iters):
     """The header value carries N and the loop's sum of 0..N-1 (mod 2**30): only N iterations give it."""
-    assert injected_work.run(iters) == f"{iters} {iters * (iters - 1) // 2 % 2 ** 30}"
+    assert injected_work.run(iters) == f"{iters} {iters * (iters - 1) // 2 % 2**30}"
 
 
 @pytest.mark.parametrize("app_name", list(APPS))
 def test_every_app_refuses_a_bad_value_at_import(app_name):
     """An app imported with SERVERBENCH_WORK_ITERS=ten fails at once, naming the variable."""
     env = {**os.environ, "SERVERBENCH_WORK_ITERS": "ten", "PYTHONPATH": str(APPS_DIR)}
-    done = subprocess.run([sys.executable, "-c", f"import {APPS[app_name].module}"], cwd=APPS_DIR, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", f"import {APPS[app_name].module}"],
+        cwd=APPS_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode != 0
     assert "ValueError: SERVERBENCH_WORK_ITERS='ten' is not a whole number >= 0" in done.stderr
 

@@ -3,6 +3,7 @@
 The last test runs `./run tests --collect-only` as an unprivileged user with passwordless sudo in a fresh
 clone, as a hosted runner does; it builds a venv (minutes), so it is deselected unless -m fresh_checkout.
 """
+
 from __future__ import annotations
 
 import os
@@ -38,8 +39,9 @@ def test_every_workflow_passes_actionlint():
     if actionlint is None:
         pytest.skip(f"actionlint is not installed: `{INSTALL_ACTIONLINT}` (./run tests does it when go is here)")
     assert WORKFLOWS
-    run = subprocess.run([actionlint, "-no-color", *map(str, WORKFLOWS)], capture_output=True, text=True,
-                         cwd=ROOT, timeout=60)
+    run = subprocess.run(
+        [actionlint, "-no-color", *map(str, WORKFLOWS)], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -60,7 +62,9 @@ def test_the_perf_workflow_runs_mongodb_cells_against_a_mongo_service_by_url():
     service = workflow["jobs"]["perf"]["services"]["mongo"]
     assert service["image"].startswith("mongo:") and "27017:27017" in service["ports"]
     option = OPTIONS_BY_NAME["mongo_url"]
-    perf = next(s["run"] for s in _steps(ROOT / ".github" / "workflows" / "perf.yml") if "./run perf" in s.get("run", ""))
+    perf = next(
+        s["run"] for s in _steps(ROOT / ".github" / "workflows" / "perf.yml") if "./run perf" in s.get("run", "")
+    )
     words = perf.split()
     url = words[words.index(option.flag) + 1]
     assert option.parse(url) == "mongodb://127.0.0.1:27017"
@@ -69,7 +73,7 @@ def test_the_perf_workflow_runs_mongodb_cells_against_a_mongo_service_by_url():
 def test_run_installs_with_passwordless_sudo_when_not_root():
     """./run asks `sudo -n` (never a password prompt) when not root, and names both fixes when it cannot."""
     text = (ROOT / "run").read_text()
-    assert 'sudo -n true' in text and '$as_root apt-get update' in text
+    assert "sudo -n true" in text and "$as_root apt-get update" in text
     assert "passwordless sudo" in text
 
 
@@ -115,8 +119,15 @@ def sudo_user():
 
 def _overlay_working_tree(clone: Path) -> None:
     """The clone holds the last commit; copy the working tree's files over it (uncommitted edits, new files)."""
-    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            capture_output=True, check=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = ROOT / name
         if source.is_file():
@@ -140,13 +151,29 @@ def test_run_tests_collects_as_an_unprivileged_user_with_sudo(sudo_user):
     from its PATH: ./run installs it with `sudo -n apt-get` (not "install them as root"), builds a venv, collects."""
     path = _path_without("chromium", sudo_user.parent / "path-without-chromium")  # only the browser tests need it
     started = time.monotonic()
-    run = subprocess.run(["sudo", "-u", USER, "-H", "env", f"PATH={path}", "bash", "-c",
-                          f"cd {sudo_user} && ./run tests -n 0 --collect-only -q -p no:cacheprovider"],
-                         capture_output=True, text=True, timeout=1800)
+    run = subprocess.run(
+        [
+            "sudo",
+            "-u",
+            USER,
+            "-H",
+            "env",
+            f"PATH={path}",
+            "bash",
+            "-c",
+            f"cd {sudo_user} && ./run tests -n 0 --collect-only -q -p no:cacheprovider",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     out = run.stdout + run.stderr
-    said = [line[line.index("serverbench:"):] for line in run.stderr.splitlines() if "serverbench:" in line]
-    print(f"./run tests --collect-only as {USER}: exit {run.returncode} in {time.monotonic() - started:.0f} s",
-          *said, sep="\n  ")
+    said = [line[line.index("serverbench:") :] for line in run.stderr.splitlines() if "serverbench:" in line]
+    print(
+        f"./run tests --collect-only as {USER}: exit {run.returncode} in {time.monotonic() - started:.0f} s",
+        *said,
+        sep="\n  ",
+    )
     assert "serverbench: installing chromium with sudo -n apt-get" in run.stderr, out[-3000:]
     assert "serverbench: installed the environment in" in run.stderr, out[-3000:]  # its own venv, built
     assert run.returncode == 0, out[-3000:]

@@ -1,5 +1,6 @@
 """The gate's base worktree (measure.worktree) on a real git repository in tmp_path: checked out, locked with its
 gate's pid, removed on every exit path; a stale one of a dead gate pruned, a live one kept."""
+
 import shutil
 import subprocess
 import sys
@@ -40,8 +41,17 @@ def _worktrees(repo):
 def _locked(repo, tmp_path, name, pid, started):
     """A worktree locked as a gate with ``pid`` started at ``started`` locks it."""
     path = tmp_path / name
-    _git(repo, "worktree", "add", "--detach", "--lock", "--reason", f"{wt.LOCK_REASON} {pid} started {started}",
-         str(path), "v1")
+    _git(
+        repo,
+        "worktree",
+        "add",
+        "--detach",
+        "--lock",
+        "--reason",
+        f"{wt.LOCK_REASON} {pid} started {started}",
+        str(path),
+        "v1",
+    )
     return path
 
 
@@ -81,8 +91,9 @@ def test_a_stale_worktree_of_a_dead_gate_is_pruned_and_named(repo, tmp_path, cap
     gate prints that line as a note."""
     pid = _dead_pid()
     stale = _locked(repo, tmp_path, "stale", pid, "1.00")
-    assert wt.prune_stale_worktrees(repo) == [f"removed the stale base worktree {stale} of a gate (pid {pid}) that "
-                                              "was killed before it could remove it"]
+    assert wt.prune_stale_worktrees(repo) == [
+        f"removed the stale base worktree {stale} of a gate (pid {pid}) that was killed before it could remove it"
+    ]
     assert _worktrees(repo) == [] and not stale.exists()
     stale = _locked(repo, tmp_path, "stale", pid, "1.00")
     with wt.worktree("v1", repo) as path:
@@ -105,7 +116,9 @@ def test_a_reused_pid_does_not_keep_a_worktree(repo, tmp_path):
     assert len(wt.prune_stale_worktrees(repo)) == 1 and not stale.exists()
 
 
-@pytest.mark.parametrize("reason", ["someone else's lock", f"{wt.LOCK_REASON} 1 started", f"x {wt.LOCK_REASON} 1 started 1"])
+@pytest.mark.parametrize(
+    "reason", ["someone else's lock", f"{wt.LOCK_REASON} 1 started", f"x {wt.LOCK_REASON} 1 started 1"]
+)
 def test_worktrees_not_locked_by_a_gate_are_left_alone(repo, tmp_path, reason):
     """Another lock reason, a gate's reason without all three fields, an unlocked worktree: all kept."""
     other = tmp_path / "other"

@@ -4,10 +4,12 @@ from serverbench.drivers.wrk import lua_string, mix_script, parse_report, report
 from serverbench.errors import GeneratorError
 
 # A line captured from a real run of wrk 4.1.0 with serverbench's reporter (gunicorn, /json).
-REAL = ('Running 2s test @ http://127.0.0.1:21000/json\n  2 threads and 64 connections\n'
-        'SERVERBENCH-WRK {"requests":6650,"duration_us":2004132,"bytes":1097250,"synthetic_removed":0,'
-        '"latency_us":{"p50":19090,"p75":20400,"p90":22000,"p99":25030,"p999":31000,"max":40210,'
-        '"mean":19123.500,"stdev":1800.250},"errors":{"connect":0,"read":12,"write":0,"timeout":0,"status":5}}\n')
+REAL = (
+    "Running 2s test @ http://127.0.0.1:21000/json\n  2 threads and 64 connections\n"
+    'SERVERBENCH-WRK {"requests":6650,"duration_us":2004132,"bytes":1097250,"synthetic_removed":0,'
+    '"latency_us":{"p50":19090,"p75":20400,"p90":22000,"p99":25030,"p999":31000,"max":40210,'
+    '"mean":19123.500,"stdev":1800.250},"errors":{"connect":0,"read":12,"write":0,"timeout":0,"status":5}}\n'
+)
 
 
 def test_parse_real_report():
@@ -51,8 +53,10 @@ def test_a_histogram_the_reporter_could_not_undo_is_an_error_naming_the_fix():
         parse_report(REAL.replace('"synthetic_removed":0', '"synthetic_removed":-1'))
 
 
-@pytest.mark.parametrize(("threads", "connections", "expected"), [(2, 64, 2), (2, 1, 1), (2, 5, 1), (3, 64, 2),
-                                                                  (4, 400, 4), (8, 6, 6), (1, 64, 1)])
+@pytest.mark.parametrize(
+    ("threads", "connections", "expected"),
+    [(2, 64, 2), (2, 1, 1), (2, 5, 1), (3, 64, 2), (4, 400, 4), (8, 6, 6), (1, 64, 1)],
+)
 def test_wrk_threads_divide_the_connections(threads, connections, expected):
     """wrk opens connections // threads per thread: the threads chosen divide the connections, so all are opened."""
     assert split_threads(threads, connections) == expected
@@ -75,7 +79,7 @@ def test_the_report_is_wrks_with_its_bytes_and_exact_duration():
 
 def test_lua_strings_escape_every_byte_outside_printable_ascii():
     """Printable ASCII stays as it is (but the quote and backslash); DEL (127) and control bytes are escaped, space kept."""
-    assert lua_string(b" ~\x7f\x1f\"\\") == '" ~\\127\\031\\034\\092"'
+    assert lua_string(b' ~\x7f\x1f"\\') == '" ~\\127\\031\\034\\092"'
 
 
 def test_a_keep_alive_mix_closes_no_connection():
@@ -87,6 +91,7 @@ def test_a_keep_alive_mix_closes_no_connection():
 def test_every_header_of_a_request_is_formatted_into_the_script():
     """Two headers become two entries of wrk.format's header table, each closed by a comma."""
     from serverbench.catalog.contract import Request
+
     lua = mix_script([("/a", 1)], None, Request("GET", (("A", "1"), ("B", "2"))))
     assert 'wrk.format(method, p, {["A"] = "1", ["B"] = "2", }, body)' in lua
 
@@ -94,6 +99,7 @@ def test_every_header_of_a_request_is_formatted_into_the_script():
 def test_each_line_of_the_request_script_is_a_comment_or_a_lua_statement():
     """The script wrk loads starts with a comment line, then its statements, one a line (no stray text before them)."""
     import re
+
     lines = mix_script([("/a", 2), ("/b", 1)], 2).splitlines()
     assert lines[0].startswith("-- ") and lines[1].startswith("local paths = {")
     assert all(re.match(r"(--|local |init |request |end$|\s)", line) for line in lines), lines

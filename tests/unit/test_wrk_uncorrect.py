@@ -1,4 +1,5 @@
 """wrk_report.lua's undoing of wrk's coordinated-omission samples, run in LuaJIT (the library wrk itself links)."""
+
 import ctypes
 import ctypes.util
 import random
@@ -109,6 +110,8 @@ def test_even_latencies_are_left_alone():
 def test_a_histogram_not_laid_out_as_wrk_4_is_reported_not_touched():
     """A limit other than the timeout's means another layout: the reporter says -1 and changes nothing."""
     script = reporter_script(4, 1)
-    out = run_lua(script + 'local s = ffi.new("uint64_t[?]", 8); s[1] = 7\n'
-                  'return tostring(uncorrect(ffi.new("uint64_t *[1]", s), 1000000, 100)) .. " " .. tostring(s[1])')
+    out = run_lua(
+        script + 'local s = ffi.new("uint64_t[?]", 8); s[1] = 7\n'
+        'return tostring(uncorrect(ffi.new("uint64_t *[1]", s), 1000000, 100)) .. " " .. tostring(s[1])'
+    )
     assert out == "-1 7ULL"

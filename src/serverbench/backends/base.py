@@ -7,12 +7,14 @@ one (proc) and how to use one someone else runs (noproc).  The pytest fixtures, 
 flags, the fixtures and the docs' backends table are made from it, so adding a backend is one entry here
 plus its module.
 """
+
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Mapping, Protocol
+from typing import Callable, Protocol
 
 from ..errors import ConfigError
 
@@ -88,16 +90,37 @@ class Backend:
         return getattr(self._module(), f"connect_{self.name}")
 
 
-BACKENDS: Mapping[str, Backend] = {b.name: b for b in (
-    Backend("redis", ("redis",), "Redis (redis://127.0.0.1:PORT/DB)", "redis-server",
+BACKENDS: Mapping[str, Backend] = {
+    b.name: b
+    for b in (
+        Backend(
+            "redis",
+            ("redis",),
+            "Redis (redis://127.0.0.1:PORT/DB)",
+            "redis-server",
             "redis-server without persistence: a click counter and a 2,000-character value",
-            "redis://127.0.0.1:PORT/0", binary="redis-server"),
-    Backend("mongo", ("mongodb",), "MongoDB (mongodb://127.0.0.1:PORT/)", "mongod from PATH or SecantusDB",
+            "redis://127.0.0.1:PORT/0",
+            binary="redis-server",
+        ),
+        Backend(
+            "mongo",
+            ("mongodb",),
+            "MongoDB (mongodb://127.0.0.1:PORT/)",
+            "mongod from PATH or SecantusDB",
             "mongod from PATH, else SecantusDB (MongoDB's wire protocol): small and big documents, event queues",
-            "mongodb://127.0.0.1:PORT/", min_start_timeout=60.0),
-    Backend("upstream", ("http",), "slow upstream (http://127.0.0.1:PORT/PATH) for /upstream", "nginx",
-            "nginx with the echo module, answering after 100 ms", "http://127.0.0.1:PORT/PATH"),
-)}
+            "mongodb://127.0.0.1:PORT/",
+            min_start_timeout=60.0,
+        ),
+        Backend(
+            "upstream",
+            ("http",),
+            "slow upstream (http://127.0.0.1:PORT/PATH) for /upstream",
+            "nginx",
+            "nginx with the echo module, answering after 100 ms",
+            "http://127.0.0.1:PORT/PATH",
+        ),
+    )
+}
 
 
 def backend(name: str) -> Backend:
@@ -123,7 +146,7 @@ def revive(name: str, service: Service, timeout: float = 30.0) -> bool:
     True when it had to.  Someone else's backend (noproc) is never touched."""
     if alive(service):
         return False
-    process = getattr(service, "process")
+    process = service.process
     process.stop()  # reap the dead group, sweep what is left of it, close its log
     process.start(timeout=max(timeout, backend(name).min_start_timeout))
     seed = getattr(service, "seed", None)  # the upstream has no data to seed
@@ -138,8 +161,9 @@ def env(services: Mapping[str, Service]) -> dict[str, str]:
 
 
 @contextmanager
-def started(names: Iterable[str], urls: Mapping[str, str | None] | None = None,
-            timeout: float = 30.0) -> Iterator[dict[str, Service]]:
+def started(
+    names: Iterable[str], urls: Mapping[str, str | None] | None = None, timeout: float = 30.0
+) -> Iterator[dict[str, Service]]:
     """Every named backend, provided in order and stopped (those we started) on every exit path."""
     urls = urls or {}
     with ExitStack() as stack:

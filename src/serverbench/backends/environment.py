@@ -6,6 +6,7 @@ SecantusDB's ``secantusd-py`` needs >= 3.10), so a backend's program is looked u
 ``./run tox``), next to the interpreter running this session (``sys.executable``), then on PATH.  A
 console script found there runs under the interpreter of its own environment, not the session's.
 """
+
 from __future__ import annotations
 
 import os
@@ -44,8 +45,7 @@ def where_looked(name: str) -> str:
     """The places searched for ``name``, for an error message."""
     places = [str(folder / name) for folder in search_dirs()]
     setting = services_python()
-    env_note = (f"{SERVICES_PYTHON}={setting}" if setting is not None
-                else f"{SERVICES_PYTHON} is not set")
+    env_note = f"{SERVICES_PYTHON}={setting}" if setting is not None else f"{SERVICES_PYTHON} is not set"
     return f"looked at {', '.join(places)} and PATH ({env_note})"
 
 
@@ -53,6 +53,9 @@ def require_program(name: str, package: str) -> str:
     """The full path of a backend's program, or a MissingBinaryError naming the places searched and the package."""
     found = find_program(name)
     if found is None:
-        raise MissingBinaryError(name, fix=f"not found ({where_looked(name)}). Install it: `apt-get install {package}` "
-                                           "(Debian/Ubuntu, as root), or run the README's perf command, which installs it.")
+        raise MissingBinaryError(
+            name,
+            fix=f"not found ({where_looked(name)}). Install it: `apt-get install {package}` "
+            "(Debian/Ubuntu, as root), or run the README's perf command, which installs it.",
+        )
     return found

@@ -8,6 +8,7 @@ SecantusDB serves about 1.4k find_one/s per connection here, so fast servers mak
 bottleneck: the backend's CPU is sampled during each trial and a saturated backend is
 reported (``backend-bound``), never read as the server's speed.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,8 +22,8 @@ from pymongo.errors import PyMongoError
 
 from ..catalog.contract import BIG_DOC, EVENT_SIZES, MONGO_DB, SMALL_DOC, event
 from ..errors import BackendUnreachable, MissingBinaryError
-from .environment import SERVICES_PYTHON, find_program, services_python, where_looked
 from ..measure.executors import LOOPBACK, ManagedProcess, free_port
+from .environment import SERVICES_PYTHON, find_program, services_python, where_looked
 
 
 @dataclass
@@ -85,18 +86,31 @@ def missing_mongo_fix() -> str:
     if setting is not None:
         install = f"`{setting} -m pip install secantusdb` (the environment {SERVICES_PYTHON} names)"
     elif sys.implementation.name == "cpython" and sys.version_info >= (3, 10):
-        install = (f"`{sys.executable} -m pip install secantusdb`, or set {SERVICES_PYTHON} to the python of "
-                   "serverbench's own environment (`./run` sets it to .venv/bin/python)")
+        install = (
+            f"`{sys.executable} -m pip install secantusdb`, or set {SERVICES_PYTHON} to the python of "
+            "serverbench's own environment (`./run` sets it to .venv/bin/python)"
+        )
     else:
-        install = (f"set {SERVICES_PYTHON} to the python of serverbench's own environment, a CPython >= 3.10 "
-                   f"with secantusdb installed (`./run` builds .venv and sets it; {sys.executable} is Python "
-                   f"{sys.version_info[0]}.{sys.version_info[1]} and cannot install secantusdb)")
-    return (f"neither mongod nor SecantusDB's secantusd-py was found ({where_looked('secantusd-py')}). {install}; "
-            "or put a mongod on PATH, or give a running one with --mongo-url mongodb://127.0.0.1:27017/")
+        install = (
+            f"set {SERVICES_PYTHON} to the python of serverbench's own environment, a CPython >= 3.10 "
+            f"with secantusdb installed (`./run` builds .venv and sets it; {sys.executable} is Python "
+            f"{sys.version_info[0]}.{sys.version_info[1]} and cannot install secantusdb)"
+        )
+    return (
+        f"neither mongod nor SecantusDB's secantusd-py was found ({where_looked('secantusd-py')}). {install}; "
+        "or put a mongod on PATH, or give a running one with --mongo-url mongodb://127.0.0.1:27017/"
+    )
 
 
-def _start(what: str, kind: str, argv: list[str], port: int, tmp: tempfile.TemporaryDirectory,
-           timeout: float, log_dir: Path | None) -> MongoService:
+def _start(
+    what: str,
+    kind: str,
+    argv: list[str],
+    port: int,
+    tmp: tempfile.TemporaryDirectory,
+    timeout: float,
+    log_dir: Path | None,
+) -> MongoService:
     try:
         process = ManagedProcess(what, argv, port, ready_path=None, timeout=timeout, log_dir=log_dir).start()
     except Exception:
@@ -118,13 +132,34 @@ def start_mongo(port: int | None = None, timeout: float = 60.0, log_dir: Path | 
     tmp = tempfile.TemporaryDirectory(prefix="serverbench-mongo-")
     mongod = find_program("mongod")
     if mongod:
-        argv = [mongod, "--dbpath", tmp.name, "--port", str(port), "--bind_ip", LOOPBACK, "--nounixsocket",
-                "--quiet", "--wiredTigerCacheSizeGB", "0.25"]
+        argv = [
+            mongod,
+            "--dbpath",
+            tmp.name,
+            "--port",
+            str(port),
+            "--bind_ip",
+            LOOPBACK,
+            "--nounixsocket",
+            "--quiet",
+            "--wiredTigerCacheSizeGB",
+            "0.25",
+        ]
         return _start("mongod", "mongod", argv, port, tmp, timeout, log_dir)
     secantus = find_program("secantusd-py")
     if secantus:
-        argv = [secantus, "--host", LOOPBACK, "--port", str(port), "--storage-path", ":memory:", "--standalone",
-                "--log-level", "WARNING"]
+        argv = [
+            secantus,
+            "--host",
+            LOOPBACK,
+            "--port",
+            str(port),
+            "--storage-path",
+            ":memory:",
+            "--standalone",
+            "--log-level",
+            "WARNING",
+        ]
         return _start("secantusdb", "secantusdb", argv, port, tmp, timeout, log_dir)
     tmp.cleanup()
     raise MissingBinaryError("a MongoDB server", fix=missing_mongo_fix())
@@ -138,5 +173,6 @@ def connect_mongo(url: str) -> MongoService:
     except PyMongoError as exc:
         raise BackendUnreachable(
             f"--mongo-url {url} did not answer ({type(exc).__name__}: {str(exc)[:200]}). Start that server, "
-            "fix the URL, or drop --mongo-url to let serverbench start one.") from None
+            "fix the URL, or drop --mongo-url to let serverbench start one."
+        ) from None
     return service

@@ -3,6 +3,7 @@
 The Redis server runs with no persistence (no RDB snapshots, no AOF) so disk never enters a
 measurement; the contract's keys are seeded before use and the counter reset per test.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -57,17 +58,34 @@ class RedisService:
 
 
 def redis_command(binary: str, port: int) -> list[str]:
-    return [binary, "--port", str(port), "--bind", LOOPBACK, "--save", "", "--appendonly", "no",
-            "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning"]
+    return [
+        binary,
+        "--port",
+        str(port),
+        "--bind",
+        LOOPBACK,
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--daemonize",
+        "no",
+        "--protected-mode",
+        "yes",
+        "--loglevel",
+        "warning",
+    ]
 
 
-def start_redis(port: int | None = None, executable: str | None = None, timeout: float = 30.0,
-                log_dir: Path | None = None) -> RedisService:
+def start_redis(
+    port: int | None = None, executable: str | None = None, timeout: float = 30.0, log_dir: Path | None = None
+) -> RedisService:
     """Start redis-server on a free loopback port (the proc fixture)."""
     binary = executable if executable is not None else require_program("redis-server", "redis-server")
     port = port if port is not None else free_port()
-    process = ManagedProcess("redis-server", redis_command(binary, port), port, ready_path=None,
-                             timeout=timeout, log_dir=log_dir).start()
+    process = ManagedProcess(
+        "redis-server", redis_command(binary, port), port, ready_path=None, timeout=timeout, log_dir=log_dir
+    ).start()
     service = RedisService(f"redis://{LOOPBACK}:{port}/0", process)
     try:
         service.seed()

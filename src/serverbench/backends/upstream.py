@@ -4,6 +4,7 @@ plus libnginx-mod-http-echo), started per session on a free loopback port, or gi
 nginx is a fine upstream to measure against: it answers from C with no Python in the path,
 so a slow /upstream is the server under test waiting, not the upstream working.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,7 @@ from ..measure.executors import LOOPBACK, ManagedProcess, free_port
 from .environment import require_program
 
 UPSTREAM_PATH = "/delay"
-ECHO_MODULES = ("/usr/lib/nginx/modules/ngx_http_echo_module.so",
-                "/usr/share/nginx/modules/ngx_http_echo_module.so")
+ECHO_MODULES = ("/usr/lib/nginx/modules/ngx_http_echo_module.so", "/usr/share/nginx/modules/ngx_http_echo_module.so")
 
 
 def nginx_conf(port: int, prefix: Path, echo_module: str) -> str:
@@ -108,7 +108,8 @@ def find_echo_module() -> str:
     raise MissingBinaryError(
         "nginx's echo module (ngx_http_echo_module.so)",
         fix="not installed: `apt-get install nginx-light libnginx-mod-http-echo` (./run does it as root), "
-        "or give a running upstream with --upstream-url")
+        "or give a running upstream with --upstream-url",
+    )
 
 
 def start_upstream(port: int | None = None, timeout: float = 30.0, log_dir: Path | None = None) -> UpstreamService:
@@ -121,8 +122,9 @@ def start_upstream(port: int | None = None, timeout: float = 30.0, log_dir: Path
     (prefix / "nginx.conf").write_text(nginx_conf(port, prefix, module))
     argv = [binary, "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-e", "stderr"]
     try:
-        process = ManagedProcess("nginx-upstream", argv, port, ready_path="/ready", timeout=timeout,
-                                 log_dir=log_dir).start()
+        process = ManagedProcess(
+            "nginx-upstream", argv, port, ready_path="/ready", timeout=timeout, log_dir=log_dir
+        ).start()
     except Exception:
         tmp.cleanup()
         raise
@@ -135,6 +137,7 @@ def connect_upstream(url: str) -> UpstreamService:
     try:
         service.check()
     except BackendUnreachable as exc:
-        raise BackendUnreachable(f"--upstream-url: {exc}. Start it, fix the URL, or drop --upstream-url "
-                                 "to let serverbench start nginx.") from None
+        raise BackendUnreachable(
+            f"--upstream-url: {exc}. Start it, fix the URL, or drop --upstream-url to let serverbench start nginx."
+        ) from None
     return service

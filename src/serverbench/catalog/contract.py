@@ -4,11 +4,13 @@ TechEmpower-style: status, Content-Type and body are checked exactly; a wrong an
 reported with what was expected and what came.  Redis keys and the stored value are part of
 the contract so apps need no shared code with the harness.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable
 
 REDIS_COUNTER_KEY = "serverbench:counter"
 REDIS_VALUE_KEY = "serverbench:value"
@@ -51,17 +53,27 @@ def _check_redis(body: bytes) -> str | None:
 # MongoDB: database, collections and the seeded documents (the harness seeds, apps read).
 MONGO_DB = "serverbench"
 SMALL_DOC = {"_id": "small", "canonicalUrl": "https://books.example.org/b/0001-python-and-the-server"}
-BIG_DOC = {"_id": "big", **{
-    f"f{i:03d}": (i * 7919 if i % 3 == 0 else f"value-{i:03d}-" + "x" * (i % 17) if i % 3 == 1 else i % 2 == 0)
-    for i in range(300)}}
+BIG_DOC = {
+    "_id": "big",
+    **{
+        f"f{i:03d}": (i * 7919 if i % 3 == 0 else f"value-{i:03d}-" + "x" * (i % 17) if i % 3 == 1 else i % 2 == 0)
+        for i in range(300)
+    },
+}
 # Event queues: about 1 KB and 64 KB of shallow JSON events; queue "0" is empty (204).
 EVENT_SIZES = {"0": 0, "1k": 7, "64k": 440}
 
 
 def event(queue: str, seq: int) -> dict:
     """One shallow event of about 128 bytes as JSON (without _id and queue, as apps return it)."""
-    return {"seq": seq, "type": ("view", "click", "buy")[seq % 3], "user": f"user{seq % 97:04d}",
-            "path": f"/site/books/{seq % 20 + 1}", "ts": 1_700_000_000 + seq, "payload": "p" * 40}
+    return {
+        "seq": seq,
+        "type": ("view", "click", "buy")[seq % 3],
+        "user": f"user{seq % 97:04d}",
+        "path": f"/site/books/{seq % 20 + 1}",
+        "ts": 1_700_000_000 + seq,
+        "payload": "p" * 40,
+    }
 
 
 def events(queue: str) -> list[dict]:
@@ -137,23 +149,38 @@ ENDPOINTS: Mapping[str, Endpoint] = {
         Endpoint("plaintext", "/plaintext", "text/plain", _expect_text(b"Hello, World!")),
         Endpoint("json", "/json", "application/json", _expect_json({"message": "Hello, World!"})),
         Endpoint("redis", "/redis", "application/json", _check_redis, backends=("redis",)),
-        Endpoint("mongo-small", "/mongo/small", "application/json", _expect_json(_without_id(SMALL_DOC)),
-                 backends=("mongo",)),
-        Endpoint("mongo-big", "/mongo/big", "application/json", _expect_json(_without_id(BIG_DOC)),
-                 backends=("mongo",)),
+        Endpoint(
+            "mongo-small", "/mongo/small", "application/json", _expect_json(_without_id(SMALL_DOC)), backends=("mongo",)
+        ),
+        Endpoint(
+            "mongo-big", "/mongo/big", "application/json", _expect_json(_without_id(BIG_DOC)), backends=("mongo",)
+        ),
         Endpoint("events-0", "/events?size=0", None, _expect_empty, backends=("mongo",), status=204),
-        Endpoint("events-1k", "/events?size=1k", "application/json", _expect_json(events("1k")),
-                 backends=("mongo",)),
-        Endpoint("events-64k", "/events?size=64k", "application/json", _expect_json(events("64k")),
-                 backends=("mongo",)),
-        Endpoint("upstream", "/upstream", "application/json", _expect_json({"upstream": UPSTREAM_BODY}),
-                 backends=("upstream",), min_seconds=UPSTREAM_DELAY_S),
+        Endpoint("events-1k", "/events?size=1k", "application/json", _expect_json(events("1k")), backends=("mongo",)),
+        Endpoint(
+            "events-64k", "/events?size=64k", "application/json", _expect_json(events("64k")), backends=("mongo",)
+        ),
+        Endpoint(
+            "upstream",
+            "/upstream",
+            "application/json",
+            _expect_json({"upstream": UPSTREAM_BODY}),
+            backends=("upstream",),
+            min_seconds=UPSTREAM_DELAY_S,
+        ),
         Endpoint("sleep", "/sleep?ms=100", "application/json", _expect_json({"slept_ms": 100}), min_seconds=0.1),
-        Endpoint("site-search", "/site/search?q=server&page=1", "text/html",
-                 _expect_contains(b"<h1>Results for server, page 1</h1>", b"/site/thumbs/1.jpg")),
-        Endpoint("site-api", "/site/api/books?q=python", "application/json",
-                 _expect_json([{"id": 1, "title": "Book 01: Python and the Server", "author": "Author 1",
-                                "year": 1991}])),
+        Endpoint(
+            "site-search",
+            "/site/search?q=server&page=1",
+            "text/html",
+            _expect_contains(b"<h1>Results for server, page 1</h1>", b"/site/thumbs/1.jpg"),
+        ),
+        Endpoint(
+            "site-api",
+            "/site/api/books?q=python",
+            "application/json",
+            _expect_json([{"id": 1, "title": "Book 01: Python and the Server", "author": "Author 1", "year": 1991}]),
+        ),
         Endpoint("site-cover", "/site/covers/3.jpg", "image/jpeg", _expect_bytes_len(30_000, b"\xff\xd8")),
         Endpoint("site-thumb", "/site/thumbs/3.jpg", "image/jpeg", _expect_bytes_len(3_000, b"\xff\xd8")),
         Endpoint("site-css", "/site/static/site.css", "text/css", _expect_contains(b"font-family")),

@@ -11,6 +11,7 @@ One fault is written ``ACTION-BACKEND[:LATENCY][@AT]``:
 ``kill`` needs a backend serverbench started (it owns the process).  Parsing is pure: the
 executor is :mod:`serverbench.measure.faults`, the judgement :mod:`serverbench.judge.faults`.
 """
+
 from __future__ import annotations
 
 import math
@@ -53,7 +54,7 @@ class Fault:
     latency_ms: float | None = None  # slow only: how long each answer is held
 
     @classmethod
-    def parse(cls, raw: str) -> "Fault":
+    def parse(cls, raw: str) -> Fault:
         """``kill-redis@2s`` and the like; a ValueError naming the part that is wrong otherwise."""
         text = str(raw).strip().lower()
         match = _FORM.match(text)
@@ -95,5 +96,7 @@ class Fault:
     def check_window(self, duration_s: float) -> None:
         """A fault must fall inside the measured window, or it would test nothing."""
         if self.at_s >= duration_s:
-            raise ValueError(f"--perf-fault {self.label} comes {self.at_s:g} s into a {duration_s:g} s window, "
-                             f"so it would never fire: give an earlier @AT or a longer --perf-duration")
+            raise ValueError(
+                f"--perf-fault {self.label} comes {self.at_s:g} s into a {duration_s:g} s window, "
+                f"so it would never fire: give an earlier @AT or a longer --perf-duration"
+            )

@@ -4,14 +4,15 @@ A variant serves every app whose interface it loads (WSGI, ASGI or a framework's
 server); without an app selection each variant serves its interface's reference app.  A user's
 app (``perf_app``) is served by every Python variant of its interface (:func:`user_cells`).
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Iterable, Mapping, Sequence
 
-from .apps import APPS, INTERFACE_RUNTIMES, App
 from ..config import select
 from ..errors import ConfigError
+from .apps import APPS, INTERFACE_RUNTIMES, App
 from .variants import Variant
 
 
@@ -32,8 +33,9 @@ def every_cell(variants: Iterable[Variant], apps: Mapping[str, App] = APPS) -> l
     return [Cell(v, a) for v in variants for a in apps.values() if v.serves(a)]
 
 
-def cells(variants: Sequence[Variant], app_patterns: Sequence[str] | None,
-          apps: Mapping[str, App] = APPS) -> list[Cell]:
+def cells(
+    variants: Sequence[Variant], app_patterns: Sequence[str] | None, apps: Mapping[str, App] = APPS
+) -> list[Cell]:
     """The cells to run: each variant with its reference app, or with every selected app it can serve."""
     if app_patterns is None:
         return [Cell(v, v.default_app) for v in variants]
@@ -43,12 +45,12 @@ def cells(variants: Sequence[Variant], app_patterns: Sequence[str] | None,
         raise ConfigError(
             f"no selected variant can serve the selected apps ({', '.join(a.name for a in chosen)}: "
             f"interfaces {', '.join(sorted({a.interface for a in chosen}))}); the selected variants load "
-            f"{', '.join(sorted({v.interface for v in variants}))}. Widen --perf-variants or --perf-apps.")
+            f"{', '.join(sorted({v.interface for v in variants}))}. Widen --perf-variants or --perf-apps."
+        )
     return out
 
 
-def user_cells(variants: Sequence[Variant], patterns: Sequence[str], app: App,
-               ready_path: str | None) -> list[Cell]:
+def user_cells(variants: Sequence[Variant], patterns: Sequence[str], app: App, ready_path: str | None) -> list[Cell]:
     """Every Python variant of the user's app's interface that ``patterns`` (--perf-variants) select,
     each made ready on ``ready_path`` (None: a TCP check), since the app has no /plaintext.
 
@@ -59,9 +61,14 @@ def user_cells(variants: Sequence[Variant], patterns: Sequence[str], app: App,
     named = [p for p in patterns if not any(c in p for c in "*?[")]
     wrong = [p for p in named if p in by_name and p not in fits]
     if wrong or not fits:
-        found = (f"{', '.join(wrong)} load{'s' if len(wrong) == 1 else ''} another interface" if wrong else
-                 f"no variant selected by --perf-variants {','.join(patterns)} loads it")
+        found = (
+            f"{', '.join(wrong)} load{'s' if len(wrong) == 1 else ''} another interface"
+            if wrong
+            else f"no variant selected by --perf-variants {','.join(patterns)} loads it"
+        )
         offered = ", ".join(v.name for v in variants if v.serves(app)) or "none"
-        raise ConfigError(f"your app {app.name} ({app.notes}) offers the {app.interface} interface "
-                          f"(perf_app_interface), but {found}; its variants: {offered}")
+        raise ConfigError(
+            f"your app {app.name} ({app.notes}) offers the {app.interface} interface "
+            f"(perf_app_interface), but {found}; its variants: {offered}"
+        )
     return [Cell(replace(by_name[n], ready_path=ready_path), app) for n in fits]

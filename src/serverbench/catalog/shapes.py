@@ -8,12 +8,13 @@ server starts.
 A shape may also hold slow clients beside that load (``c16+idle16``: 16 connections that open and send
 nothing while 16 drive the load); measure.slowclients runs them.  The kinds are :data:`SLOW_KINDS`.
 """
+
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from ..errors import ConfigError
 
@@ -71,11 +72,13 @@ class LoadShape:
             out.append(f"connections must be a whole number >= 1, got {self.connections!r}")
         if not isinstance(self.duration, int) or self.duration < 1:
             out.append(f"duration must be whole seconds >= 1, got {self.duration!r}")
-        if self.rate is not None and not (isinstance(self.rate, (int, float)) and math.isfinite(self.rate)
-                                          and self.rate > 0):
+        if self.rate is not None and not (
+            isinstance(self.rate, (int, float)) and math.isfinite(self.rate) and self.rate > 0
+        ):
             out.append(f"rate must be requests per second > 0, got {self.rate!r}")
-        if self.requests_per_connection is not None and (not isinstance(self.requests_per_connection, int)
-                                                         or self.requests_per_connection < 1):
+        if self.requests_per_connection is not None and (
+            not isinstance(self.requests_per_connection, int) or self.requests_per_connection < 1
+        ):
             out.append(f"requests per connection must be >= 1 (or keep-alive), got {self.requests_per_connection!r}")
         if self.workers is not None and (not isinstance(self.workers, int) or self.workers < 0):
             out.append(f"locust workers must be a whole number >= 0, got {self.workers!r}")
@@ -105,8 +108,10 @@ def refusal(caps: Capabilities, shape: LoadShape) -> str | None:
     """Why ``caps.driver`` cannot run ``shape`` (None when it can)."""
     if shape.model not in caps.models:
         other = "an open-model driver (--perf-rates needs oha)" if shape.model == "open" else "a closed-model driver"
-        return (f"{caps.driver} runs the {' and '.join(caps.models)} model only; the shape {shape.label} "
-                f"({shape.model} model) needs {other}")
+        return (
+            f"{caps.driver} runs the {' and '.join(caps.models)} model only; the shape {shape.label} "
+            f"({shape.model} model) needs {other}"
+        )
     if shape.requests_per_connection is not None and not caps.requests_per_connection:
         return f"{caps.driver} cannot limit requests per connection (shape {shape.label})"
     if shape.ramp and not caps.ramp:
@@ -143,9 +148,11 @@ def from_label(label: str, duration: int = 5) -> LoadShape:
     for i, part in enumerate(parts):
         key, value = _label_part(part, first=i == 0)
         if key is None or key in fields:
-            raise ConfigError(f"load shape {label!r}: cannot read {part!r}; write c<connections> or r<rate> or "
-                              "u<users>-w<workers>, then -rpc<n> and -ramp<seconds> as needed, then "
-                              f"+<kind><count> for slow clients (kinds: {', '.join(SLOW_KINDS)}), e.g. c16+idle16")
+            raise ConfigError(
+                f"load shape {label!r}: cannot read {part!r}; write c<connections> or r<rate> or "
+                "u<users>-w<workers>, then -rpc<n> and -ramp<seconds> as needed, then "
+                f"+<kind><count> for slow clients (kinds: {', '.join(SLOW_KINDS)}), e.g. c16+idle16"
+            )
         fields[key] = value
     if ("users" in fields) != ("workers" in fields):
         raise ConfigError(f"load shape {label!r}: a locust scenario is u<users>-w<workers>, both parts together")
@@ -159,9 +166,15 @@ def from_label(label: str, duration: int = 5) -> LoadShape:
 
 def _label_part(part: str, first: bool) -> tuple[str | None, object]:
     """One ``-``-separated part of a label as (field, value); (None, None) when it is not one."""
-    patterns = ((r"c(\d+)", "connections", int), (r"r(\d+(?:\.\d+)?)", "rate", float), (r"u(\d+)", "users", int)) \
-        if first else ((r"rpc(\d+)", "requests_per_connection", int), (r"ramp(\d+(?:\.\d+)?)", "ramp", float),
-                       (r"w(\d+)", "workers", int))
+    patterns = (
+        ((r"c(\d+)", "connections", int), (r"r(\d+(?:\.\d+)?)", "rate", float), (r"u(\d+)", "users", int))
+        if first
+        else (
+            (r"rpc(\d+)", "requests_per_connection", int),
+            (r"ramp(\d+(?:\.\d+)?)", "ramp", float),
+            (r"w(\d+)", "workers", int),
+        )
+    )
     for pattern, key, kind in patterns:
         found = re.fullmatch(pattern, part)
         if found:
@@ -174,8 +187,13 @@ def fd_need(connections: Sequence[int]) -> int:
     return 2 * max(connections, default=0) + 256
 
 
-def knee(rates: Sequence[float], p99_ms: Sequence[float], achieved: Sequence[float],
-         factor: float = 3.0, shortfall: float = 0.95) -> float | None:
+def knee(
+    rates: Sequence[float],
+    p99_ms: Sequence[float],
+    achieved: Sequence[float],
+    factor: float = 3.0,
+    shortfall: float = 0.95,
+) -> float | None:
     """The first rate of a ladder where latency breaks: p99 above ``factor`` × the lowest rate's p99,
     or the server no longer keeps up (achieved < ``shortfall`` × target).  None: no knee in the ladder."""
     if not rates:

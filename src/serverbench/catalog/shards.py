@@ -7,11 +7,12 @@ counts are equal cost to within server start-up, and neighbours in sort order (t
 one variant) land in different shards, which spreads the variants that start slowly.  Pure
 logic: the same ids give the same shares on every machine and in every run.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 _FORM = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
@@ -28,7 +29,7 @@ class Shard:
             raise ValueError(f"expected K/N with 1 <= K <= N, such as 2/4, got {self.label}")
 
     @classmethod
-    def parse(cls, raw: str) -> "Shard":
+    def parse(cls, raw: str) -> Shard:
         """``"2/4"`` -> Shard(2, 4); anything else is a ValueError that shows the expected form."""
         match = _FORM.match(str(raw))
         if match is None:
@@ -47,5 +48,5 @@ def share(ids: Sequence[str], shard: Shard) -> list[str]:
     shards' sizes differ by at most one.
     """
     ordered = sorted(ids)
-    mine = set(ordered[shard.index - 1::shard.count])
+    mine = set(ordered[shard.index - 1 :: shard.count])
     return [i for i in ids if i in mine]

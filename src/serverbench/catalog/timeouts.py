@@ -12,6 +12,7 @@ run's load plus the drain of one queue, so a cell with a designed queue gets tha
 the server's own CPU and an uneven drain: lead-in + duration + trail + QUEUE_MARGIN x Q, never below DEFAULT_TIMEOUT_S and
 never above MAX_TIMEOUT_S.  The record keeps the timeout used (``generator.timeout_s``).
 """
+
 from __future__ import annotations
 
 import math

@@ -8,13 +8,15 @@ turns them into the catalog's own data: an :class:`~serverbench.catalog.apps.App
 :class:`~serverbench.catalog.workloads.Workload` per endpoint, and the servers' environment.
 Pure: the interface is detected elsewhere (:mod:`serverbench.measure.appinterface`).
 """
+
 from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable
 
 from .apps import App
 from .contract import Endpoint, Request
@@ -46,14 +48,15 @@ class AppTarget:
         return f"{self.module}:{self.attribute}{'()' if self.factory else ''}"
 
     @classmethod
-    def parse(cls, raw: str) -> "AppTarget":
+    def parse(cls, raw: str) -> AppTarget:
         text = str(raw).strip()
         module, colon, attribute = text.partition(":")
         factory = attribute.endswith("()")
         attribute = attribute.removesuffix("()")
         if not colon or not MODULE_RE.match(module) or not re.match(r"^[A-Za-z_]\w*$", attribute):
-            raise ValueError(f"expected an import path such as 'mysite.wsgi:application' or 'app:create_app()', "
-                             f"got {raw!r}")
+            raise ValueError(
+                f"expected an import path such as 'mysite.wsgi:application' or 'app:create_app()', got {raw!r}"
+            )
         return cls(module, attribute, factory)
 
 
@@ -72,8 +75,9 @@ def parse_env(raw: str) -> tuple[tuple[str, str], ...]:
     for entry in entries(raw):
         name, eq, value = entry.partition("=")
         if not eq or not ENV_NAME_RE.match(name.strip()):
-            raise ValueError(f"expected NAME=value entries such as DJANGO_SETTINGS_MODULE=mysite.settings, "
-                             f"got {entry!r}")
+            raise ValueError(
+                f"expected NAME=value entries such as DJANGO_SETTINGS_MODULE=mysite.settings, got {entry!r}"
+            )
         pairs.append((name.strip(), value.strip()))
     return tuple(pairs)
 
@@ -94,8 +98,10 @@ def check_backends(pairs: Iterable[tuple[str, str]], known: Iterable[str]) -> No
     known = list(known)
     unknown = [name for name, _ in pairs if name not in known]
     if unknown:
-        raise ValueError(f"perf_app_backends names unknown backend(s) {', '.join(map(repr, unknown))}; "
-                         f"known backends: {', '.join(known)}")
+        raise ValueError(
+            f"perf_app_backends names unknown backend(s) {', '.join(map(repr, unknown))}; "
+            f"known backends: {', '.join(known)}"
+        )
 
 
 def _contains(parts: Sequence[bytes]) -> Callable[[bytes], str | None]:
@@ -121,9 +127,18 @@ def _user_check(name: str, check: Callable[[bytes], Any]) -> Callable[[bytes], s
     return run
 
 
-def endpoint(name: str, path: str, *, method: str = "GET", status: int = 200, content_type: str | None = None,
-             contains: Iterable[str | bytes] = (), headers: Mapping[str, str] | Iterable[tuple[str, str]] = (),
-             body: str | bytes = b"", check: Callable[[bytes], Any] | None = None) -> Endpoint:
+def endpoint(
+    name: str,
+    path: str,
+    *,
+    method: str = "GET",
+    status: int = 200,
+    content_type: str | None = None,
+    contains: Iterable[str | bytes] = (),
+    headers: Mapping[str, str] | Iterable[tuple[str, str]] = (),
+    body: str | bytes = b"",
+    check: Callable[[bytes], Any] | None = None,
+) -> Endpoint:
     """One endpoint of a user's app, as the ``pytest_perf_endpoints`` hook returns them.
 
     ``check(body)`` returns None or True when the body is right, a message (or False) when not;
@@ -144,16 +159,18 @@ def endpoint(name: str, path: str, *, method: str = "GET", status: int = 200, co
         return next((p for p in (c(got) for c in checks) if p), None)
 
     pairs = tuple(headers.items()) if isinstance(headers, Mapping) else tuple(headers)
-    request = Request(method, tuple((str(k), str(v)) for k, v in pairs),
-                      body.encode() if isinstance(body, str) else bytes(body))
-    return Endpoint(name, path, content_type.lower() if content_type else None, check_body, status=status,
-                    request=request)
+    request = Request(
+        method, tuple((str(k), str(v)) for k, v in pairs), body.encode() if isinstance(body, str) else bytes(body)
+    )
+    return Endpoint(
+        name, path, content_type.lower() if content_type else None, check_body, status=status, request=request
+    )
 
 
 def parse_endpoint(line: str) -> Endpoint:
     """One ``perf_endpoints`` line; ValueError says what is wrong with it (the caller adds where)."""
     found = re.search(r"(?:^|\s)body=", line)  # the body is the rest of the line, spaces and all
-    head, body = (line[:found.start()], line[found.end():]) if found else (line, "")
+    head, body = (line[: found.start()], line[found.end() :]) if found else (line, "")
     try:
         tokens = shlex.split(head)
     except ValueError as exc:
@@ -195,8 +212,7 @@ def parse_endpoints(raw: str) -> tuple[Endpoint, ...]:
         try:
             out.append(parse_endpoint(line.strip()))
         except ValueError as exc:
-            raise ValueError(f"line {number} {line.strip()!r}: {exc}; write each endpoint as {ENDPOINT_FORM}") \
-                from None
+            raise ValueError(f"line {number} {line.strip()!r}: {exc}; write each endpoint as {ENDPOINT_FORM}") from None
     return tuple(out)
 
 
@@ -225,17 +241,30 @@ class UserApp:
 
     @property
     def app(self) -> App:
-        module, attribute = ((self.target.module, self.target.attribute) if self.direct else
-                             (ENTRY_MODULE, "factory" if self.interface in ("aiohttp", "tornado") else "app"))
-        return App(self.name, self.interface, module, attribute, (), f"your project ({self.directory})",
-                   endpoints=tuple(e.name for e in self.endpoints), notes=f"perf_app = {self.target.text}")
+        module, attribute = (
+            (self.target.module, self.target.attribute)
+            if self.direct
+            else (ENTRY_MODULE, "factory" if self.interface in ("aiohttp", "tornado") else "app")
+        )
+        return App(
+            self.name,
+            self.interface,
+            module,
+            attribute,
+            (),
+            f"your project ({self.directory})",
+            endpoints=tuple(e.name for e in self.endpoints),
+            notes=f"perf_app = {self.target.text}",
+        )
 
     @property
     def workloads(self) -> dict[str, Workload]:
         """One workload per endpoint, named by it; each uses every backend the app names."""
         needs = tuple(name for name, _ in self.backends)
-        return {e.name: Workload(e.name, e.name, f"{e.request.method} {e.path}", own=replace(e, backends=needs))
-                for e in self.endpoints}
+        return {
+            e.name: Workload(e.name, e.name, f"{e.request.method} {e.path}", own=replace(e, backends=needs))
+            for e in self.endpoints
+        }
 
     @property
     def ready_path(self) -> str | None:
@@ -252,21 +281,32 @@ class UserApp:
         return env
 
 
-def user_app(target: AppTarget, interface: str, directory: Path, endpoints: Sequence[Endpoint],
-             env: Sequence[tuple[str, str]] = (), backends: Sequence[tuple[str, str]] = (),
-             known_backends: Iterable[str] = (), reset: AppTarget | None = None) -> UserApp:
+def user_app(
+    target: AppTarget,
+    interface: str,
+    directory: Path,
+    endpoints: Sequence[Endpoint],
+    env: Sequence[tuple[str, str]] = (),
+    backends: Sequence[tuple[str, str]] = (),
+    known_backends: Iterable[str] = (),
+    reset: AppTarget | None = None,
+) -> UserApp:
     """The validated user app; ValueError says every problem at once with its fix."""
     problems = []
     if interface not in INTERFACES:
         problems.append(f"perf_app_interface {interface!r} is not one of {', '.join(INTERFACES)}")
     if not endpoints:
-        problems.append(f"perf_app = {target.text} has no endpoints: list them in the ini key perf_endpoints "
-                        f"(one per line: {ENDPOINT_FORM}) or return them from a pytest_perf_endpoints(config) hook")
+        problems.append(
+            f"perf_app = {target.text} has no endpoints: list them in the ini key perf_endpoints "
+            f"(one per line: {ENDPOINT_FORM}) or return them from a pytest_perf_endpoints(config) hook"
+        )
     names = [e.name for e in endpoints]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
-        problems.append(f"endpoint name(s) {', '.join(twice)} given twice (perf_endpoints and "
-                        "pytest_perf_endpoints together): give each endpoint one name")
+        problems.append(
+            f"endpoint name(s) {', '.join(twice)} given twice (perf_endpoints and "
+            "pytest_perf_endpoints together): give each endpoint one name"
+        )
     try:
         check_backends(backends, known_backends)
     except ValueError as exc:
@@ -274,6 +314,8 @@ def user_app(target: AppTarget, interface: str, directory: Path, endpoints: Sequ
     if problems:
         raise ValueError("\n  ".join(problems))
     if reset is not None and reset.factory:
-        raise ValueError(f"perf_app_reset = {reset.text}: name the function without '()' "
-                         f"({reset.module}:{reset.attribute}); serverbench calls it")
+        raise ValueError(
+            f"perf_app_reset = {reset.text}: name the function without '()' "
+            f"({reset.module}:{reset.attribute}); serverbench calls it"
+        )
     return UserApp(target, interface, Path(directory), tuple(endpoints), tuple(env), tuple(backends), reset)

@@ -8,17 +8,18 @@ Template fields: ``{python}`` (the interpreter), ``{bindir}`` (its scripts folde
 ``{host}``, ``{port}``, ``{target}`` (``module:callable`` of the app), ``{module}``,
 ``{callable}``, ``{apps_dir}`` and every key of ``settings``.
 """
+
 from __future__ import annotations
 
 import importlib.util
 import re
 import string
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Iterable, Mapping
 
-from .apps import APPS, DEFAULT_APPS, INTERFACE_RUNTIMES, INTERFACES, App
 from ..errors import ConfigError
+from .apps import APPS, DEFAULT_APPS, INTERFACE_RUNTIMES, INTERFACES, App
 
 STANDARD_FIELDS = frozenset({"python", "bindir", "host", "port", "target", "module", "callable", "apps_dir"})
 INTERPRETERS = ("cpython", "pypy")
@@ -29,9 +30,19 @@ POOL_WORKERS = ("sync", "gthread", "thread-pool", "prefork+threads", "single-thr
 # an HTTP client) blocks the whole process, so each process serves one such request at a time.
 BLOCKING_LOOPS = ("event-loop", "meinheld")
 
-GUNICORN = ("{python}", "-m", "gunicorn", "-c", "python:serverbench.gunicorn_conf", "-b", "{host}:{port}",
-            "-w", "{workers}",
-            "--backlog", "2048")
+GUNICORN = (
+    "{python}",
+    "-m",
+    "gunicorn",
+    "-c",
+    "python:serverbench.gunicorn_conf",
+    "-b",
+    "{host}:{port}",
+    "-w",
+    "{workers}",
+    "--backlog",
+    "2048",
+)
 
 
 def launch(server: str, *options: str) -> tuple[str, ...]:
@@ -101,50 +112,106 @@ class Variant:
 
 def _gthread(threads: int) -> Variant:
     return Variant(
-        f"gunicorn-gthread-t{threads}", "gunicorn", "gthread", "wsgi",
+        f"gunicorn-gthread-t{threads}",
+        "gunicorn",
+        "gthread",
+        "wsgi",
         GUNICORN + ("-k", "gthread", "--threads", "{threads}", "{target}"),
-        requires=("gunicorn",), install="pip install gunicorn", settings={"workers": 1, "threads": threads},
+        requires=("gunicorn",),
+        install="pip install gunicorn",
+        settings={"workers": 1, "threads": threads},
         notes=f"'Threaded flask': one process, a pool of {threads} threads.",
     )
 
 
 VARIANTS: tuple[Variant, ...] = (
     Variant(
-        "werkzeug-threaded", "werkzeug", "thread-per-request", "wsgi", launch("werkzeug"),
-        requires=("werkzeug",), install="pip install werkzeug",
+        "werkzeug-threaded",
+        "werkzeug",
+        "thread-per-request",
+        "wsgi",
+        launch("werkzeug"),
+        requires=("werkzeug",),
+        install="pip install werkzeug",
         notes="Werkzeug's development server (what `flask run` uses): a thread per request, one process.",
     ),
     Variant(
-        "wsgiref", "wsgiref", "single-thread", "wsgi", launch("wsgiref"), requires=("wsgiref",),
+        "wsgiref",
+        "wsgiref",
+        "single-thread",
+        "wsgi",
+        launch("wsgiref"),
+        requires=("wsgiref",),
         install="(standard library)",
         notes="The standard library's reference server: one request at a time, HTTP/1.0, a connection each.",
     ),
-    Variant("gunicorn-sync-w2", "gunicorn", "sync", "wsgi", GUNICORN + ("-k", "sync", "{target}"),
-            requires=("gunicorn",), install="pip install gunicorn", settings={"workers": 2}),
-    Variant("gunicorn-sync-w4", "gunicorn", "sync", "wsgi", GUNICORN + ("-k", "sync", "{target}"),
-            requires=("gunicorn",), install="pip install gunicorn", settings={"workers": 4}),
-    Variant("gunicorn-sync-w4-preload", "gunicorn", "sync", "wsgi", GUNICORN + ("--preload", "-k", "sync", "{target}"),
-            requires=("gunicorn",), install="pip install gunicorn", settings={"workers": 4},
-            notes="preload_app: the app is imported once in the master before the workers fork, so its modules' "
-            "pages start shared (docs/memory.md)."),
-    Variant("gunicorn-sync-w4-freeze", "gunicorn", "sync", "wsgi", GUNICORN + ("--preload", "-k", "sync", "{target}"),
-            requires=("gunicorn",), install="pip install gunicorn", settings={"workers": 4},
-            env={"SERVERBENCH_GC_FREEZE": "1"},
-            notes="preload_app and gc.freeze() in the master before the workers fork (serverbench.gunicorn_conf), "
-            "so the collector leaves the shared objects' pages alone (docs/memory.md)."),
+    Variant(
+        "gunicorn-sync-w2",
+        "gunicorn",
+        "sync",
+        "wsgi",
+        GUNICORN + ("-k", "sync", "{target}"),
+        requires=("gunicorn",),
+        install="pip install gunicorn",
+        settings={"workers": 2},
+    ),
+    Variant(
+        "gunicorn-sync-w4",
+        "gunicorn",
+        "sync",
+        "wsgi",
+        GUNICORN + ("-k", "sync", "{target}"),
+        requires=("gunicorn",),
+        install="pip install gunicorn",
+        settings={"workers": 4},
+    ),
+    Variant(
+        "gunicorn-sync-w4-preload",
+        "gunicorn",
+        "sync",
+        "wsgi",
+        GUNICORN + ("--preload", "-k", "sync", "{target}"),
+        requires=("gunicorn",),
+        install="pip install gunicorn",
+        settings={"workers": 4},
+        notes="preload_app: the app is imported once in the master before the workers fork, so its modules' "
+        "pages start shared (docs/memory.md).",
+    ),
+    Variant(
+        "gunicorn-sync-w4-freeze",
+        "gunicorn",
+        "sync",
+        "wsgi",
+        GUNICORN + ("--preload", "-k", "sync", "{target}"),
+        requires=("gunicorn",),
+        install="pip install gunicorn",
+        settings={"workers": 4},
+        env={"SERVERBENCH_GC_FREEZE": "1"},
+        notes="preload_app and gc.freeze() in the master before the workers fork (serverbench.gunicorn_conf), "
+        "so the collector leaves the shared objects' pages alone (docs/memory.md).",
+    ),
     *(_gthread(t) for t in (10, 20, 50, 100, 200, 400, 800, 1000)),
     Variant(
-        "gunicorn-gevent-w2", "gunicorn", "gevent", "wsgi",
+        "gunicorn-gevent-w2",
+        "gunicorn",
+        "gevent",
+        "wsgi",
         GUNICORN + ("-k", "gevent", "--worker-connections", "{worker_connections}", "{target}"),
-        requires=("gunicorn", "gevent"), install="pip install gunicorn gevent",
+        requires=("gunicorn", "gevent"),
+        install="pip install gunicorn gevent",
         settings={"workers": 2, "worker_connections": 1000},
         notes="gunicorn monkey-patches the worker, so redis-py's sockets are cooperative.",
     ),
     Variant(
-        "gunicorn-meinheld-w2", "gunicorn", "meinheld", "wsgi",
+        "gunicorn-meinheld-w2",
+        "gunicorn",
+        "meinheld",
+        "wsgi",
         GUNICORN + ("--keep-alive", "{keepalive}", "-k", "meinheld.gmeinheld.MeinheldWorker", "{target}"),
-        requires=("gunicorn", "meinheld"), install="pip install --no-deps meinheld  (next to greenlet>=3)",
-        settings={"workers": 2, "keepalive": 10}, interpreters=("cpython",),
+        requires=("gunicorn", "meinheld"),
+        install="pip install --no-deps meinheld  (next to greenlet>=3)",
+        settings={"workers": 2, "keepalive": 10},
+        interpreters=("cpython",),
         notes="meinheld's C event loop as gunicorn's worker; its greenlet<0.5 pin cannot build here, "
         "so it is installed without dependencies next to gevent's modern greenlet. Keep-alive 10 s, as the "
         "standalone meinheld row: with gunicorn's 2 s the worker closed kept-alive connections whose next request "
@@ -152,163 +219,380 @@ VARIANTS: tuple[Variant, ...] = (
         "errors a run).",
     ),
     Variant(
-        "gunicorn-aiohttp-w2", "gunicorn", "aiohttp", "aiohttp",
+        "gunicorn-aiohttp-w2",
+        "gunicorn",
+        "aiohttp",
+        "aiohttp",
         GUNICORN + ("-k", "aiohttp.GunicornWebWorker", "{module}:{callable}()"),
-        requires=("gunicorn", "aiohttp"), install="pip install gunicorn aiohttp", settings={"workers": 2},
+        requires=("gunicorn", "aiohttp"),
+        install="pip install gunicorn aiohttp",
+        settings={"workers": 2},
         notes="aiohttp's own gunicorn worker: one event loop per process, two processes.",
     ),
     Variant(
-        "uwsgi-p2t2", "uwsgi", "prefork+threads", "wsgi",
-        ("{bindir}/uwsgi", "--http11-socket", "{host}:{port}", "--module", "{target}", "--chdir", "{apps_dir}",
-         "--master", "--processes", "{processes}", "--threads", "{threads}", "--need-app",
-         "--die-on-term", "--disable-logging", "--lazy-apps"),
-        requires=("pyuwsgi",), install="pip install pyuwsgi", settings={"processes": 2, "threads": 2},
+        "uwsgi-p2t2",
+        "uwsgi",
+        "prefork+threads",
+        "wsgi",
+        (
+            "{bindir}/uwsgi",
+            "--http11-socket",
+            "{host}:{port}",
+            "--module",
+            "{target}",
+            "--chdir",
+            "{apps_dir}",
+            "--master",
+            "--processes",
+            "{processes}",
+            "--threads",
+            "{threads}",
+            "--need-app",
+            "--die-on-term",
+            "--disable-logging",
+            "--lazy-apps",
+        ),
+        requires=("pyuwsgi",),
+        install="pip install pyuwsgi",
+        settings={"processes": 2, "threads": 2},
         interpreters=("cpython",),
         notes="--http11-socket keeps connections alive; plain --http-socket closes each one without "
         "'Connection: close', which wrk counts as a read error on every response.",
     ),
     Variant(
-        "uwsgi-gevent100", "uwsgi", "gevent", "wsgi",
-        ("{bindir}/uwsgi", "--http", "{host}:{port}", "--http-keepalive", "--module", "{target}",
-         "--chdir", "{apps_dir}", "--master", "--processes", "{processes}", "--gevent", "{cores}",
-         "--gevent-monkey-patch",
-         "--need-app", "--die-on-term", "--disable-logging", "--lazy-apps"),
-        requires=("pyuwsgi", "gevent"), install="pip install pyuwsgi gevent",
-        settings={"processes": 1, "cores": 100}, interpreters=("cpython",),
+        "uwsgi-gevent100",
+        "uwsgi",
+        "gevent",
+        "wsgi",
+        (
+            "{bindir}/uwsgi",
+            "--http",
+            "{host}:{port}",
+            "--http-keepalive",
+            "--module",
+            "{target}",
+            "--chdir",
+            "{apps_dir}",
+            "--master",
+            "--processes",
+            "{processes}",
+            "--gevent",
+            "{cores}",
+            "--gevent-monkey-patch",
+            "--need-app",
+            "--die-on-term",
+            "--disable-logging",
+            "--lazy-apps",
+        ),
+        requires=("pyuwsgi", "gevent"),
+        install="pip install pyuwsgi gevent",
+        settings={"processes": 1, "cores": 100},
+        interpreters=("cpython",),
         notes="uWSGI async mode: 100 gevent cores in one process, the standard library monkey-patched, "
         "behind uWSGI's HTTP router (--http --http-keepalive). With --http11-socket the second request on a "
         "kept-alive connection never gets an answer in gevent mode (measured: 0 requests under wrk).",
     ),
     Variant(
-        "gevent-pywsgi", "gevent", "greenlet", "wsgi", launch("gevent-pywsgi"),
-        requires=("gevent",), install="pip install gevent",
+        "gevent-pywsgi",
+        "gevent",
+        "greenlet",
+        "wsgi",
+        launch("gevent-pywsgi"),
+        requires=("gevent",),
+        install="pip install gevent",
         notes="Stock gevent.pywsgi: Nagle on, so each keep-alive response stalls ~40 ms on the client's "
         "delayed ACK. Kept to show the artefact; compare gevent-pywsgi-nodelay.",
     ),
     Variant(
-        "gevent-pywsgi-nodelay", "gevent", "greenlet", "wsgi", launch("gevent-pywsgi", "nodelay=1"),
-        requires=("gevent",), install="pip install gevent",
+        "gevent-pywsgi-nodelay",
+        "gevent",
+        "greenlet",
+        "wsgi",
+        launch("gevent-pywsgi", "nodelay=1"),
+        requires=("gevent",),
+        install="pip install gevent",
         notes="gevent.pywsgi with TCP_NODELAY set on each accepted socket: the 40 ms stall's fix.",
     ),
     Variant(
-        "eventlet-wsgi", "eventlet", "greenthread", "wsgi", launch("eventlet"),
-        requires=("eventlet",), install="pip install eventlet",
+        "eventlet-wsgi",
+        "eventlet",
+        "greenthread",
+        "wsgi",
+        launch("eventlet"),
+        requires=("eventlet",),
+        install="pip install eventlet",
         notes="eventlet.wsgi after eventlet.monkey_patch() (gunicorn >= 26 has no eventlet worker).",
     ),
     Variant(
-        "meinheld", "meinheld", "event-loop", "wsgi", launch("meinheld"), requires=("meinheld",),
+        "meinheld",
+        "meinheld",
+        "event-loop",
+        "wsgi",
+        launch("meinheld"),
+        requires=("meinheld",),
         install="pip install --no-deps meinheld  (next to greenlet>=3)",
         notes="meinheld standalone: a C event loop, one process; a blocking call (redis-py) blocks it.",
     ),
     Variant(
-        "bjoern", "bjoern", "event-loop", "wsgi", launch("bjoern"), requires=("bjoern",),
+        "bjoern",
+        "bjoern",
+        "event-loop",
+        "wsgi",
+        launch("bjoern"),
+        requires=("bjoern",),
         install="apt-get install libev-dev && pip install bjoern",
         notes="bjoern: libev in C, one process, one request at a time in Python.",
     ),
     Variant(
-        "aiohttp", "aiohttp", "asyncio", "aiohttp", launch("aiohttp"),
-        requires=("aiohttp",), install="pip install aiohttp",
+        "aiohttp",
+        "aiohttp",
+        "asyncio",
+        "aiohttp",
+        launch("aiohttp"),
+        requires=("aiohttp",),
+        install="pip install aiohttp",
         notes="web.run_app: one process, one event loop, access log off; redis.asyncio for the backend. "
         "(`python -m aiohttp.web` turns on DEBUG logging and a per-request access log: not used.)",
     ),
     Variant(
-        "tornado", "tornado", "asyncio", "tornado", launch("tornado"), requires=("tornado",),
-        install="pip install tornado", notes="Tornado's own HTTPServer on asyncio, one process.",
+        "tornado",
+        "tornado",
+        "asyncio",
+        "tornado",
+        launch("tornado"),
+        requires=("tornado",),
+        install="pip install tornado",
+        notes="Tornado's own HTTPServer on asyncio, one process.",
     ),
     Variant(
-        "cheroot-t10", "cheroot", "thread-pool", "wsgi", launch("cheroot", "threads={threads}"),
-        requires=("cheroot",), install="pip install cheroot", settings={"threads": 10},
+        "cheroot-t10",
+        "cheroot",
+        "thread-pool",
+        "wsgi",
+        launch("cheroot", "threads={threads}"),
+        requires=("cheroot",),
+        install="pip install cheroot",
+        settings={"threads": 10},
         notes="CherryPy's HTTP server (cheroot) with 10 worker threads.",
     ),
     Variant(
-        "waitress-t4", "waitress", "thread-pool", "wsgi",
-        ("{python}", "-m", "waitress", "--host={host}", "--port={port}", "--threads={threads}",
-         "--backlog=2048", "--connection-limit=2000", "{target}"),
-        requires=("waitress",), install="pip install waitress", settings={"threads": 4},
+        "waitress-t4",
+        "waitress",
+        "thread-pool",
+        "wsgi",
+        (
+            "{python}",
+            "-m",
+            "waitress",
+            "--host={host}",
+            "--port={port}",
+            "--threads={threads}",
+            "--backlog=2048",
+            "--connection-limit=2000",
+            "{target}",
+        ),
+        requires=("waitress",),
+        install="pip install waitress",
+        settings={"threads": 4},
         notes="waitress: asyncore-style I/O thread plus 4 worker threads (its default).",
     ),
     Variant(
-        "twisted-wsgi", "twisted", "reactor+threadpool", "wsgi",
-        ("{python}", "-m", "twisted", "--log-level=warn", "web", "--listen", "tcp:{port}:interface={host}",
-         "--wsgi", "{module}.{callable}"),
-        requires=("twisted",), install="pip install twisted",
+        "twisted-wsgi",
+        "twisted",
+        "reactor+threadpool",
+        "wsgi",
+        (
+            "{python}",
+            "-m",
+            "twisted",
+            "--log-level=warn",
+            "web",
+            "--listen",
+            "tcp:{port}:interface={host}",
+            "--wsgi",
+            "{module}.{callable}",
+        ),
+        requires=("twisted",),
+        install="pip install twisted",
         notes="twisted.web's WSGIResource: the reactor parses HTTP, a thread pool runs the app.",
     ),
     Variant(
-        "paste-t10", "paste", "thread-pool", "wsgi", launch("paste", "threads={threads}"),
-        requires=("paste",), install="pip install paste", settings={"threads": 10},
+        "paste-t10",
+        "paste",
+        "thread-pool",
+        "wsgi",
+        launch("paste", "threads={threads}"),
+        requires=("paste",),
+        install="pip install paste",
+        settings={"threads": 10},
         notes="Paste's httpserver with a 10-thread pool, as shipped: HTTP/1.0, a connection per request. "
         "With protocol_version='HTTP/1.1' it keeps connections alive but stalls ~44 ms per response "
         "(Nagle vs delayed ACK; measured 224 rps vs 1,166 rps with HTTP/1.0).",
     ),
     Variant(
-        "uvicorn", "uvicorn", "asyncio", "asgi",
-        ("{python}", "-m", "uvicorn", "--host", "{host}", "--port", "{port}", "--no-access-log",
-         "--log-level", "warning", "{target}"),
-        requires=("uvicorn",), install="pip install uvicorn",
+        "uvicorn",
+        "uvicorn",
+        "asyncio",
+        "asgi",
+        (
+            "{python}",
+            "-m",
+            "uvicorn",
+            "--host",
+            "{host}",
+            "--port",
+            "{port}",
+            "--no-access-log",
+            "--log-level",
+            "warning",
+            "{target}",
+        ),
+        requires=("uvicorn",),
+        install="pip install uvicorn",
         notes="uvicorn, one process; uses uvloop and httptools when they are installed.",
     ),
     Variant(
-        "hypercorn", "hypercorn", "asyncio", "asgi",
+        "hypercorn",
+        "hypercorn",
+        "asyncio",
+        "asgi",
         ("{python}", "-m", "hypercorn", "-b", "{host}:{port}", "{target}"),
-        requires=("hypercorn",), install="pip install hypercorn",
+        requires=("hypercorn",),
+        install="pip install hypercorn",
         notes="hypercorn (h11), one process. Its counted instructions per request moved +1.3% and +2.0% between "
         "runs hours apart (time-driven work in its loop), so its cost tests take a 4% tolerance.",
         cost_tolerance=0.04,
     ),
     Variant(
-        "granian-wsgi", "granian", "rust-threads", "wsgi",
-        ("{python}", "-m", "granian", "--interface", "wsgi", "--host", "{host}", "--port", "{port}",
-         "--workers", "1", "{target}"),
-        requires=("granian",), install="pip install granian",
+        "granian-wsgi",
+        "granian",
+        "rust-threads",
+        "wsgi",
+        (
+            "{python}",
+            "-m",
+            "granian",
+            "--interface",
+            "wsgi",
+            "--host",
+            "{host}",
+            "--port",
+            "{port}",
+            "--workers",
+            "1",
+            "{target}",
+        ),
+        requires=("granian",),
+        install="pip install granian",
         notes="granian: a Rust (hyper/tokio) HTTP server calling a WSGI app, one worker.",
     ),
     Variant(
-        "granian-asgi", "granian", "rust+asyncio", "asgi",
-        ("{python}", "-m", "granian", "--interface", "asgi", "--host", "{host}", "--port", "{port}",
-         "--workers", "1", "{target}"),
-        requires=("granian",), install="pip install granian",
+        "granian-asgi",
+        "granian",
+        "rust+asyncio",
+        "asgi",
+        (
+            "{python}",
+            "-m",
+            "granian",
+            "--interface",
+            "asgi",
+            "--host",
+            "{host}",
+            "--port",
+            "{port}",
+            "--workers",
+            "1",
+            "{target}",
+        ),
+        requires=("granian",),
+        install="pip install granian",
         notes="granian: a Rust (hyper/tokio) HTTP server driving an ASGI app on asyncio, one worker.",
     ),
     # Cross-language yardsticks: the same contract on Node.js (apps/node), no Python in the server.
-    *(Variant(
-        name, "node", worker, "node",
-        ("node", "{apps_dir}/{module}", "--host", "{host}", "--port", "{port}", "--workers", "{workers}"),
-        requires=(), programs=("node",), settings={"workers": workers},
-        install="Node.js >= 20.19 (apt-get install nodejs npm), then `npm ci --prefix apps/node` (./run does it)",
-        notes=notes,
-    ) for name, worker, workers, notes in (
-        ("node-http", "event-loop", 1, "Node.js's own http module: one process, one event loop; the official "
-         "redis and mongodb clients, a kept-alive http.Agent for the upstream."),
-        ("node-cluster-w2", "cluster", 2, "The same server under Node.js's cluster module: 2 worker processes "
-         "sharing the listening socket, like gunicorn -w 2."),
-    )),
+    *(
+        Variant(
+            name,
+            "node",
+            worker,
+            "node",
+            ("node", "{apps_dir}/{module}", "--host", "{host}", "--port", "{port}", "--workers", "{workers}"),
+            requires=(),
+            programs=("node",),
+            settings={"workers": workers},
+            install="Node.js >= 20.19 (apt-get install nodejs npm), then `npm ci --prefix apps/node` (./run does it)",
+            notes=notes,
+        )
+        for name, worker, workers, notes in (
+            (
+                "node-http",
+                "event-loop",
+                1,
+                "Node.js's own http module: one process, one event loop; the official "
+                "redis and mongodb clients, a kept-alive http.Agent for the upstream.",
+            ),
+            (
+                "node-cluster-w2",
+                "cluster",
+                2,
+                "The same server under Node.js's cluster module: 2 worker processes "
+                "sharing the listening socket, like gunicorn -w 2.",
+            ),
+        )
+    ),
     Variant(
-        "play-pekko", "play", "pekko-http", "play",
-        ("java", "-Dplay.server.http.address={host}", "-Dhttp.port={port}", "-cp",
-         "{apps_dir}/play/target/classes:{apps_dir}/play/target/dependency/*", "play.core.server.ProdServerStart",
-         "{apps_dir}/play"),
-        requires=(), programs=("java",),
+        "play-pekko",
+        "play",
+        "pekko-http",
+        "play",
+        (
+            "java",
+            "-Dplay.server.http.address={host}",
+            "-Dhttp.port={port}",
+            "-cp",
+            "{apps_dir}/play/target/classes:{apps_dir}/play/target/dependency/*",
+            "play.core.server.ProdServerStart",
+            "{apps_dir}/play",
+        ),
+        requires=(),
+        programs=("java",),
         install="Java >= 17 and Maven (apt-get install openjdk-17-jdk-headless maven), then "
         "`mvn -q -f apps/play/pom.xml package` (./run does it)",
         notes="Play 3 on the JVM through its production launcher (ProdServerStart), Pekko HTTP, one process.",
     ),
     # Servers old comparisons measured that cannot run here: kept as rows, skipped with the reason found.
     Variant(
-        "cyclone", "cyclone", "twisted-reactor", "tornado", ("cyclone",), requires=("cyclone",),
+        "cyclone",
+        "cyclone",
+        "twisted-reactor",
+        "tornado",
+        ("cyclone",),
+        requires=("cyclone",),
         install="pip install cyclone",
         unsupported="`pip install cyclone` (1.3, 2019) pins Twisted 19.2.1, whose C extension does not build on "
         "Python 3.11 (longintrepr.h: No such file); `--no-deps cyclone` next to a current Twisted imports, but "
         "it serves only cyclone's own Tornado-style handlers, for which no reference app is written",
     ),
     Variant(
-        "rocket", "rocket", "thread-pool", "wsgi", ("rocket",), requires=("rocket",), install="pip install rocket",
+        "rocket",
+        "rocket",
+        "thread-pool",
+        "wsgi",
+        ("rocket",),
+        requires=("rocket",),
+        install="pip install rocket",
         unsupported="`pip install rocket` (1.2.8, 2017) fails on its dependency distribute 0.7.3 "
         "(invalid command 'dist_info'); with --no-deps it installs but `import rocket` fails: "
         "No module named 'rocket.methods'",
     ),
     Variant(
-        "fapws3", "fapws3", "event-loop", "wsgi", ("fapws3",), requires=("fapws",), install="pip install fapws3",
+        "fapws3",
+        "fapws3",
+        "event-loop",
+        "wsgi",
+        ("fapws3",),
+        requires=("fapws",),
+        install="pip install fapws3",
         unsupported="`pip install fapws3` (0.11.dev, 2012) fails in its setup.py: Python 2 print statement "
         "(SyntaxError: Missing parentheses in call to 'print')",
     ),
@@ -339,7 +623,9 @@ def validate(variants: Iterable[Variant]) -> list[str]:
                     problems.append(f"{where}: command field {{{name}}} is neither a standard field nor a setting")
         bad = [i for i in v.interpreters if i not in INTERPRETERS]
         if bad or not v.interpreters:
-            problems.append(f"{where}: interpreters {list(v.interpreters)} must be a non-empty subset of {INTERPRETERS}")
+            problems.append(
+                f"{where}: interpreters {list(v.interpreters)} must be a non-empty subset of {INTERPRETERS}"
+            )
         if not v.ready_path.startswith("/"):
             problems.append(f"{where}: ready_path {v.ready_path!r} must start with '/'")
     for interface in {a.interface for a in APPS.values()} - set(INTERFACES):
@@ -350,9 +636,12 @@ def validate(variants: Iterable[Variant]) -> list[str]:
 
 def runtime_problems(apps: Iterable[App]) -> list[str]:
     """Apps written for another runtime than their interface loads (a Python app offered to Node.js)."""
-    return [f"app {a.name!r} is a {a.runtime} app but interface {a.interface!r} loads "
-            f"{INTERFACE_RUNTIMES.get(a.interface, 'no known runtime')} apps"
-            for a in apps if INTERFACE_RUNTIMES.get(a.interface) != a.runtime]
+    return [
+        f"app {a.name!r} is a {a.runtime} app but interface {a.interface!r} loads "
+        f"{INTERFACE_RUNTIMES.get(a.interface, 'no known runtime')} apps"
+        for a in apps
+        if INTERFACE_RUNTIMES.get(a.interface) != a.runtime
+    ]
 
 
 def registry(variants: Iterable[Variant] = VARIANTS) -> dict[str, Variant]:

@@ -32,6 +32,7 @@ cut 1 s before the run's end (a 1 s trail under load) carried out 0.04-0.10 and 
 run keeps TRAIL_S (the driver's) after its window, and a cell with a designed queue TRAIL_QUEUES queues (the wait a
 request carried out still has is at most about one queue), at most MAX_TRAIL_S.
 """
+
 from __future__ import annotations
 
 import math
@@ -53,8 +54,9 @@ TRAIL_QUEUES = 1
 MAX_TRAIL_S = 10
 
 
-def _at_least_queues(queues: float, cap: int, concurrency: int | None, wait_s: float, connections: int,
-                     asked_s: int) -> int:
+def _at_least_queues(
+    queues: float, cap: int, concurrency: int | None, wait_s: float, connections: int, asked_s: int
+) -> int:
     """``asked_s``, or ``queues`` x the designed queue (whole seconds, rounded up) when that is longer, at most ``cap``
     unless ``asked_s`` is longer still; ``asked_s`` when nothing queues by design."""
     queue = designed_queue_s(concurrency, wait_s, connections)
@@ -102,7 +104,6 @@ def cell_window_s(variant: Variant | None, workload: Workload, connections: int,
     if variant is None or workload.mix:
         return duration_s
     return closed_window_s(variant.blocking_concurrency, workload.spec.min_seconds, connections, duration_s)
-
 
 
 # A steady window whose edges miss each other by more than this share of it (the wait carried out, less the wait

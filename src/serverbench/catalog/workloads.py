@@ -1,10 +1,11 @@
 """Workloads: what one trial requests, as data.  A workload names an endpoint of the contract,
 or (``mix``) a weighted list of URLs like siege's URL file, driven by wrk through Lua.  A user's
 app brings its own endpoints (``own``: :mod:`serverbench.catalog.userapp`), one workload each."""
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from .contract import ENDPOINTS, Endpoint, Request
 
@@ -47,8 +48,10 @@ class Workload:
 # The book site's mixed-URL workload: about 30 URLs, weighted like a visitor's session (pages and
 # API calls, then the thumbnails, covers and static files they pull in).
 SITE_MIX: tuple[tuple[str, int], ...] = (
-    *((f"/site/search?q={q}&page={p}", 3) for q, p in (("server", 1), ("server", 2), ("python", 1),
-                                                          ("event", 1), ("worker", 1), ("book", 3), ("loop", 1))),
+    *(
+        (f"/site/search?q={q}&page={p}", 3)
+        for q, p in (("server", 1), ("server", 2), ("python", 1), ("event", 1), ("worker", 1), ("book", 3), ("loop", 1))
+    ),
     *((f"/site/api/books?q={q}", 2) for q in ("python", "redis", "async", "queue", "server")),
     *((f"/site/thumbs/{n}.jpg", 4) for n in (1, 2, 3, 4, 5, 6, 7, 8, 9)),
     *((f"/site/covers/{n}.jpg", 1) for n in (1, 2, 3, 4, 5, 6)),
@@ -66,14 +69,27 @@ WORKLOADS: Mapping[str, Workload] = {
         Workload("redis", "redis", "INCR a counter and GET a 2,000-character value, return both as JSON"),
         Workload("mongo-small", "mongo-small", "find_one of a one-field document, as JSON"),
         Workload("mongo-big", "mongo-big", "find_one of a 300-field document (~6 KB of JSON)"),
-        Workload("events-1k", "events-1k", "read an event queue: a list of ~1 KB of shallow JSON events",
-                 also_verify=("events-0",)),
-        Workload("events-64k", "events-64k", "read an event queue: a list of ~64 KB of shallow JSON events",
-                 also_verify=("events-0",)),
+        Workload(
+            "events-1k",
+            "events-1k",
+            "read an event queue: a list of ~1 KB of shallow JSON events",
+            also_verify=("events-0",),
+        ),
+        Workload(
+            "events-64k",
+            "events-64k",
+            "read an event queue: a list of ~64 KB of shallow JSON events",
+            also_verify=("events-0",),
+        ),
         Workload("upstream", "upstream", "call an HTTP upstream (nginx echo) that answers after 100 ms"),
         Workload("sleep", "sleep", "wait 100 ms the way the server's model waits (thread, greenlet or coroutine)"),
-        Workload("site", "site-search", "a weighted mix of ~30 URLs of a small book site: HTML search pages, "
-                 "a JSON API, cover images and thumbnails, static CSS and JS", mix=SITE_MIX,
-                 also_verify=("site-api", "site-cover", "site-thumb", "site-css", "site-js", "json")),
+        Workload(
+            "site",
+            "site-search",
+            "a weighted mix of ~30 URLs of a small book site: HTML search pages, "
+            "a JSON API, cover images and thumbnails, static CSS and JS",
+            mix=SITE_MIX,
+            also_verify=("site-api", "site-cover", "site-thumb", "site-css", "site-js", "json"),
+        ),
     )
 }

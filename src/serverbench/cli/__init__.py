@@ -11,12 +11,13 @@
 and keeps its own parser (``serverbench <name> --help``); a new command is a module here and one row
 in COMMANDS.  The measuring itself is the pytest plugin (``pytest -m perf``), not a subcommand.
 """
+
 from __future__ import annotations
 
 import argparse
 import importlib
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 # name -> what it does (the line `serverbench --help` shows; the module is imported only when run, so
 # `serverbench merge` does not pay for the gate's imports).
@@ -32,9 +33,12 @@ COMMANDS = {
 
 def parser() -> argparse.ArgumentParser:
     listing = "\n".join(f"  {name:9s} {text}" for name, text in COMMANDS.items())
-    p = argparse.ArgumentParser(prog="serverbench", description=__doc__.splitlines()[0],
-                                epilog=f"commands:\n{listing}\n\n`serverbench COMMAND --help` shows a command's options.",
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="serverbench",
+        description=__doc__.splitlines()[0],
+        epilog=f"commands:\n{listing}\n\n`serverbench COMMAND --help` shows a command's options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("command", choices=COMMANDS, metavar="COMMAND", help="one of: " + ", ".join(COMMANDS))
     return p
 

@@ -6,13 +6,14 @@ Cells are matched by their key (test, variant, app, workload, connections); a ce
 on one side only is listed with a dash on the other, with the reason it is missing when
 the run recorded one (a skipped variant has no record).
 """
+
 from __future__ import annotations
 
 import argparse
 import io
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -72,7 +73,8 @@ def markdown(labels: Sequence[str], table_rows: Sequence[tuple]) -> str:
     head = f"| cell | {labels[0]} rps | {labels[1]} rps | {labels[1]} / {labels[0]} |\n|---|---:|---:|---:|\n"
     body = "".join(
         f"| {key.split('::', 1)[-1]} | {_cell(a)[0]} | {_cell(b)[0]} | {'-' if r is None else f'{r:.2f}x'} |\n"
-        for key, a, b, r in table_rows)
+        for key, a, b, r in table_rows
+    )
     return head + body
 
 
@@ -93,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             args.markdown.write_text(markdown((la, lb), table_rows))
         except (OSError, ValueError) as exc:  # a folder, a missing folder, a NUL byte in the name
-            print(f"error: --markdown {args.markdown}: cannot write the table there ({exc}); name a file", file=sys.stderr)
+            print(
+                f"error: --markdown {args.markdown}: cannot write the table there ({exc}); name a file", file=sys.stderr
+            )
             return 2
     return 0
 

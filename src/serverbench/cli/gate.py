@@ -9,16 +9,18 @@
 Exit status: 0 pass (or improvement), 1 regression or error rate over the limit, 3 inconclusive
 or too noisy to judge (never reported as a pass), 2 bad input.
 """
+
 from __future__ import annotations
 
 import argparse
 import math
 import signal
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from .. import ab, usergate
 from ..abplan import DEFAULT_LOAD, ABPlan, Arm, default_mode, pairs_per_block
@@ -31,21 +33,26 @@ from ..config import OPTIONS_BY_NAME, parse_option
 from ..errors import ConfigError, ServerbenchError
 from ..judge.ab import COST, COST_LABEL, GATE_BLOCKS, GATE_POLICY, min_blocks, rejudge, stored_policy
 from ..judge.cost import Shift, attribute
-from ..measure.ab import profile_arms
-from ..records.cost import CostBaseline, CostRecord
 from ..judge.decision import Policy
 from ..judge.signals import SIGNALS
+from ..measure.ab import profile_arms
 from ..measure.callgrind import valgrind_missing
 from ..measure.worktree import worktree
 from ..records import decisions as decision_file
+from ..records.cost import CostBaseline, CostRecord
 from ..records.decisions import ABDecision, p_text
 
 COST_REPEATS = 3  # counted runs per arm: about 30 s (two at a time) for 0.02-0.5% A/A spreads
 
 # Options the gate shares with the pytest session: declared once in the option table, the gate's own
 # defaults given in the same rows (config.Option.context_defaults).
-SHARED = ("perf_duration", "perf_warmup", "perf_connections", "perf_max_error_rate",
-          *(b.url_option for b in backends.BACKENDS.values()))
+SHARED = (
+    "perf_duration",
+    "perf_warmup",
+    "perf_connections",
+    "perf_max_error_rate",
+    *(b.url_option for b in backends.BACKENDS.values()),
+)
 
 
 def _env(items: list[str]) -> dict[str, str]:
@@ -56,8 +63,9 @@ def _env(items: list[str]) -> dict[str, str]:
 
 
 def _say_retry(run: ABDecision, blocks: int) -> None:
-    said = "; ".join(f"{k} {d.summary()}" for k, d in run.gated_decisions().items()
-                     if d.verdict in ("rerun", "inconclusive"))
+    said = "; ".join(
+        f"{k} {d.summary()}" for k, d in run.gated_decisions().items() if d.verdict in ("rerun", "inconclusive")
+    )
     print(f"{run.verdict}: {said}; retrying with {blocks} blocks", file=sys.stderr)
 
 
@@ -88,26 +96,45 @@ def rss_line(run: ABDecision) -> str:
 def markdown(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> str:
     """A GitHub step-summary table: per cell Δ, interval, p, n, dispersion and verdict; after a cost
     regression, the functions it came from."""
-    lines = [f"### serverbench A/B: {run.cell}: **{run.verdict}**", "",
-             "| signal | Δ | interval | p | n | dispersion | verdict |", "|---|---:|---|---:|---:|---:|---|"]
+    lines = [
+        f"### serverbench A/B: {run.cell}: **{run.verdict}**",
+        "",
+        "| signal | Δ | interval | p | n | dispersion | verdict |",
+        "|---|---:|---|---:|---:|---:|---|",
+    ]
     for name, label in _shown():
         d = run.decisions.get(name)
         if d is None:
             continue
-        lines.append(f"| {label} | {d.amount(d.delta)} | {d.interval()} | {p_text(d.p)} | {d.n} | "
-                     f"{d.amount(d.dispersion, sign=False)} | **{d.verdict}** |")
+        lines.append(
+            f"| {label} | {d.amount(d.delta)} | {d.interval()} | {p_text(d.p)} | {d.n} | "
+            f"{d.amount(d.dispersion, sign=False)} | **{d.verdict}** |"
+        )
     errors = ", ".join(f"{k} {v:.2%}" for k, v in run.error_rate.items())
-    lines += ["", f"fixed rate: {rate_line(run)}", "", f"peak RSS: {rss_line(run)}", "",
-              f"error rate: {errors} (limit {run.max_error_rate:.2%}); mode {run.mode}; "
-              f"{len(run.windows)} windows, {run.reruns} re-run, extended: {run.extended}; {run.seconds:.0f} s", ""]
+    lines += [
+        "",
+        f"fixed rate: {rate_line(run)}",
+        "",
+        f"peak RSS: {rss_line(run)}",
+        "",
+        f"error rate: {errors} (limit {run.max_error_rate:.2%}); mode {run.mode}; "
+        f"{len(run.windows)} windows, {run.reruns} re-run, extended: {run.extended}; {run.seconds:.0f} s",
+        "",
+    ]
     if shifts:
-        lines += ["where the counted cost came from (functions by change; C in instructions, Python in bytecodes "
-                  "per request):", "", "| share of the cell | change/req | role | package | function |",
-                  "|---:|---:|---|---|---|"]
+        lines += [
+            "where the counted cost came from (functions by change; C in instructions, Python in bytecodes "
+            "per request):",
+            "",
+            "| share of the cell | change/req | role | package | function |",
+            "|---:|---:|---|---|---|",
+        ]
         for f in shifts:
             where = f"{f.module}:{f.function}" if f.level == "c" else f"{f.module}.{f.function}"
-            lines.append(f"| {f.share:+.2%} | {f.delta:+,.0f} {'instr' if f.level == 'c' else 'bytecodes'} | "
-                         f"{f.role} | {f.package} | `{where}` |")
+            lines.append(
+                f"| {f.share:+.2%} | {f.delta:+,.0f} {'instr' if f.level == 'c' else 'bytecodes'} | "
+                f"{f.role} | {f.package} | `{where}` |"
+            )
         lines.append("")
     return "\n".join(lines)
 
@@ -121,8 +148,10 @@ def cost_repeats(args: argparse.Namespace, user_app: bool = False) -> int:
     """--cost-repeats, else the default when valgrind can count here (and a note when it cannot)."""
     if args.cost_repeats is not None:
         if args.cost_repeats < 0 or args.cost_repeats == 1:
-            raise ConfigError(f"--cost-repeats {args.cost_repeats}: use 0 (no cost signal) or 2 or more "
-                              "(the A/A spread needs two counts per arm)")
+            raise ConfigError(
+                f"--cost-repeats {args.cost_repeats}: use 0 (no cost signal) or 2 or more "
+                "(the A/A spread needs two counts per arm)"
+            )
         return args.cost_repeats
     if not user_app and (APPS[args.app] if args.app else registry()[args.variant].default_app).runtime != "python":
         print("note: no cost signal (instructions are counted for Python servers only)", file=sys.stderr)
@@ -135,8 +164,10 @@ def cost_repeats(args: argparse.Namespace, user_app: bool = False) -> int:
 
 
 def show(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> None:
-    print(f"{run.cell}: {run.mode}, {len(run.windows)} windows, {run.reruns} re-run, extended {run.extended}, "
-          f"{run.seconds:.0f} s")
+    print(
+        f"{run.cell}: {run.mode}, {len(run.windows)} windows, {run.reruns} re-run, extended {run.extended}, "
+        f"{run.seconds:.0f} s"
+    )
     for name, label in _shown():
         if name in run.decisions:
             print(f"  {label:42s} {run.decisions[name].summary()}")
@@ -152,53 +183,109 @@ def show(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> None:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m serverbench.gate", description=__doc__.splitlines()[0])
-    p.add_argument("--variant", help="the server variant to gate (required unless --rejudge, or in a project "
-                                     "with perf_app: default the first of its perf_variants that runs here)")
+    p.add_argument(
+        "--variant",
+        help="the server variant to gate (required unless --rejudge, or in a project "
+        "with perf_app: default the first of its perf_variants that runs here)",
+    )
     p.add_argument("--app", help="the app the variant serves (default: its interface's reference app)")
-    p.add_argument("--workload", default=None, help="a reference workload (default json); in a project with "
-                                                     "perf_app use --endpoint")
-    p.add_argument("--endpoint", action="append", default=[], metavar="NAME",
-                   help="in a project with perf_app: an endpoint of perf_endpoints to gate, by name; repeatable "
-                        "(default: every endpoint, one decision each, alpha split between them)")
-    p.add_argument("--base-ref", help="git ref whose apps/ folder (in a project with perf_app: whose perf_app_dir) "
-                                      "is the base arm (default: the working tree)")
-    p.add_argument("--repo", default=".", help="the git checkout holding apps/, or your project whose pytest "
-                                               "configuration names perf_app (default: .)")
+    p.add_argument(
+        "--workload",
+        default=None,
+        help="a reference workload (default json); in a project with perf_app use --endpoint",
+    )
+    p.add_argument(
+        "--endpoint",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="in a project with perf_app: an endpoint of perf_endpoints to gate, by name; repeatable "
+        "(default: every endpoint, one decision each, alpha split between them)",
+    )
+    p.add_argument(
+        "--base-ref",
+        help="git ref whose apps/ folder (in a project with perf_app: whose perf_app_dir) "
+        "is the base arm (default: the working tree)",
+    )
+    p.add_argument(
+        "--repo",
+        default=".",
+        help="the git checkout holding apps/, or your project whose pytest configuration names perf_app (default: .)",
+    )
     p.add_argument("--base-python", default=sys.executable, help="interpreter (venv) of the base arm")
     p.add_argument("--cand-python", default=sys.executable, help="interpreter (venv) of the candidate arm")
     p.add_argument("--base-env", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--cand-env", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--mode", choices=("simultaneous", "sequential"))
-    p.add_argument("--blocks", type=int, default=GATE_BLOCKS,
-                   help="fresh-server blocks (one pair each when simultaneous, two when sequential)")
+    p.add_argument(
+        "--blocks",
+        type=int,
+        default=GATE_BLOCKS,
+        help="fresh-server blocks (one pair each when simultaneous, two when sequential)",
+    )
     for name in SHARED:
         option = OPTIONS_BY_NAME[name]
         default = option.default_in("gate")
-        here = (f" Here: one count, default {default[0]}." if isinstance(default, tuple)
-                else "" if default is None else f" Default here: {default}.")
-        p.add_argument(option.command_flag, dest=name, metavar=name.removeprefix("perf_").upper(),
-                       help=option.help + here)
-    p.add_argument("--rate", default="auto",
-                   help="requests/s per arm of the latency and CPU-per-request windows: 'auto' "
-                        "(--load x the base throughput), a number, or 'off'")
-    p.add_argument("--load", type=float, default=DEFAULT_LOAD,
-                   help="the fixed rate as a fraction of the base arm's saturated throughput (auto rate)")
-    p.add_argument("--alpha", type=float, help=f"family-wise false-failure budget of the whole suite run "
-                                               f"(default {GATE_POLICY.alpha:g}; with --rejudge: the stored one)")
-    p.add_argument("--cells", type=int, help="how many cells this suite run gates (alpha is split between them; "
-                                             "default 1; with --rejudge: the stored number)")
-    p.add_argument("--min-effect", type=float, help=f"smallest change that fails (default {GATE_POLICY.min_effect:g}; "
-                                                    "with --rejudge: the stored one)")
-    p.add_argument("--retries", type=int, default=1,
-                   help="re-run a too-noisy or inconclusive decision this many times, doubling the blocks")
-    p.add_argument("--cost-repeats", type=int, default=None,
-                   help="fresh counted runs (valgrind, instructions per request) per arm, gated against their own "
-                        f"A/A spread; 0: none (default {COST_REPEATS} when valgrind is installed, else 0)")
+        here = (
+            f" Here: one count, default {default[0]}."
+            if isinstance(default, tuple)
+            else ""
+            if default is None
+            else f" Default here: {default}."
+        )
+        p.add_argument(
+            option.command_flag, dest=name, metavar=name.removeprefix("perf_").upper(), help=option.help + here
+        )
+    p.add_argument(
+        "--rate",
+        default="auto",
+        help="requests/s per arm of the latency and CPU-per-request windows: 'auto' "
+        "(--load x the base throughput), a number, or 'off'",
+    )
+    p.add_argument(
+        "--load",
+        type=float,
+        default=DEFAULT_LOAD,
+        help="the fixed rate as a fraction of the base arm's saturated throughput (auto rate)",
+    )
+    p.add_argument(
+        "--alpha",
+        type=float,
+        help=f"family-wise false-failure budget of the whole suite run "
+        f"(default {GATE_POLICY.alpha:g}; with --rejudge: the stored one)",
+    )
+    p.add_argument(
+        "--cells",
+        type=int,
+        help="how many cells this suite run gates (alpha is split between them; "
+        "default 1; with --rejudge: the stored number)",
+    )
+    p.add_argument(
+        "--min-effect",
+        type=float,
+        help=f"smallest change that fails (default {GATE_POLICY.min_effect:g}; with --rejudge: the stored one)",
+    )
+    p.add_argument(
+        "--retries",
+        type=int,
+        default=1,
+        help="re-run a too-noisy or inconclusive decision this many times, doubling the blocks",
+    )
+    p.add_argument(
+        "--cost-repeats",
+        type=int,
+        default=None,
+        help="fresh counted runs (valgrind, instructions per request) per arm, gated against their own "
+        f"A/A spread; 0: none (default {COST_REPEATS} when valgrind is installed, else 0)",
+    )
     p.add_argument("--markdown", help="append a step-summary table to this file ($GITHUB_STEP_SUMMARY)")
     p.add_argument("--json", help="write the whole decision (verdicts, pairs, every window) to this file")
-    p.add_argument("--rejudge", metavar="DECISION.json",
-                   help="judge the pairs of a stored --json decision again (with --alpha, --cells, --min-effect); "
-                        "no server is started")
+    p.add_argument(
+        "--rejudge",
+        metavar="DECISION.json",
+        help="judge the pairs of a stored --json decision again (with --alpha, --cells, --min-effect); "
+        "no server is started",
+    )
     return p
 
 
@@ -213,8 +300,10 @@ def shared_options(args: argparse.Namespace) -> dict[str, Any]:
         except ConfigError as exc:
             problems.append(str(exc))
     if not problems and len(values["perf_connections"]) != 1:
-        problems.append(f"--connections takes one count in the gate (both arms at once), "
-                        f"got {','.join(map(str, values['perf_connections']))}")
+        problems.append(
+            f"--connections takes one count in the gate (both arms at once), "
+            f"got {','.join(map(str, values['perf_connections']))}"
+        )
     if problems:
         raise ConfigError("\n".join(problems))
     return values
@@ -237,8 +326,10 @@ def check_names(args: argparse.Namespace) -> None:
     if args.app is not None and args.app not in APPS:
         problems.append(f"unknown app {args.app!r}; known apps: {', '.join(APPS)}")
     if args.endpoint:
-        problems.append(f"--endpoint names a perf_app endpoint, and {Path(args.repo).resolve()} has no pytest "
-                        "configuration naming perf_app: use --workload, or run the gate in your project")
+        problems.append(
+            f"--endpoint names a perf_app endpoint, and {Path(args.repo).resolve()} has no pytest "
+            "configuration naming perf_app: use --workload, or run the gate in your project"
+        )
     if args.workload not in WORKLOADS:
         problems.append(f"unknown workload {args.workload!r}; known workloads: {', '.join(WORKLOADS)}")
     if problems:
@@ -250,10 +341,12 @@ def check_blocks(args: argparse.Namespace, policy: Policy, rate: float | str | N
     mode = args.mode or default_mode()
     fewest = min_blocks(policy, rate is not None, pairs_per_block(mode))
     if args.blocks < fewest:
-        raise ConfigError(f"--blocks {args.blocks} gives {pairs_per_block(mode) * args.blocks} pairs ({mode}), "
-                          "too few to ever reach the "
-                          f"significance level alpha {policy.alpha:g} / ({policy.cells} cells x gated signals): "
-                          f"use --blocks {fewest} or more (or a larger --alpha / fewer --cells)")
+        raise ConfigError(
+            f"--blocks {args.blocks} gives {pairs_per_block(mode) * args.blocks} pairs ({mode}), "
+            "too few to ever reach the "
+            f"significance level alpha {policy.alpha:g} / ({policy.cells} cells x gated signals): "
+            f"use --blocks {fewest} or more (or a larger --alpha / fewer --cells)"
+        )
 
 
 def run_live(args: argparse.Namespace) -> list[tuple[ABDecision, tuple[Shift, ...]]]:
@@ -272,18 +365,31 @@ def run_live(args: argparse.Namespace) -> list[tuple[ABDecision, tuple[Shift, ..
     variant, workload = registry()[args.variant], WORKLOADS[args.workload]
     repo = Path(args.repo).resolve()
     urls = {b.name: shared[b.url_option] for b in backends.BACKENDS.values()}
-    with backends.started(workload.backends, urls) as services, \
-            (worktree(args.base_ref, repo) if args.base_ref else nullcontext(repo)) as base_root:
+    with (
+        backends.started(workload.backends, urls) as services,
+        worktree(args.base_ref, repo) if args.base_ref else nullcontext(repo) as base_root,
+    ):
         for root in (base_root, repo):
             if not (root / "apps").is_dir():
                 raise ConfigError(f"{root} has no apps/ folder to serve")
-        plan = ABPlan(Cell(variant, APPS[args.app] if args.app else variant.default_app), workload,
-                      Arm("base", args.base_python, base_root / "apps", _env(args.base_env)),
-                      Arm("candidate", args.cand_python, repo / "apps", _env(args.cand_env)),
-                      mode=args.mode, blocks=args.blocks, connections=shared["perf_connections"][0],
-                      duration=shared["perf_duration"], warmup=shared["perf_warmup"], rate=rate, load=args.load,
-                      policy=policy, retries=args.retries, backend_env=backends.env(services),
-                      max_error_rate=shared["perf_max_error_rate"], cost_repeats=repeats)
+        plan = ABPlan(
+            Cell(variant, APPS[args.app] if args.app else variant.default_app),
+            workload,
+            Arm("base", args.base_python, base_root / "apps", _env(args.base_env)),
+            Arm("candidate", args.cand_python, repo / "apps", _env(args.cand_env)),
+            mode=args.mode,
+            blocks=args.blocks,
+            connections=shared["perf_connections"][0],
+            duration=shared["perf_duration"],
+            warmup=shared["perf_warmup"],
+            rate=rate,
+            load=args.load,
+            policy=policy,
+            retries=args.retries,
+            backend_env=backends.env(services),
+            max_error_rate=shared["perf_max_error_rate"],
+            cost_repeats=repeats,
+        )
         return [decided_with_shifts(plan)]
 
 
@@ -291,9 +397,11 @@ def run_user(args: argparse.Namespace, found: usergate.UserProject) -> list[tupl
     """The gate on the user's app: its code at --base-ref (a worktree of their repository) against the working
     tree, one decision per endpoint, alpha split between them (unless --cells says otherwise)."""
     if args.app is not None or args.workload is not None:
-        raise ConfigError(f"{found.config_file.path} names perf_app = {found.app.target.text}: the gate compares "
-                          "your app; name its endpoints with --endpoint (--app and --workload are for the "
-                          "reference apps)")
+        raise ConfigError(
+            f"{found.config_file.path} names perf_app = {found.app.target.text}: the gate compares "
+            "your app; name its endpoints with --endpoint (--app and --workload are for the "
+            "reference apps)"
+        )
     workloads = usergate.endpoints(found.app, args.endpoint)
     cell = usergate.cell(found, args.variant)
     shared = shared_options(args)
@@ -303,21 +411,47 @@ def run_user(args: argparse.Namespace, found: usergate.UserProject) -> list[tupl
     repeats = cost_repeats(args, user_app=True)
     urls = {b.name: shared[b.url_option] for b in backends.BACKENDS.values()}
     needed = [name for name, _ in found.app.backends]
-    with backends.started(needed, urls) as services, \
-            (worktree(args.base_ref, found.git_top) if args.base_ref else nullcontext(found.git_top)) as base_root:
+    with (
+        backends.started(needed, urls) as services,
+        worktree(args.base_ref, found.git_top) if args.base_ref else nullcontext(found.git_top) as base_root,
+    ):
         given = {name: s.url for name, s in services.items()}
-        arms = (Arm("base", args.base_python, found.app_dir_in(base_root),
-                    usergate.arm_env(found.app, given, _env(args.base_env)), found.app.reset),
-                Arm("candidate", args.cand_python, found.app.directory,
-                    usergate.arm_env(found.app, given, _env(args.cand_env)), found.app.reset))
+        arms = (
+            Arm(
+                "base",
+                args.base_python,
+                found.app_dir_in(base_root),
+                usergate.arm_env(found.app, given, _env(args.base_env)),
+                found.app.reset,
+            ),
+            Arm(
+                "candidate",
+                args.cand_python,
+                found.app.directory,
+                usergate.arm_env(found.app, given, _env(args.cand_env)),
+                found.app.reset,
+            ),
+        )
         out = []
         for workload in workloads:
-            plan = ABPlan(cell, workload, *arms, mode=args.mode, blocks=args.blocks,
-                          connections=shared["perf_connections"][0], duration=shared["perf_duration"],
-                          warmup=shared["perf_warmup"], rate=rate, load=args.load, policy=policy,
-                          retries=args.retries, backend_env=backends.env(services),
-                          max_error_rate=shared["perf_max_error_rate"], cost_repeats=repeats,
-                          cost_requests=found.settings.cost_requests)
+            plan = ABPlan(
+                cell,
+                workload,
+                *arms,
+                mode=args.mode,
+                blocks=args.blocks,
+                connections=shared["perf_connections"][0],
+                duration=shared["perf_duration"],
+                warmup=shared["perf_warmup"],
+                rate=rate,
+                load=args.load,
+                policy=policy,
+                retries=args.retries,
+                backend_env=backends.env(services),
+                max_error_rate=shared["perf_max_error_rate"],
+                cost_repeats=repeats,
+                cost_requests=found.settings.cost_requests,
+            )
             out.append(decided_with_shifts(plan))
         return out
 
@@ -329,16 +463,22 @@ def decided_with_shifts(plan: ABPlan) -> tuple[ABDecision, tuple[Shift, ...]]:
     cost = run.decisions.get(COST)
     if cost is None or cost.verdict != "regression":
         return run, ()
-    print(f"{run.cell}: counted cost regression; profiling both arms for the functions it came from",
-          file=sys.stderr)
+    print(f"{run.cell}: counted cost regression; profiling both arms for the functions it came from", file=sys.stderr)
     base, candidate = profile_arms(plan)
     return run, attribute(as_baseline(base), candidate)
 
 
 def as_baseline(record: CostRecord) -> CostBaseline:
     """The base arm's count as the baseline the attribution compares the candidate with."""
-    return CostBaseline(record.key, record.per_request, record.packages, record.functions, record.python_functions,
-                        record.timestamp, record.python_per_request)
+    return CostBaseline(
+        record.key,
+        record.per_request,
+        record.packages,
+        record.functions,
+        record.python_functions,
+        record.timestamp,
+        record.python_per_request,
+    )
 
 
 def exit_status(runs: list[ABDecision]) -> int:
@@ -357,11 +497,17 @@ def rejudged(args: argparse.Namespace) -> ABDecision:
         policy = policy_of(args, stored_policy(stored))
     except ValueError as exc:  # the limits a file stored: out of range
         raise ConfigError(f"{args.rejudge}: its stored policy cannot be used ({exc})") from None
-    print(f"re-judged {args.rejudge}: alpha {policy.alpha:g}, {policy.cells} cells, min effect "
-          f"{policy.min_effect:g}; no server started", file=sys.stderr)
+    print(
+        f"re-judged {args.rejudge}: alpha {policy.alpha:g}, {policy.cells} cells, min effect "
+        f"{policy.min_effect:g}; no server started",
+        file=sys.stderr,
+    )
     try:
         return rejudge(stored, policy, limit)
-    except (ValueError, OverflowError) as exc:  # stored pairs the judge refuses (<= 0, unequal lengths, 1e-320 vs 1e308)
+    except (
+        ValueError,
+        OverflowError,
+    ) as exc:  # stored pairs the judge refuses (<= 0, unequal lengths, 1e-320 vs 1e308)
         raise ConfigError(f"{args.rejudge}: its pairs cannot be judged again ({exc})") from None
 
 
@@ -384,8 +530,10 @@ def main(argv: list[str] | None = None) -> int:
     p = parser()
     args = p.parse_args(argv)
     if args.rejudge is None and args.variant is None and not usergate.names_app(Path(args.repo)):
-        p.error("the following arguments are required: --variant (or run it in a project whose pytest "
-                "configuration names perf_app)")
+        p.error(
+            "the following arguments are required: --variant (or run it in a project whose pytest "
+            "configuration names perf_app)"
+        )
     try:
         with terminating_through_finally():
             runs = [(rejudged(args), ())] if args.rejudge is not None else run_live(args)

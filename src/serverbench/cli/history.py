@@ -9,6 +9,7 @@ shifts (``serverbench.judge.changepoints``).  This is the coarse, slow guard ove
 per-change verdict is the same-session A/B gate.  Exit status: 0 no shift down, 1 a throughput
 drop was found, 2 bad input (a missing or corrupt file, fewer runs than a segment needs).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,8 +18,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from ..judge.changepoints import change_points
 from ..errors import ConfigError
+from ..judge.changepoints import change_points
 from ..records import results as results_file
 from ..records.results import ResultsFile
 
@@ -59,10 +60,15 @@ def series(runs: list[ResultsFile]) -> dict[tuple[str, str], list[tuple[str, flo
 
 def check_limits(args: argparse.Namespace) -> None:
     """The change-point search's limits, each named by its flag, checked before any file is read."""
-    problems = [f"{flag} {value!r}: expected {accepted}" for flag, value, ok, accepted in (
-        ("--alpha", args.alpha, 0 < args.alpha < 1, "a number in (0, 1)"),
-        ("--min-effect", args.min_effect, 0 <= args.min_effect < 1, "a number in [0, 1) (0.1 means 10%)"),
-        ("--min-segment", args.min_segment, args.min_segment >= 2, "a whole number of runs >= 2")) if not ok]
+    problems = [
+        f"{flag} {value!r}: expected {accepted}"
+        for flag, value, ok, accepted in (
+            ("--alpha", args.alpha, 0 < args.alpha < 1, "a number in (0, 1)"),
+            ("--min-effect", args.min_effect, 0 <= args.min_effect < 1, "a number in [0, 1) (0.1 means 10%)"),
+            ("--min-segment", args.min_segment, args.min_segment >= 2, "a whole number of runs >= 2"),
+        )
+        if not ok
+    ]
     if problems:
         raise ConfigError("; ".join(problems))
 
@@ -78,14 +84,22 @@ def main(argv: list[str] | None = None) -> int:
         check_limits(args)
         runs = load_runs(args.paths)
         if len(runs) < 2 * args.min_segment:
-            raise ConfigError(f"{len(runs)} runs: a change needs at least {args.min_segment} runs on each side "
-                              f"(--min-segment), so at least {2 * args.min_segment} runs")
+            raise ConfigError(
+                f"{len(runs)} runs: a change needs at least {args.min_segment} runs on each side "
+                f"(--min-segment), so at least {2 * args.min_segment} runs"
+            )
         dropped = False
         for (machine, key), points in sorted(series(runs).items()):
-            found = change_points([v for _, v in points], alpha=args.alpha, min_effect=args.min_effect,
-                                  min_segment=args.min_segment)
-            said = "; ".join(f"{points[c.index][0]}: {c.before:,.0f} -> {c.after:,.0f} rps ({c.change:+.1%}, "
-                             f"p={c.p:.2g})" for c in found) or "no sustained shift"
+            found = change_points(
+                [v for _, v in points], alpha=args.alpha, min_effect=args.min_effect, min_segment=args.min_segment
+            )
+            said = (
+                "; ".join(
+                    f"{points[c.index][0]}: {c.before:,.0f} -> {c.after:,.0f} rps ({c.change:+.1%}, p={c.p:.2g})"
+                    for c in found
+                )
+                or "no sustained shift"
+            )
             print(f"{machine}  {key}  {len(points)} runs, latest {points[-1][1]:,.0f} rps: {said}")
             dropped |= any(c.change < 0 for c in found)
     except (ConfigError, ValueError) as exc:

@@ -9,12 +9,14 @@ the merged file is for reading, not for one baseline; its machine is then ``"mix
 holding only cost records are not checked: instruction counts do not depend on the machine.
 A cell found in two files (a shard passed twice, shards of different splits) is refused.
 """
+
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from .. import __version__
 from ..errors import ServerbenchError
@@ -43,7 +45,8 @@ def machine_of(files: Sequence[ResultsFile], allow_mixed: bool) -> Mapping[str, 
         raise MixedMachinesError(
             f"the files come from {len(ids)} machine ids, and timed results are comparable only on one:\n  {found}\n"
             "merge each machine's files separately, or pass --allow-mixed-machines when the merged file is for "
-            "reading only (it will not name one machine, so it cannot serve as one machine's baseline)")
+            "reading only (it will not name one machine, so it cannot serve as one machine's baseline)"
+        )
     return {"id": MIXED, "ids": sorted(ids)}
 
 
@@ -56,7 +59,8 @@ def check_disjoint(files: Sequence[ResultsFile]) -> None:
             if key in seen:
                 raise DuplicateCellError(
                     f"{key} is in both {seen[key]} and {f.path}; pass each shard's file once, and only shards of "
-                    "one split (the same N in --perf-shard K/N)")
+                    "one split (the same N in --perf-shard K/N)"
+                )
             seen[key] = f.path
 
 
@@ -73,8 +77,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="serverbench merge", description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="the merged --perf-json file to write")
     parser.add_argument("inputs", type=Path, nargs="+", help="the shards' --perf-json files")
-    parser.add_argument("--allow-mixed-machines", action="store_true",
-                        help="merge files from different machine ids (the result names no single machine)")
+    parser.add_argument(
+        "--allow-mixed-machines",
+        action="store_true",
+        help="merge files from different machine ids (the result names no single machine)",
+    )
     args = parser.parse_args(argv)
     try:
         files = merge(args.out, args.inputs, args.allow_mixed_machines)

@@ -7,6 +7,7 @@ Results files are --perf-json outputs (several sessions, machines or interpreter
 are `python -m serverbench.gate --json` outputs (or proof runs of the gate).  Exit status: 0 written,
 2 bad input.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,8 +48,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: -o/--output {args.output}: cannot write the report there ({exc}); name a file", file=sys.stderr)
         return 2
     shown = ", ".join(s.id for s in select(inputs)) or "none"
-    print(f"{args.output}: {size / 1024:,.0f} KB from {len(inputs.results)} results file(s) and "
-          f"{len(inputs.decisions)} decision file(s) in {time.perf_counter() - started:.2f} s; sections: {shown}")
+    print(
+        f"{args.output}: {size / 1024:,.0f} KB from {len(inputs.results)} results file(s) and "
+        f"{len(inputs.decisions)} decision file(s) in {time.perf_counter() - started:.2f} s; sections: {shown}"
+    )
     if inputs.skipped:
         print(f"skipped (neither results nor A/B decisions): {', '.join(str(p) for p in inputs.skipped)}")
     return 0

@@ -1,7 +1,8 @@
 """Start the backing services by hand, seeded, for developing an app against them.
 
-    serverbench services      # prints the SERVERBENCH_* variables; Ctrl-C stops everything
+serverbench services      # prints the SERVERBENCH_* variables; Ctrl-C stops everything
 """
+
 from __future__ import annotations
 
 import argparse

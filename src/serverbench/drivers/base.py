@@ -6,9 +6,11 @@ measured (a :class:`~serverbench.records.schema.LoadReport`) with its own proces
 it can execute as :class:`~serverbench.catalog.shapes.Capabilities`; a shape it cannot run is refused
 before any server starts.
 """
+
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from ..catalog.contract import Request
 from ..catalog.shapes import Capabilities, LoadShape
@@ -30,8 +32,15 @@ class Driver(Protocol):
     def check(self) -> None:
         """Raise a usage error (missing binary or package, with the install) before any server starts."""
 
-    def run(self, url: str, shape: LoadShape, *, cpus: Sequence[int] | None = None,
-            mix: Sequence[tuple[str, int]] = (), request: Request | None = None) -> tuple[Any, Any]:
+    def run(
+        self,
+        url: str,
+        shape: LoadShape,
+        *,
+        cpus: Sequence[int] | None = None,
+        mix: Sequence[tuple[str, int]] = (),
+        request: Request | None = None,
+    ) -> tuple[Any, Any]:
         """Drive ``url`` as ``shape`` says (``mix``: weighted paths instead of the URL's path;
         ``request``: the method, headers and body of every request, a user's endpoint; the
         locust driver takes none); returns (LoadReport, the run with ``cpu_s`` and ``wall_s``)."""
@@ -43,11 +52,14 @@ def driver_for(shape: LoadShape, threads: int = 2, closed: str = "wrk", one_url:
     not a user's endpoint), wrk otherwise (oha's closed model sends one URL, kept alive)."""
     if shape.workers is not None:
         from .locust import LocustDriver
+
         return LocustDriver(workers=shape.workers)
     if shape.rate is not None or (closed == "oha" and shape.requests_per_connection is None and one_url):
         from .oha import OhaDriver
+
         return OhaDriver()
     from .wrk import WrkDriver
+
     return WrkDriver(threads=threads)
 
 
@@ -57,6 +69,7 @@ def closed_driver(choice: str = "auto") -> tuple[Driver, str | None]:
     from ..errors import MissingBinaryError
     from .oha import OhaDriver
     from .wrk import WrkDriver
+
     if choice == "wrk":
         return WrkDriver(), None
     try:

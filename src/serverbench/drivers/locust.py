@@ -21,6 +21,7 @@ statistics locust prints with ``--json`` as it stops (``stats.print_stats_json``
 requests, failures, summed response time, response-time buckets, bytes, first and last answer), and
 the CSV files give the failures by class and the locustfile's exceptions.
 """
+
 from __future__ import annotations
 
 import csv
@@ -32,17 +33,18 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
+from ..catalog.shapes import Capabilities, LoadShape
 from ..config import is_loopback
 from ..errors import ConfigError, GeneratorError, MissingBinaryError
 from ..measure.executors import LOOPBACK, BackgroundProcess, Reaped, free_port, run_generator
 from ..measure.runqueue import between, combined
-from ..catalog.shapes import Capabilities, LoadShape
 from ..records.schema import ERROR_KEYS, LoadReport, RunQueue
 from .rank import nearest_rank
 
@@ -55,8 +57,15 @@ GAPS_ENV = "SERVERBENCH_LOCUST_GAPS"
 
 # Columns read from <prefix>_stats.csv: LoadReport latency key -> locust's column (milliseconds).
 # "stdev" is not in locust's CSV (only mean, min, max, median and percentiles are): it is 0.0.
-STATS_COLUMNS = {"p50": "50%", "p75": "75%", "p90": "90%", "p99": "99%", "p999": "99.9%",
-                 "max": "Max Response Time", "mean": "Average Response Time"}
+STATS_COLUMNS = {
+    "p50": "50%",
+    "p75": "75%",
+    "p90": "90%",
+    "p99": "99%",
+    "p999": "99.9%",
+    "max": "Max Response Time",
+    "mean": "Average Response Time",
+}
 COUNT_COLUMNS = ("Request Count", "Failure Count")
 SIZE_COLUMN = "Average Content Size"
 FAILURE_COLUMNS = ("Method", "Name", "Error", "Occurrences")
@@ -76,13 +85,39 @@ _OK_EXIT_CODES = (0, 1)
 _CLASSES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("status", ("catchresponseerror", "badstatuscode", "http status", "httperror", "status code")),
     ("timeout", ("timeout", "timed out")),
-    ("read", ("connectionreseterror", "connection reset", "connectionabortederror", "connection aborted",
-              "httpconnectionclosed", "connection closed", "remotedisconnected", "incompleteread",
-              "httpparseerror", "chunkedencodingerror", "protocolerror", "emptyresponse")),
+    (
+        "read",
+        (
+            "connectionreseterror",
+            "connection reset",
+            "connectionabortederror",
+            "connection aborted",
+            "httpconnectionclosed",
+            "connection closed",
+            "remotedisconnected",
+            "incompleteread",
+            "httpparseerror",
+            "chunkedencodingerror",
+            "protocolerror",
+            "emptyresponse",
+        ),
+    ),
     ("write", ("brokenpipeerror", "broken pipe")),
-    ("connect", ("connectionrefusederror", "connection refused", "connectionerror", "newconnectionerror",
-                 "gaierror", "name or service not known", "no route to host", "network is unreachable",
-                 "cannot assign requested address", "retriesexceeded")),
+    (
+        "connect",
+        (
+            "connectionrefusederror",
+            "connection refused",
+            "connectionerror",
+            "newconnectionerror",
+            "gaierror",
+            "name or service not known",
+            "no route to host",
+            "network is unreachable",
+            "cannot assign requested address",
+            "retriesexceeded",
+        ),
+    ),
 )
 
 
@@ -101,8 +136,10 @@ def _rows(text: str, name: str, required: Sequence[str]) -> list[dict[str, str]]
     reader = csv.DictReader(io.StringIO(text))
     missing = [c for c in required if c not in (reader.fieldnames or ())]
     if missing:
-        raise GeneratorError(f"locust's {name} is malformed: no column {', '.join(map(repr, missing))}; "
-                             f"its header is {reader.fieldnames!r}")
+        raise GeneratorError(
+            f"locust's {name} is malformed: no column {', '.join(map(repr, missing))}; "
+            f"its header is {reader.fieldnames!r}"
+        )
     try:
         return list(reader)
     except csv.Error as exc:
@@ -116,8 +153,9 @@ def _number(row: Mapping[str, str], column: str, name: str, count: int) -> float
     try:
         value = float(raw)
     except ValueError:
-        raise GeneratorError(f"locust's {name} is malformed: {column!r} of the {AGGREGATED} row "
-                             f"is {raw!r}, not a number") from None
+        raise GeneratorError(
+            f"locust's {name} is malformed: {column!r} of the {AGGREGATED} row is {raw!r}, not a number"
+        ) from None
     if not math.isfinite(value) or value < 0:
         raise GeneratorError(f"locust's {name} is malformed: {column!r} of the {AGGREGATED} row is {raw!r}")
     return value
@@ -130,14 +168,21 @@ def parse_failures(failures_csv_text: str, name: str = "failures CSV") -> dict[s
         try:
             occurrences = int(row["Occurrences"])
         except (TypeError, ValueError):
-            raise GeneratorError(f"locust's {name} is malformed: Occurrences {row['Occurrences']!r} "
-                                 f"for {row.get('Error')!r}") from None
+            raise GeneratorError(
+                f"locust's {name} is malformed: Occurrences {row['Occurrences']!r} for {row.get('Error')!r}"
+            ) from None
         errors[classify_error(row["Error"] or "")] += occurrences
     return errors
 
 
-def parse_stats(stats_csv_text: str, failures_csv_text: str, duration_s: float, *,
-                stats_name: str = "stats CSV", failures_name: str = "failures CSV") -> LoadReport:
+def parse_stats(
+    stats_csv_text: str,
+    failures_csv_text: str,
+    duration_s: float,
+    *,
+    stats_name: str = "stats CSV",
+    failures_name: str = "failures CSV",
+) -> LoadReport:
     """The LoadReport in locust's ``<prefix>_stats.csv`` (its Aggregated row) and ``<prefix>_failures.csv``.
 
     ``requests`` counts the completed responses, as wrk does: locust's Request Count (which
@@ -157,8 +202,9 @@ def parse_stats(stats_csv_text: str, failures_csv_text: str, duration_s: float, 
     try:
         count, failed = (int(row[c]) for c in COUNT_COLUMNS)
     except (TypeError, ValueError):
-        raise GeneratorError(f"locust's {stats_name} is malformed: counts {[row[c] for c in COUNT_COLUMNS]!r} "
-                             f"in the {AGGREGATED} row") from None
+        raise GeneratorError(
+            f"locust's {stats_name} is malformed: counts {[row[c] for c in COUNT_COLUMNS]!r} in the {AGGREGATED} row"
+        ) from None
     latency_ms = {key: _number(row, column, stats_name, count) for key, column in STATS_COLUMNS.items()}
     latency_ms["stdev"] = 0.0  # locust's CSV has no standard deviation
     errors = parse_failures(failures_csv_text, failures_name)
@@ -167,8 +213,14 @@ def parse_stats(stats_csv_text: str, failures_csv_text: str, duration_s: float, 
         errors["read"] += failed - listed
     unanswered = errors["connect"] + errors["read"] + errors["write"] + errors["timeout"]
     size = _number(row, SIZE_COLUMN, stats_name, count)
-    return LoadReport(driver="locust", requests=max(count - unanswered, 0), duration_s=float(duration_s),
-                      bytes=int(round(size * count)), latency_ms=latency_ms, errors=errors)
+    return LoadReport(
+        driver="locust",
+        requests=max(count - unanswered, 0),
+        duration_s=float(duration_s),
+        bytes=int(round(size * count)),
+        latency_ms=latency_ms,
+        errors=errors,
+    )
 
 
 def parse_final(output: str) -> dict | None:
@@ -211,17 +263,26 @@ def with_final(report: LoadReport, final: Mapping[str, Any]) -> LoadReport:
             buckets[float(value)] = buckets.get(float(value), 0) + int(n)
     ordered = sorted(buckets.items())
     total = sum(n for _, n in ordered)
-    latency = {key: _bucket_percentile(ordered, total, q)
-               for key, q in (("p50", 50), ("p75", 75), ("p90", 90), ("p99", 99), ("p999", 99.9))}
+    latency = {
+        key: _bucket_percentile(ordered, total, q)
+        for key, q in (("p50", 50), ("p75", 75), ("p90", 90), ("p99", 99), ("p999", 99.9))
+    }
     mean = sum(float(e["total_response_time"]) for e in entries) / count
-    latency.update(max=max(float(e["max_response_time"]) for e in entries), mean=mean,
-                   stdev=(sum(n * (v - mean) ** 2 for v, n in ordered) / total) ** 0.5 if total else 0.0)
+    latency.update(
+        max=max(float(e["max_response_time"]) for e in entries),
+        mean=mean,
+        stdev=(sum(n * (v - mean) ** 2 for v, n in ordered) / total) ** 0.5 if total else 0.0,
+    )
     window = answer_window(final)
     span = window[1] - window[0] if window else 0.0
     unanswered = sum(report.errors[k] for k in ("connect", "read", "write", "timeout"))
-    return dataclasses.replace(report, requests=max(count - unanswered, 0), latency_ms=latency,
-                               bytes=sum(int(e.get("total_content_length") or 0) for e in entries),
-                               duration_s=span if span > 0 else report.duration_s)
+    return dataclasses.replace(
+        report,
+        requests=max(count - unanswered, 0),
+        latency_ms=latency,
+        bytes=sum(int(e.get("total_content_length") or 0) for e in entries),
+        duration_s=span if span > 0 else report.duration_s,
+    )
 
 
 def mean_gap_ms(files: Iterable[Path]) -> float | None:
@@ -233,8 +294,10 @@ def mean_gap_ms(files: Iterable[Path]) -> float | None:
             got = json.loads(path.read_text())
             pairs, gap_s = pairs + int(got["pairs"]), gap_s + float(got["gap_s"])
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise GeneratorError(f"{path.name}: locust's gap file is unreadable ({exc}); it is written by "
-                                 f"{GAPS}, loaded beside the locustfile") from None
+            raise GeneratorError(
+                f"{path.name}: locust's gap file is unreadable ({exc}); it is written by "
+                f"{GAPS}, loaded beside the locustfile"
+            ) from None
     return gap_s / pairs * 1000.0 if pairs else None
 
 
@@ -261,7 +324,7 @@ def parse_error_report(output: str) -> dict[str, int]:
     if not starts:
         return errors
     separators = 0
-    for line in lines[starts[-1] + 1:]:
+    for line in lines[starts[-1] + 1 :]:
         if set(line.strip()) == {"-", "|"}:
             separators += 1
             if separators == 2:
@@ -282,8 +345,10 @@ def check_exceptions(exceptions_csv_text: str, name: str = "exceptions CSV") -> 
     rows = _rows(exceptions_csv_text, name, EXCEPTION_COLUMNS)
     if rows:
         count = sum(int(r["Count"]) if (r["Count"] or "").isdigit() else 1 for r in rows)
-        raise GeneratorError(f"the locustfile raised {count} exception(s) during the run "
-                             f"(locust's {name}); the first: {rows[0]['Message']}")
+        raise GeneratorError(
+            f"the locustfile raised {count} exception(s) during the run "
+            f"(locust's {name}); the first: {rows[0]['Message']}"
+        )
 
 
 def read_report(prefix: str | os.PathLike, duration_s: float) -> LoadReport:
@@ -299,8 +364,13 @@ def read_report(prefix: str | os.PathLike, duration_s: float) -> LoadReport:
             raise GeneratorError(f"locust wrote no {path.name} (looked for {path})") from None
     if "exceptions" in texts:
         check_exceptions(texts["exceptions"][1], texts["exceptions"][0])
-    return parse_stats(texts["stats"][1], texts["failures"][1], duration_s,
-                       stats_name=texts["stats"][0], failures_name=texts["failures"][0])
+    return parse_stats(
+        texts["stats"][1],
+        texts["failures"][1],
+        duration_s,
+        stats_name=texts["stats"][0],
+        failures_name=texts["failures"][0],
+    )
 
 
 @dataclass(frozen=True)
@@ -351,12 +421,15 @@ class LocustRunner:
 
     def __post_init__(self) -> None:
         if self.users < 1 or self.spawn_rate < 1 or self.workers < 0:
-            raise ConfigError(f"locust needs users >= 1, spawn_rate >= 1 and workers >= 0, got "
-                              f"users={self.users}, spawn_rate={self.spawn_rate}, workers={self.workers}")
+            raise ConfigError(
+                f"locust needs users >= 1, spawn_rate >= 1 and workers >= 0, got "
+                f"users={self.users}, spawn_rate={self.spawn_rate}, workers={self.workers}"
+            )
 
     @cached_property
     def version(self) -> str:
         from importlib.metadata import PackageNotFoundError, version
+
         try:
             return version("locust")
         except PackageNotFoundError:
@@ -375,23 +448,57 @@ class LocustRunner:
     def _common(self) -> list[str]:
         return [sys.executable, "-m", "locust", "-f", f"{self.locustfile},{GAPS}"]
 
-    def argv_master(self, host_url: str, duration: int, csv_prefix: str | os.PathLike,
-                    master_port: int | None = None) -> list[str]:
+    def argv_master(
+        self, host_url: str, duration: int, csv_prefix: str | os.PathLike, master_port: int | None = None
+    ) -> list[str]:
         """The single process (``workers=0``) or the master, which then needs ``master_port``."""
-        argv = [*self._common(), "--headless", "-u", str(self.users), "-r", str(self.spawn_rate),
-                "-t", f"{duration}s", "-H", host_url, "--csv", os.fspath(csv_prefix), "--only-summary", "--json",
-                "--loglevel", "WARNING", "--stop-timeout", str(self.stop_timeout_s)]
+        argv = [
+            *self._common(),
+            "--headless",
+            "-u",
+            str(self.users),
+            "-r",
+            str(self.spawn_rate),
+            "-t",
+            f"{duration}s",
+            "-H",
+            host_url,
+            "--csv",
+            os.fspath(csv_prefix),
+            "--only-summary",
+            "--json",
+            "--loglevel",
+            "WARNING",
+            "--stop-timeout",
+            str(self.stop_timeout_s),
+        ]
         if self.workers:
             if master_port is None:
                 raise ValueError("a distributed run (workers > 0) needs the master's port")
-            argv += ["--master", "--master-bind-host", LOOPBACK, "--master-bind-port", str(master_port),
-                     "--expect-workers", str(self.workers),
-                     "--expect-workers-max-wait", str(self.connect_timeout_s)]
+            argv += [
+                "--master",
+                "--master-bind-host",
+                LOOPBACK,
+                "--master-bind-port",
+                str(master_port),
+                "--expect-workers",
+                str(self.workers),
+                "--expect-workers-max-wait",
+                str(self.connect_timeout_s),
+            ]
         return argv
 
     def argv_worker(self, master_port: int) -> list[str]:
-        return [*self._common(), "--worker", "--master-host", LOOPBACK, "--master-port", str(master_port),
-                "--loglevel", "WARNING"]
+        return [
+            *self._common(),
+            "--worker",
+            "--master-host",
+            LOOPBACK,
+            "--master-port",
+            str(master_port),
+            "--loglevel",
+            "WARNING",
+        ]
 
     def run(self, url: str, duration: int, cpus: Sequence[int] | None = None) -> tuple[LoadReport, LocustRun]:
         """Drive the server at ``url`` (its scheme://host:port; the locustfile names the paths)
@@ -408,21 +515,32 @@ class LocustRunner:
             workers: list[BackgroundProcess] = []
             try:
                 for i in range(self.workers):  # first: the master starts the clock once they are connected
-                    workers.append(BackgroundProcess.start(self.argv_worker(port), Path(tmp) / f"worker{i}.log", cpus,
-                                                           env, main_thread=True))
+                    workers.append(
+                        BackgroundProcess.start(
+                            self.argv_worker(port), Path(tmp) / f"worker{i}.log", cpus, env, main_thread=True
+                        )
+                    )
                 # The run queue of the main thread: every user runs on it (gevent)
-                run = run_generator(self.argv_master(host_url, duration, prefix, port), timeout=timeout, cpus=cpus,
-                                    env=env, main_thread=True)
+                run = run_generator(
+                    self.argv_master(host_url, duration, prefix, port),
+                    timeout=timeout,
+                    cpus=cpus,
+                    env=env,
+                    main_thread=True,
+                )
             finally:
                 reaped = [w.reap(self.worker_linger_s) for w in workers]
             if run.returncode not in _OK_EXIT_CODES:
-                raise GeneratorError(f"locust exited with code {run.returncode}: "
-                                     f"{(run.stderr or run.stdout)[-800:]}{_worker_tails(reaped)}")
+                raise GeneratorError(
+                    f"locust exited with code {run.returncode}: "
+                    f"{(run.stderr or run.stdout)[-800:]}{_worker_tails(reaped)}"
+                )
             try:
                 report = read_report(prefix, duration)
             except GeneratorError as exc:
-                raise GeneratorError(f"{exc}\nlocust's output: {(run.stderr or run.stdout)[-800:]}"
-                                     f"{_worker_tails(reaped)}") from None
+                raise GeneratorError(
+                    f"{exc}\nlocust's output: {(run.stderr or run.stdout)[-800:]}{_worker_tails(reaped)}"
+                ) from None
             printed = parse_error_report(f"{run.stdout}\n{run.stderr}")
             if run.returncode != 0 and not sum(report.errors.values()) and sum(printed.values()):
                 report = with_printed_errors(report, printed)  # failures of the last second, after the CSV's last write
@@ -432,21 +550,35 @@ class LocustRunner:
             report = dataclasses.replace(report, gap_ms=mean_gap_ms(Path(tmp).glob("gaps-*.json")))
             if run.returncode != 0 and not sum(report.errors.values()):
                 # e.g. "Gave up waiting for workers to connect": the CSV holds an empty run
-                raise GeneratorError(f"locust exited with code {run.returncode} but recorded no failure: "
-                                     f"{(run.stderr or run.stdout)[-800:]}{_worker_tails(reaped)}")
+                raise GeneratorError(
+                    f"locust exited with code {run.returncode} but recorded no failure: "
+                    f"{(run.stderr or run.stdout)[-800:]}{_worker_tails(reaped)}"
+                )
         worker_cpu = tuple(r.cpu_s for r in reaped)
         window = answer_window(final) if final is not None else None
         senders = [r.samples for r in reaped] if reaped else [run.samples]
         queue = combined([between(samples, *window) for samples in senders]) if window else None
-        return report, LocustRun(argv=run.argv, returncode=run.returncode, stdout=run.stdout, stderr=run.stderr,
-                                 wall_s=run.wall_s, cpu_s=run.cpu_s + sum(worker_cpu), processes=self.processes,
-                                 master_cpu_s=run.cpu_s, worker_cpu_s=worker_cpu,
-                                 worker_returncodes=tuple(r.returncode for r in reaped), run_queue=queue)
+        return report, LocustRun(
+            argv=run.argv,
+            returncode=run.returncode,
+            stdout=run.stdout,
+            stderr=run.stderr,
+            wall_s=run.wall_s,
+            cpu_s=run.cpu_s + sum(worker_cpu),
+            processes=self.processes,
+            master_cpu_s=run.cpu_s,
+            worker_cpu_s=worker_cpu,
+            worker_returncodes=tuple(r.returncode for r in reaped),
+            run_queue=queue,
+        )
 
 
 def _worker_tails(reaped: Sequence[Reaped]) -> str:
-    return "".join(f"\nworker {i} (exit {r.returncode}): {r.output[-300:]}"
-                   for i, r in enumerate(reaped) if r.returncode != 0 or "Error" in r.output)
+    return "".join(
+        f"\nworker {i} (exit {r.returncode}): {r.output[-300:]}"
+        for i, r in enumerate(reaped)
+        if r.returncode != 0 or "Error" in r.output
+    )
 
 
 LOCUST_CAPABILITIES = Capabilities("locust", ("closed",), requests_per_connection=False, ramp=True)
@@ -473,15 +605,19 @@ class LocustDriver:
 
     def check(self) -> None:
         import importlib.util
-        if importlib.util.find_spec("locust") is None:
-            raise MissingBinaryError("locust", fix=f"not installed for {sys.executable}: "
-                                     f"`{sys.executable} -m pip install locust`")
 
-    def run(self, url: str, shape: LoadShape, *, cpus: Sequence[int] | None = None,
-            mix: Sequence[tuple[str, int]] = ()) -> tuple[LoadReport, LocustRun]:
+        if importlib.util.find_spec("locust") is None:
+            raise MissingBinaryError(
+                "locust", fix=f"not installed for {sys.executable}: `{sys.executable} -m pip install locust`"
+            )
+
+    def run(
+        self, url: str, shape: LoadShape, *, cpus: Sequence[int] | None = None, mix: Sequence[tuple[str, int]] = ()
+    ) -> tuple[LoadReport, LocustRun]:
         spawn = shape.connections if not shape.ramp else max(1, math.ceil(shape.connections / shape.ramp))
-        runner = LocustRunner(users=shape.connections, spawn_rate=spawn, workers=self.workers,
-                              locustfile=self.locustfile)
+        runner = LocustRunner(
+            users=shape.connections, spawn_rate=spawn, workers=self.workers, locustfile=self.locustfile
+        )
         report, run = runner.run(url, shape.duration, cpus)
         return dataclasses.replace(report, think_ms=think_ms(self.locustfile)), run
 

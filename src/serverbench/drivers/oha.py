@@ -7,6 +7,7 @@ machine-readable JSON summary with percentiles, status codes and classified erro
 packaged in any registry reachable here; k6 would need its own binary download; locust paces by
 user think time, not by a request rate.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -17,17 +18,18 @@ import shutil
 import sqlite3
 import subprocess
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from ..errors import GeneratorError, MissingBinaryError
-from ..measure.executors import run_generator
-from ..records.schema import ERROR_KEYS, LoadReport
 from ..catalog.contract import Request
 from ..catalog.shapes import Capabilities, LoadShape
 from ..catalog.timeouts import DEFAULT_TIMEOUT_S
+from ..errors import GeneratorError, MissingBinaryError
+from ..measure.executors import run_generator
+from ..records.schema import ERROR_KEYS, LoadReport
 from .rank import nearest_rank
 
 OHA_CAPABILITIES = Capabilities("oha", ("open", "closed"), requests_per_connection=False, ramp=False)
@@ -64,7 +66,7 @@ def _stdev_ms(histogram: Mapping[str, int]) -> float:
         return 0.0
     mean = sum(float(k) * n for k, n in histogram.items()) / total
     var = sum(n * (float(k) - mean) ** 2 for k, n in histogram.items()) / total
-    return var ** 0.5 * 1000.0
+    return var**0.5 * 1000.0
 
 
 def parse_report(stdout: str, duration_s: float) -> LoadReport:
@@ -84,11 +86,24 @@ def parse_report(stdout: str, duration_s: float) -> LoadReport:
         def ms(v: Any) -> float:
             return 0.0 if v is None else float(v) * 1000.0
 
-        latency = {"p50": ms(pct["p50"]), "p75": ms(pct["p75"]), "p90": ms(pct["p90"]), "p99": ms(pct["p99"]),
-                   "p999": ms(pct["p99.9"]), "max": ms(summary["slowest"]), "mean": ms(summary["average"]),
-                   "stdev": _stdev_ms(data.get("responseTimeHistogram") or {})}
-        return LoadReport(driver="oha", requests=sum(statuses.values()), duration_s=float(summary["total"]) or duration_s,
-                          bytes=int(summary.get("totalData") or 0), latency_ms=latency, errors=errors)
+        latency = {
+            "p50": ms(pct["p50"]),
+            "p75": ms(pct["p75"]),
+            "p90": ms(pct["p90"]),
+            "p99": ms(pct["p99"]),
+            "p999": ms(pct["p99.9"]),
+            "max": ms(summary["slowest"]),
+            "mean": ms(summary["average"]),
+            "stdev": _stdev_ms(data.get("responseTimeHistogram") or {}),
+        }
+        return LoadReport(
+            driver="oha",
+            requests=sum(statuses.values()),
+            duration_s=float(summary["total"]) or duration_s,
+            bytes=int(summary.get("totalData") or 0),
+            latency_ms=latency,
+            errors=errors,
+        )
     except (ValueError, KeyError, TypeError) as exc:
         raise GeneratorError(f"oha's JSON report is malformed ({exc!r}): {stdout[:300]!r}") from None
 
@@ -108,8 +123,9 @@ def most_in_flight(rows: Sequence[tuple[float, float, int, int]], start_s: float
     there (connections less this) held a request no answer covers through the whole of it."""
     n = most = _in_flight(rows, start_s)
     # An answer and the next send at one instant: the answer first (one connection, never two requests).
-    for _, step in sorted([(s, 1) for s, _, _, _ in rows if start_s < s < end_s]
-                          + [(e, -1) for _, e, _, _ in rows if start_s < e < end_s]):
+    for _, step in sorted(
+        [(s, 1) for s, _, _, _ in rows if start_s < s < end_s] + [(e, -1) for _, e, _, _ in rows if start_s < e < end_s]
+    ):
         n += step
         most = max(most, n)
     return most
@@ -137,9 +153,15 @@ def failed_sent_by(rows: Sequence[tuple[float, float, int, int]], t: float, conn
     return total
 
 
-def window_errors(rows: Sequence[tuple[float, float, int, int]], start_s: float, duration_s: float,
-                  run_errors: Mapping[str, int], connections: int, timeout_s: float,
-                  trail_s: float = 0.0) -> tuple[dict[str, int], str]:
+def window_errors(
+    rows: Sequence[tuple[float, float, int, int]],
+    start_s: float,
+    duration_s: float,
+    run_errors: Mapping[str, int],
+    connections: int,
+    timeout_s: float,
+    trail_s: float = 0.0,
+) -> tuple[dict[str, int], str]:
     """The errors of the requests sent in [start_s, start_s + duration_s), and the rule that attributed them ("" when
     the run had none): oha counts a failed request with no time (its JSON's errorDistribution; its --db-url table
     holds answers only), over the whole run, lead-in and the ``trail_s`` after the window included.
@@ -171,23 +193,36 @@ def window_errors(rows: Sequence[tuple[float, float, int, int]], start_s: float,
     rules = []
     if run_timeouts:
         if holds:
-            why = (f"the share sent in the window: {sent} of {by_end} requests given up, from the connections' time no "
-                   "answer covers")
+            why = (
+                f"the share sent in the window: {sent} of {by_end} requests given up, from the connections' time no "
+                "answer covers"
+            )
         elif by_end:
-            why = (f"the window's share of the run's time: the connections' time no answer covers finds {by_end} "
-                   f"failures sent by the deadline and {sent} in the window, not the run's {run_timeouts} (connections "
-                   "waiting to connect hold no answer either)")
+            why = (
+                f"the window's share of the run's time: the connections' time no answer covers finds {by_end} "
+                f"failures sent by the deadline and {sent} in the window, not the run's {run_timeouts} (connections "
+                "waiting to connect hold no answer either)"
+            )
         else:
             why = "no connection time uncovered by answers: the window's share of the run's time"
         rules.append(f"timeouts x {timeout_share:.3f} ({why})")
     if any(k != "timeout" for k in failed):
-        rules.append(f"connect, read, write x {time_share:.3f} (the window's share of the run's time, "
-                     f"{duration_s:g} of {run_s:g} s)")
+        rules.append(
+            f"connect, read, write x {time_share:.3f} (the window's share of the run's time, "
+            f"{duration_s:g} of {run_s:g} s)"
+        )
     return errors, "; ".join(rules)
 
 
-def window_report(rows: Sequence[tuple[float, float, int, int]], start_s: float, duration_s: float,
-                  errors: Mapping[str, int], connections: int, timeout_s: float, trail_s: float = 0.0) -> LoadReport:
+def window_report(
+    rows: Sequence[tuple[float, float, int, int]],
+    start_s: float,
+    duration_s: float,
+    errors: Mapping[str, int],
+    connections: int,
+    timeout_s: float,
+    trail_s: float = 0.0,
+) -> LoadReport:
     """The steady-state window of a closed-model run from oha's per-request rows (start s, end s, status,
     bytes; times from the run's start): the requests *sent* in [start_s, start_s + duration_s), each with
     its whole latency even when it ended after the window (answered in the ``trail_s`` of load after it, or oha -w
@@ -197,9 +232,16 @@ def window_report(rows: Sequence[tuple[float, float, int, int]], start_s: float,
     ms = sorted(d * 1000.0 for d, _, _ in sent)
     if ms:
         mean = sum(ms) / len(ms)
-        latency = {"p50": _percentile(ms, 50), "p75": _percentile(ms, 75), "p90": _percentile(ms, 90),
-                   "p99": _percentile(ms, 99), "p999": _percentile(ms, 99.9), "max": ms[-1], "mean": mean,
-                   "stdev": (sum((x - mean) ** 2 for x in ms) / len(ms)) ** 0.5}
+        latency = {
+            "p50": _percentile(ms, 50),
+            "p75": _percentile(ms, 75),
+            "p90": _percentile(ms, 90),
+            "p99": _percentile(ms, 99),
+            "p999": _percentile(ms, 99.9),
+            "max": ms[-1],
+            "mean": mean,
+            "stdev": (sum((x - mean) ** 2 for x in ms) / len(ms)) ** 0.5,
+        }
     else:
         latency = {k: 0.0 for k in ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")}
     window, rule = window_errors(rows, start_s, duration_s, errors, connections, timeout_s, trail_s)
@@ -215,21 +257,37 @@ def window_report(rows: Sequence[tuple[float, float, int, int]], start_s: float,
     # The window's edges: its time on the requests in flight as it opened (but the run's first, counted above), and
     # the time its own requests took after it closed.
     firsts = set(first)
-    carried_in = sum(min(end, end_s) - start_s for start, end, status, size in rows
-                     if start < start_s < end and (start, end, status, size) not in firsts)
+    carried_in = sum(
+        min(end, end_s) - start_s
+        for start, end, status, size in rows
+        if start < start_s < end and (start, end, status, size) not in firsts
+    )
     carried_out = sum(end - end_s for start, end, _, _ in rows if start_s <= start < end_s < end)
-    return LoadReport(driver="oha", requests=len(sent), duration_s=duration_s, bytes=sum(b for _, _, b in sent),
-                      latency_ms=latency, errors=window, window="steady", error_attribution=rule,
-                      run_errors=dict(errors) if rule else None, held_through=held + unanswered,
-                      run_requests=len(rows), first_wait_s=first_wait + unanswered * duration_s,
-                      carried_in_s=carried_in, carried_out_s=carried_out)
+    return LoadReport(
+        driver="oha",
+        requests=len(sent),
+        duration_s=duration_s,
+        bytes=sum(b for _, _, b in sent),
+        latency_ms=latency,
+        errors=window,
+        window="steady",
+        error_attribution=rule,
+        run_errors=dict(errors) if rule else None,
+        held_through=held + unanswered,
+        run_requests=len(rows),
+        first_wait_s=first_wait + unanswered * duration_s,
+        carried_in_s=carried_in,
+        carried_out_s=carried_out,
+    )
 
 
 def read_rows(db: Path) -> list[tuple[float, float, int, int]]:
     """oha's --db-url table: one row per answered request (start, end, status, bytes)."""
     with sqlite3.connect(db) as conn:
-        return [(float(a), float(b), int(c), int(d))
-                for a, b, c, d in conn.execute("SELECT start, end, status, len_bytes FROM oha")]
+        return [
+            (float(a), float(b), int(c), int(d))
+            for a, b, c, d in conn.execute("SELECT start, end, status, len_bytes FROM oha")
+        ]
 
 
 @dataclass(frozen=True)
@@ -247,8 +305,9 @@ class OhaDriver:
     def binary(self) -> str:
         found = shutil.which("oha") or next((str(p) for p in (Path.home() / ".cargo/bin/oha",) if p.exists()), None)
         if found is None:
-            raise MissingBinaryError("oha (the open-model load generator)",
-                                     fix=f"not found on PATH or in ~/.cargo/bin: {INSTALL}")
+            raise MissingBinaryError(
+                "oha (the open-model load generator)", fix=f"not found on PATH or in ~/.cargo/bin: {INSTALL}"
+            )
         return found
 
     @cached_property
@@ -257,27 +316,73 @@ class OhaDriver:
         match = re.search(r"(\d+\.\d+\.\d+)", out)
         return match.group(1) if match else "unknown"
 
-    def argv(self, url: str, connections: int, duration: int, rate: float, request: Request | None = None,
-             body_path: Path | None = None) -> list[str]:
+    def argv(
+        self,
+        url: str,
+        connections: int,
+        duration: int,
+        rate: float,
+        request: Request | None = None,
+        body_path: Path | None = None,
+    ) -> list[str]:
         """oha's command; ``request``: its method (-m) and headers (-H), the body from ``body_path`` (-D)."""
-        sends = [] if request is None else ["-m", request.method] + [
-            a for name, value in request.headers for a in ("-H", f"{name}: {value}")]
+        sends = (
+            []
+            if request is None
+            else ["-m", request.method] + [a for name, value in request.headers for a in ("-H", f"{name}: {value}")]
+        )
         sends += ["-D", str(body_path)] if body_path is not None else []
-        return [self.binary, "-z", f"{duration}s", "-c", str(connections), "-q", f"{rate:g}", "--latency-correction",
-                "--no-tui", "--output-format", "json", "-t", f"{self.timeout_s}s", *sends, url]
+        return [
+            self.binary,
+            "-z",
+            f"{duration}s",
+            "-c",
+            str(connections),
+            "-q",
+            f"{rate:g}",
+            "--latency-correction",
+            "--no-tui",
+            "--output-format",
+            "json",
+            "-t",
+            f"{self.timeout_s}s",
+            *sends,
+            url,
+        ]
 
     def closed_argv(self, url: str, connections: int, duration: int, db: Path) -> list[str]:
         """oha as a closed model (no -q: each connection sends its next request when the answer is in) for the
         lead-in, the window and the trail in one run, every answer's times written to ``db``, in-flight requests waited
         for (-w)."""
-        return [self.binary, "-z", f"{self.lead_s + duration + self.trail_s}s", "-c", str(connections), "-w", "--db-url", str(db),
-                "--no-tui", "--output-format", "json", "-t", f"{self.timeout_s}s", url]
+        return [
+            self.binary,
+            "-z",
+            f"{self.lead_s + duration + self.trail_s}s",
+            "-c",
+            str(connections),
+            "-w",
+            "--db-url",
+            str(db),
+            "--no-tui",
+            "--output-format",
+            "json",
+            "-t",
+            f"{self.timeout_s}s",
+            url,
+        ]
 
     def check(self) -> None:
         self.binary  # noqa: B018 - a missing oha is a usage error with the install, before any server starts
 
-    def run(self, url: str, shape: LoadShape, *, cpus: Sequence[int] | None = None,
-            mix: Sequence[tuple[str, int]] = (), request: Request | None = None):
+    def run(
+        self,
+        url: str,
+        shape: LoadShape,
+        *,
+        cpus: Sequence[int] | None = None,
+        mix: Sequence[tuple[str, int]] = (),
+        request: Request | None = None,
+    ):
         """Hold the shape's rate on ``url`` for its duration (every request as ``request`` says, when
         given); returns (LoadReport, GeneratorRun)."""
         if mix or shape.requests_per_connection is not None:
@@ -292,8 +397,12 @@ class OhaDriver:
             if request is not None and request.body:
                 body_path = Path(tmp) / "body"
                 body_path.write_bytes(request.body)
-            run = run_generator(self.argv(url, shape.connections, shape.duration, shape.rate, request, body_path),
-                                timeout=shape.duration + self.timeout_s + 30, cpus=cpus, env=env)
+            run = run_generator(
+                self.argv(url, shape.connections, shape.duration, shape.rate, request, body_path),
+                timeout=shape.duration + self.timeout_s + 30,
+                cpus=cpus,
+                env=env,
+            )
         if run.returncode != 0:
             raise GeneratorError(f"oha exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}")
         return parse_report(run.stdout, shape.duration), run
@@ -302,12 +411,22 @@ class OhaDriver:
         """One run of lead-in + window + trail; the window's report from the requests sent inside it."""
         with tempfile.TemporaryDirectory(prefix="serverbench-oha-") as tmp:
             db = Path(tmp) / "requests.db"
-            run = run_generator(self.closed_argv(url, shape.connections, shape.duration, db),
-                                timeout=self.lead_s + shape.duration + self.trail_s + 2 * self.timeout_s + 30, cpus=cpus,
-                                env=env)
+            run = run_generator(
+                self.closed_argv(url, shape.connections, shape.duration, db),
+                timeout=self.lead_s + shape.duration + self.trail_s + 2 * self.timeout_s + 30,
+                cpus=cpus,
+                env=env,
+            )
             if run.returncode != 0:
                 raise GeneratorError(f"oha exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}")
             whole = parse_report(run.stdout, self.lead_s + shape.duration + self.trail_s)
             rows = read_rows(db) if db.exists() else []
-        return window_report(rows, float(self.lead_s), float(shape.duration), whole.errors, shape.connections,
-                             float(self.timeout_s), float(self.trail_s)), run
+        return window_report(
+            rows,
+            float(self.lead_s),
+            float(shape.duration),
+            whole.errors,
+            shape.connections,
+            float(self.timeout_s),
+            float(self.trail_s),
+        ), run

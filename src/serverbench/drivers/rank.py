@@ -1,5 +1,6 @@
 """The nearest rank of a percentile: the drivers that compute their own percentiles (oha's window, locust's buckets)
 take the value at rank ceil(q% of n), as locust does."""
+
 from __future__ import annotations
 
 

@@ -1,22 +1,23 @@
 """wrk as a driver: closed-model load, keep-alive connections, a JSON line from a Lua reporter."""
+
 from __future__ import annotations
 
 import json
 import re
 import subprocess
 import tempfile
-from urllib.parse import urlsplit
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Sequence
+from urllib.parse import urlsplit
 
-from ..errors import GeneratorError
-from ..measure.executors import require_binary, run_generator
-from ..records.schema import ERROR_KEYS, LATENCY_KEYS, LoadReport
 from ..catalog.contract import Request
 from ..catalog.shapes import Capabilities, LoadShape
 from ..catalog.timeouts import DEFAULT_TIMEOUT_S
+from ..errors import GeneratorError
+from ..measure.executors import require_binary, run_generator
+from ..records.schema import ERROR_KEYS, LATENCY_KEYS, LoadReport
 
 REPORTER = Path(__file__).with_name("wrk_report.lua")
 MARKER = "SERVERBENCH-WRK "
@@ -28,18 +29,26 @@ def parse_report(stdout: str) -> LoadReport:
     if len(lines) != 1:
         raise GeneratorError(f"wrk printed {len(lines)} report lines, expected 1; its output was:\n{stdout[-800:]}")
     try:
-        data = json.loads(lines[0][len(MARKER):])
+        data = json.loads(lines[0][len(MARKER) :])
         latency_ms = {k: float(data["latency_us"][k]) / 1000.0 for k in LATENCY_KEYS}
         errors = {k: int(data["errors"][k]) for k in ERROR_KEYS}
         removed = int(data["synthetic_removed"])
     except (ValueError, KeyError, TypeError) as exc:
         raise GeneratorError(f"wrk's report line is malformed ({exc!r}): {lines[0][:300]}") from None
     if removed < 0:
-        raise GeneratorError("wrk's latency histogram is not laid out as wrk 4.x's, so serverbench cannot remove the "
-                             "samples wrk adds for coordinated omission (wrk_report.lua); install wrk 4.x or measure "
-                             "with --perf-closed-driver oha")
-    return LoadReport(driver="wrk", requests=int(data["requests"]), duration_s=int(data["duration_us"]) / 1e6,
-                      bytes=int(data["bytes"]), latency_ms=latency_ms, errors=errors)
+        raise GeneratorError(
+            "wrk's latency histogram is not laid out as wrk 4.x's, so serverbench cannot remove the "
+            "samples wrk adds for coordinated omission (wrk_report.lua); install wrk 4.x or measure "
+            "with --perf-closed-driver oha"
+        )
+    return LoadReport(
+        driver="wrk",
+        requests=int(data["requests"]),
+        duration_s=int(data["duration_us"]) / 1e6,
+        bytes=int(data["bytes"]),
+        latency_ms=latency_ms,
+        errors=errors,
+    )
 
 
 def split_threads(threads: int, connections: int) -> int:
@@ -51,8 +60,7 @@ def split_threads(threads: int, connections: int) -> int:
 def reporter_script(connections: int, timeout_s: int, requests: str = "") -> str:
     """The script wrk runs: what the reporter needs to undo wrk's coordinated-omission samples (its -c and
     --timeout, wrk_report.lua), the request script if any (``mix_script``), then the reporter."""
-    return (f"local connections, timeout_us = {connections}, {timeout_s * 1_000_000}\n"
-            + requests + REPORTER.read_text())
+    return f"local connections, timeout_us = {connections}, {timeout_s * 1_000_000}\n" + requests + REPORTER.read_text()
 
 
 WRK_CAPABILITIES = Capabilities("wrk", ("closed",), requests_per_connection=True, ramp=False)
@@ -78,14 +86,29 @@ class WrkDriver:
         return match.group(1) if match else "unknown"
 
     def argv(self, url: str, connections: int, duration: int, script: Path) -> list[str]:
-        return [self.binary, f"-t{split_threads(self.threads, connections)}", f"-c{connections}", f"-d{duration}s",
-                f"--timeout={self.timeout_s}s", "-s", str(script), url]
+        return [
+            self.binary,
+            f"-t{split_threads(self.threads, connections)}",
+            f"-c{connections}",
+            f"-d{duration}s",
+            f"--timeout={self.timeout_s}s",
+            "-s",
+            str(script),
+            url,
+        ]
 
     def check(self) -> None:
         self.binary  # noqa: B018 - a missing wrk is a usage error before any server starts
 
-    def run(self, url: str, shape: LoadShape, *, cpus: Sequence[int] | None = None,
-            mix: Sequence[tuple[str, int]] = (), request: Request | None = None):
+    def run(
+        self,
+        url: str,
+        shape: LoadShape,
+        *,
+        cpus: Sequence[int] | None = None,
+        mix: Sequence[tuple[str, int]] = (),
+        request: Request | None = None,
+    ):
         """Drive ``url`` for the shape's duration (optionally pinned to ``cpus``); returns (LoadReport, GeneratorRun).
 
         ``mix``: weighted paths (siege's URL file): each request picks one by weight, so the
@@ -101,8 +124,11 @@ class WrkDriver:
                 requests = mix_script(paths, rpc, request)
             script = Path(tmp) / "serverbench.lua"
             script.write_text(reporter_script(shape.connections, self.timeout_s, requests))
-            run = run_generator(self.argv(url, shape.connections, shape.duration, script),
-                                timeout=shape.duration + self.timeout_s + 30, cpus=cpus)
+            run = run_generator(
+                self.argv(url, shape.connections, shape.duration, script),
+                timeout=shape.duration + self.timeout_s + 30,
+                cpus=cpus,
+            )
         if run.returncode != 0:
             raise GeneratorError(f"wrk exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}")
         return parse_report(run.stdout), run
@@ -114,8 +140,9 @@ def lua_string(data: str | bytes) -> str:
     return '"' + "".join(chr(b) if 32 <= b < 127 and b not in (34, 92) else f"\\{b:03d}" for b in raw) + '"'
 
 
-def mix_script(mix: Sequence[tuple[str, int]], requests_per_connection: int | None = None,
-               request: Request | None = None) -> str:
+def mix_script(
+    mix: Sequence[tuple[str, int]], requests_per_connection: int | None = None, request: Request | None = None
+) -> str:
     """Lua that makes wrk request the paths in proportion to their weights (requests pre-formatted per
     thread), and with ``requests_per_connection`` N sends every Nth request of a thread with
     ``Connection: close``: each connection then carries N requests on average (exactly 1 when N = 1).
@@ -131,20 +158,22 @@ def mix_script(mix: Sequence[tuple[str, int]], requests_per_connection: int | No
     request = request or Request()
     headers = "".join(f"[{lua_string(k)}] = {lua_string(v)}, " for k, v in request.headers)
     body = lua_string(request.body) if request.body else "nil"
-    return ("-- serverbench request script (weighted paths, requests per connection, method/headers/body)\n"
-            f"local paths = {{{paths}}}\n"
-            f"local per_connection = {n}\n"
-            f"local method, body = {lua_string(request.method)}, {body}\n"
-            "local reqs, closing, count = {}, {}, 0\n"
-            "init = function(args)\n"
-            "  for i, p in ipairs(paths) do\n"
-            f"    reqs[i] = wrk.format(method, p, {{{headers}}}, body)\n"
-            f"    closing[i] = wrk.format(method, p, {{{headers}['Connection'] = 'close'}}, body)\n"
-            "  end\n"
-            "end\n"
-            "request = function()\n"
-            "  local i = #reqs == 1 and 1 or math.random(#reqs)\n"
-            "  count = count + 1\n"
-            "  if per_connection > 0 and count % per_connection == 0 then return closing[i] end\n"
-            "  return reqs[i]\n"
-            "end\n")
+    return (
+        "-- serverbench request script (weighted paths, requests per connection, method/headers/body)\n"
+        f"local paths = {{{paths}}}\n"
+        f"local per_connection = {n}\n"
+        f"local method, body = {lua_string(request.method)}, {body}\n"
+        "local reqs, closing, count = {}, {}, 0\n"
+        "init = function(args)\n"
+        "  for i, p in ipairs(paths) do\n"
+        f"    reqs[i] = wrk.format(method, p, {{{headers}}}, body)\n"
+        f"    closing[i] = wrk.format(method, p, {{{headers}['Connection'] = 'close'}}, body)\n"
+        "  end\n"
+        "end\n"
+        "request = function()\n"
+        "  local i = #reqs == 1 and 1 or math.random(#reqs)\n"
+        "  count = count + 1\n"
+        "  if per_connection > 0 and count % per_connection == 0 then return closing[i] end\n"
+        "  return reqs[i]\n"
+        "end\n"
+    )

@@ -5,6 +5,7 @@ A package rather than a one-file shim so that no file sits at the old path ``ser
 branch that edits that file then merges into ``cli/gate.py`` by git's rename detection.  Its names are
 copies: patch ``serverbench.cli.gate`` to change what the command does.
 """
+
 from ..cli import gate as _gate
 
 globals().update({name: value for name, value in vars(_gate).items() if not name.startswith("__")})

@@ -1,4 +1,5 @@
 """``python -m serverbench.gate``: the ``serverbench gate`` command."""
+
 import sys
 
 from ..cli.gate import main

@@ -7,15 +7,17 @@ could not be reached (rerun, inconclusive) a fresh attempt with twice the blocks
 times.  It starts nothing: :mod:`serverbench.ab` alternates it with the runner, and a stored decision
 is judged again by :func:`rejudge` with no server.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..records.decisions import ABDecision, Decision, Measurement
-from .decision import Policy, combine, decide, wilcoxon_min_pairs
 from .cost import judge_counts
+from .decision import Policy, combine, decide, wilcoxon_min_pairs
 from .memory import judge_growth
 from .signals import GROWTH, SIGNALS, Signal, alpha_shares, gated_signals, judged_signals, measured
 
@@ -51,8 +53,9 @@ def judge(pairs: Mapping[str, tuple[Sequence[float], Sequence[float]]], rate: bo
     alpha split over its cells and the gated signals.  A signal without pairs is judged on none (inconclusive).
     Counted instructions per request (``pairs["cost"]``, when measured) gate too, judged by :func:`judge_counts`."""
     gated = measured(gated_signals(rate), pairs)
-    decisions = {s.name: _decide(s, pairs, s.policy(policy, alpha_shares(gated)))
-                 for s in measured(judged_signals(rate), pairs)}
+    decisions = {
+        s.name: _decide(s, pairs, s.policy(policy, alpha_shares(gated))) for s in measured(judged_signals(rate), pairs)
+    }
     names = tuple(s.name for s in gated)
     if COST in pairs:  # counted, so judged by its A/A spread and no share of alpha
         decisions[COST] = judge_counts(*pairs[COST])
@@ -69,9 +72,13 @@ def _decide(signal: Signal, pairs: Mapping[str, tuple[Sequence[float], Sequence[
 def min_blocks(policy: Policy, rate: bool, pairs_per_block: int = 1) -> int:
     """Fewest blocks whose pairs can reach every gated signal's significance level."""
     gated = gated_signals(rate)
-    need = max(max(s.policy(policy, alpha_shares(gated)).min_pairs,
-                   wilcoxon_min_pairs(s.policy(policy, alpha_shares(gated)).cell_alpha))
-               for s in gated)
+    need = max(
+        max(
+            s.policy(policy, alpha_shares(gated)).min_pairs,
+            wilcoxon_min_pairs(s.policy(policy, alpha_shares(gated)).cell_alpha),
+        )
+        for s in gated
+    )
     return math.ceil(need / pairs_per_block)
 
 
@@ -85,8 +92,9 @@ class Step:
     first_block: int = 0
 
 
-def next_step(judgement: Judgement, *, blocks: int, extended: bool, attempt: int, extend: bool,
-              retries: int) -> Step | None:
+def next_step(
+    judgement: Judgement, *, blocks: int, extended: bool, attempt: int, extend: bool, retries: int
+) -> Step | None:
     """After judging attempt number ``attempt`` (0 first) of ``blocks`` blocks: extend once when borderline,
     else retry with twice the blocks while the verdict was not reached and retries are left, else done (None)."""
     if extend and not extended and judgement.borderline:
@@ -118,18 +126,33 @@ def stored_policy(decision: ABDecision) -> Policy:
     return Policy(**{k: v for k, v in decision.policy.items() if k in names})
 
 
-def decided(cell: str, measurement: Measurement, judgement: Judgement, *, extended: bool, policy: Policy,
-            max_error_rate: float) -> ABDecision:
+def decided(
+    cell: str, measurement: Measurement, judgement: Judgement, *, extended: bool, policy: Policy, max_error_rate: float
+) -> ABDecision:
     """The whole decision record."""
     verdict = judgement.verdict
-    return ABDecision(cell, measurement, judgement.decisions, judgement.gated, verdict,
-                      exit_status(verdict, measurement.error_rate, max_error_rate), extended,
-                      policy_record(policy), max_error_rate)
+    return ABDecision(
+        cell,
+        measurement,
+        judgement.decisions,
+        judgement.gated,
+        verdict,
+        exit_status(verdict, measurement.error_rate, max_error_rate),
+        extended,
+        policy_record(policy),
+        max_error_rate,
+    )
 
 
 def rejudge(stored: ABDecision, policy: Policy, max_error_rate: float) -> ABDecision:
     """Judge a stored decision's pairs again under ``policy``; nothing is measured, so a borderline verdict
     is not extended and an unreached one not retried."""
     judgement = judge(stored.pairs, stored.rate is not None, policy)
-    return decided(stored.cell, stored.measurement, judgement, extended=stored.extended, policy=policy,
-                   max_error_rate=max_error_rate)
+    return decided(
+        stored.cell,
+        stored.measurement,
+        judgement,
+        extended=stored.extended,
+        policy=policy,
+        max_error_rate=max_error_rate,
+    )

@@ -11,11 +11,12 @@ tried the same way (a regression that was later fixed is two change points, whic
 two ends are placed where the levels change (the interval whose runs sit closest to their levels).
 Rank statistics make one wild run (a neighbour stealing the CPU) unable to create a change alone.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy import stats
@@ -33,12 +34,15 @@ class ChangePoint:
         return self.after / self.before - 1.0
 
 
-def change_points(values: Sequence[float], *, alpha: float = 0.01, min_effect: float = 0.10,
-                  min_segment: int = 4) -> list[ChangePoint]:
+def change_points(
+    values: Sequence[float], *, alpha: float = 0.01, min_effect: float = 0.10, min_segment: int = 4
+) -> list[ChangePoint]:
     """Sustained level shifts in ``values`` (positive numbers in time order), earliest first."""
     if not (0 < alpha < 1) or not (0 <= min_effect < 1) or not (isinstance(min_segment, int) and min_segment >= 2):
-        raise ValueError(f"alpha={alpha!r} must be in (0, 1), min_effect={min_effect!r} in [0, 1), "
-                         f"min_segment={min_segment!r} an integer >= 2")
+        raise ValueError(
+            f"alpha={alpha!r} must be in (0, 1), min_effect={min_effect!r} in [0, 1), "
+            f"min_segment={min_segment!r} an integer >= 2"
+        )
     x = np.asarray(values, dtype=float)
     if x.ndim != 1 or not np.all(np.isfinite(x)) or np.any(x <= 0):
         raise ValueError("values must be a 1-D sequence of finite numbers > 0 (e.g. rps of each run)")
@@ -86,7 +90,7 @@ def _split(x: np.ndarray, lo: int, hi: int, alpha: float, min_effect: float, m: 
         # runs rank above its first, so the interval of smallest p can end inside the dip.  The ends are those of
         # the interval whose runs, and the rest's, sit closest to their levels; an end that moves less than
         # min_effect is no change.
-        i, j = min(intervals, key=lambda ij: _spread(x[ij[0]:ij[1]]) + _spread(rest(*ij)))
+        i, j = min(intervals, key=lambda ij: _spread(x[ij[0] : ij[1]]) + _spread(rest(*ij)))
         level = float(np.median(x[i:j]))
         for at, a, b in ((i, float(np.median(x[lo:i])), level), (j, level, float(np.median(x[j:hi])))):
             if _big(a, b, min_effect):

@@ -5,16 +5,18 @@ session's) and returns a :class:`Flag` naming what was seen, what it means and w
 The rules judge; they never measure (the kernel's listen counters a rule reads were taken by
 ``measure.kernel`` around the measured window).  docs/checks.md explains every flag.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable
 
 from ..catalog.variants import registry
+from ..catalog.windows import EDGE_TOLERANCE, LONGER_WINDOWS, MAX_WINDOW_S, edge_share, waits_carried_in_s
 from ..catalog.workloads import WORKLOADS
 from ..records.schema import SATURATION_BUSY_PCT, Generator, Result
-from ..catalog.windows import EDGE_TOLERANCE, LONGER_WINDOWS, MAX_WINDOW_S, edge_share, waits_carried_in_s
 from .explained import SYN_RETRY_S
 
 # Little's law for the closed model: each of N connections always has one request in flight, so
@@ -76,10 +78,10 @@ STEAL_PCT = 10.0
 
 MEANINGS: Mapping[str, str] = {
     "littles-law": "throughput x mean latency disagrees with the connections by more than 5%: the latencies are not "
-                   "the server's steady state (hidden in the summary unless a cause outside the harness is named)",
+    "the server's steady state (hidden in the summary unless a cause outside the harness is named)",
     "no-answers": "the server answered no request in the window: the record says what held the connections",
     "at-capacity": "throughput at the pool's designed capacity (workers or threads / the endpoint's service time): "
-                   "the latency is the queue behind the pool, by design",
+    "the latency is the queue behind the pool, by design",
     "stall": "server, backends and generator all idle while requests wait far beyond their service time",
     "syn-drops": "the kernel dropped connection attempts (listen backlog full): connections waited for 1 s retransmits",
     "busy-waiting": "CPU per request far above the same variant's on a lighter workload (polling while waiting)",
@@ -102,7 +104,7 @@ class Flag:
         return {"name": self.name, "message": self.message}
 
     @classmethod
-    def from_record(cls, rec: Mapping[str, Any]) -> "Flag":
+    def from_record(cls, rec: Mapping[str, Any]) -> Flag:
         return cls(str(rec["name"]), str(rec["message"]))
 
 
@@ -142,17 +144,23 @@ def _outside_causes(r: Result, ratio: float) -> list[str]:
     causes = []
     overflows, drops = r.kernel.get("listen_overflows", 0), r.kernel.get("listen_drops", 0)
     if overflows or drops:
-        causes.append(f"the kernel dropped connection attempts ({overflows:,} listen overflows, {drops:,} drops; "
-                      "see syn-drops): time connecting is outside any timed request")
+        causes.append(
+            f"the kernel dropped connection attempts ({overflows:,} listen overflows, {drops:,} drops; "
+            "see syn-drops): time connecting is outside any timed request"
+        )
     if r.generator.saturated:
-        causes.append(f"the generator was {_short_of_cpu(r.generator)} (see generator-saturated): it sent each "
-                      "connection's next request late")
+        causes.append(
+            f"the generator was {_short_of_cpu(r.generator)} (see generator-saturated): it sent each "
+            "connection's next request late"
+        )
     if ratio < 1 and (wait := _users_wait(r)) is not None:
         idle_ms, with_wait = wait
-        causes.append(f"{r.generator.name}'s users waited {idle_ms:.2f} ms per request between an answer and their "
-                      "next request beyond any think time (measured by the users: the generator's own Python and its "
-                      "turn on its one event loop, in no response time); with that wait their time covers "
-                      f"{with_wait:.0%} of the window: the generator could not keep its users busy")
+        causes.append(
+            f"{r.generator.name}'s users waited {idle_ms:.2f} ms per request between an answer and their "
+            "next request beyond any think time (measured by the users: the generator's own Python and its "
+            "turn on its one event loop, in no response time); with that wait their time covers "
+            f"{with_wait:.0%} of the window: the generator could not keep its users busy"
+        )
     elif ratio < 1 and r.shape.workers is not None and r.requests and r.generator.cpu_s and r.load.gap_ms is None:
         # A record without the users' measured gaps: a locust user runs its own Python between an answer and its
         # next request (task choice, the answer's checks, statistics), in no response time.  Its CPU per request
@@ -160,14 +168,18 @@ def _outside_causes(r: Result, ratio: float) -> list[str]:
         missing_ms = (1 - ratio) * r.connections / (r.requests / r.load.duration_s) * 1000.0
         cpu_ms = r.generator.cpu_s / r.requests * 1000.0
         if missing_ms <= cpu_ms:
-            causes.append(f"locust spent {cpu_ms:.2f} ms of its own CPU per request (its users' Python between an "
-                          f"answer and the next request, in no response time) against {missing_ms:.2f} ms per "
-                          "request the latencies do not cover")
+            causes.append(
+                f"locust spent {cpu_ms:.2f} ms of its own CPU per request (its users' Python between an "
+                f"answer and the next request, in no response time) against {missing_ms:.2f} ms per "
+                "request the latencies do not cover"
+            )
     if ratio < 1:
         failed = sum(r.load.errors[k] for k in ("connect", "read", "write", "timeout"))
         if failed:
-            causes.append(f"{failed:,} connections failed or timed out (the server's errors): reconnecting is "
-                          "outside any timed request")
+            causes.append(
+                f"{failed:,} connections failed or timed out (the server's errors): reconnecting is "
+                "outside any timed request"
+            )
     return causes
 
 
@@ -196,62 +208,81 @@ def littles_law(r: Result) -> Flag | None:
         meaning = "measured cause outside the harness: " + "; ".join(causes)
     elif ratio < 1 and _held_through_explains(r, ratio):
         held = r.load.held_through
-        meaning = (f"{held} of {r.connections} connections sent no request in the window: each waited through it on a "
-                   "request sent before it and answered after it, or never (the server answered the other connections first; "
-                   f"a wait longer than the window), so the window's requests are the other {r.connections - held} "
-                   "connections' and their latencies are not the server's for all of them. The latencies are hidden "
-                   "from the summary; a window longer than the longest wait measures every connection")
+        meaning = (
+            f"{held} of {r.connections} connections sent no request in the window: each waited through it on a "
+            "request sent before it and answered after it, or never (the server answered the other connections first; "
+            f"a wait longer than the window), so the window's requests are the other {r.connections - held} "
+            "connections' and their latencies are not the server's for all of them. The latencies are hidden "
+            "from the summary; a window longer than the longest wait measures every connection"
+        )
     elif ratio < 1 and _first_waits_explain(r, ratio):
         share = _first_wait_share(r)
-        meaning = (f"the connections spent {share:.0%} of the window waiting on the run's first requests, sent as it "
-                   f"began, or on requests never answered ({r.load.held_through or 0} of {r.connections} connections "
-                   "through the whole window): the server took its connections in turn, not at once, so some waited "
-                   f"from the run's start into the window; with that wait their time covers {ratio + share:.0%} of "
-                   "it. The window's requests are those of the connections the server had taken, and their latencies "
-                   "are not the server's for all of them: hidden from the summary")
+        meaning = (
+            f"the connections spent {share:.0%} of the window waiting on the run's first requests, sent as it "
+            f"began, or on requests never answered ({r.load.held_through or 0} of {r.connections} connections "
+            "through the whole window): the server took its connections in turn, not at once, so some waited "
+            f"from the run's start into the window; with that wait their time covers {ratio + share:.0%} of "
+            "it. The window's requests are those of the connections the server had taken, and their latencies "
+            "are not the server's for all of them: hidden from the summary"
+        )
     elif _edges_apart(r):
         carried_in = waits_carried_in_s(r.load)
         whole = r.connections * r.load.duration_s
-        meaning = (f"the window's edges did not cancel: its connections carried {r.load.carried_out_s / whole:.0%} of "
-                   f"it out (the rest of its last requests) and {carried_in / whole:.0%} in (the rest of the "
-                   f"requests in flight as it opened), moving the ratio by {edge_share(r.load, r.connections):+.2f}: "
-                   f"the server's waits are long and uneven against a {r.load.duration_s:g} s window (the perf suite "
-                   f"measures such a window once more, {LONGER_WINDOWS} times as long, up to {MAX_WINDOW_S} s). The "
-                   "latencies are hidden from the summary; measure longer (--perf-duration)")
+        meaning = (
+            f"the window's edges did not cancel: its connections carried {r.load.carried_out_s / whole:.0%} of "
+            f"it out (the rest of its last requests) and {carried_in / whole:.0%} in (the rest of the "
+            f"requests in flight as it opened), moving the ratio by {edge_share(r.load, r.connections):+.2f}: "
+            f"the server's waits are long and uneven against a {r.load.duration_s:g} s window (the perf suite "
+            f"measures such a window once more, {LONGER_WINDOWS} times as long, up to {MAX_WINDOW_S} s). The "
+            "latencies are hidden from the summary; measure longer (--perf-duration)"
+        )
     elif ratio < 1 and r.load.window == "steady":
-        meaning = (f"the connections' timed requests cover {ratio:.0%} of a steady-state window with no cause "
-                   f"outside the harness measured: {r.generator.name} left its connections idle between an answer "
-                   "and the next request. The latencies are hidden from the summary")
+        meaning = (
+            f"the connections' timed requests cover {ratio:.0%} of a steady-state window with no cause "
+            f"outside the harness measured: {r.generator.name} left its connections idle between an answer "
+            "and the next request. The latencies are hidden from the summary"
+        )
     elif ratio < 1 and r.shape.workers is not None and r.generator.runnable_pct is not None:
-        meaning = (f"the users' timed requests (and think time) cover {ratio:.0%} of the window with no cause outside "
-                   f"the harness measured: locust was runnable {r.generator.runnable_pct:.0f}% of the window (under "
-                   f"the {SATURATION_BUSY_PCT:.0f}% limit) and its users still waited between an answer and their "
-                   "next request. The latencies are hidden from the summary; measure again on a quieter machine")
+        meaning = (
+            f"the users' timed requests (and think time) cover {ratio:.0%} of the window with no cause outside "
+            f"the harness measured: locust was runnable {r.generator.runnable_pct:.0f}% of the window (under "
+            f"the {SATURATION_BUSY_PCT:.0f}% limit) and its users still waited between an answer and their "
+            "next request. The latencies are hidden from the summary; measure again on a quieter machine"
+        )
     elif ratio < 1 and r.shape.workers is not None:
-        meaning = (f"the users' timed requests (and think time) cover {ratio:.0%} of the window with no cause outside "
-                   "the harness measured: locust's counts or window are not its users' (records measured before "
-                   "serverbench read locust's final statistics counted from its CSV, which misses up to the last "
-                   "second, over -t, while the users answered for about a second less). The latencies are hidden "
-                   "from the summary; measure again")
+        meaning = (
+            f"the users' timed requests (and think time) cover {ratio:.0%} of the window with no cause outside "
+            "the harness measured: locust's counts or window are not its users' (records measured before "
+            "serverbench read locust's final statistics counted from its CSV, which misses up to the last "
+            "second, over -t, while the users answered for about a second less). The latencies are hidden "
+            "from the summary; measure again"
+        )
     elif ratio < 1:
-        meaning = (f"the connections' timed requests cover {ratio:.0%} of the window with no cause outside the "
-                   f"harness measured: {r.generator.name}'s window did not measure a steady state (it started on "
-                   "a drained server, so its first answers are an empty queue's, and dropped the requests in flight "
-                   "at its end). The latencies are hidden from the summary; measure longer (--perf-duration) or "
-                   "measure with --perf-closed-driver oha (a steady-state window)")
+        meaning = (
+            f"the connections' timed requests cover {ratio:.0%} of the window with no cause outside the "
+            f"harness measured: {r.generator.name}'s window did not measure a steady state (it started on "
+            "a drained server, so its first answers are an empty queue's, and dropped the requests in flight "
+            "at its end). The latencies are hidden from the summary; measure longer (--perf-duration) or "
+            "measure with --perf-closed-driver oha (a steady-state window)"
+        )
     else:
-        meaning = (f"{r.generator.name}'s latencies add up to more time than its connections had: the throughput "
-                   "holds, the latencies do not and are hidden from the summary. wrk adds a synthetic sample for "
-                   "coordinated omission below every slow request (wrk.c's stats_correct; wg/wrk#438): records "
-                   "measured before serverbench removed those samples (its wrk reporter) carry them, 2-15x on "
-                   "gevent servers. Measure again, or with --perf-closed-driver oha")
+        meaning = (
+            f"{r.generator.name}'s latencies add up to more time than its connections had: the throughput "
+            "holds, the latencies do not and are hidden from the summary. wrk adds a synthetic sample for "
+            "coordinated omission below every slow request (wrk.c's stats_correct; wg/wrk#438): records "
+            "measured before serverbench removed those samples (its wrk reporter) carry them, 2-15x on "
+            "gevent servers. Measure again, or with --perf-closed-driver oha"
+        )
     cycle = f"{r.load.latency_ms['mean']:.2f} ms mean"
     if r.load.think_ms:
         cycle = f"({cycle} + {r.load.think_ms:.2f} ms think time)"
     who = "users" if r.shape.workers is not None else "connections"
-    return Flag("littles-law", f"{r.requests / r.load.duration_s:,.1f} rps x {cycle} = {in_flight:.1f} requests in "
-                f"flight against {r.connections} {who} (ratio {ratio:.2f}, "
-                f"healthy {1 - LITTLE_TOLERANCE:.2f}-{1 + LITTLE_TOLERANCE:.2f}): {meaning}")
+    return Flag(
+        "littles-law",
+        f"{r.requests / r.load.duration_s:,.1f} rps x {cycle} = {in_flight:.1f} requests in "
+        f"flight against {r.connections} {who} (ratio {ratio:.2f}, "
+        f"healthy {1 - LITTLE_TOLERANCE:.2f}-{1 + LITTLE_TOLERANCE:.2f}): {meaning}",
+    )
 
 
 def _edges_apart(r: Result) -> bool:
@@ -328,11 +359,14 @@ def at_capacity(r: Result) -> Flag | None:
     if cap is None:
         return None
     wait_ms = r.connections / cap.rps * 1000.0  # Little's law: each of N connections waits N / capacity
-    return Flag("at-capacity", f"{r.rps:,.1f} rps is {r.rps / cap.rps:.0%} of the pool's designed capacity "
-                f"{cap.rps:,.1f} rps ({cap.pool} workers/threads / {cap.service_ms:.1f} ms per request: the "
-                f"endpoint's designed wait plus the server's CPU): with {r.connections} connections each request "
-                f"waits {wait_ms:,.0f} ms, {wait_ms - cap.service_ms:,.0f} ms of it queued for the pool. The latency "
-                "measures the queue, by design; give the pool more workers or threads to serve more")
+    return Flag(
+        "at-capacity",
+        f"{r.rps:,.1f} rps is {r.rps / cap.rps:.0%} of the pool's designed capacity "
+        f"{cap.rps:,.1f} rps ({cap.pool} workers/threads / {cap.service_ms:.1f} ms per request: the "
+        f"endpoint's designed wait plus the server's CPU): with {r.connections} connections each request "
+        f"waits {wait_ms:,.0f} ms, {wait_ms - cap.service_ms:,.0f} ms of it queued for the pool. The latency "
+        "measures the queue, by design; give the pool more workers or threads to serve more",
+    )
 
 
 def no_answers(r: Result) -> Flag | None:
@@ -343,20 +377,27 @@ def no_answers(r: Result) -> Flag | None:
     held = ""
     if r.slow_clients is not None:
         s = r.slow_clients
-        held = (f"; {s.opened} of {s.asked} {s.kind} clients were held beside them, the server dropped "
-                f"{len(s.dropped_s)}")
+        held = (
+            f"; {s.opened} of {s.asked} {s.kind} clients were held beside them, the server dropped {len(s.dropped_s)}"
+        )
     pool, wait_ms = pool_size(r.variant), _designed_wait_ms(r)
     pool_text = f" (a pool of {pool})" if pool is not None else ""
     if r.load.errors["timeout"] and pool is not None and wait_ms and r.connections > pool:
         queue_s = r.connections * wait_ms / pool / 1000.0  # Little's law at the pool's capacity
-        return Flag("no-answers", f"no request answered in {r.load.duration_s:.1f} s on {r.connections} connections "
-                    f"(errors: {errors}){held}: at the pool's designed capacity ({pool} / {wait_ms:.0f} ms) each "
-                    f"request waits about {queue_s:,.0f} s in its queue, longer than the generator's timeout, so "
-                    "every one timed out. Measure fewer connections, or a larger pool")
-    return Flag("no-answers", f"no request answered in {r.load.duration_s:.1f} s on {r.connections} connections "
-                f"(errors: {errors}){held}: the server{pool_text} accepted or read no request to the end, so every "
-                "connection waited; its workers were held by something else (slow clients hold a sync worker "
-                "each) or it stopped serving (read its log)")
+        return Flag(
+            "no-answers",
+            f"no request answered in {r.load.duration_s:.1f} s on {r.connections} connections "
+            f"(errors: {errors}){held}: at the pool's designed capacity ({pool} / {wait_ms:.0f} ms) each "
+            f"request waits about {queue_s:,.0f} s in its queue, longer than the generator's timeout, so "
+            "every one timed out. Measure fewer connections, or a larger pool",
+        )
+    return Flag(
+        "no-answers",
+        f"no request answered in {r.load.duration_s:.1f} s on {r.connections} connections "
+        f"(errors: {errors}){held}: the server{pool_text} accepted or read no request to the end, so every "
+        "connection waited; its workers were held by something else (slow clients hold a sync worker "
+        "each) or it stopped serving (read its log)",
+    )
 
 
 def stall(r: Result) -> Flag | None:
@@ -375,31 +416,49 @@ def stall(r: Result) -> Flag | None:
         return None  # the queue for a pool at its designed capacity: at-capacity names it
     parts = [f"server {server_pct:.0f}%", f"generator {r.generator.cpu_pct:.0f}%"]
     parts += [f"{b.name} {b.cpu_pct:.0f}%" for b in r.backends]
-    return Flag("stall", f"p50 {p50:.1f} ms against a service time of {service_ms:.2f} ms (server CPU per request"
-                f"{' plus the endpoint’s designed wait' if _designed_wait_ms(r) else ''}), while everything was "
-                f"idle ({', '.join(parts)} of one core), below any pool's designed capacity: requests wait on something "
-                "that uses no CPU. A ~40 ms stall is Nagle against delayed ACK (set TCP_NODELAY on accepted "
-                "sockets); otherwise a lock, or a full accept queue (see syn-drops)")
+    return Flag(
+        "stall",
+        f"p50 {p50:.1f} ms against a service time of {service_ms:.2f} ms (server CPU per request"
+        f"{' plus the endpoint’s designed wait' if _designed_wait_ms(r) else ''}), while everything was "
+        f"idle ({', '.join(parts)} of one core), below any pool's designed capacity: requests wait on something "
+        "that uses no CPU. A ~40 ms stall is Nagle against delayed ACK (set TCP_NODELAY on accepted "
+        "sockets); otherwise a lock, or a full accept queue (see syn-drops)",
+    )
 
 
 def syn_drops(r: Result) -> Flag | None:
     """The kernel counted listen-queue drops, or latency percentiles sit at the SYN retransmit times."""
     overflows, drops = r.kernel.get("listen_overflows", 0), r.kernel.get("listen_drops", 0)
     p50 = r.load.latency_ms["p50"]
-    near = [] if r.kernel else [(k, r.load.latency_ms[k], t) for k in SYN_PERCENTILES for t in RETRANSMIT_MS
-                                if t - RETRANSMIT_EARLY_MS <= r.load.latency_ms[k] <= t + p50 + RETRANSMIT_LATE_MS]
+    near = (
+        []
+        if r.kernel
+        else [
+            (k, r.load.latency_ms[k], t)
+            for k in SYN_PERCENTILES
+            for t in RETRANSMIT_MS
+            if t - RETRANSMIT_EARLY_MS <= r.load.latency_ms[k] <= t + p50 + RETRANSMIT_LATE_MS
+        ]
+    )
     if not (overflows or drops or near):
         return None
     seen = []
     if overflows or drops:
-        seen.append(f"the kernel counted {overflows:,} listen-queue overflows and {drops:,} listen drops "
-                    "during the window")
+        seen.append(
+            f"the kernel counted {overflows:,} listen-queue overflows and {drops:,} listen drops during the window"
+        )
     if near:
-        seen.append("latency " + ", ".join(f"{k} {v:,.0f} ms" for k, v, _ in near)
-                    + f" at the SYN retransmit times ({', '.join(f'{t / 1000:g} s' for t in RETRANSMIT_MS)})")
-    return Flag("syn-drops", f"{'; '.join(seen)}: connections found the server's listen backlog full and waited "
-                f"for a retransmit ({r.connections} connections). Raise the server's backlog (listen(2) argument, "
-                "e.g. socketserver's request_queue_size) and net.core.somaxconn, or measure fewer connections")
+        seen.append(
+            "latency "
+            + ", ".join(f"{k} {v:,.0f} ms" for k, v, _ in near)
+            + f" at the SYN retransmit times ({', '.join(f'{t / 1000:g} s' for t in RETRANSMIT_MS)})"
+        )
+    return Flag(
+        "syn-drops",
+        f"{'; '.join(seen)}: connections found the server's listen backlog full and waited "
+        f"for a retransmit ({r.connections} connections). Raise the server's backlog (listen(2) argument, "
+        "e.g. socketserver's request_queue_size) and net.core.somaxconn, or measure fewer connections",
+    )
 
 
 def error_statuses(r: Result) -> Flag | None:
@@ -407,10 +466,13 @@ def error_statuses(r: Result) -> Flag | None:
     n = r.load.errors["status"]
     if not n:
         return None
-    return Flag("error-statuses", f"{n:,} responses ({n / max(r.requests, 1):.1%} of the answered) had an HTTP "
-                f"error status; {r.generator.name} counts statuses >= 400 but not who sent them, so this record "
-                "cannot tell the app's errors (a failed backend call) from the server's own (a full queue, a "
-                "protocol error): read the server's log and the app's, or rerun the endpoint alone")
+    return Flag(
+        "error-statuses",
+        f"{n:,} responses ({n / max(r.requests, 1):.1%} of the answered) had an HTTP "
+        f"error status; {r.generator.name} counts statuses >= 400 but not who sent them, so this record "
+        "cannot tell the app's errors (a failed backend call) from the server's own (a full queue, a "
+        "protocol error): read the server's log and the app's, or rerun the endpoint alone",
+    )
 
 
 def generator_saturated(r: Result) -> Flag | None:
@@ -418,9 +480,12 @@ def generator_saturated(r: Result) -> Flag | None:
     g = r.generator
     if not g.saturated:
         return None
-    return Flag("generator-saturated", f"{g.name} was {_short_of_cpu(g)} (of {min(g.threads, g.cores)} "
-                f"core(s); limit {SATURATION_BUSY_PCT:.0f}%): the server may be faster than measured. Give the "
-                "generator more threads (--perf-threads) or more cores than the server needs")
+    return Flag(
+        "generator-saturated",
+        f"{g.name} was {_short_of_cpu(g)} (of {min(g.threads, g.cores)} "
+        f"core(s); limit {SATURATION_BUSY_PCT:.0f}%): the server may be faster than measured. Give the "
+        "generator more threads (--perf-threads) or more cores than the server needs",
+    )
 
 
 def _short_of_cpu(g: Generator) -> str:
@@ -430,8 +495,10 @@ def _short_of_cpu(g: Generator) -> str:
         return f"{g.busy_pct:.0f}% busy"
     cores = max(1, min(g.threads, g.cores))
     waited = 100.0 * g.run_queue.wait_s / g.run_queue.wall_s / cores
-    return (f"runnable {runnable:.0f}% of the time (on a core {runnable - waited:.0f}%, waiting for one "
-            f"{waited:.0f}%: the server and other processes held the cores; the kernel's schedstat)")
+    return (
+        f"runnable {runnable:.0f}% of the time (on a core {runnable - waited:.0f}%, waiting for one "
+        f"{waited:.0f}%: the server and other processes held the cores; the kernel's schedstat)"
+    )
 
 
 def backend_bound(r: Result) -> Flag | None:
@@ -440,8 +507,11 @@ def backend_bound(r: Result) -> Flag | None:
     if not bound:
         return None
     names = ", ".join(f"{b.name} {b.cpu_pct:.0f}% of {b.cores} core(s)" for b in bound)
-    return Flag("backend-bound", f"{names} (limit {SATURATION_BUSY_PCT:.0f}%): the backend, not the server under "
-                "test, set this throughput; give the backend more cores or compare servers on a lighter endpoint")
+    return Flag(
+        "backend-bound",
+        f"{names} (limit {SATURATION_BUSY_PCT:.0f}%): the backend, not the server under "
+        "test, set this throughput; give the backend more cores or compare servers on a lighter endpoint",
+    )
 
 
 def neighbours(r: Result) -> Flag | None:
@@ -458,12 +528,15 @@ def neighbours(r: Result) -> Flag | None:
     steal_pct = 100.0 * (r.host_steal_s or 0.0) / duration
     if others_pct < NEIGHBOUR_PCT and steal_pct < STEAL_PCT:
         return None
-    return Flag("neighbours", f"other processes used {others_pct:.0f}% of a core during the window (limit "
-                f"{NEIGHBOUR_PCT:.0f}%; the hypervisor stole {steal_pct:.0f}%, limit {STEAL_PCT:.0f}%) beside the "
-                f"server's {100.0 * r.server_cpu_s / duration:.0f}% and the generator's {r.generator.cpu_pct:.0f}%: "
-                "they competed for the cores, so the server looks slower and idler than it is (the stall and "
-                "littles-law flags may be theirs). Rerun on a quiet machine, or compare in one interleaved A/B "
-                "session (docs/gate.md)")
+    return Flag(
+        "neighbours",
+        f"other processes used {others_pct:.0f}% of a core during the window (limit "
+        f"{NEIGHBOUR_PCT:.0f}%; the hypervisor stole {steal_pct:.0f}%, limit {STEAL_PCT:.0f}%) beside the "
+        f"server's {100.0 * r.server_cpu_s / duration:.0f}% and the generator's {r.generator.cpu_pct:.0f}%: "
+        "they competed for the cores, so the server looks slower and idler than it is (the stall and "
+        "littles-law flags may be theirs). Rerun on a quiet machine, or compare in one interleaved A/B "
+        "session (docs/gate.md)",
+    )
 
 
 def memory_growth(r: Result) -> Flag | None:
@@ -476,14 +549,26 @@ def memory_growth(r: Result) -> Flag | None:
     found = growth(series["t_s"], series.get("pss_mb") or (), r.load.requests, r.load.duration_s)
     if found.verdict != "grows":
         return None
-    return Flag("memory-growth", f"{found.message}: the server keeps memory per request (a leak, or a cache "
-                "without a bound); run longer to see whether it levels off, and compare the workers' PSS in the "
-                "record's memory.series (docs/memory.md)")
+    return Flag(
+        "memory-growth",
+        f"{found.message}: the server keeps memory per request (a leak, or a cache "
+        "without a bound); run longer to see whether it levels off, and compare the workers' PSS in the "
+        "record's memory.series (docs/memory.md)",
+    )
 
 
 RULES: tuple[Callable[[Result], Flag | None], ...] = (
-    no_answers, littles_law, at_capacity, stall, syn_drops, error_statuses, generator_saturated, backend_bound, neighbours,
-    memory_growth)
+    no_answers,
+    littles_law,
+    at_capacity,
+    stall,
+    syn_drops,
+    error_statuses,
+    generator_saturated,
+    backend_bound,
+    neighbours,
+    memory_growth,
+)
 
 
 def check(record: Result) -> list[Flag]:
@@ -503,13 +588,20 @@ def busy_waiting(r: Result, lighter: Iterable[Result]) -> Flag | None:
     if cost is None or not costs or not _waits(r):
         return None
     base, ref = min(costs, key=lambda pair: pair[0])
-    if cost < BUSY_RATIO * base or cost - base < BUSY_EXTRA_US or \
-            r.load.duration_s <= 0 or 100.0 * r.server_cpu_s / r.load.duration_s < BUSY_MIN_PCT:
+    if (
+        cost < BUSY_RATIO * base
+        or cost - base < BUSY_EXTRA_US
+        or r.load.duration_s <= 0
+        or 100.0 * r.server_cpu_s / r.load.duration_s < BUSY_MIN_PCT
+    ):
         return None
-    return Flag("busy-waiting", f"{cost:,.0f} µs of server CPU per request on {r.workload}, against {base:,.0f} µs "
-                f"on {ref.workload} at the same shape ({cost / base:.1f}x, {cost - base:,.0f} µs more): the server "
-                f"burns CPU while it waits for {', '.join(WORKLOADS[r.workload].spec.backends) or 'the wait'} "
-                "(busy polling, spinning worker threads). Profile the server at this workload")
+    return Flag(
+        "busy-waiting",
+        f"{cost:,.0f} µs of server CPU per request on {r.workload}, against {base:,.0f} µs "
+        f"on {ref.workload} at the same shape ({cost / base:.1f}x, {cost - base:,.0f} µs more): the server "
+        f"burns CPU while it waits for {', '.join(WORKLOADS[r.workload].spec.backends) or 'the wait'} "
+        "(busy polling, spinning worker threads). Profile the server at this workload",
+    )
 
 
 def _group(r: Result) -> tuple:

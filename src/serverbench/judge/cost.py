@@ -9,12 +9,14 @@ added or removed, the cell is still judged and the verdict names the move ("+4.1
 3.2.0; top functions ...").  On a failure the verdict carries the functions whose counts changed most, each with its
 module, package and role (server, framework, app, driver, standard library, interpreter, system).
 """
+
 from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from ..records.cost import SAVE_COMMAND, CostBaseline, CostRecord, FunctionCost
 from ..records.decisions import Decision
@@ -43,9 +45,17 @@ class Shift:
         return self.candidate - (self.base or 0.0)
 
     def to_record(self) -> dict[str, Any]:
-        return {"level": self.level, "function": self.function, "module": self.module, "package": self.package,
-                "role": self.role, "base": None if self.base is None else round(self.base, 1),
-                "candidate": round(self.candidate, 1), "delta": round(self.delta, 1), "share": round(self.share, 5)}
+        return {
+            "level": self.level,
+            "function": self.function,
+            "module": self.module,
+            "package": self.package,
+            "role": self.role,
+            "base": None if self.base is None else round(self.base, 1),
+            "candidate": round(self.candidate, 1),
+            "delta": round(self.delta, 1),
+            "share": round(self.share, 5),
+        }
 
     def short(self) -> str:
         """``package module:function +1.23%``: one function's change in a verdict's one-line message."""
@@ -56,8 +66,10 @@ class Shift:
         unit = "instr" if self.level == "c" else "bytecodes"
         base = "new" if self.base is None else f"{self.base:,.0f}"
         where = f"{self.module}:{self.function}" if self.level == "c" else f"{self.module}.{self.function}"
-        return (f"{self.share:+7.2%} of the cell  {self.delta:+12,.0f} {unit}/req ({base} -> {self.candidate:,.0f})  "
-                f"{self.role}: {self.package}  {where}")
+        return (
+            f"{self.share:+7.2%} of the cell  {self.delta:+12,.0f} {unit}/req ({base} -> {self.candidate:,.0f})  "
+            f"{self.role}: {self.package}  {where}"
+        )
 
 
 @dataclass(frozen=True)
@@ -74,18 +86,27 @@ class CostVerdict:
         return self.status == FAIL
 
     def to_record(self) -> dict[str, Any]:
-        return {"status": self.status, "message": self.message, "baseline_per_request": self.baseline_per_request,
-                "ratio": None if self.ratio is None else round(self.ratio, 6),
-                "attribution": [s.to_record() for s in self.shifts], "moved": list(self.moved)}
+        return {
+            "status": self.status,
+            "message": self.message,
+            "baseline_per_request": self.baseline_per_request,
+            "ratio": None if self.ratio is None else round(self.ratio, 6),
+            "attribution": [s.to_record() for s in self.shifts],
+            "moved": list(self.moved),
+        }
 
     def report(self) -> str:
         """The message and, on a failure, the top functions by change."""
         lines = [self.message]
         if self.shifts:
-            lines.append(f"where it came from (top {len(self.shifts)} functions by change; C functions in "
-                         "instructions, Python functions in bytecodes, each as a share of the cell at its level):")
+            lines.append(
+                f"where it came from (top {len(self.shifts)} functions by change; C functions in "
+                "instructions, Python functions in bytecodes, each as a share of the cell at its level):"
+            )
             lines += ["  " + s.line() for s in self.shifts]
-            packages = ", ".join(f"{role} {package} {share:+.2%}" for role, package, share in by_package(self.shifts)[:5])
+            packages = ", ".join(
+                f"{role} {package} {share:+.2%}" for role, package, share in by_package(self.shifts)[:5]
+            )
             lines.append(f"by package: {packages}")
         return "\n".join(lines)
 
@@ -93,13 +114,17 @@ class CostVerdict:
 def judge_cost(record: CostRecord, baseline: CostBaseline | None, tolerance: float) -> CostVerdict:
     """Fail when instructions per request exceed the baseline's by more than ``tolerance``."""
     if baseline is None:
-        return CostVerdict(NO_BASELINE, f"no stored cost baseline for {record.key} in this counting environment; "
-                                        f"store one with `{SAVE_COMMAND}`")
+        return CostVerdict(
+            NO_BASELINE,
+            f"no stored cost baseline for {record.key} in this counting environment; store one with `{SAVE_COMMAND}`",
+        )
     moved = tuple(package_changes(baseline.packages, record.packages, ran_in(baseline, record)))
     ratio = record.per_request / baseline.per_request if baseline.per_request > 0 else float("inf")
     after = f" after {'; '.join(moved)}" if moved else ""
-    summary = (f"{ratio - 1:+.2%}{after}: {record.per_request:,.0f} instructions/request vs baseline "
-               f"{baseline.per_request:,.0f} (tolerance {tolerance:.1%})")
+    summary = (
+        f"{ratio - 1:+.2%}{after}: {record.per_request:,.0f} instructions/request vs baseline "
+        f"{baseline.per_request:,.0f} (tolerance {tolerance:.1%})"
+    )
     failed = ratio > 1 + tolerance
     shifts = attribute(baseline, record) if failed or moved else ()
     if moved:
@@ -117,8 +142,9 @@ def ran_in(baseline: CostBaseline, record: CostRecord) -> frozenset[str] | None:
     return baseline.ran | record.packages_ran
 
 
-def package_changes(base: Mapping[str, str], candidate: Mapping[str, str],
-                    ran: frozenset[str] | None = None) -> list[str]:
+def package_changes(
+    base: Mapping[str, str], candidate: Mapping[str, str], ran: frozenset[str] | None = None
+) -> list[str]:
     """``name old -> new`` for every package whose version differs, was added or was removed; only those in
     ``ran`` when given (a package whose code never ran in the window cannot have changed the count)."""
     changes = []
@@ -136,10 +162,15 @@ def attribute(baseline: CostBaseline, record: CostRecord, top: int = TOP, app_to
     The app's functions are named even when the interpreter and the standard library they call moved more
     (an extra ``json.dumps`` in a view shows mostly as the encoder's cost): the app's code is what its
     authors change, so its row is where they start."""
-    shifts = sorted(diff(baseline.functions, record.functions, baseline.per_request)
-                    + diff(baseline.python_functions, record.python_functions,
-                           baseline.python_per_request or _total(baseline.python_functions)),
-                    key=lambda s: -abs(s.share))
+    shifts = sorted(
+        diff(baseline.functions, record.functions, baseline.per_request)
+        + diff(
+            baseline.python_functions,
+            record.python_functions,
+            baseline.python_per_request or _total(baseline.python_functions),
+        ),
+        key=lambda s: -abs(s.share),
+    )
     own = [s for s in shifts[top:] if s.role == APP and abs(s.delta) >= 0.5][:app_top]
     return tuple(shifts[:top] + own)
 
@@ -159,11 +190,31 @@ def diff(base: Sequence[FunctionCost], candidate: Sequence[FunctionCost], base_t
         old = stored.pop(_id(f), None)
         if old is None and f.per_request <= floor:
             continue
-        out.append(Shift(f.level, f.function, f.module, f.package, f.role, None if old is None else old.per_request,
-                         f.per_request, _share(f.per_request - (old.per_request if old else 0.0), base_total)))
+        out.append(
+            Shift(
+                f.level,
+                f.function,
+                f.module,
+                f.package,
+                f.role,
+                None if old is None else old.per_request,
+                f.per_request,
+                _share(f.per_request - (old.per_request if old else 0.0), base_total),
+            )
+        )
     for old in stored.values():  # stored in the base, absent from the candidate: all of it went away
-        out.append(Shift(old.level, old.function, old.module, old.package, old.role, old.per_request, 0.0,
-                         _share(-old.per_request, base_total)))
+        out.append(
+            Shift(
+                old.level,
+                old.function,
+                old.module,
+                old.package,
+                old.role,
+                old.per_request,
+                0.0,
+                _share(-old.per_request, base_total),
+            )
+        )
     return out
 
 
@@ -203,22 +254,36 @@ COST_MIN_EFFECT = 0.01  # never flag less than 1%: below it, time-driven houseke
 COST_SPREAD_FACTOR = 3.0  # the limit grows with the measured A/A spread: 3x the wider arm's
 
 
-def judge_counts(base: Sequence[float], candidate: Sequence[float], min_effect: float = COST_MIN_EFFECT,
-                 factor: float = COST_SPREAD_FACTOR) -> Decision:
+def judge_counts(
+    base: Sequence[float],
+    candidate: Sequence[float],
+    min_effect: float = COST_MIN_EFFECT,
+    factor: float = COST_SPREAD_FACTOR,
+) -> Decision:
     """The cost signal of an A/B decision: instructions per request of each arm's fresh runs.
 
     Regression when the candidate's median exceeds the base's by more than the limit, max(``min_effect``,
     ``factor`` x the wider arm's A/A spread); improvement when below by as much; else pass.  Fewer than
     two counts in an arm: inconclusive (no spread to judge by).  ``p`` is NaN: this is not a test."""
     if len(base) < 2 or len(candidate) < 2:
-        return Decision("inconclusive", math.nan, (math.nan, math.nan), math.nan, min(len(base), len(candidate)),
-                        math.nan, False, "cost: fewer than two counts in an arm, no A/A spread to judge by")
+        return Decision(
+            "inconclusive",
+            math.nan,
+            (math.nan, math.nan),
+            math.nan,
+            min(len(base), len(candidate)),
+            math.nan,
+            False,
+            "cost: fewer than two counts in an arm, no A/A spread to judge by",
+        )
     b, c = statistics.median(base), statistics.median(candidate)
     delta = c / b - 1
     noise = max(spread(base), spread(candidate))
     limit = max(min_effect, factor * noise)
     verdict = "regression" if delta > limit else "improvement" if delta < -limit else "pass"
-    reason = (f"counted: median {c:,.0f} vs {b:,.0f} instructions/request, limit {limit:.2%} "
-              f"(max of {min_effect:.0%} and {factor:g}x the A/A spread {noise:.3%})")
+    reason = (
+        f"counted: median {c:,.0f} vs {b:,.0f} instructions/request, limit {limit:.2%} "
+        f"(max of {min_effect:.0%} and {factor:g}x the A/A spread {noise:.3%})"
+    )
     ci = (min(candidate) / max(base) - 1, max(candidate) / min(base) - 1)
     return Decision(verdict, delta, ci, math.nan, min(len(base), len(candidate)), noise, False, reason)

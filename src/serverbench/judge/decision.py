@@ -20,16 +20,19 @@ does not become doubtful because the machine was busy, and rerunning it only was
 A :class:`Decision` is a record (:mod:`serverbench.records.decisions` stores and reads it back); which
 signals are judged, and when to measure more, is :mod:`serverbench.judge.ab`.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 from scipy import stats
 
-from ..records.decisions import Decision, percent as _pct, p_text as _fmt_p
+from ..records.decisions import Decision
+from ..records.decisions import p_text as _fmt_p
+from ..records.decisions import percent as _pct
 
 VERDICTS = ("pass", "regression", "improvement", "inconclusive", "rerun")
 MAD_SCALE = 1.4826
@@ -58,8 +61,11 @@ class Policy:
             ("cells", lambda v: _is_int(v) and v >= 1, "an integer >= 1"),
             ("min_effect", lambda v: _is_real(v) and 0 <= v < 1, "a number in [0, 1)"),
             ("min_pairs", lambda v: _is_int(v) and v >= 2, "an integer >= 2"),
-            ("max_dispersion", lambda v: _is_real(v) and v > 0 and not math.isnan(v),
-             "a number > 0 (inf disables the check)"),
+            (
+                "max_dispersion",
+                lambda v: _is_real(v) and v > 0 and not math.isnan(v),
+                "a number > 0 (inf disables the check)",
+            ),
             ("higher_is_better", lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
         )
         for name, ok, accepted in checks:
@@ -76,7 +82,7 @@ class Policy:
 def wilcoxon_min_pairs(cell_alpha: float) -> int:
     """Smallest n whose exact one-sided Wilcoxon floor 0.5**n is below `cell_alpha`."""
     n = 1
-    while 0.5 ** n >= cell_alpha:
+    while 0.5**n >= cell_alpha:
         n += 1
     return n
 
@@ -93,8 +99,10 @@ def _as_array(x, name: str, ndim: int) -> np.ndarray:
         raise ValueError(f"{name} contains a non-finite value {a.ravel()[bad[0]].item()!r} at flat index {bad[0]}")
     bad = np.flatnonzero(a.ravel() <= 0)
     if bad.size:
-        raise ValueError(f"{name} must be > 0 (ratios of positive measurements); "
-                         f"got {a.ravel()[bad[0]].item()!r} at flat index {bad[0]}")
+        raise ValueError(
+            f"{name} must be > 0 (ratios of positive measurements); "
+            f"got {a.ravel()[bad[0]].item()!r} at flat index {bad[0]}"
+        )
     return a
 
 
@@ -134,7 +142,7 @@ def _decide_batch(base, cand, policy: Policy = Policy()) -> list[Decision]:
         # Zero variance: t p := 0 on the side of the shift, 1 otherwise; Wilcoxon gives
         # its floor 0.5**n for a shift and 1.0 for no change (see module docstring).
         tw, tb = np.where(s0 > 0, 0.0, 1.0), np.where(s0 < 0, 0.0, 1.0)
-        ww, wb = np.where(s0 > 0, 0.5 ** n, 1.0), np.where(s0 < 0, 0.5 ** n, 1.0)
+        ww, wb = np.where(s0 > 0, 0.5**n, 1.0), np.where(s0 < 0, 0.5**n, 1.0)
         v = ~const
         if v.any():
             t_stat = stats.ttest_1samp(s[v], 0.0, axis=1, alternative="greater").statistic
@@ -157,39 +165,51 @@ def _verdict(pol: Policy, n, n_floor, mean, half, med, disp, p, p_better) -> Dec
         worse, better, ci_worse, ci_best_worse = -delta, delta, -ci[0], -ci[1]
     a_cell, eff = pol.cell_alpha, pol.min_effect
     lvl = f"per-cell alpha {a_cell:.3g}"
-    stats_txt = (f"Δ {_pct(delta)} (CI {_pct(ci[0])}..{_pct(ci[1])}, median pair {_pct(math.expm1(med))}), "
-                 f"one-sided p(worse)={_fmt_p(p)}, n={n}")
+    stats_txt = (
+        f"Δ {_pct(delta)} (CI {_pct(ci[0])}..{_pct(ci[1])}, median pair {_pct(math.expm1(med))}), "
+        f"one-sided p(worse)={_fmt_p(p)}, n={n}"
+    )
     borderline = False
     if n < pol.min_pairs:
         verdict = "inconclusive"
-        reason = (f"Only {n} pairs, fewer than min_pairs={pol.min_pairs}; need at least "
-                  f"{max(pol.min_pairs, n_floor)} pairs before a pass or regression can be declared.")
+        reason = (
+            f"Only {n} pairs, fewer than min_pairs={pol.min_pairs}; need at least "
+            f"{max(pol.min_pairs, n_floor)} pairs before a pass or regression can be declared."
+        )
     elif n < n_floor:
         verdict = "inconclusive"
-        reason = (f"With n={n} pairs the exact Wilcoxon floor 0.5**{n}={0.5 ** n:.3g} is not below "
-                  f"the {lvl} (alpha {pol.alpha:g} / {pol.cells} cells), so no regression could be shown; "
-                  f"need at least {n_floor} pairs.")
-    elif disp > pol.max_dispersion and not ((p < a_cell and ci_best_worse >= eff)
-                                            or (p_better < a_cell and -ci_worse >= eff)):
+        reason = (
+            f"With n={n} pairs the exact Wilcoxon floor 0.5**{n}={0.5**n:.3g} is not below "
+            f"the {lvl} (alpha {pol.alpha:g} / {pol.cells} cells), so no regression could be shown; "
+            f"need at least {n_floor} pairs."
+        )
+    elif disp > pol.max_dispersion and not (
+        (p < a_cell and ci_best_worse >= eff) or (p_better < a_cell and -ci_worse >= eff)
+    ):
         verdict = "rerun"
-        reason = (f"Dispersion of per-pair log ratios {_pct(disp, False)} exceeds max_dispersion "
-                  f"{_pct(pol.max_dispersion, False)}; the machine was too noisy, rerun ({stats_txt}).")
+        reason = (
+            f"Dispersion of per-pair log ratios {_pct(disp, False)} exceeds max_dispersion "
+            f"{_pct(pol.max_dispersion, False)}; the machine was too noisy, rerun ({stats_txt})."
+        )
     elif p < a_cell and worse >= eff:
         verdict = "regression"
         borderline = ci_best_worse < eff  # CI still admits a drop smaller than min_effect
-        reason = (f"Candidate is {_pct(worse, False)} worse, significant at {lvl} and at least "
-                  f"min_effect {_pct(eff, False)} ({stats_txt}).")
+        reason = (
+            f"Candidate is {_pct(worse, False)} worse, significant at {lvl} and at least "
+            f"min_effect {_pct(eff, False)} ({stats_txt})."
+        )
     elif p_better < a_cell and better >= eff:
         verdict = "improvement"
         borderline = -ci_worse < eff  # CI still admits a gain smaller than min_effect
-        reason = (f"Candidate is {_pct(better, False)} better, significant in the better direction "
-                  f"(p={_fmt_p(p_better)}) at {lvl} and at least min_effect {_pct(eff, False)} ({stats_txt}).")
+        reason = (
+            f"Candidate is {_pct(better, False)} better, significant in the better direction "
+            f"(p={_fmt_p(p_better)}) at {lvl} and at least min_effect {_pct(eff, False)} ({stats_txt})."
+        )
     else:
         verdict = "pass"
         borderline = ci_worse >= eff  # the CI's worse end still reaches min_effect
         why = "not significant" if p >= a_cell else f"smaller than min_effect {_pct(eff, False)}"
-        reason = (f"No regression: the {'worsening' if worse > 0 else 'change'} is {why} at {lvl} "
-                  f"({stats_txt}).")
+        reason = f"No regression: the {'worsening' if worse > 0 else 'change'} is {why} at {lvl} ({stats_txt})."
     return Decision(verdict, delta, ci, float(p), n, float(disp), bool(borderline), reason)
 
 

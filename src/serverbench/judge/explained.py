@@ -11,10 +11,11 @@ at most ``drops // syn_tries`` timeouts; the rest, and every other error, still 
 then passes for that cause with a one-line message, and its latency (the retransmit timer's, not the server's) is
 not shown as its speed (report.terminal).
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from ..catalog.timeouts import DEFAULT_TIMEOUT_S
 from ..records.schema import Result
@@ -58,17 +59,22 @@ def syn_drop_errors(r: Result) -> Explained | None:
     if over_run:
         run_explained = min(run_timeouts, drops // tries)
         explained = min(timeouts, round(timeouts * run_explained / run_timeouts))
-        counted = (f"over the run the window's were taken from: its {drops:,} listen drops at {tries} dropped SYNs "
-                   f"each before the {timeout_s:g} s timeout explain {run_explained:,} of its {run_timeouts:,} "
-                   "timeouts")
+        counted = (
+            f"over the run the window's were taken from: its {drops:,} listen drops at {tries} dropped SYNs "
+            f"each before the {timeout_s:g} s timeout explain {run_explained:,} of its {run_timeouts:,} "
+            "timeouts"
+        )
     else:
         explained = min(timeouts, drops // tries)
         counted = f"{tries} dropped SYNs each before the {timeout_s:g} s timeout"
     if not explained:
         return None
-    return Explained(explained, f"{explained:,} of {timeouts:,} timeouts are the kernel's {drops:,} listen drops "
-                     f"(syn-drops; {counted}): the server's listen backlog is too small for the connections, so they "
-                     "measure the kernel's retransmit timer, not the server's speed")
+    return Explained(
+        explained,
+        f"{explained:,} of {timeouts:,} timeouts are the kernel's {drops:,} listen drops "
+        f"(syn-drops; {counted}): the server's listen backlog is too small for the connections, so they "
+        "measure the kernel's retransmit timer, not the server's speed",
+    )
 
 
 def judged_error_rate(r: Result, explained: Explained | None) -> float:

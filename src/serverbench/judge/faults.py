@@ -2,9 +2,11 @@
 backend went, when, what the clients saw (errors by the driver's classes) and how the server
 degraded.  Pure: the window's observations in, words out.
 """
+
 from __future__ import annotations
 
-from typing import Mapping, Protocol
+from collections.abc import Mapping
+from typing import Protocol
 
 from ..catalog.faults import Fault
 from ..records.schema import ERROR_KEYS, LoadReport, error_rate
@@ -56,14 +58,17 @@ def fault_message(run: Observed, load: LoadReport | None) -> str:
     fault = run.fault
     if run.fired_at_s is None:
         why = run.problem or f"the window ended after {run.window_s:g} s, before {fault.at_s:g} s"
-        return (f"backend fault {fault.label}: the fault was not made ({why}); the trial's result is not "
-                "kept. Check that the backend and toxiproxy-server run, or move @AT inside the window.")
-    parts = [f"backend fault: {fault.what} {run.fired_at_s:.2f} s into the {run.window_s:.1f} s window "
-             f"({fault.label})"]
+        return (
+            f"backend fault {fault.label}: the fault was not made ({why}); the trial's result is not "
+            "kept. Check that the backend and toxiproxy-server run, or move @AT inside the window."
+        )
+    parts = [f"backend fault: {fault.what} {run.fired_at_s:.2f} s into the {run.window_s:.1f} s window ({fault.label})"]
     if load is not None:
         total = sum(load.errors.values())
-        parts.append(f"{total} request errors ({error_rate([load]):.1%} of attempts): {error_counts(load.errors)}; "
-                     f"{load.rps:.0f} good responses/s, p99 {load.latency_ms.get('p99', 0.0):.0f} ms")
+        parts.append(
+            f"{total} request errors ({error_rate([load]):.1%} of attempts): {error_counts(load.errors)}; "
+            f"{load.rps:.0f} good responses/s, p99 {load.latency_ms.get('p99', 0.0):.0f} ms"
+        )
     after = time_to_fail(run)
     if after is not None:
         parts.append(f"the first failed request ({run.first_error}) came {after:.2f} s after the fault")
@@ -72,5 +77,7 @@ def fault_message(run: Observed, load: LoadReport | None) -> str:
     else:
         parts.append("the probe saw no failed request")
     parts.append(f"the server {degradation(run, load)}")
-    return ("; ".join(parts) + ". A trial with a fault is not a measurement: nothing is recorded as a result; "
-            f"{fault.backend} is restarted (if killed) and the server started afresh before the next test.")
+    return (
+        "; ".join(parts) + ". A trial with a fault is not a measurement: nothing is recorded as a result; "
+        f"{fault.backend} is restarted (if killed) and the server started afresh before the next test."
+    )

@@ -16,11 +16,13 @@ exposes it, open descriptors, and the sockets among them, each against a toleran
 In the A/B gate, where both arms' windows were long enough to fit (a soak: ``--duration`` of 10 s or
 more), :func:`judge_growth` judges the candidate's slope against the base's, pair by pair.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..records.decisions import Decision
 
@@ -41,11 +43,13 @@ SOAK_SECONDS = 9.5
 # show.  Heap bytes as PSS.  Blocks: a leaked object is at least one block, often two (a bytearray and its
 # buffer), so a leak of one object every ten requests passes and one a request (10,000) does not.
 # Descriptors and sockets: one kept per 10,000 requests (a connection leaked on an error path).
-TOLERANCES = {"pss_mb": ("PSS", "MB", TOLERANCE_MB_PER_10K),
-              "heap_malloc_mb": ("heap (malloc)", "MB", TOLERANCE_MB_PER_10K),
-              "heap_blocks": ("heap blocks", "blocks", 1000.0),
-              "fds": ("open descriptors", "fds", 1.0),
-              "sockets": ("sockets", "sockets", 1.0)}
+TOLERANCES = {
+    "pss_mb": ("PSS", "MB", TOLERANCE_MB_PER_10K),
+    "heap_malloc_mb": ("heap (malloc)", "MB", TOLERANCE_MB_PER_10K),
+    "heap_blocks": ("heap blocks", "blocks", 1000.0),
+    "fds": ("open descriptors", "fds", 1.0),
+    "sockets": ("sockets", "sockets", 1.0),
+}
 
 
 @dataclass(frozen=True)
@@ -70,18 +74,33 @@ class Growth:
     def message(self) -> str:
         if self.slope is None:
             return f"too few memory samples after warm-up ({self.samples}, at least {MIN_SAMPLES} needed)"
-        return (f"{self.quantity} grew {self.slope:+.3f} {self.unit} per 10,000 requests (95% interval "
-                f"{self.low:+.3f} to {self.high:+.3f}), tolerance {self.tolerance:g}: {self.verdict}")
+        return (
+            f"{self.quantity} grew {self.slope:+.3f} {self.unit} per 10,000 requests (95% interval "
+            f"{self.low:+.3f} to {self.high:+.3f}), tolerance {self.tolerance:g}: {self.verdict}"
+        )
 
     def to_record(self) -> dict[str, Any]:
-        return {"slope_mb_per_10k": self.slope, "low": self.low, "high": self.high, "samples": self.samples,
-                "tolerance": self.tolerance, "verdict": self.verdict,  # the slope's key predates other units
-                **({"quantity": self.quantity, "unit": self.unit} if self.unit != "MB" else {})}
+        return {
+            "slope_mb_per_10k": self.slope,
+            "low": self.low,
+            "high": self.high,
+            "samples": self.samples,
+            "tolerance": self.tolerance,
+            "verdict": self.verdict,  # the slope's key predates other units
+            **({"quantity": self.quantity, "unit": self.unit} if self.unit != "MB" else {}),
+        }
 
 
-def growth(t_s: Sequence[float], pss_mb: Sequence[float | None], requests: int, duration_s: float,
-           tolerance: float = TOLERANCE_MB_PER_10K, warmup_fraction: float = WARMUP_FRACTION,
-           quantity: str = "PSS", unit: str = "MB") -> Growth:
+def growth(
+    t_s: Sequence[float],
+    pss_mb: Sequence[float | None],
+    requests: int,
+    duration_s: float,
+    tolerance: float = TOLERANCE_MB_PER_10K,
+    warmup_fraction: float = WARMUP_FRACTION,
+    quantity: str = "PSS",
+    unit: str = "MB",
+) -> Growth:
     """Theil-Sen slope of PSS (or another sampled ``quantity``) against time after the first
     ``warmup_fraction`` of the samples' span, in ``unit`` per 10,000 requests at the window's mean
     throughput (``requests`` over ``duration_s``)."""
@@ -97,23 +116,38 @@ def growth(t_s: Sequence[float], pss_mb: Sequence[float | None], requests: int, 
     xs, ys = zip(*points)
     slope, _, low, high = stats.theilslopes(ys, xs, alpha=0.95)
     per_10k = 10_000 / rps  # seconds that 10,000 requests take
-    return Growth(round(float(slope) * per_10k, 4), round(float(low) * per_10k, 4), round(float(high) * per_10k, 4),
-                  len(points), tolerance, quantity, unit)
+    return Growth(
+        round(float(slope) * per_10k, 4),
+        round(float(low) * per_10k, 4),
+        round(float(high) * per_10k, 4),
+        len(points),
+        tolerance,
+        quantity,
+        unit,
+    )
 
 
 def record_growth(rec: Mapping[str, Any], tolerance: float = TOLERANCE_MB_PER_10K) -> Growth:
     """The growth of a stored record's window (unknown when it carries no memory samples)."""
     series = (rec.get("memory") or {}).get("series") or {}
-    return growth(series.get("t_s") or (), series.get("pss_mb") or (), int(rec.get("requests") or 0),
-                  float(rec.get("duration_s") or 0.0), tolerance)
+    return growth(
+        series.get("t_s") or (),
+        series.get("pss_mb") or (),
+        int(rec.get("requests") or 0),
+        float(rec.get("duration_s") or 0.0),
+        tolerance,
+    )
 
 
 def series_growth(series: Mapping[str, Any], requests: int, duration_s: float) -> dict[str, Growth]:
     """The growth of every column of :data:`TOLERANCES` that the samples carry (heap: only where exposed)."""
-    return {name: growth(series.get("t_s") or (), series[name], requests, duration_s, tolerance, quantity=quantity,
-                         unit=unit)
-            for name, (quantity, unit, tolerance) in TOLERANCES.items()
-            if any(v is not None for v in series.get(name) or ())}
+    return {
+        name: growth(
+            series.get("t_s") or (), series[name], requests, duration_s, tolerance, quantity=quantity, unit=unit
+        )
+        for name, (quantity, unit, tolerance) in TOLERANCES.items()
+        if any(v is not None for v in series.get(name) or ())
+    }
 
 
 def record_growths(rec: Mapping[str, Any]) -> dict[str, Growth]:
@@ -128,7 +162,7 @@ def is_soak(series: Mapping[str, Any]) -> bool:
     return len(t) >= MIN_SAMPLES and t[-1] - t[0] >= SOAK_SECONDS
 
 
-def soak_slope(result: "Result") -> float | None:
+def soak_slope(result: Result) -> float | None:
     """A window's PSS growth in MB per 10,000 requests when it is a soak (:func:`is_soak`); None for a
     shorter window or one the fit cannot judge."""
     series = result.memory.get("series") or {}
@@ -137,7 +171,7 @@ def soak_slope(result: "Result") -> float | None:
     return growth(series.get("t_s") or (), series["pss_mb"], result.requests, result.load.duration_s).slope
 
 
-def growth_pairs(arms: Sequence[str], windows: Sequence["Window"]) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+def growth_pairs(arms: Sequence[str], windows: Sequence[Window]) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
     """The A/B gate's growth pairs from a measurement's windows: per block, each arm's PSS slope (the mean
     over its saturated windows in the block), base values then candidate values.  None unless every
     saturated window of both ``arms`` is a soak the fit could judge."""
@@ -170,13 +204,16 @@ def _p_worse(d: Any, n: int) -> float:
     from scipy import stats
 
     if np.ptp(d) == 0:
-        return 0.5 ** n if d[0] > 0 else 1.0
-    return max(float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue),
-               float(stats.wilcoxon(d, alternative="greater").pvalue))
+        return 0.5**n if d[0] > 0 else 1.0
+    return max(
+        float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue),
+        float(stats.wilcoxon(d, alternative="greater").pvalue),
+    )
 
 
-def judge_growth(base: Sequence[float], cand: Sequence[float], policy: "Policy",
-                 min_effect: float = GROWTH_MIN_EFFECT) -> Decision:
+def judge_growth(
+    base: Sequence[float], cand: Sequence[float], policy: Policy, min_effect: float = GROWTH_MIN_EFFECT
+) -> Decision:
     """The gate's growth verdict on paired PSS slopes (MB per 10,000 requests, base and candidate of each pair).
 
     Regression when the candidate grows faster than the base by at least ``min_effect`` on average,
@@ -192,16 +229,26 @@ def judge_growth(base: Sequence[float], cand: Sequence[float], policy: "Policy",
     n, alpha = len(d), policy.cell_alpha
     floor = max(policy.min_pairs, wilcoxon_min_pairs(alpha))
     if n < floor:
-        return Decision("inconclusive", math.nan, (math.nan, math.nan), math.nan, n, math.nan, False,
-                        f"growth: {n} soak pairs, at least {floor} needed (windows of 10 s or more in both arms)",
-                        GROWTH_UNIT)
+        return Decision(
+            "inconclusive",
+            math.nan,
+            (math.nan, math.nan),
+            math.nan,
+            n,
+            math.nan,
+            False,
+            f"growth: {n} soak pairs, at least {floor} needed (windows of 10 s or more in both arms)",
+            GROWTH_UNIT,
+        )
     mean = float(d.mean())
     half = float(stats.t.ppf(1 - alpha / 2, n - 1) * d.std(ddof=1) / math.sqrt(n))
     ci = (mean - half, mean + half)
     disp = float(MAD_SCALE * np.median(np.abs(d - np.median(d))))
     worse, better = _p_worse(d, n), _p_worse(-d, n)
-    said = (f"candidate {mean:+.3f} MB per 10k requests against the base (interval {ci[0]:+.3f} to {ci[1]:+.3f}), "
-            f"min effect {min_effect:g}, per-cell alpha {alpha:.3g}")
+    said = (
+        f"candidate {mean:+.3f} MB per 10k requests against the base (interval {ci[0]:+.3f} to {ci[1]:+.3f}), "
+        f"min effect {min_effect:g}, per-cell alpha {alpha:.3g}"
+    )
     if worse < alpha and mean >= min_effect:
         verdict, borderline = "regression", ci[0] < min_effect
     elif better < alpha and -mean >= min_effect:

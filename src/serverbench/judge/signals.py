@@ -2,10 +2,11 @@
 gates.  Data and per-signal policy only; the measurement is in :mod:`serverbench.measure.ab` (it names its
 paired values by these signals' names), the statistics in :mod:`serverbench.judge.decision`, the judging
 of a whole decision in :mod:`serverbench.judge.ab`."""
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Mapping
 
 from .decision import Policy
 from .memory import GROWTH_UNIT
@@ -29,10 +30,13 @@ class Signal:
 
     def policy(self, gate: Policy, gated_signals: int) -> Policy:
         """The gate's policy for this signal: alpha split over cells x gated signals, this signal's limits."""
-        return replace(gate, cells=gate.cells * (gated_signals if self.gated and self.shares_alpha else 1),
-                       higher_is_better=self.higher_is_better,
-                       min_effect=gate.min_effect if self.min_effect is None else self.min_effect,
-                       max_dispersion=gate.max_dispersion if self.max_dispersion is None else self.max_dispersion)
+        return replace(
+            gate,
+            cells=gate.cells * (gated_signals if self.gated and self.shares_alpha else 1),
+            higher_is_better=self.higher_is_better,
+            min_effect=gate.min_effect if self.min_effect is None else self.min_effect,
+            max_dispersion=gate.max_dispersion if self.max_dispersion is None else self.max_dispersion,
+        )
 
 
 # Throughput is measured at saturation (closed model, wrk); latency and CPU per request at a fixed
@@ -59,15 +63,48 @@ PSS_MIN_EFFECT = 0.05
 GROWTH = "growth"
 SIGNALS = (
     Signal("throughput", "throughput (rps), saturated", True, True),
-    Signal("p50", "latency p50 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30, extends=False,
-           rate_only=True),
-    Signal("p90", "latency p90 at the fixed rate", False, True, min_effect=0.10, max_dispersion=0.30, extends=False,
-           rate_only=True),
+    Signal(
+        "p50",
+        "latency p50 at the fixed rate",
+        False,
+        True,
+        min_effect=0.10,
+        max_dispersion=0.30,
+        extends=False,
+        rate_only=True,
+    ),
+    Signal(
+        "p90",
+        "latency p90 at the fixed rate",
+        False,
+        True,
+        min_effect=0.10,
+        max_dispersion=0.30,
+        extends=False,
+        rate_only=True,
+    ),
     Signal("cpu", "server CPU per request at the fixed rate", False, True, min_effect=0.02),
-    Signal("pss", "peak PSS of the server's process tree", False, True, min_effect=PSS_MIN_EFFECT,
-           max_dispersion=0.05, extends=False, optional=True, shares_alpha=False),
-    Signal(GROWTH, "PSS growth per 10k requests (soaks)", False, True, extends=False, optional=True,
-           shares_alpha=False, unit=GROWTH_UNIT),
+    Signal(
+        "pss",
+        "peak PSS of the server's process tree",
+        False,
+        True,
+        min_effect=PSS_MIN_EFFECT,
+        max_dispersion=0.05,
+        extends=False,
+        optional=True,
+        shares_alpha=False,
+    ),
+    Signal(
+        GROWTH,
+        "PSS growth per 10k requests (soaks)",
+        False,
+        True,
+        extends=False,
+        optional=True,
+        shares_alpha=False,
+        unit=GROWTH_UNIT,
+    ),
     Signal("rss", "peak RSS (reported, not gated)", False, False, extends=False),
 )
 

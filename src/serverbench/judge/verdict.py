@@ -3,13 +3,14 @@
 The check is pluggable: anything with ``judge(result, baseline, thresholds) -> Verdict`` can
 replace :class:`BaselineCheck` by overriding the ``perf_check`` fixture.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from ..records.baselines import SAVE_COMMAND, Baseline
 from ..config import Thresholds
+from ..records.baselines import SAVE_COMMAND, Baseline
 from ..records.schema import Result, unanswered
 from .explained import judged_error_rate, syn_drop_errors
 
@@ -28,8 +29,12 @@ class Verdict:
         return self.status == FAIL
 
     def to_record(self) -> dict[str, Any]:
-        return {"status": self.status, "message": self.message, "baseline_rps": self.baseline_rps,
-                "ratio": None if self.ratio is None else round(self.ratio, 4)}
+        return {
+            "status": self.status,
+            "message": self.message,
+            "baseline_rps": self.baseline_rps,
+            "ratio": None if self.ratio is None else round(self.ratio, 4),
+        }
 
 
 OPS_TOLERANCE = 0.015
@@ -71,9 +76,11 @@ def check_ops(result: Result, tolerance: float = OPS_TOLERANCE) -> list[str]:
         low, high = requests - requests * tolerance, requests + requests * tolerance + beyond
         if not low <= ops <= high:
             ratio = ops / requests if requests else float("inf")
-            problems.append(f"{b.name} ({b.kind}) counted {ops:,} operations for {requests:,} responses{span} "
-                            f"(ratio {ratio:.3f}; allowed {low:,.0f}..{high:,.0f}): "
-                            "the server did not do the work it answered for")
+            problems.append(
+                f"{b.name} ({b.kind}) counted {ops:,} operations for {requests:,} responses{span} "
+                f"(ratio {ratio:.3f}; allowed {low:,.0f}..{high:,.0f}): "
+                "the server did not do the work it answered for"
+            )
     return problems
 
 
@@ -91,8 +98,10 @@ class BaselineCheck:
         if error_rate > thresholds.max_error_rate:
             errors = ", ".join(f"{k} {v}" for k, v in result.load.errors.items() if v)
             timeout = "" if result.generator.timeout_s is None else f"; timeout {result.generator.timeout_s:g} s"
-            problems.append(f"error rate {error_rate:.2%} > limit {thresholds.max_error_rate:.2%} ({errors}{timeout}"
-                            f"{'' if explained is None else '; not counted: ' + explained.cause})")
+            problems.append(
+                f"error rate {error_rate:.2%} > limit {thresholds.max_error_rate:.2%} ({errors}{timeout}"
+                f"{'' if explained is None else '; not counted: ' + explained.cause})"
+            )
         cause = "" if explained is None else f"; errors not counted: {explained.cause}"
         if thresholds.min_rps is not None and result.rps < thresholds.min_rps:
             problems.append(f"{result.rps:,.0f} rps < required {thresholds.min_rps:,.0f}")
@@ -102,14 +111,22 @@ class BaselineCheck:
         if baseline is None:
             if problems:
                 return Verdict(FAIL, "; ".join(problems))
-            return Verdict(NO_BASELINE, f"no stored baseline for {result.key} on this machine; "
-                                        f"store one with `{SAVE_COMMAND}`{cause}")
+            return Verdict(
+                NO_BASELINE,
+                f"no stored baseline for {result.key} on this machine; store one with `{SAVE_COMMAND}`{cause}",
+            )
         ratio = result.rps / baseline.rps if baseline.rps > 0 else float("inf")
         floor = baseline.rps * (1 - thresholds.tolerance)
         if result.rps < floor:
-            problems.append(f"{result.rps:,.0f} rps < {floor:,.0f} = baseline {baseline.rps:,.0f} × "
-                            f"(1 − {thresholds.tolerance:g}) ({ratio - 1:+.1%})")
+            problems.append(
+                f"{result.rps:,.0f} rps < {floor:,.0f} = baseline {baseline.rps:,.0f} × "
+                f"(1 − {thresholds.tolerance:g}) ({ratio - 1:+.1%})"
+            )
         if problems:
             return Verdict(FAIL, "; ".join(problems), baseline.rps, ratio)
-        return Verdict(PASS, f"{result.rps:,.0f} rps vs baseline {baseline.rps:,.0f} ({ratio - 1:+.1%}){cause}",
-                       baseline.rps, ratio)
+        return Verdict(
+            PASS,
+            f"{result.rps:,.0f} rps vs baseline {baseline.rps:,.0f} ({ratio - 1:+.1%}){cause}",
+            baseline.rps,
+            ratio,
+        )

@@ -14,6 +14,7 @@ statistics group (one row for all search pages, one for all covers, ...).
 one is answered (a closed model, like wrk).  ``SERVERBENCH_LOCUST_WAIT=<seconds>`` sets a
 constant think time instead.
 """
+
 from __future__ import annotations
 
 import json
@@ -60,6 +61,7 @@ def has(*needles: bytes):
     def check(body: bytes) -> str | None:
         missing = [n for n in needles if n not in body]
         return f"body lacks {missing[0]!r}" if missing else None
+
     return check
 
 
@@ -68,6 +70,7 @@ def image(size: int):
         if len(body) != size or not body.startswith(JPEG_START):
             return f"expected a {size}-byte JPEG, got {len(body)} bytes starting {body[:4]!r}"
         return None
+
     return check
 
 
@@ -81,6 +84,7 @@ def books_about(word: str):
             return f"expected a non-empty list of books for {word!r}, got {body[:60]!r}"
         wrong = [b for b in books if word not in str(b.get("title", "")).lower()]
         return f"book {wrong[0]!r} does not match {word!r}" if wrong else None
+
     return check
 
 
@@ -98,8 +102,13 @@ class Visitor(FastHttpUser):
             error = getattr(response, "request_meta", {}).get("exception")
             if error is not None and not isinstance(error, LocustBadStatusCode):
                 return  # refused, reset, timed out...: locust records that error as it is
-            wrong = problem(response.status_code, response.headers.get("Content-Type") if response.headers else None,
-                            response.content, expected_type, body_check)
+            wrong = problem(
+                response.status_code,
+                response.headers.get("Content-Type") if response.headers else None,
+                response.content,
+                expected_type,
+                body_check,
+            )
             if wrong:
                 response.failure(f"{path}: {wrong}")
             else:
@@ -110,8 +119,12 @@ class Visitor(FastHttpUser):
     @task(21)
     def search(self) -> None:
         word, page = random.choice(WORDS), random.choice((1, 1, 1, 2, 3))
-        self.get_checked(f"/site/search?q={word}&page={page}", "/site/search", "text/html",
-                         has(f"<h1>Results for {word}, page {page}</h1>".encode()))
+        self.get_checked(
+            f"/site/search?q={word}&page={page}",
+            "/site/search",
+            "text/html",
+            has(f"<h1>Results for {word}, page {page}</h1>".encode()),
+        )
 
     @task(10)
     def open_book(self) -> None:
@@ -120,13 +133,15 @@ class Visitor(FastHttpUser):
 
     @task(36)
     def thumbnail(self) -> None:
-        self.get_checked(f"/site/thumbs/{random.choice(BOOKS)}.jpg", "/site/thumbs/[n].jpg", "image/jpeg",
-                         image(THUMB_BYTES))
+        self.get_checked(
+            f"/site/thumbs/{random.choice(BOOKS)}.jpg", "/site/thumbs/[n].jpg", "image/jpeg", image(THUMB_BYTES)
+        )
 
     @task(6)
     def cover(self) -> None:
-        self.get_checked(f"/site/covers/{random.choice(BOOKS)}.jpg", "/site/covers/[n].jpg", "image/jpeg",
-                         image(COVER_BYTES))
+        self.get_checked(
+            f"/site/covers/{random.choice(BOOKS)}.jpg", "/site/covers/[n].jpg", "image/jpeg", image(COVER_BYTES)
+        )
 
     @task(5)
     def stylesheet(self) -> None:
@@ -134,5 +149,6 @@ class Visitor(FastHttpUser):
 
     @task(5)
     def script(self) -> None:
-        self.get_checked("/site/static/site.js", "/site/static/site.js", "application/javascript",
-                         has(b"function show1"))
+        self.get_checked(
+            "/site/static/site.js", "/site/static/site.js", "application/javascript", has(b"function show1")
+        )

@@ -11,6 +11,7 @@ Every request event fires in its user's greenlet, so the greenlet names the user
 users writes ``{"pairs": N, "gap_s": S}`` to ``$SERVERBENCH_LOCUST_GAPS/gaps-<pid>.json``; a worker and the
 single process write one each, the master (no users) none.
 """
+
 from __future__ import annotations
 
 import json

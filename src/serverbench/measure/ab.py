@@ -18,13 +18,15 @@ per request, again simultaneously with the cores swapped.  Both arms of a block 
 A simultaneous pair in which a load generator was saturated (or the base arm could not hold the fixed
 rate) is discarded, not paired (counted in ``reruns``).  Every window keeps its arm as a field.
 """
+
 from __future__ import annotations
 
 import math
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..catalog.shapes import LoadShape
 from ..catalog.timeouts import cell_timeout_s
@@ -59,9 +61,9 @@ def pairs_from_abba(order: Sequence[str], values: Sequence[Any]) -> tuple[list[A
         raise ValueError(f"need a positive multiple of 4 trials (whole ABBA blocks), got {len(order)}")
     base, cand = [], []
     for k in range(0, len(order), 4):
-        block = "".join(str(x) for x in order[k:k + 4])
+        block = "".join(str(x) for x in order[k : k + 4])
         if block not in ("ABBA", "BAAB"):
-            raise ValueError(f"block {k // 4} is {order[k:k + 4]!r}; each block must be ABBA or BAAB")
+            raise ValueError(f"block {k // 4} is {order[k : k + 4]!r}; each block must be ABBA or BAAB")
         base += [values[k + j] for j in range(4) if block[j] == "A"]
         cand += [values[k + j] for j in range(4) if block[j] == "B"]
     return base, cand
@@ -70,7 +72,7 @@ def pairs_from_abba(order: Sequence[str], values: Sequence[Any]) -> tuple[list[A
 class _Rig:
     """What every window of one measurement shares: the plan, the drivers, the machine's identity, the rate."""
 
-    def __init__(self, plan: "ABPlan", rate: float | None):
+    def __init__(self, plan: ABPlan, rate: float | None):
         self.plan = plan
         self.arms = {"A": plan.base, "B": plan.candidate}
         self.rate_driver: Driver | None = None
@@ -80,8 +82,12 @@ class _Rig:
         threads = 1 if plan.mode == "simultaneous" else 2
         self.driver = driver_for(LoadShape(plan.connections, plan.duration), threads=threads)
         if hasattr(self.driver, "timeout_s"):  # wrk and oha: the timeout sized to the cell, as in the perf suite
-            timeout = cell_timeout_s(plan.cell.variant, plan.workload, plan.connections,
-                                     getattr(self.driver, "lead_s", 0) + plan.duration + getattr(self.driver, "trail_s", 0))
+            timeout = cell_timeout_s(
+                plan.cell.variant,
+                plan.workload,
+                plan.connections,
+                getattr(self.driver, "lead_s", 0) + plan.duration + getattr(self.driver, "trail_s", 0),
+            )
             self.driver = replace(self.driver, timeout_s=timeout)
         # Identity is read once here, not in every measured window.
         self.machine = machine_info(f"wrk-{self.driver.version}")
@@ -89,30 +95,43 @@ class _Rig:
         # The fixed rate: kept from an earlier part of the attempt, given, or set from the first block.
         self.rate = rate if rate is not None else (None if plan.rate in (None, "auto") else float(plan.rate))
 
-    def start(self, arm: "Arm", seed: int) -> ServerPool:
+    def start(self, arm: Arm, seed: int) -> ServerPool:
         """A fresh, verified server of ``arm``, its hash seed ``seed`` (unless the arm sets it)."""
         plan = self.plan
         env = {"PYTHONHASHSEED": str(seed), **arm.env, **plan.backend_env}
         reset(plan, arm)
-        pool = ServerPool(lambda c: start_variant(c.variant, app=c.app, apps_dir=arm.apps_dir, env=env,
-                                                  python=arm.python), [plan.workload.spec])
+        pool = ServerPool(
+            lambda c: start_variant(c.variant, app=c.app, apps_dir=arm.apps_dir, env=env, python=arm.python),
+            [plan.workload.spec],
+        )
         pool.get(plan.cell)
         return pool
 
-    def window(self, server: RunningServer, arm: "Arm", cpus: Sequence[int] | None, rate: bool = False) -> Trial:
+    def window(self, server: RunningServer, arm: Arm, cpus: Sequence[int] | None, rate: bool = False) -> Trial:
         """A saturated window of an arm's server, or (``rate``) one at the fixed rate."""
         plan = self.plan
-        shape = (LoadShape(plan.connections, plan.rate_duration, rate=self.rate) if rate
-                 else LoadShape(plan.connections, plan.duration))
-        return Trial(server, plan.workload, shape, self.rate_driver if rate else self.driver,
-                     nodeid=f"ab::{arm.label}" + ("@rate" if rate else ""), test="ab", machine=self.machine,
-                     python=self.python, cpus=cpus)
+        shape = (
+            LoadShape(plan.connections, plan.rate_duration, rate=self.rate)
+            if rate
+            else LoadShape(plan.connections, plan.duration)
+        )
+        return Trial(
+            server,
+            plan.workload,
+            shape,
+            self.rate_driver if rate else self.driver,
+            nodeid=f"ab::{arm.label}" + ("@rate" if rate else ""),
+            test="ab",
+            machine=self.machine,
+            python=self.python,
+            cpus=cpus,
+        )
 
     def set_rate(self, base_rps: float) -> None:
         if self.rate_driver is not None and self.rate is None:
             self.rate = max(1.0, round(base_rps * self.plan.load))
 
-    def trial(self, arm: "Arm", seed: int) -> tuple[Result, Result | None]:
+    def trial(self, arm: Arm, seed: int) -> tuple[Result, Result | None]:
         """A whole sequential trial: fresh server, warm-up, one measured window (and one at the fixed rate), stop."""
         pool = self.start(arm, seed)
         try:
@@ -140,7 +159,7 @@ class _Collected:
         base.append(a)
         cand.append(b)
 
-    def keep(self, arm: "Arm", phase: str, block: int, results: Sequence[Result]) -> None:
+    def keep(self, arm: Arm, phase: str, block: int, results: Sequence[Result]) -> None:
         self.windows += [Window(arm.label, phase, block, r) for r in results]
 
     def pairs(self) -> dict[str, tuple[tuple[float, ...], tuple[float, ...]]]:
@@ -182,8 +201,9 @@ def _held(window: Result, rate: float) -> bool:
     return window.load.good_requests >= 0.95 * rate * window.load.duration_s
 
 
-def _swapped_rounds(servers: Mapping[str, RunningServer], b: int,
-                    window: Callable[[str, RunningServer, list[int]], Result]) -> list[dict[str, Result]]:
+def _swapped_rounds(
+    servers: Mapping[str, RunningServer], b: int, window: Callable[[str, RunningServer, list[int]], Result]
+) -> list[dict[str, Result]]:
     """One pair: two rounds, both arms driven at once, each arm and its generator pinned to its own core, the
     cores swapped between the rounds; returns [{"A": window, "B": window}, {...}]."""
     rounds = []
@@ -192,7 +212,7 @@ def _swapped_rounds(servers: Mapping[str, RunningServer], b: int,
         cores = {"A": [core_a], "B": [1 - core_a]}
         for k, s in servers.items():
             pin_tree(s.pid, cores[k])
-        windows = _parallel([lambda k=k, s=s: window(k, s, cores[k]) for k, s in servers.items()])
+        windows = _parallel([lambda k=k, s=s, c=cores[k]: window(k, s, c) for k, s in servers.items()])
         rounds.append(dict(zip(servers, windows)))
     return rounds
 
@@ -210,15 +230,20 @@ def _simultaneous_blocks(rig: _Rig, blocks: int, first_block: int):
             for k in order:
                 pools[k] = rig.start(arms[k], seed=1000 + b)
             servers = {k: pools[k].get(rig.plan.cell) for k in order}
-            _parallel([lambda k=k, s=s: warm_up(rig.window(s, arms[k], None), Warmup(rig.plan.warmup))
-                       for k, s in servers.items()])
+            _parallel(
+                [
+                    lambda k=k, s=s: warm_up(rig.window(s, arms[k], None), Warmup(rig.plan.warmup))
+                    for k, s in servers.items()
+                ]
+            )
             saturated = _swapped_rounds(servers, b, lambda k, s, cpus: measure(rig.window(s, arms[k], cpus)))
             at_rate: list = []
             if rig.rate_driver is not None:
                 rig.set_rate(_geomean([rnd["A"].rps for rnd in saturated]))
                 _parallel([lambda s=s: drain(s, rig.plan.workload) for s in servers.values()])
-                at_rate = _swapped_rounds(servers, b,
-                                          lambda k, s, cpus: measure(rig.window(s, arms[k], cpus, rate=True)))
+                at_rate = _swapped_rounds(
+                    servers, b, lambda k, s, cpus: measure(rig.window(s, arms[k], cpus, rate=True))
+                )
             yield b, saturated, at_rate
         finally:
             for pool in pools.values():
@@ -286,7 +311,7 @@ def _sequential(rig: _Rig, out: _Collected, blocks: int, first_block: int) -> No
             _pair_rate(out, [ra], [rb])
 
 
-def run_blocks(plan: "ABPlan", blocks: int, first_block: int = 0, rate: float | None = None) -> Measurement:
+def run_blocks(plan: ABPlan, blocks: int, first_block: int = 0, rate: float | None = None) -> Measurement:
     """Measure ``blocks`` blocks of ``plan`` from block number ``first_block`` (which fixes their hash seeds
     and core order).  ``rate``: the fixed rate an earlier part of the same attempt settled on (an extension
     keeps it); None takes the plan's."""
@@ -294,19 +319,35 @@ def run_blocks(plan: "ABPlan", blocks: int, first_block: int = 0, rate: float | 
     started = time.monotonic()
     out = _Collected()
     (_simultaneous if plan.mode == "simultaneous" else _sequential)(rig, out, blocks, first_block)
-    return Measurement.of(plan.mode, (plan.base.label, plan.candidate.label), out.pairs(), out.windows, blocks,
-                          out.reruns, rig.rate, time.monotonic() - started)
+    return Measurement.of(
+        plan.mode,
+        (plan.base.label, plan.candidate.label),
+        out.pairs(),
+        out.windows,
+        blocks,
+        out.reruns,
+        rig.rate,
+        time.monotonic() - started,
+    )
 
 
-def count_arms(plan: "ABPlan", repeats: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
+def count_arms(plan: ABPlan, repeats: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """Instructions per request of ``repeats`` fresh counted runs per arm (valgrind; see :mod:`.cost`),
     base and candidate alternating, two at a time: a count does not depend on the machine's load."""
     from .cost import CostPlan, measure_cost  # imported when used: the timed path never needs valgrind
 
-    def count(arm: "Arm") -> Callable[[], float]:
-        cost = CostPlan(plan.cell.variant, plan.cell.app, plan.workload, requests=plan.cost_requests,
-                        apps_dir=arm.apps_dir, env={**plan.backend_env, **arm.env}, python=arm.python,
-                        nodeid=f"ab::{arm.label}::cost")
+    def count(arm: Arm) -> Callable[[], float]:
+        cost = CostPlan(
+            plan.cell.variant,
+            plan.cell.app,
+            plan.workload,
+            requests=plan.cost_requests,
+            apps_dir=arm.apps_dir,
+            env={**plan.backend_env, **arm.env},
+            python=arm.python,
+            nodeid=f"ab::{arm.label}::cost",
+        )
+
         def counted() -> float:
             reset(plan, arm)
             return measure_cost(cost).per_request
@@ -314,20 +355,27 @@ def count_arms(plan: "ABPlan", repeats: int) -> tuple[tuple[float, ...], tuple[f
         return counted
 
     calls = [count(arm) for _ in range(repeats) for arm in (plan.base, plan.candidate)]
-    values = [v for i in range(0, len(calls), 2) for v in _parallel(calls[i:i + 2])]
+    values = [v for i in range(0, len(calls), 2) for v in _parallel(calls[i : i + 2])]
     return tuple(values[0::2]), tuple(values[1::2])
 
 
-def profile_arms(plan: "ABPlan") -> tuple["CostRecord", "CostRecord"]:
+def profile_arms(plan: ABPlan) -> tuple[CostRecord, CostRecord]:
     """One counted run of each arm with its Python-level profile (a second, untimed pass): what the top
     functions of a cost regression are read from.  Run only after a cost regression: it takes as long again."""
     from .cost import CostPlan, measure_cost
     from .pytrace import profile_python
 
-    def profiled(arm: "Arm") -> "CostRecord":
-        cost = CostPlan(plan.cell.variant, plan.cell.app, plan.workload, requests=plan.cost_requests,
-                        apps_dir=arm.apps_dir, env={**plan.backend_env, **arm.env}, python=arm.python,
-                        nodeid=f"ab::{arm.label}::cost")
+    def profiled(arm: Arm) -> CostRecord:
+        cost = CostPlan(
+            plan.cell.variant,
+            plan.cell.app,
+            plan.workload,
+            requests=plan.cost_requests,
+            apps_dir=arm.apps_dir,
+            env={**plan.backend_env, **arm.env},
+            python=arm.python,
+            nodeid=f"ab::{arm.label}::cost",
+        )
         reset(plan, arm)
         record = measure_cost(cost)
         reset(plan, arm)
@@ -337,7 +385,7 @@ def profile_arms(plan: "ABPlan") -> tuple["CostRecord", "CostRecord"]:
     return base, candidate
 
 
-def reset(plan: "ABPlan", arm: "Arm") -> None:
+def reset(plan: ABPlan, arm: Arm) -> None:
     """The arm's app back to its one state (its perf_app_reset), before a server starts or a count begins."""
     if arm.reset is not None:
         reset_app(arm.reset, arm.apps_dir, {**plan.backend_env, **arm.env}, arm.python)

@@ -6,6 +6,7 @@ whatever the app does at import time stays out of the pytest process.
 
     python -m serverbench.measure.appinterface mysite.wsgi:application
 """
+
 from __future__ import annotations
 
 import inspect
@@ -14,8 +15,9 @@ import os
 import subprocess
 import sys
 import traceback
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..errors import ConfigError
 
@@ -45,35 +47,50 @@ def classify(obj: Any) -> str | None:
         return "tornado"
     if not callable(obj) or inspect.isclass(obj):
         return None
-    if inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(getattr(obj, "__call__", None)):
+    if inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(getattr(obj, "__call__", None)):  # noqa: B004 (an instance's async __call__)
         return "asgi"
     return {2: "wsgi", 3: "asgi"}.get(_positional(obj))
 
 
 def detect(target: str, directory: Path, env: Mapping[str, str] = (), timeout: float = 60.0) -> str:
     """Import ``target`` in a child interpreter and return its interface; ConfigError says why not."""
-    child_env = {**os.environ, **dict(env),
-                 "PYTHONPATH": os.pathsep.join(p for p in (str(directory), os.environ.get("PYTHONPATH", "")) if p)}
+    child_env = {
+        **os.environ,
+        **dict(env),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(directory), os.environ.get("PYTHONPATH", "")) if p),
+    }
     try:
-        run = subprocess.run([sys.executable, "-m", __name__, target], cwd=directory, env=child_env,
-                             capture_output=True, text=True, timeout=timeout)
+        run = subprocess.run(
+            [sys.executable, "-m", __name__, target],
+            cwd=directory,
+            env=child_env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired:
-        raise ConfigError(f"perf_app = {target}: importing it took over {timeout:g} s; declare its interface "
-                          "with perf_app_interface (wsgi, asgi, aiohttp or tornado) to skip the import") from None
+        raise ConfigError(
+            f"perf_app = {target}: importing it took over {timeout:g} s; declare its interface "
+            "with perf_app_interface (wsgi, asgi, aiohttp or tornado) to skip the import"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"perf_app = {target}: cannot import it from {directory}: {exc}") from None
     lines = [line for line in run.stdout.splitlines() if line.startswith(MARKER)]
     if len(lines) != 1:
         tail = "\n    ".join((run.stderr or run.stdout).strip().splitlines()[-15:]) or "(no output)"
-        raise ConfigError(f"perf_app = {target}: importing it from {directory} failed (exit code {run.returncode}):"
-                          f"\n    {tail}\n  Fix the import path (perf_app), perf_app_dir (the folder it is imported "
-                          "from) or perf_app_env (e.g. DJANGO_SETTINGS_MODULE).")
-    found = json.loads(lines[0][len(MARKER):])
+        raise ConfigError(
+            f"perf_app = {target}: importing it from {directory} failed (exit code {run.returncode}):"
+            f"\n    {tail}\n  Fix the import path (perf_app), perf_app_dir (the folder it is imported "
+            "from) or perf_app_env (e.g. DJANGO_SETTINGS_MODULE)."
+        )
+    found = json.loads(lines[0][len(MARKER) :])
     if found["interface"] is None:
-        raise ConfigError(f"perf_app = {target}: found {found['type']}, which is not a WSGI app (a callable of "
-                          "environ and start_response), an ASGI app (async, of scope, receive and send), an "
-                          "aiohttp Application or a tornado Application; if it is one of them, declare it with "
-                          "perf_app_interface = wsgi, asgi, aiohttp or tornado")
+        raise ConfigError(
+            f"perf_app = {target}: found {found['type']}, which is not a WSGI app (a callable of "
+            "environ and start_response), an ASGI app (async, of scope, receive and send), an "
+            "aiohttp Application or a tornado Application; if it is one of them, declare it with "
+            "perf_app_interface = wsgi, asgi, aiohttp or tornado"
+        )
     return found["interface"]
 
 

@@ -5,15 +5,16 @@ starts and warms up.  ``vgdb`` (Valgrind's gdbserver client) switches counting o
 process of the server just before the measured window and dumps the counts just after it.  vgdb
 reaches a process blocked in a system call through ptrace, so an idle server answers at once.
 """
+
 from __future__ import annotations
 
 import re
 import shutil
 import subprocess
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from ..errors import MissingBinaryError, ServerbenchError
 
@@ -34,9 +35,18 @@ def valgrind_command(out_dir: Path) -> tuple[str, ...]:
     """The prefix that runs a server's command under callgrind, children traced, counting off."""
     if valgrind_missing():
         raise MissingBinaryError("valgrind", "valgrind")
-    return (shutil.which("valgrind"), "--tool=callgrind", "--trace-children=yes", "--instr-atstart=no",
-            "--dump-instr=no", "--dump-line=no", "--vgdb=yes", f"--vgdb-prefix={VGDB_PREFIX}",
-            f"--callgrind-out-file={out_dir}/callgrind.%p", f"--log-file={out_dir}/valgrind.%p.log")
+    return (
+        shutil.which("valgrind"),
+        "--tool=callgrind",
+        "--trace-children=yes",
+        "--instr-atstart=no",
+        "--dump-instr=no",
+        "--dump-line=no",
+        "--vgdb=yes",
+        f"--vgdb-prefix={VGDB_PREFIX}",
+        f"--callgrind-out-file={out_dir}/callgrind.%p",
+        f"--log-file={out_dir}/valgrind.%p.log",
+    )
 
 
 def valgrind_missing() -> str | None:
@@ -58,17 +68,23 @@ def control(pids: Iterable[int], *command: str) -> None:
     """Send a callgrind monitor command (``instrumentation on``, ``dump``) to each process."""
     for pid in pids:
         try:
-            out = subprocess.run(["vgdb", f"--vgdb-prefix={VGDB_PREFIX}", f"--pid={pid}", "--max-invoke-ms=20",
-                                  *command], capture_output=True,
-                                 text=True, timeout=CONTROL_TIMEOUT_S)
+            out = subprocess.run(
+                ["vgdb", f"--vgdb-prefix={VGDB_PREFIX}", f"--pid={pid}", "--max-invoke-ms=20", *command],
+                capture_output=True,
+                text=True,
+                timeout=CONTROL_TIMEOUT_S,
+            )
         except subprocess.TimeoutExpired:
             raise CountingError(
                 f"vgdb did not reach pid {pid} within {CONTROL_TIMEOUT_S:g} s to send {' '.join(command)!r}: "
                 "it needs ptrace to wake a process blocked in a system call. Run as root, or allow ptrace "
-                "(`sysctl kernel.yama.ptrace_scope=0`, or the container capability SYS_PTRACE)") from None
+                "(`sysctl kernel.yama.ptrace_scope=0`, or the container capability SYS_PTRACE)"
+            ) from None
         if out.returncode != 0:
-            raise CountingError(f"vgdb {' '.join(command)!r} for pid {pid} failed (exit {out.returncode}): "
-                                f"{(out.stderr or out.stdout).strip()[-400:]}")
+            raise CountingError(
+                f"vgdb {' '.join(command)!r} for pid {pid} failed (exit {out.returncode}): "
+                f"{(out.stderr or out.stdout).strip()[-400:]}"
+            )
 
 
 @dataclass(frozen=True)
@@ -129,7 +145,9 @@ def window_dumps(out_dir: Path, pids: Iterable[int]) -> list[Dump]:
     for pid in pids:
         path = Path(out_dir) / f"callgrind.{pid}.1"
         if not path.exists():
-            raise CountingError(f"process {pid} wrote no dump ({path} is missing): it exited during the "
-                                f"window or is not running under valgrind; see {out_dir}/valgrind.{pid}.log")
+            raise CountingError(
+                f"process {pid} wrote no dump ({path} is missing): it exited during the "
+                f"window or is not running under valgrind; see {out_dir}/valgrind.{pid}.log"
+            )
         dumps.append(read_dump(path))
     return dumps

@@ -9,6 +9,7 @@ one of them serves the window (:mod:`.workers`).  What stays non-deterministic i
 housekeeping (a loop that wakes every 100 ms, a Date header re-rendered each second); the A/A
 benchmark (benchmarks/cost_spread.py) reports it per variant.
 """
+
 from __future__ import annotations
 
 import glob
@@ -19,24 +20,25 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable
 
-from . import callgrind
-from .callgrind import CountingError, Dump
-from .sequential import SequentialClient, quiet, server_pids
-from .isa import counted_isa_level
-from .packages import Owners, installed_versions
-from .executors import LOOPBACK, free_port
-from .servers import start_variant
-from .workers import accepting_workers, paused, settled
-from .verify import verify
 from ..catalog.apps import App
 from ..catalog.contract import Endpoint
 from ..catalog.variants import Variant
 from ..catalog.workloads import Workload
 from ..records.cost import CostRecord, FunctionCost, ProcessCount
+from . import callgrind
+from .callgrind import CountingError, Dump
+from .executors import LOOPBACK, free_port
+from .isa import counted_isa_level
+from .packages import Owners, installed_versions
+from .sequential import SequentialClient, quiet, server_pids
+from .servers import start_variant
+from .verify import verify
+from .workers import accepting_workers, paused, settled
 
 START_TIMEOUT_S = 180.0
 STACK_BLOCK = 4096  # bytes of arguments plus environment every counted server starts with
@@ -83,10 +85,13 @@ def counting_environment(plan: CostPlan) -> dict[str, object]:
     implementation = platform.python_implementation().lower() if plan.python == sys.executable else "python"
     version = platform.python_version() if plan.python == sys.executable else plan.python
     libc, libc_version = platform.libc_ver()
-    return {"interpreter": f"{implementation}-{version}", "isa": counted_isa_level(),
-            "libc": f"{libc}-{libc_version}" if libc else "libc-unknown",
-            "valgrind": callgrind.valgrind_version().replace("valgrind-", ""),
-            "packages": dict(installed_versions(plan.python, modules))}
+    return {
+        "interpreter": f"{implementation}-{version}",
+        "isa": counted_isa_level(),
+        "libc": f"{libc}-{libc_version}" if libc else "libc-unknown",
+        "valgrind": callgrind.valgrind_version().replace("valgrind-", ""),
+        "packages": dict(installed_versions(plan.python, modules)),
+    }
 
 
 def measure_cost(plan: CostPlan) -> CostRecord:
@@ -96,12 +101,23 @@ def measure_cost(plan: CostPlan) -> CostRecord:
     started = time.monotonic()
     port = plan.port if plan.port is not None else free_port()
     prefix = fixed_environment(plan, port) + callgrind.valgrind_command(out_dir)
-    server = start_variant(replace(plan.variant, command=prefix + plan.variant.command), apps_dir=plan.apps_dir,
-                           app=plan.app, port=port, timeout=START_TIMEOUT_S, python=plan.python)
+    server = start_variant(
+        replace(plan.variant, command=prefix + plan.variant.command),
+        apps_dir=plan.apps_dir,
+        app=plan.app,
+        port=port,
+        timeout=START_TIMEOUT_S,
+        python=plan.python,
+    )
     try:
-        pids = run_window(plan, server.process.pid, port,
-                          Window(on=lambda p: callgrind.control(p, "instrumentation", "on"),
-                                 off=lambda p: callgrind.control(p, "dump")))
+        pids = run_window(
+            plan,
+            server.process.pid,
+            port,
+            Window(
+                on=lambda p: callgrind.control(p, "instrumentation", "on"), off=lambda p: callgrind.control(p, "dump")
+            ),
+        )
         dumps = callgrind.window_dumps(out_dir, pids)
     finally:
         server.stop()
@@ -109,11 +125,18 @@ def measure_cost(plan: CostPlan) -> CostRecord:
             shutil.rmtree(out_dir, ignore_errors=True)
     owners = plan.owners
     return CostRecord(
-        nodeid=plan.nodeid, variant=plan.variant.name, app=plan.app.name, workload=plan.workload.name,
-        path=plan.workload.path, requests=plan.requests, instructions=sum(d.instructions for d in dumps),
+        nodeid=plan.nodeid,
+        variant=plan.variant.name,
+        app=plan.app.name,
+        workload=plan.workload.name,
+        path=plan.workload.path,
+        requests=plan.requests,
+        instructions=sum(d.instructions for d in dumps),
         processes=tuple(ProcessCount(d.pid, d.command, d.instructions) for d in dumps),
-        functions=c_functions(dumps, plan.requests, owners), environment=counting_environment(plan),
-        wall_s=time.monotonic() - started)
+        functions=c_functions(dumps, plan.requests, owners),
+        environment=counting_environment(plan),
+        wall_s=time.monotonic() - started,
+    )
 
 
 @dataclass(frozen=True)
@@ -122,7 +145,7 @@ class Window:
     last request (the other workers still paused, the client still open), ``off`` once all run again."""
 
     on: Callable[[list[int]], None]
-    end: Callable[[list[int], "SequentialClient"], None] = lambda pids, client: None
+    end: Callable[[list[int], SequentialClient], None] = lambda pids, client: None
     off: Callable[[list[int]], None] = lambda pids: None
 
 
@@ -130,8 +153,7 @@ def run_window(plan: CostPlan, leader: int, port: int, window: Window) -> list[i
     """Verify, warm up, then send ``plan.requests`` requests between ``window.on`` and ``window.off``;
     returns the server's pids.  A pre-fork server's workers warm up one at a time and one of them
     serves the whole window, the others stopped: every run starts the window from the same state."""
-    verify(f"http://{LOOPBACK}:{port}", plan.workload.specs,
-           f"{plan.variant.name}/{plan.app.name} (port {port})")
+    verify(f"http://{LOOPBACK}:{port}", plan.workload.specs, f"{plan.variant.name}/{plan.app.name} (port {port})")
     pids = settled(leader, port, server_pids, plan.variant.settings.get("workers"))
     workers = accepting_workers(pids, leader, port)
     if len(workers) < 2:
@@ -178,20 +200,37 @@ def fixed_environment(plan: CostPlan, port: int) -> tuple[str, ...]:
     size the same whatever the checkout's path, the port's digits or the caller's variables.
     """
     python = plan.python
-    argv = plan.variant.argv(python=python, bindir=os.path.dirname(python), host=LOOPBACK, port=port,
-                             target=plan.app.target, module=plan.app.module, callable=plan.app.callable,
-                             apps_dir=str(plan.apps_dir))
+    argv = plan.variant.argv(
+        python=python,
+        bindir=os.path.dirname(python),
+        host=LOOPBACK,
+        port=port,
+        target=plan.app.target,
+        module=plan.app.module,
+        callable=plan.app.callable,
+        apps_dir=str(plan.apps_dir),
+    )
     passed = {k: v for k, v in os.environ.items() if k.startswith("SERVERBENCH_") and k != PAD_VARIABLE}
-    env = {"PATH": f"{os.path.dirname(python)}:/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/"),
-           "LC_ALL": "C.UTF-8", "PYTHONPATH": str(plan.apps_dir), "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0",
-           # The workers paused through the window send gunicorn's arbiter no heartbeat, and it kills a worker
-           # silent for its timeout (30 s): /upstream's window (100 ms a request under valgrind) outlasts that.
-           "GUNICORN_CMD_ARGS": f"--timeout {PAUSED_WORKER_TIMEOUT_S}",
-           **passed, **plan.variant.env, **plan.env}
+    env = {
+        "PATH": f"{os.path.dirname(python)}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": os.environ.get("HOME", "/"),
+        "LC_ALL": "C.UTF-8",
+        "PYTHONPATH": str(plan.apps_dir),
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONHASHSEED": "0",
+        # The workers paused through the window send gunicorn's arbiter no heartbeat, and it kills a worker
+        # silent for its timeout (30 s): /upstream's window (100 ms a request under valgrind) outlasts that.
+        "GUNICORN_CMD_ARGS": f"--timeout {PAUSED_WORKER_TIMEOUT_S}",
+        **passed,
+        **plan.variant.env,
+        **plan.env,
+    }
     used = sum(len(a) + 1 for a in argv) + sum(len(k) + len(v) + 2 for k, v in env.items())
     if used + len(PAD_VARIABLE) + 2 > STACK_BLOCK:
-        raise CountingError(f"the server's arguments and environment take {used} bytes, more than the "
-                            f"{STACK_BLOCK} the count is normalised to; shorten the paths (apps folder, interpreter)")
+        raise CountingError(
+            f"the server's arguments and environment take {used} bytes, more than the "
+            f"{STACK_BLOCK} the count is normalised to; shorten the paths (apps folder, interpreter)"
+        )
     env[PAD_VARIABLE] = "x" * (STACK_BLOCK - used - len(PAD_VARIABLE) - 2)
     return (shutil.which("env") or "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()))
 
@@ -212,8 +251,8 @@ def app_modules(apps_dir: Path) -> list[str]:
     """The top-level modules and packages of the app's folder: the reference apps' files, or a user's
     project (``notes``, ``notes_site``): their functions are the ``app`` role."""
     folder = Path(apps_dir)
-    return ([Path(p).stem for p in glob.glob(str(folder / "*.py"))]
-            + [Path(p).parent.name for p in glob.glob(str(folder / "*" / "__init__.py"))]
-            + [Path(p).parent.name for p in glob.glob(str(folder / "src" / "*" / "__init__.py"))])
-
-
+    return (
+        [Path(p).stem for p in glob.glob(str(folder / "*.py"))]
+        + [Path(p).parent.name for p in glob.glob(str(folder / "*" / "__init__.py"))]
+        + [Path(p).parent.name for p in glob.glob(str(folder / "src" / "*" / "__init__.py"))]
+    )

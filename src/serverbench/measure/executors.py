@@ -8,6 +8,7 @@ when the interpreter exits without its fixtures' teardown (a Ctrl-C during the s
 writes) is stopped gracefully at exit, and mirakuru's own atexit sweep then kills anything
 still carrying its environment marker.  docs/robustness.md holds the census of interruptions.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -20,9 +21,10 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable
 
 import psutil
 from mirakuru import HTTPExecutor, TCPExecutor
@@ -89,7 +91,9 @@ def require_binary(binary: str, package: str) -> str:
 
 def missing_modules_in(python: str, modules: Sequence[str], timeout: float = 60.0) -> list[str]:
     """The modules that interpreter ``python`` cannot import (it is asked, bounded in time)."""
-    probe = "import importlib.util, sys; print(' '.join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))"
+    probe = (
+        "import importlib.util, sys; print(' '.join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))"
+    )
     try:
         out = subprocess.run([python, "-c", probe, *modules], capture_output=True, text=True, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -113,7 +117,7 @@ def port_owner(port: int) -> str:
     return "another process"
 
 
-_LIVE: set["ManagedProcess"] = set()  # started and not yet stopped: stopped at exit if teardown never ran
+_LIVE: set[ManagedProcess] = set()  # started and not yet stopped: stopped at exit if teardown never ran
 
 
 @atexit.register  # registered after mirakuru's sweep, so it runs first: a graceful stop, then the SIGKILL sweep
@@ -125,9 +129,18 @@ def _stop_leftovers() -> None:
 class ManagedProcess:
     """A long-running process (server or backend) with captured output and a readiness check."""
 
-    def __init__(self, what: str, argv: Sequence[str], port: int, *, ready_path: str | None,
-                 cwd: Path | None = None, env: Mapping[str, str] | None = None, timeout: float = 30.0,
-                 log_dir: Path | None = None):
+    def __init__(
+        self,
+        what: str,
+        argv: Sequence[str],
+        port: int,
+        *,
+        ready_path: str | None,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        timeout: float = 30.0,
+        log_dir: Path | None = None,
+    ):
         self.what = what
         self.argv = list(argv)
         self.port = port
@@ -136,15 +149,22 @@ class ManagedProcess:
         log_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = log_dir / f"serverbench-{what.replace(' ', '-').replace('/', '-')}-{port}.log"
         self._log = None
-        kwargs = dict(cwd=str(cwd) if cwd else None, envvars=dict(env or {}), timeout=timeout,
-                      stdin=subprocess.DEVNULL, stderr=subprocess.STDOUT, shell=False)
+        kwargs = dict(
+            cwd=str(cwd) if cwd else None,
+            envvars=dict(env or {}),
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+            shell=False,
+        )
         if ready_path is not None:
-            self._executor = _HTTPProcess(self.argv, url=self.url + ready_path, status=r"^2\d\d$", method="GET",
-                                          **kwargs)  # GET: not every server answers HEAD
+            self._executor = _HTTPProcess(
+                self.argv, url=self.url + ready_path, status=r"^2\d\d$", method="GET", **kwargs
+            )  # GET: not every server answers HEAD
         else:
             self._executor = _TCPProcess(self.argv, host=LOOPBACK, port=port, **kwargs)
 
-    def start(self, timeout: float | None = None) -> "ManagedProcess":
+    def start(self, timeout: float | None = None) -> ManagedProcess:
         if timeout is not None:  # a restart (backends.base.revive): stop() left its own 10 s there
             self._executor._timeout = timeout
         self._log = open(self.log_path, "wb")
@@ -154,17 +174,26 @@ class ManagedProcess:
             self._executor.start()
         except AlreadyRunning:
             self._close_log()
-            raise ServerStartError(self.what, f"port {self.port} is already in use by {port_owner(self.port)}; "
-                                   "stop it, or pick another port (--perf-port)", self.command, "") from None
+            raise ServerStartError(
+                self.what,
+                f"port {self.port} is already in use by {port_owner(self.port)}; "
+                "stop it, or pick another port (--perf-port)",
+                self.command,
+                "",
+            ) from None
         except ProcessExitedWithError as exc:
             self._close_log()
-            raise ServerStartError(self.what, f"it exited with code {exc.exit_code} before it was ready",
-                                   self.command, self.log_tail()) from None
+            raise ServerStartError(
+                self.what, f"it exited with code {exc.exit_code} before it was ready", self.command, self.log_tail()
+            ) from None
         except TimeoutExpired:
             self._close_log()
-            raise ServerStartError(self.what, f"not ready within {self._executor._timeout:g} s "
-                                   "(raise --perf-start-timeout if it is just slow)", self.command,
-                                   self.log_tail()) from None
+            raise ServerStartError(
+                self.what,
+                f"not ready within {self._executor._timeout:g} s (raise --perf-start-timeout if it is just slow)",
+                self.command,
+                self.log_tail(),
+            ) from None
         except FileNotFoundError as exc:
             self._close_log()
             raise ServerStartError(self.what, f"{exc.filename} does not exist", self.command, "") from None
@@ -248,8 +277,13 @@ def pin_tree(pid: int, cpus: Sequence[int]) -> None:
             continue
 
 
-def run_generator(argv: Sequence[str], timeout: float, cpus: Sequence[int] | None = None,
-                  env: dict[str, str] | None = None, main_thread: bool = False) -> GeneratorRun:
+def run_generator(
+    argv: Sequence[str],
+    timeout: float,
+    cpus: Sequence[int] | None = None,
+    env: dict[str, str] | None = None,
+    main_thread: bool = False,
+) -> GeneratorRun:
     """Run a load generator to completion, bounded by ``timeout``, and measure its own CPU time.
 
     ``cpus`` pins the generator to those cores (the A/B runner gives each arm its own core).  ``main_thread``: its
@@ -257,8 +291,9 @@ def run_generator(argv: Sequence[str], timeout: float, cpus: Sequence[int] | Non
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.monotonic()
-        process = subprocess.Popen(list(argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
-                                   preexec_fn=_child_setup(cpus))
+        process = subprocess.Popen(
+            list(argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, preexec_fn=_child_setup(cpus)
+        )
         watchdog = threading.Timer(timeout, _kill_group, args=(process.pid,))
         watchdog.start()
         sampler = RunQueueSampler(process.pid, main_thread=main_thread)
@@ -275,9 +310,15 @@ def run_generator(argv: Sequence[str], timeout: float, cpus: Sequence[int] | Non
         process.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        run = GeneratorRun(tuple(argv), process.returncode, out.read().decode(errors="replace"),
-                           err.read().decode(errors="replace"), wall, usage.ru_utime + usage.ru_stime,
-                           samples)
+        run = GeneratorRun(
+            tuple(argv),
+            process.returncode,
+            out.read().decode(errors="replace"),
+            err.read().decode(errors="replace"),
+            wall,
+            usage.ru_utime + usage.ru_stime,
+            samples,
+        )
     if run.returncode == -signal.SIGKILL and wall >= timeout:
         raise GeneratorError(f"{argv[0]} did not finish within {timeout:g} s and was killed")
     return run
@@ -304,12 +345,24 @@ class BackgroundProcess:
         self._sampler = RunQueueSampler(process.pid, main_thread=main_thread)
 
     @classmethod
-    def start(cls, argv: Sequence[str], log: Path, cpus: Sequence[int] | None = None,
-              env: dict[str, str] | None = None, main_thread: bool = False) -> "BackgroundProcess":
+    def start(
+        cls,
+        argv: Sequence[str],
+        log: Path,
+        cpus: Sequence[int] | None = None,
+        env: dict[str, str] | None = None,
+        main_thread: bool = False,
+    ) -> BackgroundProcess:
         """Start ``argv`` with its output in ``log`` (``env``, ``main_thread``: as :func:`run_generator`'s)."""
         with open(log, "wb") as out:
-            process = subprocess.Popen(list(argv), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                       env=env, preexec_fn=_child_setup(cpus))
+            process = subprocess.Popen(
+                list(argv),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                preexec_fn=_child_setup(cpus),
+            )
         return cls(process, log, main_thread)
 
     def reap(self, linger_s: float) -> Reaped:
@@ -372,4 +425,3 @@ def raise_open_files(need: int) -> int:
             f"cannot be raised here: run as root or raise it (`ulimit -n {need}`), or sweep fewer connections"
         ) from None
     return need
-

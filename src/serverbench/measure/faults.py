@@ -5,6 +5,7 @@ fault did to a trial is judged in :mod:`serverbench.judge.faults`.
 Every wait here is bounded: the probe's requests time out, the toxiproxy API calls time out,
 and the timer and probe threads are joined with a timeout when the window ends.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -17,10 +18,11 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..catalog.faults import Fault
@@ -28,8 +30,10 @@ from ..errors import BackendFault, ConfigError, MissingBinaryError
 from .executors import LOOPBACK, ManagedProcess, free_port
 from .verify import fetch
 
-TOXIPROXY_INSTALL = ("GOBIN=$HOME/go/bin go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.5.0 && "
-                     "mv $HOME/go/bin/server $HOME/go/bin/toxiproxy-server")
+TOXIPROXY_INSTALL = (
+    "GOBIN=$HOME/go/bin go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.5.0 && "
+    "mv $HOME/go/bin/server $HOME/go/bin/toxiproxy-server"
+)
 API_TIMEOUT_S = 5.0
 TOXIC = "serverbench-fault"
 
@@ -39,8 +43,11 @@ def toxiproxy_binary() -> str:
     found = shutil.which("toxiproxy-server")
     built = Path.home() / "go" / "bin" / "toxiproxy-server"
     if found is None and not built.is_file():
-        raise MissingBinaryError("toxiproxy-server", fix=f"not found on PATH or in ~/go/bin. Build it with Go: "
-                                 f"`{TOXIPROXY_INSTALL}` (./run tests does it when Go is installed)")
+        raise MissingBinaryError(
+            "toxiproxy-server",
+            fix=f"not found on PATH or in ~/go/bin. Build it with Go: "
+            f"`{TOXIPROXY_INSTALL}` (./run tests does it when Go is installed)",
+        )
     return found or str(built)
 
 
@@ -54,9 +61,11 @@ def with_port(url: str, port: int) -> str:
 
 def toxic_of(fault: Fault) -> dict[str, Any]:
     """The toxiproxy toxic that makes ``fault`` (applied to what the backend sends back)."""
-    kind, attributes = {"slow": ("latency", {"latency": int(fault.latency_ms or 0), "jitter": 0}),
-                        "drop": ("timeout", {"timeout": 0}),  # 0: nothing passes and nothing closes
-                        "reset": ("reset_peer", {"timeout": 0})}[fault.action]
+    kind, attributes = {
+        "slow": ("latency", {"latency": int(fault.latency_ms or 0), "jitter": 0}),
+        "drop": ("timeout", {"timeout": 0}),  # 0: nothing passes and nothing closes
+        "reset": ("reset_peer", {"timeout": 0}),
+    }[fault.action]
     return {"name": TOXIC, "type": kind, "stream": "downstream", "toxicity": 1.0, "attributes": attributes}
 
 
@@ -68,15 +77,16 @@ class Toxiproxy:
         self.api = process.url
 
     @classmethod
-    def start(cls, timeout: float = 30.0) -> "Toxiproxy":
+    def start(cls, timeout: float = 30.0) -> Toxiproxy:
         port = free_port()
         argv = [toxiproxy_binary(), "-host", LOOPBACK, "-port", str(port)]
         return cls(ManagedProcess("toxiproxy", argv, port, ready_path="/version", timeout=timeout).start())
 
     def call(self, method: str, path: str, body: Any = None) -> Any:
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.api + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            self.api + path, data=data, method=method, headers={"Content-Type": "application/json"}
+        )
         try:
             with urllib.request.urlopen(request, timeout=API_TIMEOUT_S) as response:
                 text = response.read()
@@ -90,8 +100,16 @@ class Toxiproxy:
         """A proxy named ``name`` in front of the backend at ``url``; returns the URL that goes through it."""
         parts = urlsplit(url)
         port = free_port()
-        self.call("POST", "/proxies", {"name": name, "listen": f"{LOOPBACK}:{port}",
-                                       "upstream": f"{parts.hostname}:{parts.port}", "enabled": True})
+        self.call(
+            "POST",
+            "/proxies",
+            {
+                "name": name,
+                "listen": f"{LOOPBACK}:{port}",
+                "upstream": f"{parts.hostname}:{parts.port}",
+                "enabled": True,
+            },
+        )
         return with_port(url, port)
 
     def poison(self, name: str, fault: Fault) -> None:
@@ -145,14 +163,15 @@ class Probe:
     """One GET of the workload's path every ``interval_s`` on a thread, each bounded by ``timeout_s``;
     it notes the first failure and counts failures by class."""
 
-    def __init__(self, base_url: str, path: str, run: FaultRun, started: float,
-                 interval_s: float = 0.1, timeout_s: float = 2.0):
+    def __init__(
+        self, base_url: str, path: str, run: FaultRun, started: float, interval_s: float = 0.1, timeout_s: float = 2.0
+    ):
         self.base_url, self.path, self.run, self.started = base_url, path, run, started
         self.interval_s, self.timeout_s = interval_s, timeout_s
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="serverbench-fault-probe", daemon=True)
 
-    def __enter__(self) -> "Probe":
+    def __enter__(self) -> Probe:
         self._thread.start()
         return self
 
@@ -183,7 +202,9 @@ def recovery(base_url: str, path: str, within_s: float = 10.0, streak: int = 5, 
     good = 0
     while time.monotonic() - started < within_s:
         try:
-            status, _, _ = fetch(base_url, path, timeout=min(timeout_s, max(within_s - (time.monotonic() - started), 0.1)))
+            status, _, _ = fetch(
+                base_url, path, timeout=min(timeout_s, max(within_s - (time.monotonic() - started), 0.1))
+            )
             good = good + 1 if status < 400 else 0
         except (OSError, http.client.HTTPException):
             good = 0
@@ -201,12 +222,21 @@ class FaultInjection:
     name of the proxy the app talks through.  ``runs`` keeps what each window saw.
     """
 
-    def __init__(self, fault: Fault, pid: int | None, probe_url: str, probe_path: str,
-                 toxiproxy: Toxiproxy | None = None, proxy: str | None = None):
+    def __init__(
+        self,
+        fault: Fault,
+        pid: int | None,
+        probe_url: str,
+        probe_path: str,
+        toxiproxy: Toxiproxy | None = None,
+        proxy: str | None = None,
+    ):
         if fault.action == "kill" and pid is None:
-            raise ConfigError(f"--perf-fault {fault.label}: {fault.backend} was given by URL, so serverbench does "
-                              f"not own its process and cannot kill it; drop --{fault.backend}-url, or use a "
-                              f"proxied fault (slow-, drop-, reset-{fault.backend})")
+            raise ConfigError(
+                f"--perf-fault {fault.label}: {fault.backend} was given by URL, so serverbench does "
+                f"not own its process and cannot kill it; drop --{fault.backend}-url, or use a "
+                f"proxied fault (slow-, drop-, reset-{fault.backend})"
+            )
         if fault.proxied and (toxiproxy is None or proxy is None):
             raise ConfigError(f"--perf-fault {fault.label} needs the app to talk to {fault.backend} through toxiproxy")
         self.fault, self.pid, self.toxiproxy, self.proxy = fault, pid, toxiproxy, proxy

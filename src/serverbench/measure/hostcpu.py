@@ -5,6 +5,7 @@ Those take cores from the server and the generator without showing in either's C
 what every process on the machine used (``busy_s``) and what the hypervisor gave to other guests
 (``steal_s``), so a judge can tell a quiet window from a crowded one (judge.checks.neighbours).
 """
+
 from __future__ import annotations
 
 import time
@@ -38,5 +39,8 @@ class HostSampler:
 
     def stop(self) -> HostCPU:
         end = _read()
-        return HostCPU(round(end[0] - self._start[0], 3), round(end[1] - self._start[1], 3),
-                       round(time.monotonic() - self._started, 3))
+        return HostCPU(
+            round(end[0] - self._start[0], 3),
+            round(end[1] - self._start[1], 3),
+            round(time.monotonic() - self._started, 3),
+        )

@@ -8,6 +8,7 @@ per valgrind binary) by running the dynamic loader's ``--help`` under ``valgrind
 2.33 lists the glibc-hwcaps levels x86-64-v2/v3/v4, each marked "supported" when the CPU it runs on has
 that level's features.  No compiler is needed.
 """
+
 from __future__ import annotations
 
 import platform
@@ -32,8 +33,11 @@ def hwcaps_level(ld_help: str) -> str | None:
     if HWCAPS_SECTION not in ld_help:
         return None
     section = ld_help.split(HWCAPS_SECTION, 1)[1].split("\n\n", 1)[0]
-    supported = [int(level) for level, marks in re.findall(r"^\s*x86-64-v(\d)\s*\(([^)]*)\)", section, re.M)
-                 if "supported" in marks.split(", ")]
+    supported = [
+        int(level)
+        for level, marks in re.findall(r"^\s*x86-64-v(\d)\s*\(([^)]*)\)", section, re.M)
+        if "supported" in marks.split(", ")
+    ]
     return f"x86-64-v{max(supported)}" if supported else "x86-64-v1"
 
 
@@ -56,8 +60,9 @@ def counted_isa_level(valgrind: str | None = None) -> str:
     loader = next((p for p in LOADERS if Path(p).exists()), None)
     if valgrind is not None and loader is not None:
         try:
-            out = subprocess.run([valgrind, "--tool=none", "--log-fd=2", loader, "--help"], capture_output=True,
-                                 text=True, timeout=120)
+            out = subprocess.run(
+                [valgrind, "--tool=none", "--log-fd=2", loader, "--help"], capture_output=True, text=True, timeout=120
+            )
             level = hwcaps_level(out.stdout)  # valgrind's own lines go to stderr
             if level is not None:
                 return level

@@ -6,10 +6,11 @@ or final ACK dropped at a listener (ListenDrops, which includes the overflows). 
 and after the window, the difference is what the window cost; the counters are not per
 socket, so load must not run beside a trial (serverbench serialises load on the machine).
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 NETSTAT = Path("/proc/net/netstat")
 COUNTERS = {"ListenOverflows": "listen_overflows", "ListenDrops": "listen_drops"}

@@ -3,6 +3,7 @@
 The id is built from what changes throughput (CPU model, cores, interpreter, driver), never the
 hostname, so the same kind of machine shares baselines and a different one never silently does.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,14 @@ def python_info() -> dict[str, Any]:
 def machine_info(driver: str) -> dict[str, Any]:
     cores = os.cpu_count() or 1
     py = python_info()
-    info = {"cpu": cpu_model(), "cores": cores, "arch": platform.machine(), "system": platform.system(),
-            "python": f"{py['implementation']}-{'.'.join(py['version'].split('.')[:2])}", "driver": driver}
+    info = {
+        "cpu": cpu_model(),
+        "cores": cores,
+        "arch": platform.machine(),
+        "system": platform.system(),
+        "python": f"{py['implementation']}-{'.'.join(py['version'].split('.')[:2])}",
+        "driver": driver,
+    }
     info["id"] = machine_id(info)
     return info
 

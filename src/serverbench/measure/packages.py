@@ -9,6 +9,7 @@ Attribution names a package and a role for each profiled function: ``server``, `
 ``app``, ``driver`` (database clients), ``standard library``, ``interpreter`` (libpython) or
 ``system`` (libc and the dynamic loader).
 """
+
 from __future__ import annotations
 
 import importlib.metadata as metadata
@@ -17,21 +18,33 @@ import platform
 import re
 import subprocess
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-_DEV_EXTRA = re.compile(r"^((tests?|testing|dev|docs?|lint|typing|mypy|benchmarks?|all)([-_].*)?|.*[-_]platform)$", re.I)
+_DEV_EXTRA = re.compile(
+    r"^((tests?|testing|dev|docs?|lint|typing|mypy|benchmarks?|all)([-_].*)?|.*[-_]platform)$", re.I
+)
 DRIVER_MODULES = frozenset({"redis", "pymongo", "bson", "motor", "psycopg", "psycopg2", "asyncpg", "urllib3"})
 SERVER, FRAMEWORK, APP, DRIVER, STDLIB, INTERPRETER, SYSTEM, OTHER = (
-    "server", "framework", "app", "driver", "standard library", "interpreter", "system", "other")
+    "server",
+    "framework",
+    "app",
+    "driver",
+    "standard library",
+    "interpreter",
+    "system",
+    "other",
+)
 
 # Run inside another interpreter (an A/B arm's): this module's closure, imported from this source tree.
-_PROBE = ("import json, sys; sys.path.insert(0, {src!r}); from serverbench.measure.packages import _closure; "
-          "print(json.dumps(_closure(sys.argv[1:])))")
+_PROBE = (
+    "import json, sys; sys.path.insert(0, {src!r}); from serverbench.measure.packages import _closure; "
+    "print(json.dumps(_closure(sys.argv[1:])))"
+)
 
 
 @lru_cache(maxsize=64)
@@ -93,8 +106,11 @@ def isa_level() -> str:
             flags = set(next(line for line in cpuinfo if line.startswith("flags")).split())
     except (OSError, StopIteration):
         return "x86-64"
-    levels = [("v2", {"sse4_2", "popcnt", "ssse3"}), ("v3", {"avx2", "bmi2", "fma", "movbe"}),
-              ("v4", {"avx512f", "avx512bw", "avx512vl"})]
+    levels = [
+        ("v2", {"sse4_2", "popcnt", "ssse3"}),
+        ("v3", {"avx2", "bmi2", "fma", "movbe"}),
+        ("v4", {"avx512f", "avx512bw", "avx512vl"}),
+    ]
     level = "v1"
     for name, needed in levels:
         if not needed <= flags:
@@ -114,7 +130,7 @@ class Owners:
     stdlib: frozenset[str] = frozenset(getattr(sys, "stdlib_module_names", ()))  # Python >= 3.10
 
     @classmethod
-    def of(cls, server_modules: Iterable[str], app_modules: Iterable[str], app_requires: Iterable[str]) -> "Owners":
+    def of(cls, server_modules: Iterable[str], app_modules: Iterable[str], app_requires: Iterable[str]) -> Owners:
         drivers = [m for m in app_requires if m in DRIVER_MODULES]
         frameworks = [m for m in app_requires if m not in DRIVER_MODULES]
         server = set(installed_versions(sys.executable, tuple(server_modules))) | {"serverbench"}

@@ -11,12 +11,13 @@ nested in a worker cut that slice again.  Set it yourself to confine serverbench
 Inside one process, a port handed out recently is not handed out again: a server may not have
 bound it yet when the next one is picked.
 """
+
 from __future__ import annotations
 
 import os
 import threading
 from collections import deque
-from typing import Mapping, MutableMapping
+from collections.abc import Mapping, MutableMapping
 
 import port_for
 
@@ -39,8 +40,10 @@ def configured_range(environ: Mapping[str, str] = os.environ) -> range | None:
         return None
     first, _, last = value.partition("-")
     if not (first.strip().isdigit() and last.strip().isdigit() and 1024 <= int(first) <= int(last) <= 65535):
-        raise ConfigError(f"{PORTS_ENV}={value!r}: expected the first and last port of a range, such as "
-                          f"{PORTS_ENV}={PORT_RANGE.start}-{PORT_RANGE.stop - 1} (1024-65535); fix it or unset it")
+        raise ConfigError(
+            f"{PORTS_ENV}={value!r}: expected the first and last port of a range, such as "
+            f"{PORTS_ENV}={PORT_RANGE.start}-{PORT_RANGE.stop - 1} (1024-65535); fix it or unset it"
+        )
     return range(int(first), int(last) + 1)
 
 
@@ -68,7 +71,8 @@ def free_port() -> int:
     """A free loopback port below the ephemeral range, from this process's ports (its worker's slice)."""
     allowed = configured_range()
     with _lock:
-        port = port_for.select_random(ports=set(allowed if allowed is not None else worker_range()),
-                                      exclude_ports=set(_recent))
+        port = port_for.select_random(
+            ports=set(allowed if allowed is not None else worker_range()), exclude_ports=set(_recent)
+        )
         _recent.append(port)
     return port

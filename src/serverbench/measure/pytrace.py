@@ -6,6 +6,7 @@ pass runs the server without valgrind, with the tracer of ``tracer/sitecustomize
 Bytecode counts are deterministic like instruction counts, but they are a different unit: the
 attribution ranks Python functions by their share of the cell's bytecodes.
 """
+
 from __future__ import annotations
 
 import glob
@@ -18,12 +19,12 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-from .cost import CostPlan, Window, run_window
-from .sequential import SequentialClient
-from .callgrind import CountingError
-from .executors import free_port
-from .servers import start_variant
 from ..records.cost import FunctionCost
+from .callgrind import CountingError
+from .cost import CostPlan, Window, run_window
+from .executors import free_port
+from .sequential import SequentialClient
+from .servers import start_variant
 
 TRACER_DIR = Path(__file__).resolve().parent / "tracer"
 PROFILE_WAIT_S = 5.0
@@ -33,14 +34,29 @@ def profile_python(plan: CostPlan) -> tuple[FunctionCost, ...]:
     """Bytecodes per request of every Python function the window ran, with module, package and role."""
     folder = Path(tempfile.mkdtemp(prefix="serverbench-pytrace-"))
     port = plan.port if plan.port is not None else free_port()
-    env = {"PYTHONHASHSEED": "0", "SERVERBENCH_TRACE_DIR": str(folder), **plan.env,
-           "PYTHONPATH": os.pathsep.join([str(TRACER_DIR), str(plan.apps_dir)])}
-    server = start_variant(replace(plan.variant), apps_dir=plan.apps_dir, app=plan.app, port=port, env=env,
-                           timeout=120.0, python=plan.python)
+    env = {
+        "PYTHONHASHSEED": "0",
+        "SERVERBENCH_TRACE_DIR": str(folder),
+        **plan.env,
+        "PYTHONPATH": os.pathsep.join([str(TRACER_DIR), str(plan.apps_dir)]),
+    }
+    server = start_variant(
+        replace(plan.variant),
+        apps_dir=plan.apps_dir,
+        app=plan.app,
+        port=port,
+        env=env,
+        timeout=120.0,
+        python=plan.python,
+    )
     on_file = folder / "on"
     try:
-        run_window(plan, server.process.pid, port, Window(on=lambda pids: on_file.touch(),
-                                                          end=lambda pids, client: _switch_off(on_file, client)))
+        run_window(
+            plan,
+            server.process.pid,
+            port,
+            Window(on=lambda pids: on_file.touch(), end=lambda pids, client: _switch_off(on_file, client)),
+        )
         rows, modules = _read(folder)
     finally:
         server.stop()
@@ -61,8 +77,10 @@ def _switch_off(on_file: Path, client: SequentialClient) -> None:
     deadline = time.monotonic() + PROFILE_WAIT_S
     while not glob.glob(str(on_file.parent / "profile.*.json")):
         if time.monotonic() > deadline:
-            raise CountingError(f"no Python profile was written within {PROFILE_WAIT_S:g} s: the requests ran in "
-                                "threads the tracer cannot see (a C or Rust runtime's own threads)")
+            raise CountingError(
+                f"no Python profile was written within {PROFILE_WAIT_S:g} s: the requests ran in "
+                "threads the tracer cannot see (a C or Rust runtime's own threads)"
+            )
         client.send(1)
         time.sleep(0.02)
 
@@ -86,5 +104,5 @@ def _module_of_path(filename: str) -> str:
         if marker in path:
             return path.split(marker, 1)[1].removesuffix(".py").replace("/__init__", "").replace("/", ".")
     if path.startswith("<frozen "):
-        return path[len("<frozen "):-1]
+        return path[len("<frozen ") : -1]
     return Path(path).stem

@@ -7,13 +7,14 @@ in a child interpreter, like the servers: from ``perf_app_dir``, with that folde
 ``PYTHONPATH`` and the servers' environment (``perf_app_env``, the backends' URLs), so the reset
 sees the database the servers see.  A reset that fails stops the cell with its traceback's end.
 """
+
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from ..catalog.userapp import AppTarget
 from ..errors import ResetError
@@ -24,14 +25,25 @@ CALL = "import importlib, sys; getattr(importlib.import_module(sys.argv[1]), sys
 
 def reset_app(target: AppTarget, directory: Path, env: Mapping[str, str], python: str = sys.executable) -> None:
     """Call ``target`` (``module:function``) in a child interpreter; ResetError with its output if it fails."""
-    child_env = {**os.environ, **dict(env),
-                 "PYTHONPATH": os.pathsep.join(p for p in (str(directory), os.environ.get("PYTHONPATH", "")) if p)}
+    child_env = {
+        **os.environ,
+        **dict(env),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(directory), os.environ.get("PYTHONPATH", "")) if p),
+    }
     try:
-        run = subprocess.run([python, "-c", CALL, target.module, target.attribute], cwd=directory, env=child_env,
-                             capture_output=True, text=True, timeout=RESET_TIMEOUT_S)
+        run = subprocess.run(
+            [python, "-c", CALL, target.module, target.attribute],
+            cwd=directory,
+            env=child_env,
+            capture_output=True,
+            text=True,
+            timeout=RESET_TIMEOUT_S,
+        )
     except subprocess.TimeoutExpired:
         raise ResetError(f"perf_app_reset = {target.text} did not return within {RESET_TIMEOUT_S:g} s") from None
     if run.returncode != 0:
         tail = "\n".join((run.stderr or run.stdout).strip().splitlines()[-8:])
-        raise ResetError(f"perf_app_reset = {target.text} failed (exit {run.returncode}) in {directory}:\n{tail}\n"
-                          "fix the function (it must run with perf_app_env set, from perf_app_dir)")
+        raise ResetError(
+            f"perf_app_reset = {target.text} failed (exit {run.returncode}) in {directory}:\n{tail}\n"
+            "fix the function (it must run with perf_app_env set, from perf_app_dir)"
+        )

@@ -10,12 +10,14 @@ the sampler reads the sum over the generator's threads every ``interval`` second
 so a driver can take the part that covers its own window (locust's users answered for less than its
 run: it imports and spawns first).
 """
+
 from __future__ import annotations
 
 import os
 import threading
 import time
 from collections.abc import Sequence
+
 from ..records.schema import RunQueue
 
 # (wall-clock time, seconds on a core, seconds waiting for one): summed over a process's threads.

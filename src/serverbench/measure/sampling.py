@@ -21,6 +21,7 @@ The Python heap is read where the server exposes it: an app run with ``SERVERBEN
 process of the tree (``heap_dir``); processes that wrote nothing (a master that serves no request) are
 left out of the tree's sum.
 """
+
 from __future__ import annotations
 
 import os
@@ -48,7 +49,7 @@ class ProcessMemory:
     uss: int | None
     fds: int | None
     sockets: int | None = None
-    heap: "Heap | None" = None
+    heap: Heap | None = None
 
 
 @dataclass(frozen=True)
@@ -120,9 +121,15 @@ def process_memory(proc: psutil.Process, heap_dir: str | Path | None = None) -> 
     rss = proc.memory_info().rss
     counted = descriptors(proc.pid)
     sizes = smaps_rollup(proc.pid)
-    return ProcessMemory(proc.pid, rss, sizes[0] if sizes else None, sizes[1] if sizes else None,
-                         counted[0] if counted else None, counted[1] if counted else None,
-                         heap_file(heap_dir, proc.pid) if heap_dir is not None else None)
+    return ProcessMemory(
+        proc.pid,
+        rss,
+        sizes[0] if sizes else None,
+        sizes[1] if sizes else None,
+        counted[0] if counted else None,
+        counted[1] if counted else None,
+        heap_file(heap_dir, proc.pid) if heap_dir is not None else None,
+    )
 
 
 def _mb(value: int | None) -> float | None:
@@ -152,7 +159,7 @@ class TreeSampler:
         self._started_at = 0.0
         self._clock = 0.0
 
-    def __enter__(self) -> "TreeSampler":
+    def __enter__(self) -> TreeSampler:
         self._started_at = psutil.time.time()
         self._clock = time.monotonic()
         self._sample(initial=True)
@@ -168,14 +175,30 @@ class TreeSampler:
         cpu = sum(self._last[key] - self._first[key] for key in self._last)
         root = self._root.pid
         per_process = tuple(
-            {"pid": m.pid, "parent": m.pid == root, "rss_mb": _mb(m.rss), "pss_mb": _mb(m.pss), "uss_mb": _mb(m.uss),
-             "peak_pss_mb": _mb(self._peak_by_pid.get(m.pid)), "fds": m.fds, "sockets": m.sockets,
-             **({"heap_blocks": m.heap.blocks, "heap_malloc_mb": _mb(m.heap.malloc)} if m.heap else {})}
-            for m in self._end)
+            {
+                "pid": m.pid,
+                "parent": m.pid == root,
+                "rss_mb": _mb(m.rss),
+                "pss_mb": _mb(m.pss),
+                "uss_mb": _mb(m.uss),
+                "peak_pss_mb": _mb(self._peak_by_pid.get(m.pid)),
+                "fds": m.fds,
+                "sockets": m.sockets,
+                **({"heap_blocks": m.heap.blocks, "heap_malloc_mb": _mb(m.heap.malloc)} if m.heap else {}),
+            }
+            for m in self._end
+        )
         end_pss = None if not self._end or any(m.pss is None for m in self._end) else sum(m.pss for m in self._end)
-        return Usage(cpu_s=round(cpu, 3), rss_mb=round(self._peak_rss / MB, 1), processes=len(self._last),
-                     pss_mb=_mb(self._peak_pss), pss_end_mb=_mb(end_pss), uss_mb=_mb(self._uss_at_peak),
-                     per_process=per_process, series=self._series() if self._memory else {})
+        return Usage(
+            cpu_s=round(cpu, 3),
+            rss_mb=round(self._peak_rss / MB, 1),
+            processes=len(self._last),
+            pss_mb=_mb(self._peak_pss),
+            pss_end_mb=_mb(end_pss),
+            uss_mb=_mb(self._uss_at_peak),
+            per_process=per_process,
+            series=self._series() if self._memory else {},
+        )
 
     def _series(self) -> dict:
         """The samples over the window, thinned to at most SERIES_POINTS (every k-th one)."""
@@ -184,8 +207,11 @@ class TreeSampler:
         columns = {name: [self._tree[i][k] for i in keep] for k, name in enumerate(SERIES)}
         if all(v is None for v in columns["heap_blocks"]):  # the server exposes no heap: no columns of None
             del columns["heap_blocks"], columns["heap_malloc_mb"]
-        return {"t_s": [round(self._t[i], 2) for i in keep], **columns,
-                "pss_mb_by_pid": {str(pid): [values.get(i) for i in keep] for pid, values in self._by_pid.items()}}
+        return {
+            "t_s": [round(self._t[i], 2) for i in keep],
+            **columns,
+            "pss_mb_by_pid": {str(pid): [values.get(i) for i in keep] for pid, values in self._by_pid.items()},
+        }
 
     def _loop(self) -> None:
         while not self._stop.wait(self._interval):
@@ -227,8 +253,16 @@ class TreeSampler:
         mallocs = [h.malloc for h in heaps]
         index = len(self._t)
         self._t.append(time.monotonic() - self._clock)
-        self._tree.append((round(rss / MB, 2), _mb(pss), fds, sockets, sum(h.blocks for h in heaps) if heaps else None,
-                           _mb(sum(mallocs)) if heaps and None not in mallocs else None))
+        self._tree.append(
+            (
+                round(rss / MB, 2),
+                _mb(pss),
+                fds,
+                sockets,
+                sum(h.blocks for h in heaps) if heaps else None,
+                _mb(sum(mallocs)) if heaps and None not in mallocs else None,
+            )
+        )
         self._end = memories
         for m in memories:
             if m.pss is not None:

@@ -8,6 +8,7 @@ without it and 0.03% with it.  The request never changes: the endpoint's method,
 body (a contract endpoint: a plain GET), ``Host: localhost``, so neither the port nor the client's
 address shows in what the server parses.
 """
+
 from __future__ import annotations
 
 import glob
@@ -17,8 +18,8 @@ import time
 
 import psutil
 
-from .callgrind import CountingError
 from ..catalog.contract import Endpoint
+from .callgrind import CountingError
 
 HOST_HEADER = "localhost"  # fixed, so the request does not change with the port (Django allows it)
 WARMUP_CONNECTIONS = 4
@@ -82,8 +83,10 @@ class SequentialClient:
             finally:
                 client.close()
 
-        threads = [threading.Thread(target=run, args=(max(requests // WARMUP_CONNECTIONS, 1),))
-                   for _ in range(WARMUP_CONNECTIONS)]
+        threads = [
+            threading.Thread(target=run, args=(max(requests // WARMUP_CONNECTIONS, 1),))
+            for _ in range(WARMUP_CONNECTIONS)
+        ]
         for t in threads:
             t.start()
         for t in threads:
@@ -116,8 +119,10 @@ class SequentialClient:
             raise CountingError(f"{what} failed during counting: {exc!r}") from None
         if response.status != self.endpoint.status or (not body and self.endpoint.content_type):
             self.close()
-            raise CountingError(f"{what} answered {response.status} with {len(body)} bytes during counting "
-                                f"(verified before the window: {self.endpoint.status} with a body)")
+            raise CountingError(
+                f"{what} answered {response.status} with {len(body)} bytes during counting "
+                f"(verified before the window: {self.endpoint.status} with a body)"
+            )
         if response.will_close:
             self.close()
 

@@ -3,21 +3,23 @@
 The pool keeps at most one server running, so an idle server never competes for the CPU
 with the one under load, and restarts a server that died so later tests are not poisoned.
 """
+
 from __future__ import annotations
 
 import os
 import platform
 import shutil
 import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Callable
 
-from ..catalog.contract import Endpoint
-from .executors import LOOPBACK, ManagedProcess, free_port
 from ..catalog.apps import App
+from ..catalog.contract import Endpoint
 from ..catalog.matrix import Cell
 from ..catalog.variants import Variant
+from .executors import LOOPBACK, ManagedProcess, free_port
 from .verify import verify
 
 HEAP_VAR = "SERVERBENCH_HEAP_DIR"  # the apps' heap knob (apps/injected_work.py): the folder they write to
@@ -63,18 +65,30 @@ def unavailable_reason(variant: Variant, app: App | None = None, apps_dir: Path 
         return f"{variant.name} needs {', '.join(absent)} on PATH, which is not there: install {variant.install}"
     uninstalled = [f for f in app.installed_files if apps_dir is not None and not (Path(apps_dir) / f).exists()]
     if uninstalled:
-        return (f"{variant.name}/{app.name} is not installed ({', '.join(uninstalled)} missing under {apps_dir}): "
-                f"run `{app.install}` in the project folder")
+        return (
+            f"{variant.name}/{app.name} is not installed ({', '.join(uninstalled)} missing under {apps_dir}): "
+            f"run `{app.install}` in the project folder"
+        )
     missing = variant.missing_modules(app)
     if missing:
-        return (f"{variant.name}/{app.name} needs {', '.join(missing)} which {sys.executable} cannot import: "
-                f"`{sys.executable} -m pip install {' '.join(missing)}` (or {variant.install}; {app.install})")
+        return (
+            f"{variant.name}/{app.name} needs {', '.join(missing)} which {sys.executable} cannot import: "
+            f"`{sys.executable} -m pip install {' '.join(missing)}` (or {variant.install}; {app.install})"
+        )
     return None
 
 
-def start_variant(variant: Variant, *, apps_dir: Path, app: App | None = None, port: int | None = None,
-                  env: Mapping[str, str] | None = None, timeout: float = 30.0,
-                  log_dir: Path | None = None, python: str | None = None) -> RunningServer:
+def start_variant(
+    variant: Variant,
+    *,
+    apps_dir: Path,
+    app: App | None = None,
+    port: int | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 30.0,
+    log_dir: Path | None = None,
+    python: str | None = None,
+) -> RunningServer:
     """Start a variant serving ``app`` (default: its reference app) on a loopback port; wait until ready.
 
     ``python`` runs the server under another interpreter or virtual environment (an A/B arm).
@@ -82,14 +96,22 @@ def start_variant(variant: Variant, *, apps_dir: Path, app: App | None = None, p
     port = port if port is not None else free_port()
     app = app or variant.default_app
     python = python if python is not None else sys.executable
-    argv = variant.argv(python=python, bindir=os.path.dirname(python), host=LOOPBACK,
-                        port=port, target=app.target, module=app.module, callable=app.callable,
-                        apps_dir=str(apps_dir))
+    argv = variant.argv(
+        python=python,
+        bindir=os.path.dirname(python),
+        host=LOOPBACK,
+        port=port,
+        target=app.target,
+        module=app.module,
+        callable=app.callable,
+        apps_dir=str(apps_dir),
+    )
     pythonpath = os.pathsep.join(p for p in (str(apps_dir), os.environ.get("PYTHONPATH", "")) if p)
     full_env = {"PYTHONPATH": pythonpath, "PYTHONUNBUFFERED": "1", **variant.env, **(env or {})}
     name = f"{variant.name}/{app.name}"
-    process = ManagedProcess(name, argv, port, ready_path=variant.ready_path, cwd=apps_dir,
-                             env=full_env, timeout=timeout, log_dir=log_dir)
+    process = ManagedProcess(
+        name, argv, port, ready_path=variant.ready_path, cwd=apps_dir, env=full_env, timeout=timeout, log_dir=log_dir
+    )
     # The child inherits serverbench's own environment under the one given (mirakuru adds envvars to os.environ).
     heap_dir = full_env.get(HEAP_VAR, os.environ.get(HEAP_VAR)) or None
     return RunningServer(variant.name, process.url, process.start(), app=app.name, heap_dir=heap_dir)
@@ -98,8 +120,12 @@ def start_variant(variant: Variant, *, apps_dir: Path, app: App | None = None, p
 class ServerPool:
     """Hands out one started-and-verified server per cell (variant serving an app), stopping the previous one."""
 
-    def __init__(self, start: Callable[[Cell], RunningServer], endpoints: Iterable[Endpoint],
-                 progress: Callable[[str, int], None] | None = None):
+    def __init__(
+        self,
+        start: Callable[[Cell], RunningServer],
+        endpoints: Iterable[Endpoint],
+        progress: Callable[[str, int], None] | None = None,
+    ):
         self._start = start
         self._progress = progress  # told "start" and "verify" as each begins
         self._endpoints = tuple(endpoints)

@@ -11,6 +11,7 @@ Why not Debian's slowhttptest: it has the byte-at-a-time headers (-H) but neithe
 sends nothing nor an idle kept-alive one, and it reports connection states per second, not when each
 connection was dropped.  These few lines of asyncio do all four kinds with each drop timed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,9 +23,9 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
 from urllib.parse import urlsplit
 
 from ..catalog.shapes import SLOW_KINDS, LoadShape
@@ -56,7 +57,7 @@ def slowloris_bytes(host: str, path: str) -> Iterator[bytes]:
     lines = itertools.chain([request_head(host, path)], (f"X-Slow-{n}: a\r\n".encode() for n in itertools.count(1)))
     for line in lines:
         for i in range(len(line)):
-            yield line[i:i + 1]
+            yield line[i : i + 1]
 
 
 async def _send(kind: str, writer: asyncio.StreamWriter, host: str, path: str, interval: float) -> None:
@@ -73,8 +74,9 @@ async def _send(kind: str, writer: asyncio.StreamWriter, host: str, path: str, i
     await writer.drain()
 
 
-async def _hold(conn: Connection, kind: str, host: str, port: int, path: str, interval: float,
-                clock: float, ready: asyncio.Event) -> None:
+async def _hold(
+    conn: Connection, kind: str, host: str, port: int, path: str, interval: float, clock: float, ready: asyncio.Event
+) -> None:
     """Open one connection, send as ``kind`` says, then read until the server closes it."""
     loop = asyncio.get_running_loop()
     try:
@@ -103,15 +105,27 @@ async def _hold(conn: Connection, kind: str, host: str, port: int, path: str, in
     conn.closed_at = loop.time() - clock
 
 
-async def hold_all(kind: str, count: int, host: str, port: int, path: str, *, seconds: float, interval: float,
-                   until_dropped: bool, stop: asyncio.Event) -> tuple[list[Connection], float]:
+async def hold_all(
+    kind: str,
+    count: int,
+    host: str,
+    port: int,
+    path: str,
+    *,
+    seconds: float,
+    interval: float,
+    until_dropped: bool,
+    stop: asyncio.Event,
+) -> tuple[list[Connection], float]:
     """Hold ``count`` connections until ``stop``, ``seconds``, or (``until_dropped``) the server closed them all.
     Prints ``ready`` once each is open and, for keep-alive, answered (or failed)."""
     loop = asyncio.get_running_loop()
     clock = loop.time()
     conns = [Connection() for _ in range(count)]
     readies = [asyncio.Event() for _ in conns]
-    tasks = [asyncio.ensure_future(_hold(c, kind, host, port, path, interval, clock, r)) for c, r in zip(conns, readies)]
+    tasks = [
+        asyncio.ensure_future(_hold(c, kind, host, port, path, interval, clock, r)) for c, r in zip(conns, readies)
+    ]
     await asyncio.gather(*(r.wait() for r in readies))
     print(READY, sum(c.opened_at is not None for c in conns), flush=True)
     waits = [asyncio.ensure_future(stop.wait())]
@@ -133,13 +147,16 @@ def summary(kind: str, conns: Sequence[Connection], window_s: float) -> SlowClie
     for c in dropped:
         if c.answer:
             answers[c.answer] = answers.get(c.answer, 0) + 1
-    return SlowClientReport(kind, len(conns), len(opened), tuple(c.closed_at - c.opened_at for c in dropped),
-                            window_s, answers)
+    return SlowClientReport(
+        kind, len(conns), len(opened), tuple(c.closed_at - c.opened_at for c in dropped), window_s, answers
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m serverbench.measure.slowclients",
-                                     description="Hold slow HTTP clients against a server until SIGTERM.")
+    parser = argparse.ArgumentParser(
+        prog="python -m serverbench.measure.slowclients",
+        description="Hold slow HTTP clients against a server until SIGTERM.",
+    )
     parser.add_argument("url", help="http://host:port/path")
     parser.add_argument("--kind", choices=tuple(SLOW_KINDS), required=True)
     parser.add_argument("--count", type=int, required=True)
@@ -152,9 +169,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     async def run() -> tuple[list[Connection], float]:
         stop = asyncio.Event()
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-        return await hold_all(args.kind, args.count, url.hostname or "127.0.0.1", url.port or 80, url.path or "/",
-                              seconds=args.seconds, interval=args.interval, until_dropped=args.until_dropped,
-                              stop=stop)
+        return await hold_all(
+            args.kind,
+            args.count,
+            url.hostname or "127.0.0.1",
+            url.port or 80,
+            url.path or "/",
+            seconds=args.seconds,
+            interval=args.interval,
+            until_dropped=args.until_dropped,
+            stop=stop,
+        )
 
     conns, window = asyncio.run(run())
     print(json.dumps(summary(args.kind, conns, window).to_record()), flush=True)
@@ -163,10 +188,31 @@ def main(argv: Sequence[str] | None = None) -> None:
 class SlowClients:
     """The slow-client process of one measured window (or one hold-time probe)."""
 
-    def __init__(self, url: str, kind: str, count: int, *, seconds: float, interval: float = 1.0,
-                 until_dropped: bool = False, cpus: Sequence[int] | None = None):
-        self.argv = [sys.executable, "-m", "serverbench.measure.slowclients", url, "--kind", kind, "--count",
-                     str(count), "--seconds", f"{seconds:g}", "--interval", f"{interval:g}"]
+    def __init__(
+        self,
+        url: str,
+        kind: str,
+        count: int,
+        *,
+        seconds: float,
+        interval: float = 1.0,
+        until_dropped: bool = False,
+        cpus: Sequence[int] | None = None,
+    ):
+        self.argv = [
+            sys.executable,
+            "-m",
+            "serverbench.measure.slowclients",
+            url,
+            "--kind",
+            kind,
+            "--count",
+            str(count),
+            "--seconds",
+            f"{seconds:g}",
+            "--interval",
+            f"{interval:g}",
+        ]
         if until_dropped:
             self.argv.append("--until-dropped")
         self.cpus = cpus
@@ -174,7 +220,7 @@ class SlowClients:
         self._dir = tempfile.TemporaryDirectory(prefix="serverbench-slow-")
         self._process: BackgroundProcess | None = None
 
-    def start(self) -> "SlowClients":
+    def start(self) -> SlowClients:
         """Start the clients and wait (bounded) until every connection is open or failed."""
         self._process = BackgroundProcess.start(self.argv, Path(self._dir.name) / "slowclients.log", cpus=self.cpus)
         deadline = time.monotonic() + READY_TIMEOUT_S
@@ -182,8 +228,10 @@ class SlowClients:
             if self._process.process.poll() is not None or time.monotonic() > deadline:
                 output = self.stop_output(0.0)
                 self._dir.cleanup()
-                raise GeneratorError(f"the slow clients ({' '.join(self.argv[3:])}) were not ready within "
-                                     f"{READY_TIMEOUT_S:g} s; their output: {output.strip()[-500:] or '(none)'}")
+                raise GeneratorError(
+                    f"the slow clients ({' '.join(self.argv[3:])}) were not ready within "
+                    f"{READY_TIMEOUT_S:g} s; their output: {output.strip()[-500:] or '(none)'}"
+                )
             time.sleep(0.02)
         return self
 
@@ -195,8 +243,9 @@ class SlowClients:
         try:
             return SlowClientReport.from_record(json.loads(last))
         except (ValueError, KeyError, TypeError):
-            raise GeneratorError(f"the slow clients ended without their summary; their output: "
-                                 f"{output.strip()[-500:] or '(none)'}") from None
+            raise GeneratorError(
+                f"the slow clients ended without their summary; their output: {output.strip()[-500:] or '(none)'}"
+            ) from None
 
     def stop_output(self, linger_s: float) -> str:
         assert self._process is not None, "start() first"
@@ -222,8 +271,9 @@ def held(url: str, shape: LoadShape, cpus: Sequence[int] | None = None) -> Itera
     if not shape.slow_clients:
         yield out
         return
-    clients = SlowClients(url, str(shape.slow_kind), shape.slow_clients, seconds=shape.duration + 60.0,
-                          cpus=cpus).start()
+    clients = SlowClients(
+        url, str(shape.slow_kind), shape.slow_clients, seconds=shape.duration + 60.0, cpus=cpus
+    ).start()
     try:
         yield out
     finally:

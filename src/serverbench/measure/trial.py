@@ -1,13 +1,15 @@
 """One trial: warm up, then measure load while sampling the server.  Measurement only."""
+
 from __future__ import annotations
 
 import datetime as dt
 import os
 import time
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable
 
 from ..backends.base import Service
 from ..catalog.shapes import LoadShape
@@ -45,7 +47,9 @@ class Trial:
     backends: Mapping[str, Service] = field(default_factory=dict)
     cpus: Sequence[int] | None = None
     progress: Callable[[str, int], None] | None = None  # told each phase as it begins: ("warm-up", k), ("measure", 0)
-    during: Callable[[], Any] | None = None  # a context manager around the measured load (a backend fault, measure.faults)
+    during: Callable[[], Any] | None = (
+        None  # a context manager around the measured load (a backend fault, measure.faults)
+    )
 
     def report(self, phase: str, round: int = 0) -> None:
         if self.progress is not None:
@@ -54,8 +58,13 @@ class Trial:
     def run_load(self, duration: int):
         """The driver on this trial's URL for ``duration`` seconds of its shape: (LoadReport, generator run)."""
         sends = {} if self.workload.request is None else {"request": self.workload.request}  # a user's endpoint
-        return self.driver.run(self.server.url + self.workload.path, replace(self.shape, duration=duration),
-                               cpus=self.cpus, mix=self.workload.mix, **sends)
+        return self.driver.run(
+            self.server.url + self.workload.path,
+            replace(self.shape, duration=duration),
+            cpus=self.cpus,
+            mix=self.workload.mix,
+            **sends,
+        )
 
 
 @dataclass(frozen=True)
@@ -107,9 +116,16 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
             # The operation counters first: a lead-in run's window opened as the sleep ended, and every operation of
             # a request sent in it must fall after this reading (the work check's low bound).
             before = {name: b.count() for name, b in backends.items()}
-            sampler = stack.enter_context(TreeSampler(server.pid, heap_dir=server.heap_dir)) if server.pid is not None else None
-            samplers = {name: stack.enter_context(TreeSampler(b.pid, memory=False)) for name, b in backends.items()
-                        if b.pid is not None}
+            sampler = (
+                stack.enter_context(TreeSampler(server.pid, heap_dir=server.heap_dir))
+                if server.pid is not None
+                else None
+            )
+            samplers = {
+                name: stack.enter_context(TreeSampler(b.pid, memory=False))
+                for name, b in backends.items()
+                if b.pid is not None
+            }
             listen_before = listen_counters()
             host = HostSampler()  # the whole machine's CPU: neighbours show here
             if trial.during is not None:
@@ -135,26 +151,60 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
     check_alive(server)
     connections = trial.shape.connections
     cores = len(trial.cpus) if trial.cpus is not None else (os.cpu_count() or 1)
-    generator = Generator(trial.driver.name, trial.driver.version, max(1, min(trial.driver.threads, connections)),
-                          run.cpu_s, run.wall_s, cores, getattr(trial.driver, "timeout_s", None),
-                          getattr(run, "run_queue", None))
+    generator = Generator(
+        trial.driver.name,
+        trial.driver.version,
+        max(1, min(trial.driver.threads, connections)),
+        run.cpu_s,
+        run.wall_s,
+        cores,
+        getattr(trial.driver, "timeout_s", None),
+        getattr(run, "run_queue", None),
+    )
     used = tuple(
-        BackendUsage(name, b.kind, samplers[name].usage().cpu_s if name in samplers else None, wall, b.cores,
-                     _ops(before[name], after[name]),
-                     *(("answers", _ops(before[name], window_after[name]), _ops(run_before[name], after[name]))
-                       if running is not None else ()))
-        for name, b in backends.items())
-    return Result(nodeid=trial.nodeid, test=trial.test, variant=server.name, app=server.app,
-                  workload=trial.workload.name, shape=trial.shape,
-                  warmup_s=(warmup.seconds if warmup else 0) * len(warmup_rps), warmup_rps=tuple(warmup_rps),
-                  warmup_settled=settled(warmup_rps, warmup.settle) if warmup and len(warmup_rps) >= 2 else None,
-                  url=server.url + trial.workload.path, load=load, generator=generator,
-                  server_cpu_s=usage.cpu_s if usage else None, server_rss_mb=usage.rss_mb if usage else None,
-                  machine=trial.machine, python=trial.python, backends=used, kernel=listen, slow_clients=slow.report,
-                  host_cpu_s=host_cpu.busy_s, host_steal_s=host_cpu.steal_s, host_wall_s=host_cpu.wall_s,
-                  server_pss_mb=usage.pss_mb if usage else None, server_pss_end_mb=usage.pss_end_mb if usage else None,
-                  memory=memory_record(usage) if usage else {},
-                  timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+        BackendUsage(
+            name,
+            b.kind,
+            samplers[name].usage().cpu_s if name in samplers else None,
+            wall,
+            b.cores,
+            _ops(before[name], after[name]),
+            *(
+                ("answers", _ops(before[name], window_after[name]), _ops(run_before[name], after[name]))
+                if running is not None
+                else ()
+            ),
+        )
+        for name, b in backends.items()
+    )
+    return Result(
+        nodeid=trial.nodeid,
+        test=trial.test,
+        variant=server.name,
+        app=server.app,
+        workload=trial.workload.name,
+        shape=trial.shape,
+        warmup_s=(warmup.seconds if warmup else 0) * len(warmup_rps),
+        warmup_rps=tuple(warmup_rps),
+        warmup_settled=settled(warmup_rps, warmup.settle) if warmup and len(warmup_rps) >= 2 else None,
+        url=server.url + trial.workload.path,
+        load=load,
+        generator=generator,
+        server_cpu_s=usage.cpu_s if usage else None,
+        server_rss_mb=usage.rss_mb if usage else None,
+        machine=trial.machine,
+        python=trial.python,
+        backends=used,
+        kernel=listen,
+        slow_clients=slow.report,
+        host_cpu_s=host_cpu.busy_s,
+        host_steal_s=host_cpu.steal_s,
+        host_wall_s=host_cpu.wall_s,
+        server_pss_mb=usage.pss_mb if usage else None,
+        server_pss_end_mb=usage.pss_end_mb if usage else None,
+        memory=memory_record(usage) if usage else {},
+        timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    )
 
 
 def _ops(before: int | None, after: int | None) -> int | None:
@@ -196,10 +246,16 @@ def run_trial(trial: Trial, warmup: Warmup, longer: Callable[[int], Trial] | Non
     if seconds is None:
         return result
     again = measure(longer(seconds), warmup, rps)
-    short = {"duration_s": load.duration_s, "requests": load.requests, "rps": round(load.rps, 1),
-             "latency_mean_ms": round(load.latency_ms["mean"], 3), "carried_in_s": round(load.carried_in_s, 3),
-             "carried_out_s": round(load.carried_out_s, 3), "first_wait_s": round(load.first_wait_s or 0.0, 3),
-             "edge_share": round(edge_share(load, trial.shape.connections), 4)}
+    short = {
+        "duration_s": load.duration_s,
+        "requests": load.requests,
+        "rps": round(load.rps, 1),
+        "latency_mean_ms": round(load.latency_ms["mean"], 3),
+        "carried_in_s": round(load.carried_in_s, 3),
+        "carried_out_s": round(load.carried_out_s, 3),
+        "first_wait_s": round(load.first_wait_s or 0.0, 3),
+        "edge_share": round(edge_share(load, trial.shape.connections), 4),
+    }
     return replace(again, extra={**again.extra, "short_window": short})
 
 

@@ -1,23 +1,26 @@
 """Check a running server against the endpoint contract before any load is sent."""
+
 from __future__ import annotations
 
 import http.client
 import time
-from typing import Iterable
+from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from ..catalog.contract import Endpoint, Request, check_headers, check_response
 from ..errors import VerificationError
 
+GET = Request()  # a plain GET, the default request
 
-def fetch(base_url: str, path: str, timeout: float = 10.0,
-          request: Request = Request()) -> tuple[int, dict[str, str], bytes]:
+
+def fetch(base_url: str, path: str, timeout: float = 10.0, request: Request = GET) -> tuple[int, dict[str, str], bytes]:
     """One request (a GET unless ``request`` says otherwise) over a fresh connection: status, headers, body."""
     parts = urlsplit(base_url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     try:
-        conn.request(request.method, path, body=request.body or None,
-                     headers={**dict(request.headers), "Connection": "close"})
+        conn.request(
+            request.method, path, body=request.body or None, headers={**dict(request.headers), "Connection": "close"}
+        )
         response = conn.getresponse()
         return response.status, dict(response.getheaders()), response.read()
     finally:
@@ -43,8 +46,10 @@ def verify(base_url: str, endpoints: Iterable[Endpoint], what: str, headers: boo
         if headers:
             problems += check_headers(got_headers)
         if elapsed < endpoint.min_seconds:
-            problems.append(f"answered in {elapsed * 1000:.0f} ms, sooner than the {endpoint.min_seconds * 1000:.0f} ms "
-                            "the endpoint must wait (it skipped the sleep or the upstream call)")
+            problems.append(
+                f"answered in {elapsed * 1000:.0f} ms, sooner than the {endpoint.min_seconds * 1000:.0f} ms "
+                "the endpoint must wait (it skipped the sleep or the upstream call)"
+            )
         if problems:
             failures.append(f"{_label(endpoint)}: " + "; ".join(problems))
     if failures:

@@ -6,13 +6,15 @@ The cost count takes the race out: each worker warms up alone while the others a
 (SIGSTOP), then one worker serves the whole window.  Every worker then starts the window with
 the same history on every run.
 """
+
 from __future__ import annotations
 
 import os
 import signal
 import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Callable, Iterator, Sequence
+from typing import Callable
 
 _LISTEN = "0A"  # TCP state LISTEN in /proc/net/tcp
 
@@ -67,8 +69,14 @@ SETTLE_S = 2.0  # the process tree unchanged this long (a fork under valgrind ta
 SETTLE_CAP_S = 60.0
 
 
-def settled(leader: int, port: int, tree: Callable[[int], list[int]], workers: int | None = None,
-            settle_s: float = SETTLE_S, cap_s: float = SETTLE_CAP_S) -> list[int]:
+def settled(
+    leader: int,
+    port: int,
+    tree: Callable[[int], list[int]],
+    workers: int | None = None,
+    settle_s: float = SETTLE_S,
+    cap_s: float = SETTLE_CAP_S,
+) -> list[int]:
     """The server's pids once its process tree has stopped changing for ``settle_s`` and, when the variant
     says how many pre-fork workers it runs, that many hold the listening socket (at most ``cap_s``).
 

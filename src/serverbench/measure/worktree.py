@@ -4,15 +4,16 @@ removed on every exit path; one left by a gate that was killed outright is remov
 This module runs git (a process), so it lives with the executors; :mod:`serverbench.cli.gate` only asks it
 for a folder.
 """
+
 from __future__ import annotations
 
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import psutil
 
@@ -26,19 +27,39 @@ def worktree(ref: str, repo: Path) -> Iterator[Path]:
     """Check ``ref`` out into a temporary git worktree, removed on every exit path (an exception, Ctrl-C,
     SIGTERM); one left by a gate that was killed outright is removed by the next run, which names it.
     A ref that does not exist is a ConfigError."""
-    check = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
-                           capture_output=True, text=True)
+    check = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
     if check.returncode != 0:
-        raise ConfigError(f"base ref {ref!r} does not exist in {repo}; name a branch, tag or commit "
-                          "(`git fetch` it first if it lives on a remote)")
+        raise ConfigError(
+            f"base ref {ref!r} does not exist in {repo}; name a branch, tag or commit "
+            "(`git fetch` it first if it lives on a remote)"
+        )
     for line in prune_stale_worktrees(repo):
         print(f"note: {line}", file=sys.stderr)
     me = psutil.Process()
     path = Path(tempfile.mkdtemp(prefix="serverbench-base-"))
     try:
-        subprocess.run(["git", "-C", str(repo), "worktree", "add", "--detach", "--force", "--lock", "--reason",
-                        f"{LOCK_REASON} {me.pid} started {me.create_time():.2f}", str(path), ref],
-                       check=True, capture_output=True)
+        subprocess.run(
+            [
+                "git",
+                "-C",
+                str(repo),
+                "worktree",
+                "add",
+                "--detach",
+                "--force",
+                "--lock",
+                "--reason",
+                f"{LOCK_REASON} {me.pid} started {me.create_time():.2f}",
+                str(path),
+                ref,
+            ],
+            check=True,
+            capture_output=True,
+        )
         yield path
     finally:
         _remove_worktree(repo, path)
@@ -47,8 +68,9 @@ def worktree(ref: str, repo: Path) -> Iterator[Path]:
 def prune_stale_worktrees(repo: Path) -> list[str]:
     """Remove the base worktrees of gates that are no longer running (killed before they could clean up);
     one line per worktree removed, naming it and its gate."""
-    listing = subprocess.run(["git", "-C", str(repo), "worktree", "list", "--porcelain"],
-                             capture_output=True, text=True)
+    listing = subprocess.run(
+        ["git", "-C", str(repo), "worktree", "list", "--porcelain"], capture_output=True, text=True
+    )
     said = []
     for block in listing.stdout.split("\n\n"):
         fields = dict(line.partition(" ")[::2] for line in block.splitlines())
@@ -56,8 +78,10 @@ def prune_stale_worktrees(repo: Path) -> list[str]:
         if not fields.get("locked", "").startswith(LOCK_REASON) or len(owner) != 3 or _running(owner[0], owner[2]):
             continue
         _remove_worktree(repo, Path(fields["worktree"]))
-        said.append(f"removed the stale base worktree {fields['worktree']} of a gate (pid {owner[0]}) that was "
-                    "killed before it could remove it")
+        said.append(
+            f"removed the stale base worktree {fields['worktree']} of a gate (pid {owner[0]}) that was "
+            "killed before it could remove it"
+        )
     return said
 
 

@@ -8,12 +8,13 @@ closes a second lock, the gate, that a test passes before it takes its shared tu
 of short tests cannot starve it.  ``fcntl.flock`` locks go with the open file: a worker that dies
 releases them.
 """
+
 from __future__ import annotations
 
 import fcntl
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 GATE, TURNS = "serverbench-gate.lock", "serverbench-turns.lock"
 

@@ -5,11 +5,13 @@ Counts do not move with the machine's load, so cost tests may run under pytest-x
 timed tests (``-m perf``) may not, and are refused there (:mod:`.parallel`).  Workers hand their
 records to the controller, which writes the results file and the baselines once.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 import pytest
 
@@ -60,8 +62,9 @@ class CostSession:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "cost(tolerance=None): a counted-instructions test (valgrind); "
-                                       "optional per-test tolerance")
+    config.addinivalue_line(
+        "markers", "cost(tolerance=None): a counted-instructions test (valgrind); optional per-test tolerance"
+    )
     config.stash[COST_KEY] = CostSession()
 
 
@@ -74,8 +77,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture
-def perf_cost(request: pytest.FixtureRequest, cost_variant: str, cost_app: str,
-              cost_workload: str) -> Callable[[], CostRecord]:
+def perf_cost(
+    request: pytest.FixtureRequest, cost_variant: str, cost_app: str, cost_workload: str
+) -> Callable[[], CostRecord]:
     """Count this test's cell under valgrind, record it, judge it against its cost baseline and fail on
     a rise beyond the tolerance (``@pytest.mark.cost(tolerance=...)``, else ``--perf-cost-tolerance`` with
     the variant's own ``cost_tolerance`` as a floor)."""
@@ -86,14 +90,22 @@ def perf_cost(request: pytest.FixtureRequest, cost_variant: str, cost_app: str,
     if reason:
         pytest.skip(perf.record_skip(cell.name, cost_workload, reason))
     if cell.app.runtime != "python":  # a cost record is keyed by the Python interpreter and attributes Python packages
-        pytest.skip(f"{cell.name}: counted instructions are measured for Python servers only; "
-                    f"{cell.app.runtime} rows are timed, not counted")
+        pytest.skip(
+            f"{cell.name}: counted instructions are measured for Python servers only; "
+            f"{cell.app.runtime} rows are timed, not counted"
+        )
     workload = perf.workload(cost_workload)  # a reference workload, or one of the user's endpoints
     env = _backend_env(request, perf, workload)
     user = perf.user_app
-    plan = CostPlan(cell.variant, cell.app, workload, requests=perf.config.cost_requests,
-                    apps_dir=perf.config.apps_dir if user is None else user.directory, env=env,
-                    nodeid=request.node.nodeid)
+    plan = CostPlan(
+        cell.variant,
+        cell.app,
+        workload,
+        requests=perf.config.cost_requests,
+        apps_dir=perf.config.apps_dir if user is None else user.directory,
+        env=env,
+        nodeid=request.node.nodeid,
+    )
 
     def measure() -> CostRecord:
         try:
@@ -199,7 +211,8 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         ratio = verdict.get("ratio")
         change = f"{ratio - 1:+.2%}" if ratio is not None else "--"
         moved = f"  after {'; '.join(verdict['moved'])}" if verdict.get("moved") else ""
-        terminalreporter.write_line(f"{r['key']:<48} {r['instructions_per_request']:>14,.0f}  {change:>8}  "
-                                    f"{verdict.get('status', '?')}{moved}")
+        terminalreporter.write_line(
+            f"{r['key']:<48} {r['instructions_per_request']:>14,.0f}  {change:>8}  {verdict.get('status', '?')}{moved}"
+        )
     for notice in cost.notices:
         terminalreporter.write_line(notice)

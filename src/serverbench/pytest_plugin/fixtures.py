@@ -9,32 +9,34 @@ keyword arguments defaulting to None; a given argument beats the command line an
     redis_on_6380 = redis_proc(port=6380)
     gunicorn = server_proc("gunicorn-sync-w2")
 """
+
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Callable
 
 import pytest
 
 from ..backends.base import BACKENDS, Service, backend, revive
+from ..catalog.apps import APPS
 from ..catalog.faults import Fault
-from ..judge.checks import no_answers
-from ..judge.faults import fault_message
-from ..measure.faults import FaultInjection, Toxiproxy
+from ..catalog.matrix import Cell
+from ..catalog.shapes import LoadShape
+from ..catalog.userapp import UserApp
+from ..catalog.workloads import WORKLOADS
 from ..config import PerfConfig, resolve_thresholds
 from ..errors import BackendFault, ConfigError, ServerbenchError
-from ..records.schema import Result, replicated
-from ..catalog.shapes import LoadShape
+from ..judge.checks import no_answers
+from ..judge.faults import fault_message
+from ..judge.verdict import BaselineCheck, Check
+from ..measure.faults import FaultInjection, Toxiproxy
 from ..measure.reset import reset_app
 from ..measure.servers import RunningServer, ServerPool, start_variant, unavailable_reason
-from ..records.results import Failure
-from .session import PerfSession
 from ..measure.trial import Trial, Warmup, run_trial
-from ..catalog.apps import APPS
-from ..catalog.userapp import UserApp
-from ..catalog.matrix import Cell
-from ..judge.verdict import BaselineCheck, Check
-from ..catalog.workloads import WORKLOADS
+from ..records.results import Failure
+from ..records.schema import Result, replicated
+from .session import PerfSession
 
 SESSION_KEY = pytest.StashKey[PerfSession]()
 TARGET = "target"  # the pseudo-variant name of a --perf-target server
@@ -82,8 +84,10 @@ def _chosen(name: str) -> Callable:
         given = perf_session.config.backend_urls[spec.name] is not None
         return request.getfixturevalue(f"perf_{name}_{'noproc' if given else 'proc'}")
 
-    fixture.__doc__ = (f"{spec.name} for the apps: {spec.url_flag} if given (noproc), "
-                       f"else one started for the session ({spec.description}).")
+    fixture.__doc__ = (
+        f"{spec.name} for the apps: {spec.url_flag} if given (noproc), "
+        f"else one started for the session ({spec.description})."
+    )
     return pytest.fixture(scope="session")(fixture)
 
 
@@ -159,9 +163,11 @@ class BackendPool:
         pid = self.get(fault.backend).pid
         if fault.proxied:
             if not self.routed(fault.backend):
-                raise ConfigError(f"the fault {fault.label} needs the apps to reach {fault.backend} through "
-                                  f"toxiproxy from their start: give it (or another {fault.backend} fault made "
-                                  f"by toxiproxy) as --perf-fault for the session")
+                raise ConfigError(
+                    f"the fault {fault.label} needs the apps to reach {fault.backend} through "
+                    f"toxiproxy from their start: give it (or another {fault.backend} fault made "
+                    f"by toxiproxy) as --perf-fault for the session"
+                )
             self.route(fault.backend)
         return FaultInjection(fault, pid, server_url, path, self._toxiproxy, fault.backend)
 
@@ -181,16 +187,23 @@ class BackendPool:
 
     def urls(self, names: Iterable[str]) -> dict[str, str]:
         """The URL the apps get for each available backend: through the toxiproxy when a fault routes it."""
-        return {name: self.route(name) if self.routed(name) else service.url
-                for name, service in self.available(names).items()}
+        return {
+            name: self.route(name) if self.routed(name) else service.url
+            for name, service in self.available(names).items()
+        }
 
     def env(self, names: Iterable[str]) -> dict[str, str]:
         """The reference apps' environment: each backend's URL under its SERVERBENCH_<NAME>_URL."""
         return {BACKENDS[name].env_var: url for name, url in self.urls(names).items()}
 
 
-def _starter(request: pytest.FixtureRequest, config: PerfConfig, port: int | None,
-             backends: Iterable[str], user: UserApp | None = None) -> Callable[[Cell], RunningServer]:
+def _starter(
+    request: pytest.FixtureRequest,
+    config: PerfConfig,
+    port: int | None,
+    backends: Iterable[str],
+    user: UserApp | None = None,
+) -> Callable[[Cell], RunningServer]:
     """Starts a cell's server with its backends' URLs in its environment (a user's app: under the names
     it gave, from its own folder, with its own environment)."""
     backends = tuple(backends)
@@ -199,8 +212,9 @@ def _starter(request: pytest.FixtureRequest, config: PerfConfig, port: int | Non
         pool = request.getfixturevalue("perf_backends")
         env = pool.env(backends) if user is None else user.server_env(pool.urls(backends))
         apps_dir = config.apps_dir if user is None else user.directory
-        return start_variant(cell.variant, app=cell.app, apps_dir=apps_dir, port=port, env=env,
-                             timeout=config.start_timeout)
+        return start_variant(
+            cell.variant, app=cell.app, apps_dir=apps_dir, port=port, env=env, timeout=config.start_timeout
+        )
 
     return start
 
@@ -213,22 +227,23 @@ def server_proc(variant: str, app: str | None = None, port: int | None = None, w
     def fixture(request: pytest.FixtureRequest) -> Iterator[RunningServer]:
         session = perf_session_of(request.config)
         if variant not in session.variants:
-            raise pytest.UsageError(f"server_proc: unknown variant {variant!r}; known variants: "
-                                    f"{', '.join(session.variants)}")
+            raise pytest.UsageError(
+                f"server_proc: unknown variant {variant!r}; known variants: {', '.join(session.variants)}"
+            )
         spec = session.variants[variant]
         if app is not None and app not in APPS:
             raise pytest.UsageError(f"server_proc: unknown app {app!r}; known apps: {', '.join(APPS)}")
         chosen = APPS[app] if app is not None else spec.default_app
         if not spec.serves(chosen):
-            raise pytest.UsageError(f"server_proc: {variant} loads {spec.interface} apps; {chosen.name} is "
-                                    f"{chosen.interface}")
+            raise pytest.UsageError(
+                f"server_proc: {variant} loads {spec.interface} apps; {chosen.name} is {chosen.interface}"
+            )
         reason = unavailable_reason(spec, chosen, session.config.apps_dir)
         if reason:
             pytest.skip(reason)
         chosen_port = port if port is not None else session.config.port
         endpoints = [WORKLOADS[w].spec for w in ("plaintext", "json") + (("redis",) if with_redis else ())]
-        pool = ServerPool(_starter(request, session.config, chosen_port, ("redis",) if with_redis else ()),
-                          endpoints)
+        pool = ServerPool(_starter(request, session.config, chosen_port, ("redis",) if with_redis else ()), endpoints)
         yield pool.get(Cell(spec, chosen))
         pool.close()
 
@@ -259,8 +274,9 @@ def perf_backends(request: pytest.FixtureRequest, perf_session: PerfSession) -> 
 
 
 @pytest.fixture(scope="session")
-def perf_servers(request: pytest.FixtureRequest, perf_session: PerfSession,
-                 perf_backends: BackendPool) -> Iterator[ServerPool]:
+def perf_servers(
+    request: pytest.FixtureRequest, perf_session: PerfSession, perf_backends: BackendPool
+) -> Iterator[ServerPool]:
     """Starts and verifies selected cells one at a time; stops them on every exit path.
 
     Verification covers the endpoints of every selected workload whose backends are available.
@@ -269,15 +285,19 @@ def perf_servers(request: pytest.FixtureRequest, perf_session: PerfSession,
     needed = [b for w in workloads for b in w.backends]
     available = perf_backends.available(needed)
     specs = [e for w in workloads if set(w.backends) <= set(available) for e in w.specs]
-    pool = ServerPool(_starter(request, perf_session.config, perf_session.config.port, available, perf_session.user_app),
-                      list(dict.fromkeys(specs)), progress=perf_session.progress)
+    pool = ServerPool(
+        _starter(request, perf_session.config, perf_session.config.port, available, perf_session.user_app),
+        list(dict.fromkeys(specs)),
+        progress=perf_session.progress,
+    )
     yield pool
     pool.close()
 
 
 @pytest.fixture
-def perf_server(request: pytest.FixtureRequest, perf_session: PerfSession, perf_variant: str,
-                perf_app: str, perf_workload: str) -> RunningServer:
+def perf_server(
+    request: pytest.FixtureRequest, perf_session: PerfSession, perf_variant: str, perf_app: str, perf_workload: str
+) -> RunningServer:
     """The server under test for this test's variant and app (or the --perf-target server)."""
     if perf_variant == TARGET:
         return RunningServer(TARGET, perf_session.config.target, external_pid=perf_session.config.target_pid)
@@ -339,8 +359,14 @@ def perf_connections(perf_shape: LoadShape) -> int:
 
 
 @pytest.fixture
-def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_server: RunningServer,
-               perf_workload: str, perf_shape: LoadShape, perf_check: Check) -> Callable[[], Result]:
+def perf_trial(
+    request: pytest.FixtureRequest,
+    perf_session: PerfSession,
+    perf_server: RunningServer,
+    perf_workload: str,
+    perf_shape: LoadShape,
+    perf_check: Check,
+) -> Callable[[], Result]:
     """Run this test's trial (``--perf-replicates`` times): warm up, measure, record every
     replicate, judge the median-rps one, and fail on a regression."""
     config = perf_session.config
@@ -349,8 +375,11 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
     if perf_session.user_app is not None:  # a user's endpoint does what it does with its backends
         thresholds = dataclasses.replace(thresholds, work_check=False)
 
-    backends = ({} if perf_server.process is None else
-                request.getfixturevalue("perf_backends").available(perf_session.workload(perf_workload).backends))
+    backends = (
+        {}
+        if perf_server.process is None
+        else request.getfixturevalue("perf_backends").available(perf_session.workload(perf_workload).backends)
+    )
 
     shape = perf_session.cell_shape(perf_shape, perf_workload, perf_server.name)
     driver = perf_session.driver_for(shape, perf_workload, perf_server.name)
@@ -360,17 +389,27 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
         except ServerbenchError as exc:
             pytest.skip(str(exc))
     injection = _injection(request, perf_session, perf_server, perf_workload)
-    plan = Trial(perf_server, perf_session.workload(perf_workload), shape, driver, nodeid=request.node.nodeid,
-                 test=request.node.originalname, machine=perf_session.machine, python=perf_session.python,
-                 backends=backends, progress=perf_session.progress,
-                 during=injection.window if injection is not None else None)
+    plan = Trial(
+        perf_server,
+        perf_session.workload(perf_workload),
+        shape,
+        driver,
+        nodeid=request.node.nodeid,
+        test=request.node.originalname,
+        machine=perf_session.machine,
+        python=perf_session.python,
+        backends=backends,
+        progress=perf_session.progress,
+        during=injection.window if injection is not None else None,
+    )
     warmup = Warmup(config.warmup, perf_session.warmup_rounds, config.settle)
 
     def longer(seconds: int) -> Trial:
         """The trial in a window of ``seconds``, its driver (a closed model's timeout) sized to it."""
         wider = dataclasses.replace(shape, duration=seconds)
-        return dataclasses.replace(plan, shape=wider, driver=perf_session.driver_for(wider, perf_workload,
-                                                                                      perf_server.name))
+        return dataclasses.replace(
+            plan, shape=wider, driver=perf_session.driver_for(wider, perf_workload, perf_server.name)
+        )
 
     def trial() -> Result:
         if injection is not None:
@@ -392,8 +431,9 @@ def perf_trial(request: pytest.FixtureRequest, perf_session: PerfSession, perf_s
     return trial
 
 
-def _injection(request: pytest.FixtureRequest, session: PerfSession, server: RunningServer,
-               workload: str) -> FaultInjection | None:
+def _injection(
+    request: pytest.FixtureRequest, session: PerfSession, server: RunningServer, workload: str
+) -> FaultInjection | None:
     """The --perf-fault of this test, when its workload uses that backend and serverbench runs the server."""
     fault: Fault | None = request.getfixturevalue("perf_fault")
     if fault is None or server.process is None or fault.backend not in session.workload(workload).backends:
@@ -405,8 +445,9 @@ def _injection(request: pytest.FixtureRequest, session: PerfSession, server: Run
         raise  # unreachable: _fail raises
 
 
-def _fault_trial(request: pytest.FixtureRequest, session: PerfSession, plan: Trial, warmup: Warmup,
-                 injection: FaultInjection) -> None:
+def _fault_trial(
+    request: pytest.FixtureRequest, session: PerfSession, plan: Trial, warmup: Warmup, injection: FaultInjection
+) -> None:
     """One trial with the fault made in its window; it always fails, saying what the fault did.  The
     server is stopped afterwards (its workers may still wait on the backend), so the next test starts
     a fresh one; a killed backend is started again by the pool when the next test asks for it."""
@@ -424,9 +465,16 @@ def _fault_trial(request: pytest.FixtureRequest, session: PerfSession, plan: Tri
 
 def _fail(session: PerfSession, request: pytest.FixtureRequest, exc: Exception) -> None:
     params = request.node.callspec.params if hasattr(request.node, "callspec") else {}
-    session.record_failure(Failure(request.node.nodeid, params.get("perf_variant", "?"), params.get("perf_app", ""),
-                                   params.get("perf_workload", "?"),
-                                   getattr(params.get("perf_shape"), "connections", 0), str(exc)))
+    session.record_failure(
+        Failure(
+            request.node.nodeid,
+            params.get("perf_variant", "?"),
+            params.get("perf_app", ""),
+            params.get("perf_workload", "?"),
+            getattr(params.get("perf_shape"), "connections", 0),
+            str(exc),
+        )
+    )
     # Called from an except block: `from None` keeps pytest from printing the caught error again as
     # "During handling of the above exception, another exception occurred".
     raise pytest.fail.Exception(str(exc), pytrace=False) from None

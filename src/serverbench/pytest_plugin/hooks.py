@@ -1,4 +1,5 @@
 """The hooks serverbench adds to pytest (registered with ``pluginmanager.add_hookspecs``)."""
+
 from __future__ import annotations
 
 import pytest

@@ -10,12 +10,13 @@
 - A test marked ``alone`` (it judges timings) runs under xdist with no other test beside it
   (:mod:`serverbench.pytest_plugin.alone`); the others run side by side.
 """
+
 from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -28,15 +29,19 @@ from .fixtures import perf_session_of
 TIMED_UNDER_XDIST = (
     "timed tests (-m perf) cannot run under pytest-xdist (-n): their throughput would include the load of "
     "the tests running beside them. Run `-m perf` without -n (or with -n 0, over an -n in addopts); `-m cost` (counted instructions) may use -n, "
-    "and so may the other tests (deselect the timed ones with -m 'not perf').")
+    "and so may the other tests (deselect the timed ones with -m 'not perf')."
+)
 REFUSED = pytest.StashKey[set]()
 SHARDED_MARKERS = ("perf", "cost")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Refuse before any worker starts when the -m expression selects timed tests."""
-    config.addinivalue_line("markers", "alone(reason): under pytest-xdist, no other test runs while this one does "
-                                       "(it judges timings that a test beside it would disturb)")
+    config.addinivalue_line(
+        "markers",
+        "alone(reason): under pytest-xdist, no other test runs while this one does "
+        "(it judges timings that a test beside it would disturb)",
+    )
     if _starts_workers(config) and _expression_selects(config.option.markexpr, "perf"):
         raise pytest.UsageError(TIMED_UNDER_XDIST)
     config.stash[REFUSED] = set()
@@ -73,8 +78,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if others:
             config.hook.pytest_deselected(items=[i for i in items if i.nodeid in others])
             items[:] = [i for i in items if i.nodeid not in others]
-        perf_session_of(config).notices.append(f"--perf-shard {shard.label}: this job ran {len(cells) - len(others)} "
-                                               f"of the {len(cells)} selected perf and cost tests")
+        perf_session_of(config).notices.append(
+            f"--perf-shard {shard.label}: this job ran {len(cells) - len(others)} "
+            f"of the {len(cells)} selected perf and cost tests"
+        )
     if hasattr(config, "workerinput"):  # collected by an xdist worker: the expression let timed tests through
         config.stash[REFUSED] = {i.nodeid for i in items if i.get_closest_marker("perf")}
 
@@ -105,8 +112,9 @@ def _workers_folder(config: pytest.Config) -> Path | None:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def serverbench_worker_tmpdir(request: pytest.FixtureRequest,
-                              tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+def serverbench_worker_tmpdir(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
     """On an xdist worker, TMPDIR (for this process and the servers it starts) is the worker's own folder."""
     if not hasattr(request.config, "workerinput"):
         yield

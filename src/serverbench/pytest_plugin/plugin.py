@@ -1,33 +1,37 @@
 """The pytest plugin: options, markers, parametrization, fixtures and the summary.  Wiring only."""
+
 from __future__ import annotations
 
 import pytest
 
 from .. import config as cfg
 from ..backends.base import BACKENDS
-from ..errors import ConfigError, ServerbenchError
-from ..catalog import shapes
 from ..backends.environment import require_program
-from ..measure.executors import raise_open_files
-from .fixtures import SESSION_KEY, TARGET, perf_session_of
-from ..report.terminal import missing_baseline_line, rate_ladders, summary_table, variant_table
-from ..report import reference
-from ..measure.servers import unavailable_reason
-from .progress import ProgressLine, terminal_stream
-from .session import PerfSession, resolve_user_app
-from ..report import benchmark_json
+from ..catalog import shapes
 from ..catalog.matrix import cells, every_cell, user_cells
 from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
+from ..errors import ConfigError, ServerbenchError
+from ..measure.executors import raise_open_files
+from ..measure.servers import unavailable_reason
+from ..report import benchmark_json, reference
+from ..report.terminal import missing_baseline_line, rate_ladders, summary_table, variant_table
+from .fixtures import SESSION_KEY, TARGET, perf_session_of
+from .progress import ProgressLine, terminal_stream
+from .session import PerfSession, resolve_user_app
 
 # The fixtures (one proc/noproc pair per backend of the registry, the servers, the trial), the cost
 # tests (-m cost: counted instructions) and parallel runs (shards, xdist) are plugins of their own.
-pytest_plugins = ["serverbench.pytest_plugin.fixtures", "serverbench.pytest_plugin.cost",
-                  "serverbench.pytest_plugin.parallel"]
+pytest_plugins = [
+    "serverbench.pytest_plugin.fixtures",
+    "serverbench.pytest_plugin.cost",
+    "serverbench.pytest_plugin.parallel",
+]
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from . import hooks
+
     pluginmanager.add_hookspecs(hooks)
 
 
@@ -35,18 +39,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("serverbench", "serverbench: web server performance")
     for option in cfg.OPTIONS:
         if option.flag_only or isinstance(option.default, bool):
-            group.addoption(option.flag, action="store_true", default=None, dest=option.name, help=option.help.replace("%", "%%"))
+            group.addoption(
+                option.flag, action="store_true", default=None, dest=option.name, help=option.help.replace("%", "%%")
+            )
         else:
-            group.addoption(option.flag, action="store", default=None, dest=option.name, help=option.help.replace("%", "%%"))
+            group.addoption(
+                option.flag, action="store", default=None, dest=option.name, help=option.help.replace("%", "%%")
+            )
         # A one-per-line option is a linelist, so a TOML list is accepted as pytest's own type (a string type
         # warns with PytestRemovedIn10Warning, an error under filterwarnings = error); an ini value is split
         # into lines and joined again by the option's parser.
         parser.addini(option.name, option.help, type="linelist" if option.lines else None, default=None)
-    group.addoption("--perf-list", action="store_true", default=False,
-                    help="List the whole variant x app matrix with whether each cell can run here (and why not); start nothing.")
-    group.addoption("--markdown", action="store_true", default=False, dest="perf_list_markdown",
-                    help="With --perf-list: print the variants and apps as Markdown, the same on every machine "
-                         "(docs/variants.md holds the committed copy).")
+    group.addoption(
+        "--perf-list",
+        action="store_true",
+        default=False,
+        help="List the whole variant x app matrix with whether each cell can run here (and why not); start nothing.",
+    )
+    group.addoption(
+        "--markdown",
+        action="store_true",
+        default=False,
+        dest="perf_list_markdown",
+        help="With --perf-list: print the variants and apps as Markdown, the same on every machine "
+        "(docs/variants.md holds the committed copy).",
+    )
 
 
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
@@ -70,7 +87,8 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "perf(tolerance=None, max_error_rate=None): a load test; optional per-test thresholds")
+        "markers", "perf(tolerance=None, max_error_rate=None): a load test; optional per-test thresholds"
+    )
     cli = {o.name: config.getoption(o.name) for o in cfg.OPTIONS}
     ini = {o.name: config.getini(o.name) for o in cfg.OPTIONS}
     try:
@@ -107,12 +125,18 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "perf_locust_workers" in metafunc.fixturenames:  # a locust scenario: the book site, users x workers
         book_site = session.user_app is None  # a user's app has no book site: no locust test
         params = [(v, a, "site", s, s.workers) for v, a in pairs for s in session.locust_shapes if book_site]
-        metafunc.parametrize("perf_variant,perf_app,perf_workload,perf_shape,perf_locust_workers", params,
-                             ids=[f"{v}-{a}-{s.label}" if a else f"{v}-{s.label}" for v, a, _, s, _ in params])
+        metafunc.parametrize(
+            "perf_variant,perf_app,perf_workload,perf_shape,perf_locust_workers",
+            params,
+            ids=[f"{v}-{a}-{s.label}" if a else f"{v}-{s.label}" for v, a, _, s, _ in params],
+        )
         return
     params = [(v, a, w, s) for v, a in pairs for w in session.workloads for s in session.shapes]
-    metafunc.parametrize("perf_variant,perf_app,perf_workload,perf_shape", params,
-                         ids=[f"{v}-{a}-{w}-{s.label}" if a else f"{v}-{w}-{s.label}" for v, a, w, s in params])
+    metafunc.parametrize(
+        "perf_variant,perf_app,perf_workload,perf_shape",
+        params,
+        ids=[f"{v}-{a}-{w}-{s.label}" if a else f"{v}-{w}-{s.label}" for v, a, w, s in params],
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -156,8 +180,11 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     if perf is None or not (perf.results or perf.failures or perf.skipped):
         return
     terminalreporter.section("serverbench")
-    terminalreporter.write(summary_table(perf.results, perf.failures, terminalreporter._tw.fullwidth,
-                                         perf.config.save_baseline, perf.skipped))
+    terminalreporter.write(
+        summary_table(
+            perf.results, perf.failures, terminalreporter._tw.fullwidth, perf.config.save_baseline, perf.skipped
+        )
+    )
     missing = [r.key for r, v in perf.results if v.status == "no-baseline"]
     if missing and not perf.config.save_baseline:
         terminalreporter.write_line(missing_baseline_line(len(missing), perf.machine["id"]))

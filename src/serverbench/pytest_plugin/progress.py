@@ -7,6 +7,7 @@ descriptor taken at start-up, which output capture does not redirect, so the mea
 report phases from inside a running test.  Phases come from :class:`PerfSession.progress`, which the
 servers and the trial call (start, verify, warm-up round k, measure).
 """
+
 from __future__ import annotations
 
 import os
@@ -75,8 +76,10 @@ class ProgressLine:
         config = self._session.config
         self._items = {item.nodeid: n for n, item in enumerate(perf)}
         self._names = {item.nodeid: describe(item) for item in perf}
-        self._planned = [planned_seconds(config.warmup, self._session.warmup_rounds, *self._load(item),
-                                         config.replicates) for item in perf]
+        self._planned = [
+            planned_seconds(config.warmup, self._session.warmup_rounds, *self._load(item), config.replicates)
+            for item in perf
+        ]
 
     def _load(self, item: pytest.Item) -> tuple[int, int]:
         """A cell's window and the load its driver runs around it (oha's lead-in and trail), sized to the cell as
@@ -90,8 +93,11 @@ class ProgressLine:
             driver = self._session.driver_for(sized, workload, variant)
         except (ServerbenchError, KeyError):
             return shape.duration, 0
-        around = 0 if sized.rate is not None or sized.workers is not None else \
-            getattr(driver, "lead_s", 0) + getattr(driver, "trail_s", 0)
+        around = (
+            0
+            if sized.rate is not None or sized.workers is not None
+            else getattr(driver, "lead_s", 0) + getattr(driver, "trail_s", 0)
+        )
         return sized.duration, around
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)

@@ -3,10 +3,12 @@
 Read the options once (like pytest-benchmark's session object); at the end write the JSON
 records and, when asked, the baseline.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable
 
 from .. import __version__
 from ..backends.base import BACKENDS
@@ -14,17 +16,17 @@ from ..catalog.contract import Endpoint
 from ..catalog.matrix import Cell
 from ..catalog.shapes import LoadShape
 from ..catalog.timeouts import cell_timeout_s
-from ..catalog.windows import cell_lead_s, cell_trail_s, cell_window_s
 from ..catalog.userapp import UserApp, user_app
 from ..catalog.variants import Variant
+from ..catalog.windows import cell_lead_s, cell_trail_s, cell_window_s
 from ..catalog.workloads import WORKLOADS, Workload
 from ..config import PerfConfig
 from ..drivers.base import Driver, closed_driver, driver_for
 from ..drivers.oha import OhaDriver
 from ..drivers.wrk import WrkDriver
+from ..errors import ConfigError
 from ..judge.checks import check_session
 from ..judge.drift import size_drift
-from ..errors import ConfigError
 from ..judge.verdict import FAIL, Verdict
 from ..measure.appinterface import detect
 from ..measure.machine import machine_info, python_info
@@ -35,21 +37,33 @@ from ..records.schema import Result
 
 
 class PerfSession:
-    def __init__(self, config: PerfConfig, variants: Mapping[str, Variant], cells: Sequence[Cell],
-                 workloads: Sequence[str], user: UserApp | None = None):
+    def __init__(
+        self,
+        config: PerfConfig,
+        variants: Mapping[str, Variant],
+        cells: Sequence[Cell],
+        workloads: Sequence[str],
+        user: UserApp | None = None,
+    ):
         self.config = config
         self.variants = variants
         self.cells = {c.name: c for c in cells}
         self.workloads = tuple(workloads)
         self.user_app = user  # perf_app: its endpoints are the workloads
         self._workload_table: Mapping[str, Workload] = user.workloads if user is not None else WORKLOADS
-        plain = ([LoadShape(c, config.duration, requests_per_connection=r)
-                  for c in config.connections for r in config.requests_per_connection]
-                 + [LoadShape(config.rate_connections, config.duration, rate=q) for q in config.rates])
-        self.shapes = tuple(shape if slow is None else replace(shape, slow_kind=slow[0], slow_clients=slow[1])
-                            for shape in plain for slow in config.slow_clients)
-        self.locust_shapes = tuple(LoadShape(u, config.duration, workers=n)
-                                   for u in config.locust_users for n in config.locust_workers)
+        plain = [
+            LoadShape(c, config.duration, requests_per_connection=r)
+            for c in config.connections
+            for r in config.requests_per_connection
+        ] + [LoadShape(config.rate_connections, config.duration, rate=q) for q in config.rates]
+        self.shapes = tuple(
+            shape if slow is None else replace(shape, slow_kind=slow[0], slow_clients=slow[1])
+            for shape in plain
+            for slow in config.slow_clients
+        )
+        self.locust_shapes = tuple(
+            LoadShape(u, config.duration, workers=n) for u in config.locust_users for n in config.locust_workers
+        )
         self._drivers: dict[tuple, Driver] = {}
         self.results: list[tuple[Result, Verdict]] = []
         self.failures: list[Failure] = []
@@ -77,8 +91,10 @@ class PerfSession:
             driver, missing = closed_driver(self.config.closed_driver)
             self._closed = driver.name
             if missing is not None:
-                self.notices.append(f"closed-model cells ran on wrk, not oha ({missing}): wrk's window starts on a "
-                                    "drained server, so a pool at its capacity shows '?' for its latencies")
+                self.notices.append(
+                    f"closed-model cells ran on wrk, not oha ({missing}): wrk's window starts on a "
+                    "drained server, so a pool at its capacity shows '?' for its latencies"
+                )
         return self._closed
 
     @property
@@ -106,11 +122,17 @@ class PerfSession:
         one_url = workload is None or (not self.workload(workload).mix and self.workload(workload).request is None)
         kind = (shape.rate is None, shape.workers, shape.requests_per_connection is None, one_url)
         if kind not in self._drivers:
-            self._drivers[kind] = driver_for(shape, threads=self.config.threads, closed=self.closed_driver,
-                                             one_url=one_url)
+            self._drivers[kind] = driver_for(
+                shape, threads=self.config.threads, closed=self.closed_driver, one_url=one_url
+            )
         driver = self._drivers[kind]
-        if variant is None or workload is None or shape.rate is not None or shape.workers is not None \
-                or not hasattr(driver, "timeout_s"):
+        if (
+            variant is None
+            or workload is None
+            or shape.rate is not None
+            or shape.workers is not None
+            or not hasattr(driver, "timeout_s")
+        ):
             return driver
         sized = {}
         cell = (self.variants.get(variant), self.workload(workload), shape.connections)
@@ -173,8 +195,9 @@ class PerfSession:
             self.notices.append(f"HTML report written to {self.config.html_path} ({size / 1024:,.0f} KB)")
         if self.config.benchmark_json_path is not None and self.results:
             count = exports.write_benchmark_json(self.config.benchmark_json_path, self.machine, records)
-            self.notices.append(f"pytest-benchmark JSON ({count} benchmarks) written to "
-                                f"{self.config.benchmark_json_path}")
+            self.notices.append(
+                f"pytest-benchmark JSON ({count} benchmarks) written to {self.config.benchmark_json_path}"
+            )
 
     def finish(self) -> None:
         """Write the JSON records and the baseline; say what was written in ``notices`` (and warn of an
@@ -182,14 +205,19 @@ class PerfSession:
         self.notices += size_drift([r for r, _ in self.results])
         if self.config.json_path is not None and (self.results or self.failures):
             flags = [[f.to_record() for f in fs] for fs in check_session([r for r, _ in self.results])]
-            results_file.write(self.config.json_path, self.machine, [(r, v.to_record()) for r, v in self.results],
-                               self.failures, __version__, flags=flags)
+            results_file.write(
+                self.config.json_path,
+                self.machine,
+                [(r, v.to_record()) for r, v in self.results],
+                self.failures,
+                __version__,
+                flags=flags,
+            )
             self.notices.append(f"results written to {self.config.json_path}")
         self.write_exports()
         if self.config.save_baseline:
             keep = [r for r, v in self.results if v.status != FAIL]
-            dropped = [r.key for r, v in self.results if v.status == FAIL] + [
-                f.nodeid for f in self.failures]
+            dropped = [r.key for r, v in self.results if v.status == FAIL] + [f.nodeid for f in self.failures]
             if keep:
                 written = self.store.save(keep)
                 self.notices.append(f"baseline for {len(written)} cell(s) saved to {self.store.path}")
@@ -204,13 +232,23 @@ def resolve_user_app(config: PerfConfig, hooked: Iterable[Endpoint]) -> UserApp:
     hooked = [e for found in hooked for e in (found if isinstance(found, (list, tuple)) else [found])]
     wrong = [e for e in hooked if not isinstance(e, Endpoint)]
     if wrong:
-        raise ConfigError(f"pytest_perf_endpoints returned {wrong[0]!r}; return a list of endpoints built with "
-                          "serverbench.userapp.endpoint(name, path, ...)")
+        raise ConfigError(
+            f"pytest_perf_endpoints returned {wrong[0]!r}; return a list of endpoints built with "
+            "serverbench.userapp.endpoint(name, path, ...)"
+        )
     interface = config.app_interface
     if interface == "auto":
         interface = detect(config.app.text, config.app_dir, dict(config.app_env), timeout=max(config.start_timeout, 60))
     try:
-        return user_app(config.app, interface, config.app_dir, config.endpoints + tuple(hooked), config.app_env,
-                        config.app_backends, known_backends=BACKENDS, reset=config.app_reset)
+        return user_app(
+            config.app,
+            interface,
+            config.app_dir,
+            config.endpoints + tuple(hooked),
+            config.app_env,
+            config.app_backends,
+            known_backends=BACKENDS,
+            reset=config.app_reset,
+        )
     except ValueError as exc:
         raise ConfigError(str(exc)) from None

@@ -9,18 +9,20 @@ in the counted window (``ran``, from the whole attribution: every C function of 
 profiled, every Python function).  A baseline applies whatever moved; a move of a package that ran
 is named in the verdict (judge/cost.py).
 """
+
 from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping
+from typing import Any
 
+from ..errors import ServerbenchError
 from . import jsonfile
 from .baselines import read_entries
-from ..errors import ServerbenchError
 
 SCHEMA = 1
 SAVE_COMMAND = "pytest -m cost --perf-save-baseline"
@@ -40,13 +42,25 @@ class FunctionCost:
     per_request: float
 
     def to_record(self) -> dict[str, Any]:
-        return {"level": self.level, "function": self.function, "module": self.module, "package": self.package,
-                "role": self.role, "per_request": round(self.per_request, 1)}
+        return {
+            "level": self.level,
+            "function": self.function,
+            "module": self.module,
+            "package": self.package,
+            "role": self.role,
+            "per_request": round(self.per_request, 1),
+        }
 
     @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> "FunctionCost":
-        return cls(str(data["level"]), str(data["function"]), str(data["module"]), str(data["package"]),
-                   str(data["role"]), float(data["per_request"]))
+    def from_record(cls, data: Mapping[str, Any]) -> FunctionCost:
+        return cls(
+            str(data["level"]),
+            str(data["function"]),
+            str(data["module"]),
+            str(data["package"]),
+            str(data["role"]),
+            float(data["per_request"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -106,28 +120,52 @@ class CostRecord:
         return self.environment.get("packages", {})
 
     @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> "CostRecord":
-        return cls(str(data["nodeid"]), str(data["variant"]), str(data["app"]), str(data["workload"]),
-                   str(data["path"]), int(data["requests"]), int(data["instructions"]),
-                   tuple(ProcessCount(int(p["pid"]), str(p["command"]), int(p["instructions"]))
-                         for p in data["processes"]),
-                   tuple(FunctionCost.from_record(f) for f in data["functions"]), dict(data["environment"]),
-                   float(data["wall_s"]), str(data["timestamp"]),
-                   tuple(FunctionCost.from_record(f) for f in data.get("python_functions", ())),
-                   frozenset(data["ran"]) if data.get("ran") is not None else None)
+    def from_record(cls, data: Mapping[str, Any]) -> CostRecord:
+        return cls(
+            str(data["nodeid"]),
+            str(data["variant"]),
+            str(data["app"]),
+            str(data["workload"]),
+            str(data["path"]),
+            int(data["requests"]),
+            int(data["instructions"]),
+            tuple(ProcessCount(int(p["pid"]), str(p["command"]), int(p["instructions"])) for p in data["processes"]),
+            tuple(FunctionCost.from_record(f) for f in data["functions"]),
+            dict(data["environment"]),
+            float(data["wall_s"]),
+            str(data["timestamp"]),
+            tuple(FunctionCost.from_record(f) for f in data.get("python_functions", ())),
+            frozenset(data["ran"]) if data.get("ran") is not None else None,
+        )
 
     def to_record(self, verdict: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return {
-            "kind": "cost", "key": self.key, "nodeid": self.nodeid, "variant": self.variant, "app": self.app,
-            "workload": self.workload, "path": self.path, "requests": self.requests,
-            "instructions": self.instructions, "instructions_per_request": round(self.per_request, 1),
-            "processes": [{"pid": p.pid, "command": p.command, "instructions": p.instructions,
-                           "per_request": round(p.instructions / self.requests, 1)} for p in self.processes],
+            "kind": "cost",
+            "key": self.key,
+            "nodeid": self.nodeid,
+            "variant": self.variant,
+            "app": self.app,
+            "workload": self.workload,
+            "path": self.path,
+            "requests": self.requests,
+            "instructions": self.instructions,
+            "instructions_per_request": round(self.per_request, 1),
+            "processes": [
+                {
+                    "pid": p.pid,
+                    "command": p.command,
+                    "instructions": p.instructions,
+                    "per_request": round(p.instructions / self.requests, 1),
+                }
+                for p in self.processes
+            ],
             "functions": [f.to_record() for f in _largest(self.functions, RECORDED_FUNCTIONS)],
             "python_functions": [f.to_record() for f in _largest(self.python_functions, RECORDED_FUNCTIONS)],
             "python_bytecodes_per_request": round(self.python_per_request, 1),
             "ran": sorted(self.packages_ran),
-            "environment": dict(self.environment), "wall_s": round(self.wall_s, 2), "timestamp": self.timestamp,
+            "environment": dict(self.environment),
+            "wall_s": round(self.wall_s, 2),
+            "timestamp": self.timestamp,
             "verdict": dict(verdict) if verdict is not None else None,
         }
 
@@ -178,8 +216,17 @@ def _baseline(key: str, e: Mapping[str, Any]) -> CostBaseline:
         ran = ran_packages(packages, functions, python_functions)
     else:
         ran = None  # no Python profile stored: which pure-Python packages ran is unknown
-    return CostBaseline(key, float(e["per_request"]), packages, functions, python_functions,
-                        str(e["recorded_at"]), float(e.get("python_per_request", 0.0)), ran, "ran" not in e)
+    return CostBaseline(
+        key,
+        float(e["per_request"]),
+        packages,
+        functions,
+        python_functions,
+        str(e["recorded_at"]),
+        float(e.get("python_per_request", 0.0)),
+        ran,
+        "ran" not in e,
+    )
 
 
 class CostBaselineStore:
@@ -197,17 +244,41 @@ class CostBaselineStore:
     def save(self, records: Iterable[CostRecord]) -> list[str]:
         """Merge these records over the stored entries and write atomically, under the file's lock (another
         session saving at the same time keeps its entries too); returns the keys written."""
-        fresh = {r.key: _entry(r.per_request, r.packages, r.functions, r.python_functions, r.timestamp,
-                               r.python_per_request, r.packages_ran if r.python_functions else None)
-                 for r in records}
+        fresh = {
+            r.key: _entry(
+                r.per_request,
+                r.packages,
+                r.functions,
+                r.python_functions,
+                r.timestamp,
+                r.python_per_request,
+                r.packages_ran if r.python_functions else None,
+            )
+            for r in records
+        }
         with jsonfile.locked(self.path):
             current = self.load()  # a corrupt file stops here, before anything is written
-            entries = {key: _entry(b.per_request, b.packages, b.functions, b.python_functions, b.recorded_at,
-                                   b.python_per_request, None if b.ran_derived else b.ran)
-                       for key, b in current.items()}
+            entries = {
+                key: _entry(
+                    b.per_request,
+                    b.packages,
+                    b.functions,
+                    b.python_functions,
+                    b.recorded_at,
+                    b.python_per_request,
+                    None if b.ran_derived else b.ran,
+                )
+                for key, b in current.items()
+            }
             entries.update(fresh)
-            jsonfile.write_atomic(self.path, {"schema": SCHEMA, "environment": {
-                k: v for k, v in self.environment.items() if k != "packages"}, "entries": entries})
+            jsonfile.write_atomic(
+                self.path,
+                {
+                    "schema": SCHEMA,
+                    "environment": {k: v for k, v in self.environment.items() if k != "packages"},
+                    "entries": entries,
+                },
+            )
         return list(fresh)
 
 
@@ -215,22 +286,34 @@ def _largest(rows: Iterable[FunctionCost], count: int) -> list[FunctionCost]:
     return sorted(rows, key=lambda f: -f.per_request)[:count]
 
 
-def _entry(per_request: float, packages: Mapping[str, str], functions: Iterable[FunctionCost],
-           python_functions: Iterable[FunctionCost], recorded_at: str, python_per_request: float,
-           ran: frozenset[str] | None) -> dict[str, Any]:
+def _entry(
+    per_request: float,
+    packages: Mapping[str, str],
+    functions: Iterable[FunctionCost],
+    python_functions: Iterable[FunctionCost],
+    recorded_at: str,
+    python_per_request: float,
+    ran: frozenset[str] | None,
+) -> dict[str, Any]:
     def top(rows: Iterable[FunctionCost]) -> list[dict[str, Any]]:
         return [f.to_record() for f in _largest(rows, STORED_FUNCTIONS)]
 
-    entry = {"per_request": round(per_request, 1), "packages": dict(packages), "functions": top(functions),
-             "python_functions": top(python_functions), "python_per_request": round(python_per_request, 1),
-             "recorded_at": recorded_at}
+    entry = {
+        "per_request": round(per_request, 1),
+        "packages": dict(packages),
+        "functions": top(functions),
+        "python_functions": top(python_functions),
+        "python_per_request": round(python_per_request, 1),
+        "recorded_at": recorded_at,
+    }
     if ran is not None:  # kept only when known (taken with a Python profile): absent means derive or unknown
         entry["ran"] = sorted(ran)
     return entry
 
 
-def add_to_results_file(path: Path, records: Iterable[Mapping[str, Any]], machine: Mapping[str, Any],
-                        version: str) -> None:
+def add_to_results_file(
+    path: Path, records: Iterable[Mapping[str, Any]], machine: Mapping[str, Any], version: str
+) -> None:
     """Put cost records under ``"cost"`` in a --perf-json file, keeping whatever the timed tests wrote there."""
     path = Path(path)
     data: dict[str, Any] = {}
@@ -238,11 +321,14 @@ def add_to_results_file(path: Path, records: Iterable[Mapping[str, Any]], machin
         try:
             data = jsonfile.read(path)
         except (OSError, ValueError) as exc:
-            raise ServerbenchError(f"{path} cannot be read to add the cost records ({exc}); remove it or give "
-                                "--perf-json another path") from None
+            raise ServerbenchError(
+                f"{path} cannot be read to add the cost records ({exc}); remove it or give --perf-json another path"
+            ) from None
         if not isinstance(data, dict) or not isinstance(data.get("cost", []), list):
-            raise ServerbenchError(f"{path} is not a --perf-json results file (no object with a 'cost' list) to add "
-                                   "the cost records to; remove it or give --perf-json another path")
+            raise ServerbenchError(
+                f"{path} is not a --perf-json results file (no object with a 'cost' list) to add "
+                "the cost records to; remove it or give --perf-json another path"
+            )
     data.setdefault("schema", 2)
     data.setdefault("serverbench", version)
     data.setdefault("created", dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))

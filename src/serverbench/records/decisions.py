@@ -9,13 +9,15 @@ Schema 2 is written.  Schema 1 (the gate before this module; no ``schema`` key) 
 windows named their arm only in the nodeid (``ab::base``, ``ab::base@rate``), which is read back here
 once; it stored neither the policy, the error-rate limit, the blocks nor which signals gated (None).
 """
+
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from . import jsonfile
 from .schema import Result, error_rate
@@ -62,22 +64,39 @@ class Decision:
         return f"[{self.amount(self.ci[0]).removesuffix(' ' + self.unit)}, {self.amount(self.ci[1])}]"
 
     def summary(self) -> str:
-        return (f"Δ {self.amount(self.delta)} {self.interval()} p={p_text(self.p)} n={self.n} "
-                f"disp={self.amount(self.dispersion, sign=False)} -> {self.verdict}")
+        return (
+            f"Δ {self.amount(self.delta)} {self.interval()} p={p_text(self.p)} n={self.n} "
+            f"disp={self.amount(self.dispersion, sign=False)} -> {self.verdict}"
+        )
 
     def to_record(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "delta": self.delta, "ci": list(self.ci),
-                "p": self.p if math.isfinite(self.p) else None, "n": self.n,  # None: not a test (counted cost)
-                "dispersion": self.dispersion, "borderline": self.borderline, "reason": self.reason,
-                **({"unit": self.unit} if self.unit else {})}
+        return {
+            "verdict": self.verdict,
+            "delta": self.delta,
+            "ci": list(self.ci),
+            "p": self.p if math.isfinite(self.p) else None,
+            "n": self.n,  # None: not a test (counted cost)
+            "dispersion": self.dispersion,
+            "borderline": self.borderline,
+            "reason": self.reason,
+            **({"unit": self.unit} if self.unit else {}),
+        }
 
     @classmethod
-    def from_record(cls, rec: Mapping[str, Any]) -> "Decision":
+    def from_record(cls, rec: Mapping[str, Any]) -> Decision:
         lo, hi = rec["ci"]
         p = math.nan if rec["p"] is None else float(rec["p"])
-        return cls(str(rec["verdict"]), float(rec["delta"]), (float(lo), float(hi)), p, int(rec["n"]),
-                   float(rec["dispersion"]), bool(rec["borderline"]), str(rec.get("reason") or ""),
-                   str(rec.get("unit") or ""))
+        return cls(
+            str(rec["verdict"]),
+            float(rec["delta"]),
+            (float(lo), float(hi)),
+            p,
+            int(rec["n"]),
+            float(rec["dispersion"]),
+            bool(rec["borderline"]),
+            str(rec.get("reason") or ""),
+            str(rec.get("unit") or ""),
+        )
 
 
 @dataclass(frozen=True)
@@ -93,7 +112,7 @@ class Window:
         return {**self.result.to_record(), "arm": self.arm, "phase": self.phase, "block": self.block}
 
     @classmethod
-    def from_record(cls, rec: Mapping[str, Any]) -> "Window":
+    def from_record(cls, rec: Mapping[str, Any]) -> Window:
         if "arm" in rec:
             return cls(str(rec["arm"]), str(rec["phase"]), _whole(rec.get("block")), Result.from_record(rec))
         # Schema 1: the nodeid was "ab::<label>" for a saturated window, "ab::<label>@rate" at the fixed rate.
@@ -117,21 +136,48 @@ class Measurement:
     peak_rss_mb: Mapping[str, float]  # by arm, the highest server RSS of any window
 
     @classmethod
-    def of(cls, mode: str, arms: tuple[str, str], pairs: Pairs, windows: Sequence[Window], blocks: int,
-           reruns: int, rate: float | None, seconds: float) -> "Measurement":
+    def of(
+        cls,
+        mode: str,
+        arms: tuple[str, str],
+        pairs: Pairs,
+        windows: Sequence[Window],
+        blocks: int,
+        reruns: int,
+        rate: float | None,
+        seconds: float,
+    ) -> Measurement:
         """A measurement whose error rate and peak RSS per arm are computed from its windows."""
         by_arm = {arm: [w.result for w in windows if w.arm == arm] for arm in arms}
-        return cls(mode, arms, pairs, tuple(windows), blocks, reruns, rate, seconds,
-                   {arm: error_rate([r.load for r in rs]) for arm, rs in by_arm.items()},
-                   {arm: max((r.server_rss_mb or 0.0) for r in rs) if rs else 0.0 for arm, rs in by_arm.items()})
+        return cls(
+            mode,
+            arms,
+            pairs,
+            tuple(windows),
+            blocks,
+            reruns,
+            rate,
+            seconds,
+            {arm: error_rate([r.load for r in rs]) for arm, rs in by_arm.items()},
+            {arm: max((r.server_rss_mb or 0.0) for r in rs) if rs else 0.0 for arm, rs in by_arm.items()},
+        )
 
-    def plus(self, more: "Measurement") -> "Measurement":
+    def plus(self, more: Measurement) -> Measurement:
         """This measurement extended by ``more`` (later blocks of the same attempt, at the same fixed rate)."""
         names = dict.fromkeys([*self.pairs, *more.pairs])
-        pairs = {k: tuple(a + b for a, b in zip(self.pairs.get(k, ((), ())), more.pairs.get(k, ((), ())))) for k in names}
-        return Measurement.of(self.mode, self.arms, pairs, self.windows + more.windows,
-                              (self.blocks or 0) + (more.blocks or 0), self.reruns + more.reruns, self.rate,
-                              self.seconds + more.seconds)
+        pairs = {
+            k: tuple(a + b for a, b in zip(self.pairs.get(k, ((), ())), more.pairs.get(k, ((), ())))) for k in names
+        }
+        return Measurement.of(
+            self.mode,
+            self.arms,
+            pairs,
+            self.windows + more.windows,
+            (self.blocks or 0) + (more.blocks or 0),
+            self.reruns + more.reruns,
+            self.rate,
+            self.seconds + more.seconds,
+        )
 
 
 @dataclass(frozen=True)
@@ -195,35 +241,61 @@ class ABDecision:
     def to_record(self) -> dict[str, Any]:
         """The decision file's JSON (schema 2): verdicts, statistics, the paired values and every window."""
         m = self.measurement
-        return {"schema": SCHEMA, "cell": self.cell, "verdict": self.verdict, "exit_status": self.exit_status,
-                "mode": m.mode, "arms": list(m.arms), "rate": m.rate, "blocks": m.blocks, "extended": self.extended,
-                "reruns": m.reruns, "seconds": round(m.seconds, 1), "error_rate": dict(m.error_rate),
-                "peak_rss_mb": dict(m.peak_rss_mb), "max_error_rate": self.max_error_rate,
-                "policy": None if self.policy is None else dict(self.policy),
-                "gated": None if self.gated is None else list(self.gated),
-                "decisions": {k: d.to_record() for k, d in self.decisions.items()},
-                "pairs": {k: {"base": list(v[0]), "candidate": list(v[1])} for k, v in m.pairs.items()},
-                "windows": [w.to_record() for w in m.windows]}
+        return {
+            "schema": SCHEMA,
+            "cell": self.cell,
+            "verdict": self.verdict,
+            "exit_status": self.exit_status,
+            "mode": m.mode,
+            "arms": list(m.arms),
+            "rate": m.rate,
+            "blocks": m.blocks,
+            "extended": self.extended,
+            "reruns": m.reruns,
+            "seconds": round(m.seconds, 1),
+            "error_rate": dict(m.error_rate),
+            "peak_rss_mb": dict(m.peak_rss_mb),
+            "max_error_rate": self.max_error_rate,
+            "policy": None if self.policy is None else dict(self.policy),
+            "gated": None if self.gated is None else list(self.gated),
+            "decisions": {k: d.to_record() for k, d in self.decisions.items()},
+            "pairs": {k: {"base": list(v[0]), "candidate": list(v[1])} for k, v in m.pairs.items()},
+            "windows": [w.to_record() for w in m.windows],
+        }
 
     @classmethod
-    def from_record(cls, rec: Mapping[str, Any]) -> "ABDecision":
+    def from_record(cls, rec: Mapping[str, Any]) -> ABDecision:
         """Schema 2 or 1; a malformed record raises KeyError, TypeError or ValueError."""
         arms = tuple(rec.get("arms") or rec["error_rate"])
         if len(arms) != 2:
             raise ValueError(f"expected the two arms' labels, found {list(arms)}")
         measurement = Measurement(
-            str(rec["mode"]), (str(arms[0]), str(arms[1])),
+            str(rec["mode"]),
+            (str(arms[0]), str(arms[1])),
             {k: (tuple(map(float, v["base"])), tuple(map(float, v["candidate"]))) for k, v in rec["pairs"].items()},
-            tuple(Window.from_record(w) for w in rec.get("windows") or ()), _whole(rec.get("blocks")), int(rec["reruns"]),
-            None if rec.get("rate") is None else float(rec["rate"]), float(rec["seconds"]),
+            tuple(Window.from_record(w) for w in rec.get("windows") or ()),
+            _whole(rec.get("blocks")),
+            int(rec["reruns"]),
+            None if rec.get("rate") is None else float(rec["rate"]),
+            float(rec["seconds"]),
             {k: float(v) for k, v in rec["error_rate"].items()},
-            {k: float(v) for k, v in (rec.get("peak_rss_mb") or {}).items()})
+            {k: float(v) for k, v in (rec.get("peak_rss_mb") or {}).items()},
+        )
         gated, policy, limit = rec.get("gated"), rec.get("policy"), rec.get("max_error_rate")
         if policy is not None and not isinstance(policy, Mapping):
             raise TypeError(f"'policy' must be an object, found {policy!r}")
-        return cls(str(rec["cell"]), measurement, {k: Decision.from_record(d) for k, d in rec["decisions"].items()},
-                   None if gated is None else tuple(map(str, gated)), str(rec["verdict"]), int(rec["exit_status"]),
-                   bool(rec.get("extended")), policy, None if limit is None else float(limit), int(rec.get("schema", 1)))
+        return cls(
+            str(rec["cell"]),
+            measurement,
+            {k: Decision.from_record(d) for k, d in rec["decisions"].items()},
+            None if gated is None else tuple(map(str, gated)),
+            str(rec["verdict"]),
+            int(rec["exit_status"]),
+            bool(rec.get("extended")),
+            policy,
+            None if limit is None else float(limit),
+            int(rec.get("schema", 1)),
+        )
 
 
 def _whole(value: Any) -> int | None:
@@ -252,10 +324,12 @@ def read(path: Path) -> ABDecision:
         raise DecisionFileError(f"{path}: not an A/B decision file (no 'decisions' and 'pairs'); {fix}")
     schema = data.get("schema", 1)
     if schema not in READABLE:
-        raise DecisionFileError(f"{path}: decision schema {schema!r}; this serverbench reads {READABLE}: "
-                                "upgrade serverbench to read it")
+        raise DecisionFileError(
+            f"{path}: decision schema {schema!r}; this serverbench reads {READABLE}: upgrade serverbench to read it"
+        )
     try:
         return ABDecision.from_record(data)
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
-        raise DecisionFileError(f"{path}: an A/B decision file that cannot be read ({type(exc).__name__}: {exc}); "
-                                f"{fix}") from None
+        raise DecisionFileError(
+            f"{path}: an A/B decision file that cannot be read ({type(exc).__name__}: {exc}); {fix}"
+        ) from None

@@ -5,15 +5,17 @@ session interrupted mid-write, sees the old file or the new one, never a mix.  A
 read, merged and written back (a baseline) is held under :func:`locked` (its folder's lock) meanwhile, so two
 sessions saving at once both keep their entries.
 """
+
 from __future__ import annotations
 
 import fcntl
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 
 def write_atomic(path: Path, data: Any) -> None:

@@ -5,13 +5,15 @@ the verdict it got), every failure (a test that produced no result) and the cost
 ``-m cost`` tests (kept as written, :mod:`serverbench.records.cost` reads them).  Files of
 schema 1 (the load shape as a label) still load.
 """
+
 from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from . import jsonfile
 from .schema import SCHEMA, Result
@@ -70,18 +72,26 @@ class ResultsFileError(ValueError):
     """A file that is not a readable serverbench results file; the message names it and the fix."""
 
 
-def write(path: Path, machine: Mapping[str, Any], results: Sequence[tuple[Result, Mapping[str, Any] | None]],
-          failures: Sequence[Failure], version: str,
-          flags: Sequence[Sequence[Mapping[str, str]]] | None = None) -> None:
+def write(
+    path: Path,
+    machine: Mapping[str, Any],
+    results: Sequence[tuple[Result, Mapping[str, Any] | None]],
+    failures: Sequence[Failure],
+    version: str,
+    flags: Sequence[Sequence[Mapping[str, str]]] | None = None,
+) -> None:
     """``flags``: each result's consistency flags (judge.checks), in the order of ``results``."""
-    jsonfile.write_atomic(Path(path), {
-        "schema": SCHEMA,
-        "serverbench": version,
-        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "machine": dict(machine),
-        "results": [r.to_record(v, None if flags is None else flags[i]) for i, (r, v) in enumerate(results)],
-        "failures": [f.__dict__ for f in failures],
-    })
+    jsonfile.write_atomic(
+        Path(path),
+        {
+            "schema": SCHEMA,
+            "serverbench": version,
+            "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "machine": dict(machine),
+            "results": [r.to_record(v, None if flags is None else flags[i]) for i, (r, v) in enumerate(results)],
+            "failures": [f.__dict__ for f in failures],
+        },
+    )
 
 
 def write_merged(path: Path, files: Sequence[ResultsFile], machine: Mapping[str, Any], version: str) -> None:
@@ -92,16 +102,22 @@ def write_merged(path: Path, files: Sequence[ResultsFile], machine: Mapping[str,
     earliest file's: when the measurements began.
     """
     cost = [dict(c) for f in files for c in f.cost]
-    jsonfile.write_atomic(Path(path), {
-        "schema": SCHEMA,
-        "serverbench": version,
-        "created": min(f.created for f in files),
-        "machine": dict(machine),
-        "results": [dict(s.record) if s.record is not None else s.result.to_record(s.verdict)
-                    for f in files for s in f.results],
-        "failures": [x.__dict__ for f in files for x in f.failures],
-        **({"cost": cost} if cost else {}),
-    })
+    jsonfile.write_atomic(
+        Path(path),
+        {
+            "schema": SCHEMA,
+            "serverbench": version,
+            "created": min(f.created for f in files),
+            "machine": dict(machine),
+            "results": [
+                dict(s.record) if s.record is not None else s.result.to_record(s.verdict)
+                for f in files
+                for s in f.results
+            ],
+            "failures": [x.__dict__ for f in files for x in f.failures],
+            **({"cost": cost} if cost else {}),
+        },
+    )
 
 
 def read(path: Path) -> ResultsFile:
@@ -112,23 +128,30 @@ def read(path: Path) -> ResultsFile:
     except FileNotFoundError:
         raise ResultsFileError(f"{path}: no such file; write one with `pytest -m perf --perf-json {path}`") from None
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ResultsFileError(f"{path}: not a readable serverbench results file ({exc}); {path.name} is not a "
-                               "serverbench --perf-json file: pass only --perf-json outputs") from None
+        raise ResultsFileError(
+            f"{path}: not a readable serverbench results file ({exc}); {path.name} is not a "
+            "serverbench --perf-json file: pass only --perf-json outputs"
+        ) from None
     if not isinstance(data, dict) or not isinstance(data.get("results"), list) or "created" not in data:
-        raise ResultsFileError(f"{path}: not a serverbench results file (no 'created' and 'results'); "
-                               "pass only --perf-json outputs")
+        raise ResultsFileError(
+            f"{path}: not a serverbench results file (no 'created' and 'results'); pass only --perf-json outputs"
+        )
     schema = data.get("schema", 1)
     if schema not in READABLE:
-        raise ResultsFileError(f"{path}: results schema {schema!r}; this serverbench reads {READABLE}: "
-                               "upgrade serverbench to read it")
+        raise ResultsFileError(
+            f"{path}: results schema {schema!r}; this serverbench reads {READABLE}: upgrade serverbench to read it"
+        )
     try:
-        results = tuple(Stored(Result.from_record(r), r.get("verdict"), r if schema == SCHEMA else None)
-                        for r in data["results"])
+        results = tuple(
+            Stored(Result.from_record(r), r.get("verdict"), r if schema == SCHEMA else None) for r in data["results"]
+        )
         failures = tuple(Failure(**f) for f in data.get("failures") or ())
         cost = tuple(dict(c) for c in data.get("cost") or ())
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise ResultsFileError(f"{path} is not a serverbench --perf-json file ({type(exc).__name__}: {exc})") from None
     machine = data.get("machine") or {}
     if not isinstance(machine, dict):
-        raise ResultsFileError(f"{path} is not a serverbench --perf-json file ('machine' is {machine!r}, not an object)")
+        raise ResultsFileError(
+            f"{path} is not a serverbench --perf-json file ('machine' is {machine!r}, not an object)"
+        )
     return ResultsFile(path, schema, str(data["created"]), machine, results, failures, cost)

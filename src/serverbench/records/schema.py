@@ -11,11 +11,13 @@ object to the record; records without them (every older one) read as shapes with
 Memory beyond peak RSS (the tree's PSS in ``server``, per-process figures and samples in ``memory``) is
 optional too: older records read with None and an empty mapping.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..catalog.shapes import LoadShape
 
@@ -103,7 +105,7 @@ def unanswered(report: LoadReport) -> int:
     return e["connect"] + e["read"] + e["write"] + (0 if report.driver in TIMEOUTS_ALSO_ANSWERED else e["timeout"])
 
 
-def error_rate(reports: "Sequence[LoadReport]") -> float:
+def error_rate(reports: Sequence[LoadReport]) -> float:
     """Errors over attempts (completed responses plus attempts that got none), pooled.  At most 1 when each report's
     errors and requests count the same requests (an error status is of an answered one)."""
     errors = sum(sum(r.errors.values()) for r in reports)
@@ -164,19 +166,38 @@ class Generator:
         return max(self.busy_pct, self.runnable_pct or 0.0) >= SATURATION_BUSY_PCT
 
     def to_record(self) -> dict[str, Any]:
-        return {"name": self.name, "version": self.version, "threads": self.threads, "cpu_s": round(self.cpu_s, 4),
-                "wall_s": round(self.wall_s, 4), "cores": self.cores, "cpu_pct": round(self.cpu_pct, 1),
-                "busy_pct": round(self.busy_pct, 1), "saturated": self.saturated,
-                **({} if self.timeout_s is None else {"timeout_s": self.timeout_s}),
-                **({} if self.run_queue is None else {"run_queue": self.run_queue.to_record(),
-                                                      "runnable_pct": round(self.runnable_pct, 1)})}
+        return {
+            "name": self.name,
+            "version": self.version,
+            "threads": self.threads,
+            "cpu_s": round(self.cpu_s, 4),
+            "wall_s": round(self.wall_s, 4),
+            "cores": self.cores,
+            "cpu_pct": round(self.cpu_pct, 1),
+            "busy_pct": round(self.busy_pct, 1),
+            "saturated": self.saturated,
+            **({} if self.timeout_s is None else {"timeout_s": self.timeout_s}),
+            **(
+                {}
+                if self.run_queue is None
+                else {"run_queue": self.run_queue.to_record(), "runnable_pct": round(self.runnable_pct, 1)}
+            ),
+        }
 
     @classmethod
-    def from_record(cls, rec: Mapping[str, Any], duration_s: float) -> "Generator":
+    def from_record(cls, rec: Mapping[str, Any], duration_s: float) -> Generator:
         """Schema 1 kept only the percentages: CPU seconds and cores are derived from them."""
         if "cpu_s" in rec:
-            return cls(rec["name"], rec["version"], int(rec["threads"]), float(rec["cpu_s"]), float(rec["wall_s"]),
-                       int(rec["cores"]), _number(rec.get("timeout_s")), _run_queue(rec.get("run_queue")))
+            return cls(
+                rec["name"],
+                rec["version"],
+                int(rec["threads"]),
+                float(rec["cpu_s"]),
+                float(rec["wall_s"]),
+                int(rec["cores"]),
+                _number(rec.get("timeout_s")),
+                _run_queue(rec.get("run_queue")),
+            )
         cpu_pct, busy = float(rec["cpu_pct"]), float(rec["busy_pct"])
         cores = max(1, round(cpu_pct / busy)) if busy else int(rec["threads"])
         return cls(rec["name"], rec["version"], int(rec["threads"]), cpu_pct / 100 * duration_s, duration_s, cores)
@@ -219,19 +240,33 @@ class BackendUsage:
 
     def to_record(self, requests: int) -> dict[str, Any]:
         pct = self.cpu_pct
-        return {"name": self.name, "kind": self.kind, "cpu_s": self.cpu_s, "wall_s": round(self.wall_s, 4),
-                "cpu_pct": None if pct is None else round(pct, 1), "cores": self.cores, "bound": self.bound,
-                "ops": self.ops, "ops_per_request": None if self.ops is None or not requests
-                else round(self.ops / requests, 4),
-                **({} if self.ops_span == "window" else {"ops_span": self.ops_span, "window_ops": self.window_ops}),
-                **({} if self.run_ops is None else {"run_ops": self.run_ops})}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "cpu_s": self.cpu_s,
+            "wall_s": round(self.wall_s, 4),
+            "cpu_pct": None if pct is None else round(pct, 1),
+            "cores": self.cores,
+            "bound": self.bound,
+            "ops": self.ops,
+            "ops_per_request": None if self.ops is None or not requests else round(self.ops / requests, 4),
+            **({} if self.ops_span == "window" else {"ops_span": self.ops_span, "window_ops": self.window_ops}),
+            **({} if self.run_ops is None else {"run_ops": self.run_ops}),
+        }
 
     @classmethod
-    def from_record(cls, rec: Mapping[str, Any], duration_s: float) -> "BackendUsage":
-        return cls(rec["name"], rec["kind"], _number(rec["cpu_s"]), float(rec.get("wall_s", duration_s)),
-                   int(rec["cores"]), None if rec["ops"] is None else int(rec["ops"]), str(rec.get("ops_span") or "window"),
-                   None if rec.get("window_ops") is None else int(rec["window_ops"]),
-                   None if rec.get("run_ops") is None else int(rec["run_ops"]))
+    def from_record(cls, rec: Mapping[str, Any], duration_s: float) -> BackendUsage:
+        return cls(
+            rec["name"],
+            rec["kind"],
+            _number(rec["cpu_s"]),
+            float(rec.get("wall_s", duration_s)),
+            int(rec["cores"]),
+            None if rec["ops"] is None else int(rec["ops"]),
+            str(rec.get("ops_span") or "window"),
+            None if rec.get("window_ops") is None else int(rec["window_ops"]),
+            None if rec.get("run_ops") is None else int(rec["run_ops"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -261,16 +296,28 @@ class SlowClientReport:
         return self.opened - len(self.dropped_s)
 
     def to_record(self) -> dict[str, Any]:
-        return {"kind": self.kind, "asked": self.asked, "opened": self.opened, "held": self.held,
-                "dropped": len(self.dropped_s), "refused": self.refused,
-                "dropped_s": [round(x, 3) for x in self.dropped_s], "window_s": round(self.window_s, 3),
-                "answers": dict(self.answers)}
+        return {
+            "kind": self.kind,
+            "asked": self.asked,
+            "opened": self.opened,
+            "held": self.held,
+            "dropped": len(self.dropped_s),
+            "refused": self.refused,
+            "dropped_s": [round(x, 3) for x in self.dropped_s],
+            "window_s": round(self.window_s, 3),
+            "answers": dict(self.answers),
+        }
 
     @classmethod
-    def from_record(cls, rec: Mapping[str, Any]) -> "SlowClientReport":
-        return cls(str(rec["kind"]), int(rec["asked"]), int(rec["opened"]),
-                   tuple(float(x) for x in rec["dropped_s"]), float(rec["window_s"]),
-                   {str(k): int(v) for k, v in _mapping(rec, "answers").items()})
+    def from_record(cls, rec: Mapping[str, Any]) -> SlowClientReport:
+        return cls(
+            str(rec["kind"]),
+            int(rec["asked"]),
+            int(rec["opened"]),
+            tuple(float(x) for x in rec["dropped_s"]),
+            float(rec["window_s"]),
+            {str(k): int(v) for k, v in _mapping(rec, "answers").items()},
+        )
 
 
 @dataclass(frozen=True)
@@ -329,12 +376,16 @@ class Result:
     def error_rate(self) -> float:
         return self.load.error_rate
 
-    def to_record(self, verdict: Mapping[str, Any] | None = None,
-                  flags: Sequence[Mapping[str, str]] | None = None) -> dict[str, Any]:
+    def to_record(
+        self, verdict: Mapping[str, Any] | None = None, flags: Sequence[Mapping[str, str]] | None = None
+    ) -> dict[str, Any]:
         """The JSON record (schema 2, docs/records.md); ``flags``: the consistency checks' findings (judge.checks)."""
         load = self.load
-        per_request = (self.server_cpu_s / load.good_requests * 1e6
-                       if self.server_cpu_s is not None and load.good_requests else None)
+        per_request = (
+            self.server_cpu_s / load.good_requests * 1e6
+            if self.server_cpu_s is not None and load.good_requests
+            else None
+        )
         return {
             "nodeid": self.nodeid,
             "key": self.key,
@@ -356,8 +407,14 @@ class Result:
             "errors": {k: load.errors[k] for k in ERROR_KEYS},
             "error_rate": round(load.error_rate, 6),
             "window": load.window,
-            **({} if not load.error_attribution else {"error_attribution": load.error_attribution,
-                                                      "run_errors": {k: load.run_errors[k] for k in ERROR_KEYS}}),
+            **(
+                {}
+                if not load.error_attribution
+                else {
+                    "error_attribution": load.error_attribution,
+                    "run_errors": {k: load.run_errors[k] for k in ERROR_KEYS},
+                }
+            ),
             **({} if load.think_ms == 0 else {"think_ms": load.think_ms}),
             **({} if load.held_through is None else {"held_through": load.held_through}),
             **({} if load.first_wait_s is None else {"first_wait_s": round(load.first_wait_s, 3)}),
@@ -365,19 +422,33 @@ class Result:
             **({} if load.carried_out_s is None else {"carried_out_s": round(load.carried_out_s, 3)}),
             **({} if load.run_requests is None else {"run_requests": load.run_requests}),
             **({} if load.gap_ms is None else {"gap_ms": round(load.gap_ms, 3)}),
-            "server": {"cpu_s": self.server_cpu_s, "rss_mb": self.server_rss_mb,
-                       "cpu_us_per_request": None if per_request is None else round(per_request, 2),
-                       **({"pss_mb": self.server_pss_mb, "pss_end_mb": self.server_pss_end_mb}
-                          if self.server_pss_mb is not None else {})},
+            "server": {
+                "cpu_s": self.server_cpu_s,
+                "rss_mb": self.server_rss_mb,
+                "cpu_us_per_request": None if per_request is None else round(per_request, 2),
+                **(
+                    {"pss_mb": self.server_pss_mb, "pss_end_mb": self.server_pss_end_mb}
+                    if self.server_pss_mb is not None
+                    else {}
+                ),
+            },
             "generator": self.generator.to_record(),
             "machine": dict(self.machine),
             "python": dict(self.python),
             "timestamp": self.timestamp,
             "verdict": dict(verdict) if verdict is not None else None,
             "kernel": dict(self.kernel),
-            **({"host": {"cpu_s": self.host_cpu_s, "steal_s": self.host_steal_s,
-                         **({} if self.host_wall_s is None else {"wall_s": self.host_wall_s})}}
-               if self.host_cpu_s is not None else {}),
+            **(
+                {
+                    "host": {
+                        "cpu_s": self.host_cpu_s,
+                        "steal_s": self.host_steal_s,
+                        **({} if self.host_wall_s is None else {"wall_s": self.host_wall_s}),
+                    }
+                }
+                if self.host_cpu_s is not None
+                else {}
+            ),
             **({"flags": [dict(f) for f in flags]} if flags is not None else {}),
             **({"slow_clients": self.slow_clients.to_record()} if self.slow_clients is not None else {}),
             **({"extra": dict(self.extra)} if self.extra else {}),
@@ -385,37 +456,57 @@ class Result:
         }
 
     @classmethod
-    def from_record(cls, rec: Mapping[str, Any]) -> "Result":
+    def from_record(cls, rec: Mapping[str, Any]) -> Result:
         """A Result from its JSON record, schema 2 or 1; a malformed one raises KeyError, TypeError or ValueError."""
         duration = float(rec["duration_s"])
-        load = LoadReport(rec["generator"]["name"], int(rec["requests"]), duration, int(rec.get("bytes") or 0),
-                          {k: float(rec["latency_ms"][k]) for k in LATENCY_KEYS},
-                          {k: int(rec["errors"][k]) for k in ERROR_KEYS}, str(rec.get("window") or "run"),
-                          None if rec.get("think_ms", 0) is None else float(rec.get("think_ms", 0)),
-                          str(rec.get("error_attribution") or ""),
-                          {k: int(rec["run_errors"][k]) for k in ERROR_KEYS} if rec.get("run_errors") else None,
-                          None if rec.get("held_through") is None else int(rec["held_through"]),
-                          None if rec.get("run_requests") is None else int(rec["run_requests"]),
-                          None if rec.get("gap_ms") is None else float(rec["gap_ms"]),
-                          None if rec.get("first_wait_s") is None else float(rec["first_wait_s"]),
-                          None if rec.get("carried_in_s") is None else float(rec["carried_in_s"]),
-                          None if rec.get("carried_out_s") is None else float(rec["carried_out_s"]))
+        load = LoadReport(
+            rec["generator"]["name"],
+            int(rec["requests"]),
+            duration,
+            int(rec.get("bytes") or 0),
+            {k: float(rec["latency_ms"][k]) for k in LATENCY_KEYS},
+            {k: int(rec["errors"][k]) for k in ERROR_KEYS},
+            str(rec.get("window") or "run"),
+            None if rec.get("think_ms", 0) is None else float(rec.get("think_ms", 0)),
+            str(rec.get("error_attribution") or ""),
+            {k: int(rec["run_errors"][k]) for k in ERROR_KEYS} if rec.get("run_errors") else None,
+            None if rec.get("held_through") is None else int(rec["held_through"]),
+            None if rec.get("run_requests") is None else int(rec["run_requests"]),
+            None if rec.get("gap_ms") is None else float(rec["gap_ms"]),
+            None if rec.get("first_wait_s") is None else float(rec["first_wait_s"]),
+            None if rec.get("carried_in_s") is None else float(rec["carried_in_s"]),
+            None if rec.get("carried_out_s") is None else float(rec["carried_out_s"]),
+        )
         server = _mapping(rec, "server")
-        return cls(nodeid=rec["nodeid"], test=rec["test"], variant=rec["variant"], workload=rec["workload"],
-                   shape=shape_from_record(rec), warmup_s=int(rec.get("warmup_s") or 0), url=rec["url"], load=load,
-                   generator=Generator.from_record(rec["generator"], duration),
-                   server_cpu_s=_number(server.get("cpu_s")), server_rss_mb=_number(server.get("rss_mb")),
-                   machine=_mapping(rec, "machine"), python=_mapping(rec, "python"), timestamp=rec["timestamp"],
-                   app=rec.get("app") or "", warmup_rps=tuple(float(x) for x in rec.get("warmup_rps") or ()),
-                   warmup_settled=rec.get("warmup_settled"),
-                   backends=tuple(BackendUsage.from_record(b, duration) for b in rec.get("backends") or ()),
-                   extra=rec.get("extra") or {}, kernel=rec.get("kernel") or {},
-                   slow_clients=SlowClientReport.from_record(rec["slow_clients"]) if rec.get("slow_clients") else None,
-                   host_cpu_s=_number(_mapping(rec, "host").get("cpu_s")),
-                   host_steal_s=_number(_mapping(rec, "host").get("steal_s")),
-                   host_wall_s=_number(_mapping(rec, "host").get("wall_s")),
-                   server_pss_mb=_number(server.get("pss_mb")), server_pss_end_mb=_number(server.get("pss_end_mb")),
-                   memory=_mapping(rec, "memory"))
+        return cls(
+            nodeid=rec["nodeid"],
+            test=rec["test"],
+            variant=rec["variant"],
+            workload=rec["workload"],
+            shape=shape_from_record(rec),
+            warmup_s=int(rec.get("warmup_s") or 0),
+            url=rec["url"],
+            load=load,
+            generator=Generator.from_record(rec["generator"], duration),
+            server_cpu_s=_number(server.get("cpu_s")),
+            server_rss_mb=_number(server.get("rss_mb")),
+            machine=_mapping(rec, "machine"),
+            python=_mapping(rec, "python"),
+            timestamp=rec["timestamp"],
+            app=rec.get("app") or "",
+            warmup_rps=tuple(float(x) for x in rec.get("warmup_rps") or ()),
+            warmup_settled=rec.get("warmup_settled"),
+            backends=tuple(BackendUsage.from_record(b, duration) for b in rec.get("backends") or ()),
+            extra=rec.get("extra") or {},
+            kernel=rec.get("kernel") or {},
+            slow_clients=SlowClientReport.from_record(rec["slow_clients"]) if rec.get("slow_clients") else None,
+            host_cpu_s=_number(_mapping(rec, "host").get("cpu_s")),
+            host_steal_s=_number(_mapping(rec, "host").get("steal_s")),
+            host_wall_s=_number(_mapping(rec, "host").get("wall_s")),
+            server_pss_mb=_number(server.get("pss_mb")),
+            server_pss_end_mb=_number(server.get("pss_end_mb")),
+            memory=_mapping(rec, "memory"),
+        )
 
 
 def _mapping(rec: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -430,8 +521,16 @@ def _number(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-SHAPE_FIELDS = ("connections", "duration", "rate", "requests_per_connection", "ramp", "workers", "slow_clients",
-                "slow_kind")
+SHAPE_FIELDS = (
+    "connections",
+    "duration",
+    "rate",
+    "requests_per_connection",
+    "ramp",
+    "workers",
+    "slow_clients",
+    "slow_kind",
+)
 
 
 def shape_record(shape: LoadShape) -> dict[str, Any]:
@@ -445,7 +544,10 @@ def shape_from_record(rec: Mapping[str, Any]) -> LoadShape:
     if isinstance(shape, Mapping):
         return _checked(LoadShape(**{k: shape[k] for k in SHAPE_FIELDS if k in shape}))
     label = shape or f"c{rec['connections']}"
-    fields: dict[str, Any] = {"connections": int(rec["connections"]), "duration": max(1, round(float(rec["duration_s"])))}
+    fields: dict[str, Any] = {
+        "connections": int(rec["connections"]),
+        "duration": max(1, round(float(rec["duration_s"]))),
+    }
     for part in label.split("-"):
         if part.startswith("rpc"):
             fields["requests_per_connection"] = int(part[3:])
@@ -481,8 +583,11 @@ def replicated(runs: Sequence[Result]) -> Result:
     rps = [r.rps for r in runs]
     median = statistics.median(rps)
     mad = statistics.median(abs(x - median) for x in rps)
-    summary = {"n": len(runs), "rps": [round(x, 1) for x in rps], "rps_median": round(median, 1),
-               "dispersion": round(mad / median, 4) if median else None,
-               "p99_ms": [round(r.load.latency_ms["p99"], 3) for r in runs]}
+    summary = {
+        "n": len(runs),
+        "rps": [round(x, 1) for x in rps],
+        "rps_median": round(median, 1),
+        "dispersion": round(mad / median, 4) if median else None,
+        "p99_ms": [round(r.load.latency_ms["p99"], 3) for r in runs],
+    }
     return dataclasses.replace(chosen, extra={**chosen.extra, "replicates": summary})
-

@@ -1,4 +1,5 @@
 """``python -m serverbench.report``: the ``serverbench report`` command (:mod:`serverbench.cli.report`)."""
+
 import sys
 
 from ..cli.report import main

@@ -1,8 +1,10 @@
 """How the report names results and groups them: one entry per stored result, labelled with its source."""
+
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Hashable, Iterable, Mapping
+from typing import Callable
 
 from ..records.results import Stored
 from ..records.schema import Result

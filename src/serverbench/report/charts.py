@@ -4,10 +4,11 @@ The section builders (:mod:`serverbench.report.sections`) turn records into thes
 :mod:`.html` draw them.  Nothing here knows about records or about HTML, so the shaping of every
 section is unit-tested by comparing these values.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Tuple, Union
+from typing import Union
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class Series:
     """One line: ``(x, y)`` points in x order."""
 
     name: str
-    points: Tuple[Tuple[float, float], ...]
+    points: tuple[tuple[float, float], ...]
     dashed: bool = False
     muted: bool = False  # a reference line (drawn grey), not a measured cell
 
@@ -39,8 +40,8 @@ class LineChart:
     title: str
     x: Axis
     y: Axis
-    series: Tuple[Series, ...]
-    marks: Tuple[Mark, ...] = ()
+    series: tuple[Series, ...]
+    marks: tuple[Mark, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class BarChart:
 
     title: str
     axis: Axis
-    bars: Tuple[Bar, ...]
+    bars: tuple[Bar, ...]
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,8 @@ class Interval:
     low: float
     high: float
     verdict: str
-    points: Tuple[float, ...] = ()
-    threshold: Optional[float] = None  # drawn as ticks at +/- threshold on this row
+    points: tuple[float, ...] = ()
+    threshold: float | None = None  # drawn as ticks at +/- threshold on this row
 
 
 @dataclass(frozen=True)
@@ -79,8 +80,8 @@ class IntervalChart:
 
     title: str
     axis: Axis
-    rows: Tuple[Interval, ...]
-    references: Tuple[Mark, ...] = ()
+    rows: tuple[Interval, ...]
+    references: tuple[Mark, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -94,14 +95,14 @@ class Cell:
     """A table cell: what is shown, what it sorts by, and an optional flag class (sat, bnd, fail)."""
 
     text: str
-    sort: Union[float, str, None] = None
+    sort: float | str | None = None
     flag: str = ""
 
 
 @dataclass(frozen=True)
 class Table:
-    columns: Tuple[Column, ...]
-    rows: Tuple[Tuple[Cell, ...], ...]
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[Cell, ...], ...]
     sortable: bool = False
 
 
@@ -115,7 +116,7 @@ class Fold:
     """Blocks shown folded under a one-line summary (opened with a click)."""
 
     summary: str
-    blocks: Tuple["Block", ...]
+    blocks: tuple[Block, ...]
 
 
 Block = Union[LineChart, BarChart, IntervalChart, Table, Note, Fold]
@@ -126,21 +127,23 @@ class Section:
     id: str
     title: str
     intro: str
-    blocks: Tuple[Block, ...]
+    blocks: tuple[Block, ...]
 
     @property
-    def charts(self) -> Tuple[Block, ...]:
+    def charts(self) -> tuple[Block, ...]:
         """Every chart of the section, folded ones included."""
+
         def walk(blocks):
             for b in blocks:
                 if isinstance(b, Fold):
                     yield from walk(b.blocks)
                 elif isinstance(b, (LineChart, BarChart, IntervalChart)):
                     yield b
+
         return tuple(walk(self.blocks))
 
 
-def optional(value: Optional[float], digits: int = 1) -> Cell:
+def optional(value: float | None, digits: int = 1) -> Cell:
     """A numeric table cell that may be missing (shown as a dash, sorted last)."""
     if value is None:
         return Cell("-", None)

@@ -3,15 +3,16 @@
 A Content-Security-Policy of ``default-src 'none'`` is part of the page, so even a stray reference
 could not make the browser reach the network.
 """
+
 from __future__ import annotations
 
 import datetime as dt
 import os
 import tempfile
+from collections.abc import Sequence
 from html import escape
 from importlib.resources import files
 from pathlib import Path
-from typing import Sequence
 
 from .. import __version__
 from . import svg
@@ -31,8 +32,10 @@ def legend(names: Sequence[str]) -> str:
         c = svg.colour(i)
         return c if i < len(svg.PALETTE) else f"repeating-linear-gradient(90deg,{c} 0 4px,transparent 4px 6px)"
 
-    items = "".join(f'<li data-series="{i}"><span class="swatch" style="background:{swatch(i)}"></span>'
-                    f'{escape(n)}</li>' for i, n in enumerate(names))
+    items = "".join(
+        f'<li data-series="{i}"><span class="swatch" style="background:{swatch(i)}"></span>{escape(n)}</li>'
+        for i, n in enumerate(names)
+    )
     return f'<ul class="legend">{items}</ul>'
 
 
@@ -54,8 +57,15 @@ def table(block: Table) -> str:
         return out + ("" if sort is None else f' data-sort="{escape(str(sort))}"')
 
     head = "".join(f"<th{attrs(c.numeric, None)}>{escape(c.name)}</th>" for c in block.columns)
-    rows = "".join("<tr>" + "".join(f"<td{attrs(col.numeric, cell.sort, cell.flag)}>{escape(cell.text)}</td>"
-                                    for col, cell in zip(block.columns, row)) + "</tr>" for row in block.rows)
+    rows = "".join(
+        "<tr>"
+        + "".join(
+            f"<td{attrs(col.numeric, cell.sort, cell.flag)}>{escape(cell.text)}</td>"
+            for col, cell in zip(block.columns, row)
+        )
+        + "</tr>"
+        for row in block.rows
+    )
     cls = ' class="sortable"' if block.sortable else ""
     return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
@@ -66,14 +76,18 @@ def render_block(block: Block) -> str:
     if isinstance(block, Note):
         return f'<p class="note">{escape(block.text)}</p>'
     if isinstance(block, Fold):
-        return (f"<details><summary>{escape(block.summary)}</summary>"
-                f"{''.join(render_block(b) for b in block.blocks)}</details>")
+        return (
+            f"<details><summary>{escape(block.summary)}</summary>"
+            f"{''.join(render_block(b) for b in block.blocks)}</details>"
+        )
     return figure(block)
 
 
 def section(s: Section) -> str:
-    return (f'<section id="{s.id}" data-charts="{len(s.charts)}"><h2>{escape(s.title)}</h2>'
-            f'<p class="intro">{escape(s.intro)}</p>{"".join(render_block(b) for b in s.blocks)}</section>')
+    return (
+        f'<section id="{s.id}" data-charts="{len(s.charts)}"><h2>{escape(s.title)}</h2>'
+        f'<p class="intro">{escape(s.intro)}</p>{"".join(render_block(b) for b in s.blocks)}</section>'
+    )
 
 
 def page(inputs: Inputs, title: str = "serverbench report") -> str:
@@ -83,15 +97,17 @@ def page(inputs: Inputs, title: str = "serverbench report") -> str:
     nav = "".join(f'<a href="#{s.id}">{escape(s.title)}</a>' for s in sections)
     made = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     body = "".join(section(s) for s in sections) or '<p class="note">These files hold no results to show.</p>'
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{escape(title)}</title><style>{asset("report.css")}</style></head><body>'
-            f'<header><h1>{escape(title)}</h1><p>serverbench {__version__}, made {made} from '
-            f'{len(inputs.results)} results file(s) and {len(inputs.decisions)} A/B decision file(s).</p>'
-            f'<details><summary>Files</summary><p>{escape(", ".join(files_given))}</p></details>'
-            f'<nav>{nav}</nav></header>'
-            f'{body}<script>{asset("report.js")}</script></body></html>')
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{asset('report.css')}</style></head><body>"
+        f"<header><h1>{escape(title)}</h1><p>serverbench {__version__}, made {made} from "
+        f"{len(inputs.results)} results file(s) and {len(inputs.decisions)} A/B decision file(s).</p>"
+        f"<details><summary>Files</summary><p>{escape(', '.join(files_given))}</p></details>"
+        f"<nav>{nav}</nav></header>"
+        f"{body}<script>{asset('report.js')}</script></body></html>"
+    )
 
 
 def write(path: Path, inputs: Inputs, title: str = "serverbench report") -> int:

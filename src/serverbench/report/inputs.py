@@ -6,12 +6,14 @@ interval and paired values) and a proof run of the gate (``benchmarks/ab_rates.p
 decisions under injected costs, each signal's change and interval, no pairs).  The threshold drawn
 for each signal is the gate's minimum effect for it.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from ..errors import ConfigError
 from ..judge.signals import GROWTH, SIGNALS
@@ -29,6 +31,7 @@ def threshold(signal: str) -> float | None:
         return COST_MIN_EFFECT
     if signal == GROWTH:  # a difference of slopes, MB per 10k requests
         from ..judge.memory import GROWTH_MIN_EFFECT
+
         return GROWTH_MIN_EFFECT
     for s in SIGNALS:
         if s.name == signal and s.gated:
@@ -122,9 +125,16 @@ def _signal(name: str, rec: Mapping[str, Any], pairs: Mapping[str, Any] | None) 
         base, cand = pairs[name]["base"], pairs[name]["candidate"]
         ratios = tuple(c / b - 1.0 for b, c in zip(base, cand) if b)
     lo, hi = rec["ci"]
-    return SignalDecision(name, rec["verdict"], float(rec["delta"]), (float(lo), float(hi)),
-                          None if rec.get("p") is None else float(rec["p"]), int(rec.get("n") or len(ratios)), ratios,
-                          unit)
+    return SignalDecision(
+        name,
+        rec["verdict"],
+        float(rec["delta"]),
+        (float(lo), float(hi)),
+        None if rec.get("p") is None else float(rec["p"]),
+        int(rec.get("n") or len(ratios)),
+        ratios,
+        unit,
+    )
 
 
 def gate_decision(path: Path, data: Mapping[str, Any]) -> DecisionFile:
@@ -132,16 +142,18 @@ def gate_decision(path: Path, data: Mapping[str, Any]) -> DecisionFile:
     names = sorted(data["decisions"], key=lambda k: order.index(k) if k in order else len(order))
     signals = tuple(_signal(k, data["decisions"][k], data.get("pairs")) for k in names)
     rate = data.get("rate")
-    detail = (f"{data.get('mode', '?')} mode, {len(data.get('windows') or ())} windows, "
-              f"fixed rate {'off' if rate is None else f'{rate:g} req/s'}, extended {data.get('extended')}, "
-              f"{data.get('seconds', 0):.0f} s")
+    detail = (
+        f"{data.get('mode', '?')} mode, {len(data.get('windows') or ())} windows, "
+        f"fixed rate {'off' if rate is None else f'{rate:g} req/s'}, extended {data.get('extended')}, "
+        f"{data.get('seconds', 0):.0f} s"
+    )
     return DecisionFile(path, "gate", (Decision(str(data.get("cell", path.stem)), data["verdict"], signals, detail),))
 
 
 def proof_decisions(path: Path, data: Mapping[str, Any]) -> DecisionFile:
     out = []
     calibration = data.get("calibration") or {}
-    records = ([{**calibration, "condition": "A/A", "round": "calibration"}] if "verdict" in calibration else [])
+    records = [{**calibration, "condition": "A/A", "round": "calibration"}] if "verdict" in calibration else []
     for rec in records + list(data["decisions"]):
         # Early proof runs stored only the throughput signal, at the top level of each decision.
         signals = tuple(_signal(k, v, None) for k, v in (rec.get("signals") or {"throughput": rec}).items())
@@ -160,8 +172,10 @@ def read_decision(path: Path, data: Any) -> DecisionFile | None:
         if isinstance(data.get("decisions"), list):
             return proof_decisions(path, data)
     except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError, AttributeError) as exc:
-        raise ConfigError(f"{path}: an A/B decision file that cannot be read ({type(exc).__name__}: {exc}); "
-                          "pass files written by `python -m serverbench.gate --json`") from None
+        raise ConfigError(
+            f"{path}: an A/B decision file that cannot be read ({type(exc).__name__}: {exc}); "
+            "pass files written by `python -m serverbench.gate --json`"
+        ) from None
     return None
 
 
@@ -176,8 +190,10 @@ def expand(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
         elif path.is_file():
             out.append((path, True))
         else:
-            raise ConfigError(f"{name}: no such file or folder (give --perf-json results files, A/B decision files "
-                              "from `python -m serverbench.gate --json`, or folders of them)")
+            raise ConfigError(
+                f"{name}: no such file or folder (give --perf-json results files, A/B decision files "
+                "from `python -m serverbench.gate --json`, or folders of them)"
+            )
     return out
 
 
@@ -187,8 +203,16 @@ def costs(path: Path, records: Any) -> list[Cost]:
     for rec in records or ():
         try:
             per_request = rec.get("instructions_per_request") or rec["instructions"] / rec["requests"]
-            out.append(Cost(path, rec["variant"], rec.get("app") or "", rec["workload"], float(per_request),
-                            str((rec.get("verdict") or {}).get("status", "-"))))
+            out.append(
+                Cost(
+                    path,
+                    rec["variant"],
+                    rec.get("app") or "",
+                    rec["workload"],
+                    float(per_request),
+                    str((rec.get("verdict") or {}).get("status", "-")),
+                )
+            )
         except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError, OverflowError) as exc:
             raise ConfigError(f"{path}: a cost record that cannot be read ({type(exc).__name__}: {exc})") from None
     return out
@@ -202,7 +226,9 @@ def load(paths: Sequence[str | Path]) -> Inputs:
         try:
             data = jsonfile.read(path)
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"{path}: not a JSON file ({exc}); give --perf-json results or A/B decision files")
+            raise ConfigError(
+                f"{path}: not a JSON file ({exc}); give --perf-json results or A/B decision files"
+            ) from None
         if isinstance(data, dict) and "results" in data:
             try:
                 results.append(results_file.read(path))
@@ -214,8 +240,10 @@ def load(paths: Sequence[str | Path]) -> Inputs:
         if decision is not None:
             decisions.append(decision)
         elif named:
-            raise ConfigError(f"{path}: neither a --perf-json results file nor an A/B decision file "
-                              "(`python -m serverbench.gate --json`); leave it out")
+            raise ConfigError(
+                f"{path}: neither a --perf-json results file nor an A/B decision file "
+                "(`python -m serverbench.gate --json`); leave it out"
+            )
         else:
             skipped.append(path)
     return Inputs(tuple(sorted(results, key=lambda r: r.created)), tuple(decisions), tuple(counted), tuple(skipped))

@@ -8,13 +8,15 @@ renders the same text everywhere.  Rewrite the copies from the repository's root
 
 (``pytest --perf-list --markdown`` prints the variants block alone.)
 """
+
 from __future__ import annotations
 
 import argparse
 import re
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable
 
 from ..backends.base import BACKENDS, Backend
 from ..catalog.apps import APPS, DEFAULT_APPS, INTERFACES, App
@@ -23,12 +25,14 @@ from ..catalog.workloads import WORKLOADS, Workload
 from ..config import OPTIONS, Option
 
 COMMAND = "python -m serverbench.report.reference docs"
-BLOCK_RE = re.compile(r"(<!-- BEGIN GENERATED: (?P<name>[a-z-]+) [^\n]*-->\n)(?P<body>.*?)(<!-- END GENERATED: (?P=name) -->)",
-                      re.DOTALL)
+BLOCK_RE = re.compile(
+    r"(<!-- BEGIN GENERATED: (?P<name>[a-z-]+) [^\n]*-->\n)(?P<body>.*?)(<!-- END GENERATED: (?P=name) -->)", re.DOTALL
+)
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[str]], align: str = "") -> str:
     """A GitHub-flavoured Markdown table; ``align`` holds one of 'l' or 'r' per column (default left)."""
+
     def line(cells: Sequence[str]) -> str:
         return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
 
@@ -61,8 +65,15 @@ def matrix_table(variants: Sequence[Variant], apps: Mapping[str, App]) -> str:
         vs = [v.name for v in variants if v.interface == interface and not v.unsupported]
         names = [a.name for a in apps.values() if a.interface == interface]
         total += len(vs) * len(names)
-        rows.append((interface, str(len(vs)), ", ".join(f"`{n}`" for n in names), str(len(vs) * len(names)),
-                     ", ".join(f"`{n}`" for n in vs)))
+        rows.append(
+            (
+                interface,
+                str(len(vs)),
+                ", ".join(f"`{n}`" for n in names),
+                str(len(vs) * len(names)),
+                ", ".join(f"`{n}`" for n in vs),
+            )
+        )
     rows.append(("all", str(sum(int(r[1]) for r in rows)), str(len(apps)), str(total), ""))
     return table(("interface", "variants", "apps", "cells", "variants that load it"), rows, "lrlrl")
 
@@ -70,11 +81,13 @@ def matrix_table(variants: Sequence[Variant], apps: Mapping[str, App]) -> str:
 def catalog(variants: Sequence[Variant] = VARIANTS, apps: Mapping[str, App] = APPS) -> str:
     """The variants block of docs/variants.md, as ``pytest --perf-list --markdown`` prints it."""
     unsupported = sum(1 for v in variants if v.unsupported)
-    return (f"### Variants\n\n{len(variants)} variants, {unsupported} of them kept as rows for servers that "
-            f"cannot run here.\n\n{variants_table(variants)}\n"
-            f"### Apps\n\n{apps_table(apps)}\n"
-            "### The matrix\n\nCells that can run (variants kept for servers that cannot run here are not "
-            f"counted):\n\n{matrix_table(variants, apps)}")
+    return (
+        f"### Variants\n\n{len(variants)} variants, {unsupported} of them kept as rows for servers that "
+        f"cannot run here.\n\n{variants_table(variants)}\n"
+        f"### Apps\n\n{apps_table(apps)}\n"
+        "### The matrix\n\nCells that can run (variants kept for servers that cannot run here are not "
+        f"counted):\n\n{matrix_table(variants, apps)}"
+    )
 
 
 def workloads_table(workloads: Mapping[str, Workload] = WORKLOADS) -> str:
@@ -87,8 +100,16 @@ def workloads_table(workloads: Mapping[str, Workload] = WORKLOADS) -> str:
 
 def backends_table(backends: Mapping[str, Backend] = BACKENDS) -> str:
     """Every backend of the registry: what the apps read, the option naming a running one, what is started."""
-    rows = [(f"`{b.name}`", f"`{b.env_var}`", f"`{b.url_flag}` (`{b.url_example}`)", b.description,
-             f"`backends/{b.name}.py`") for b in backends.values()]
+    rows = [
+        (
+            f"`{b.name}`",
+            f"`{b.env_var}`",
+            f"`{b.url_flag}` (`{b.url_example}`)",
+            b.description,
+            f"`backends/{b.name}.py`",
+        )
+        for b in backends.values()
+    ]
     return table(("backend", "the apps read", "a running one", "started otherwise", "module"), rows)
 
 
@@ -108,7 +129,8 @@ def options_table(options: Sequence[Option] = OPTIONS) -> str:
     rows = []
     for o in options:
         default = f"`{_default(o.default)}`" + "".join(
-            f" ({context}: `{_default(value)}`)" for context, value in o.context_defaults.items())
+            f" ({context}: `{_default(value)}`)" for context, value in o.context_defaults.items()
+        )
         rows.append((f"`{o.flag}`", f"`{o.name}`", default, o.help))
     return table(("flag", "ini key", "default", "meaning"), rows)
 
@@ -136,6 +158,7 @@ def blocks_in(text: str) -> list[tuple[str, str]]:
 
 def regenerate(text: str, blocks: Mapping[str, Callable[[], str]] = BLOCKS) -> str:
     """The text with every generated block rendered again from the data."""
+
     def render(m: re.Match) -> str:
         if m["name"] not in blocks:
             raise ValueError(f"unknown generated block {m['name']!r}; known blocks: {', '.join(blocks)}")
@@ -145,8 +168,7 @@ def regenerate(text: str, blocks: Mapping[str, Callable[[], str]] = BLOCKS) -> s
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m serverbench.report.reference",
-                                     description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m serverbench.report.reference", description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path, help="the docs folder whose generated blocks are rewritten")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when a copy is stale")
     args = parser.parse_args(argv)

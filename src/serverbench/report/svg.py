@@ -6,19 +6,25 @@ here are lines, bars and intervals that take a few hundred lines to draw.  Value
 through SVG ``<title>`` elements (the browser's own tooltip); the page's small script only sorts
 the table and hides a series when its legend entry is clicked.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from html import escape
-from typing import Callable, Sequence
+from typing import Callable
 
 from .charts import Axis, BarChart, IntervalChart, LineChart
 
 WIDTH = 760
-PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-           "#9c755f", "#bab0ac")
-VERDICT_COLOURS = {"pass": "#59a14f", "regression": "#e15759", "improvement": "#4e79a7",
-                   "inconclusive": "#f28e2b", "rerun": "#f28e2b"}
+PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac")
+VERDICT_COLOURS = {
+    "pass": "#59a14f",
+    "regression": "#e15759",
+    "improvement": "#4e79a7",
+    "inconclusive": "#f28e2b",
+    "rerun": "#f28e2b",
+}
 
 
 def colour(index: int) -> str:
@@ -47,7 +53,7 @@ def ticks(lo: float, hi: float, log: bool) -> list[float]:
     if log:
         first, last = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
         steps = (1, 2, 5) if last - first <= 3 else (1,)
-        out = [m * 10.0 ** e for e in range(first, last + 1) for m in steps]
+        out = [m * 10.0**e for e in range(first, last + 1) for m in steps]
         return [t for t in out if lo * 0.999 <= t <= hi * 1.001]
     span = hi - lo or abs(hi) or 1.0
     raw = span / 5
@@ -81,28 +87,48 @@ def scale(lo: float, hi: float, a: float, b: float, log: bool) -> Callable[[floa
 
 
 def _open(height: int, kind: str, title: str) -> list[str]:
-    return [f'<svg class="chart {kind}" viewBox="0 0 {WIDTH} {height}" role="img" '
-            f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>',
-            f'<text class="title" x="{WIDTH / 2:.0f}" y="16" text-anchor="middle">{escape(title)}</text>']
+    return [
+        f'<svg class="chart {kind}" viewBox="0 0 {WIDTH} {height}" role="img" '
+        f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>',
+        f'<text class="title" x="{WIDTH / 2:.0f}" y="16" text-anchor="middle">{escape(title)}</text>',
+    ]
 
 
-def _x_axis(parts: list[str], lo, hi, sx, axis: Axis, top: float, bottom: float, left: float, right: float,
-            fmt: Callable[[float], str] = number) -> None:
+def _x_axis(
+    parts: list[str],
+    lo,
+    hi,
+    sx,
+    axis: Axis,
+    top: float,
+    bottom: float,
+    left: float,
+    right: float,
+    fmt: Callable[[float], str] = number,
+) -> None:
     for t in ticks(lo, hi, axis.log):
         x = sx(t)
-        parts.append(f'<line class="grid" x1="{x:.1f}" x2="{x:.1f}" y1="{top:.1f}" y2="{bottom:.1f}"/>'
-                     f'<text class="tick" x="{x:.1f}" y="{bottom + 14:.1f}" text-anchor="middle">{fmt(t)}</text>')
-    parts.append(f'<text class="label" x="{(left + right) / 2:.1f}" y="{bottom + 32:.1f}" '
-                 f'text-anchor="middle">{escape(axis.label)}</text>')
+        parts.append(
+            f'<line class="grid" x1="{x:.1f}" x2="{x:.1f}" y1="{top:.1f}" y2="{bottom:.1f}"/>'
+            f'<text class="tick" x="{x:.1f}" y="{bottom + 14:.1f}" text-anchor="middle">{fmt(t)}</text>'
+        )
+    parts.append(
+        f'<text class="label" x="{(left + right) / 2:.1f}" y="{bottom + 32:.1f}" '
+        f'text-anchor="middle">{escape(axis.label)}</text>'
+    )
 
 
 def _y_axis(parts: list[str], lo, hi, sy, axis: Axis, top: float, bottom: float, left: float, right: float) -> None:
     for t in ticks(lo, hi, axis.log):
         y = sy(t)
-        parts.append(f'<line class="grid" x1="{left:.1f}" x2="{right:.1f}" y1="{y:.1f}" y2="{y:.1f}"/>'
-                     f'<text class="tick" x="{left - 6:.1f}" y="{y + 4:.1f}" text-anchor="end">{number(t)}</text>')
-    parts.append(f'<text class="label" transform="translate(14 {(top + bottom) / 2:.1f}) rotate(-90)" '
-                 f'text-anchor="middle">{escape(axis.label)}</text>')
+        parts.append(
+            f'<line class="grid" x1="{left:.1f}" x2="{right:.1f}" y1="{y:.1f}" y2="{y:.1f}"/>'
+            f'<text class="tick" x="{left - 6:.1f}" y="{y + 4:.1f}" text-anchor="end">{number(t)}</text>'
+        )
+    parts.append(
+        f'<text class="label" transform="translate(14 {(top + bottom) / 2:.1f}) rotate(-90)" '
+        f'text-anchor="middle">{escape(axis.label)}</text>'
+    )
 
 
 def line_chart(chart: LineChart, height: int = 320) -> str:
@@ -118,8 +144,10 @@ def line_chart(chart: LineChart, height: int = 320) -> str:
     _y_axis(parts, ylo, yhi, sy, chart.y, top, bottom, left, right)
     for mark in chart.marks:
         x = sx(mark.x)
-        parts.append(f'<g class="mark"><line x1="{x:.1f}" x2="{x:.1f}" y1="{top:.1f}" y2="{bottom:.1f}"/>'
-                     f'<text x="{x + 3:.1f}" y="{top + 10:.1f}">{escape(mark.label)}</text></g>')
+        parts.append(
+            f'<g class="mark"><line x1="{x:.1f}" x2="{x:.1f}" y1="{top:.1f}" y2="{bottom:.1f}"/>'
+            f'<text x="{x + 3:.1f}" y="{top + 10:.1f}">{escape(mark.label)}</text></g>'
+        )
     for i, series in enumerate(chart.series):
         pts = [(sx(x), sy(y)) for x, y in series.points if (y > 0 or not chart.y.log) and (x > 0 or not chart.x.log)]
         dash = ' stroke-dasharray="6 3"' if series.dashed else dashes(i)
@@ -129,8 +157,10 @@ def line_chart(chart: LineChart, height: int = 320) -> str:
             path = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
             parts.append(f'<polyline fill="none" stroke-width="2"{dash} points="{path}"/>')
         for (px, py), (x, y) in zip(pts, series.points):
-            parts.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3"><title>{escape(series.name)}: '
-                         f'{escape(chart.x.label)} {number(x)}, {escape(chart.y.label)} {number(y)}</title></circle>')
+            parts.append(
+                f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3"><title>{escape(series.name)}: '
+                f"{escape(chart.x.label)} {number(x)}, {escape(chart.y.label)} {number(y)}</title></circle>"
+            )
         parts.append("</g>")
     parts.append("</svg>")
     return "".join(parts)
@@ -155,16 +185,20 @@ def bar_chart(chart: BarChart) -> str:
     _x_axis(parts, lo, hi, sx, chart.axis, top, bottom, left, right)
     for r, category in enumerate(categories):
         y0 = top + r * row_h + gap / 2
-        parts.append(f'<text class="tick" x="{left - 6:.1f}" y="{y0 + row_h / 2:.1f}" text-anchor="end">'
-                     f'{escape(category)}</text>')
+        parts.append(
+            f'<text class="tick" x="{left - 6:.1f}" y="{y0 + row_h / 2:.1f}" text-anchor="end">'
+            f"{escape(category)}</text>"
+        )
         for bar in (b for b in chart.bars if b.label == category):
             g = groups.index(bar.group)
             y, x1 = y0 + g * bar_h, sx(bar.value)
-            parts.append(f'<g class="series" data-series="{g}"><rect class="bar" x="{left:.1f}" y="{y:.1f}" '
-                         f'width="{max(x1 - left, 1.0):.1f}" height="{bar_h - 2:.1f}" fill="{colour(g)}">'
-                         f'<title>{escape(category)} {escape(bar.group)}: {number(bar.value)}</title></rect>'
-                         f'<text class="value" x="{x1 + 4:.1f}" y="{y + bar_h - 3:.1f}">{number(bar.value)}'
-                         f'{(" " + escape(bar.note)) if bar.note else ""}</text></g>')
+            parts.append(
+                f'<g class="series" data-series="{g}"><rect class="bar" x="{left:.1f}" y="{y:.1f}" '
+                f'width="{max(x1 - left, 1.0):.1f}" height="{bar_h - 2:.1f}" fill="{colour(g)}">'
+                f"<title>{escape(category)} {escape(bar.group)}: {number(bar.value)}</title></rect>"
+                f'<text class="value" x="{x1 + 4:.1f}" y="{y + bar_h - 3:.1f}">{number(bar.value)}'
+                f"{(' ' + escape(bar.note)) if bar.note else ''}</text></g>"
+            )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -188,23 +222,33 @@ def interval_chart(chart: IntervalChart) -> str:
     _x_axis(parts, lo, hi, sx, chart.axis, top, bottom, left, right, fmt=_percent)
     for mark in chart.references:
         x = sx(mark.x)
-        parts.append(f'<g class="mark"><line x1="{x:.1f}" x2="{x:.1f}" y1="{top:.1f}" y2="{bottom:.1f}"/>'
-                     f'<text x="{x + 3:.1f}" y="{top - 2:.1f}">{escape(mark.label)}</text></g>')
+        parts.append(
+            f'<g class="mark"><line x1="{x:.1f}" x2="{x:.1f}" y1="{top:.1f}" y2="{bottom:.1f}"/>'
+            f'<text x="{x + 3:.1f}" y="{top - 2:.1f}">{escape(mark.label)}</text></g>'
+        )
     for i, row in enumerate(chart.rows):
         y = top + (i + 0.5) * row_h
         c = VERDICT_COLOURS.get(row.verdict, "#888")
-        parts.append(f'<g class="row" fill="{c}" stroke="{c}"><text class="tick" x="{left - 6:.1f}" y="{y + 4:.1f}" '
-                     f'text-anchor="end" stroke="none" fill="currentColor">{escape(row.label)}</text>')
+        parts.append(
+            f'<g class="row" fill="{c}" stroke="{c}"><text class="tick" x="{left - 6:.1f}" y="{y + 4:.1f}" '
+            f'text-anchor="end" stroke="none" fill="currentColor">{escape(row.label)}</text>'
+        )
         if row.threshold:
             for t in (-row.threshold, row.threshold):
-                parts.append(f'<line class="threshold" x1="{sx(t):.1f}" x2="{sx(t):.1f}" y1="{y - 8:.1f}" '
-                             f'y2="{y + 8:.1f}"><title>minimum effect {t * 100:+.0f}%</title></line>')
+                parts.append(
+                    f'<line class="threshold" x1="{sx(t):.1f}" x2="{sx(t):.1f}" y1="{y - 8:.1f}" '
+                    f'y2="{y + 8:.1f}"><title>minimum effect {t * 100:+.0f}%</title></line>'
+                )
         for p in row.points:
-            parts.append(f'<circle class="pair" cx="{sx(p):.1f}" cy="{y:.1f}" r="2.5" opacity="0.35">'
-                         f'<title>{_percent(p)}</title></circle>')
-        parts.append(f'<line x1="{sx(row.low):.1f}" x2="{sx(row.high):.1f}" y1="{y:.1f}" y2="{y:.1f}" '
-                     f'stroke-width="3"/><rect x="{sx(row.estimate) - 4:.1f}" y="{y - 4:.1f}" width="8" height="8">'
-                     f'<title>{escape(row.label)}: {row.estimate * 100:+.1f}% [{row.low * 100:+.1f}%, '
-                     f'{row.high * 100:+.1f}%] {escape(row.verdict)}</title></rect></g>')
+            parts.append(
+                f'<circle class="pair" cx="{sx(p):.1f}" cy="{y:.1f}" r="2.5" opacity="0.35">'
+                f"<title>{_percent(p)}</title></circle>"
+            )
+        parts.append(
+            f'<line x1="{sx(row.low):.1f}" x2="{sx(row.high):.1f}" y1="{y:.1f}" y2="{y:.1f}" '
+            f'stroke-width="3"/><rect x="{sx(row.estimate) - 4:.1f}" y="{y - 4:.1f}" width="8" height="8">'
+            f"<title>{escape(row.label)}: {row.estimate * 100:+.1f}% [{row.low * 100:+.1f}%, "
+            f"{row.high * 100:+.1f}%] {escape(row.verdict)}</title></rect></g>"
+        )
     parts.append("</svg>")
     return "".join(parts)

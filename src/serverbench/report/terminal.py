@@ -1,20 +1,21 @@
 """The end-of-session summary table, rendered with rich into pytest's terminal."""
+
 from __future__ import annotations
 
 import io
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.console import Console
 from rich.table import Table
 
-from ..records.schema import Result
-from ..catalog.shapes import knee
-from ..records.results import Failure
 from ..catalog.matrix import Cell
+from ..catalog.shapes import knee
 from ..catalog.variants import Variant
 from ..judge.checks import MEANINGS, check_session, latency_known_wrong
 from ..judge.explained import syn_drop_errors
 from ..judge.verdict import NO_BASELINE, Verdict
+from ..records.results import Failure
+from ..records.schema import Result
 
 SHOWN_ELSEWHERE = ("generator-saturated", "backend-bound")  # SAT in "gen cpu", BND in "backend cpu"
 
@@ -29,23 +30,45 @@ def variant_table(rows: Sequence[tuple[Cell | Variant, str | None]], width: int)
         table.add_column(column, no_wrap=column != "status")
     for row, reason in rows:
         variant, app = (row.variant, row.app.name) if isinstance(row, Cell) else (row, "-")
-        table.add_row(variant.name, app, variant.interface, variant.server, variant.worker,
-                      ", ".join(variant.interpreters), "ready" if reason is None else f"skip: {reason}")
+        table.add_row(
+            variant.name,
+            app,
+            variant.interface,
+            variant.server,
+            variant.worker,
+            ", ".join(variant.interpreters),
+            "ready" if reason is None else f"skip: {reason}",
+        )
     out = io.StringIO()
     Console(file=out, width=max(width, 160), color_system=None, force_terminal=False).print(table)
     return out.getvalue()
 
 
-def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[Failure], width: int,
-                  saving: bool = False, skipped: Mapping[tuple[str, str], Sequence[str]] | None = None) -> str:
+def summary_table(
+    results: Sequence[tuple[Result, Verdict]],
+    failures: Sequence[Failure],
+    width: int,
+    saving: bool = False,
+    skipped: Mapping[tuple[str, str], Sequence[str]] | None = None,
+) -> str:
     """The session's results, failures and skipped cells; a skipped cell's reason (with its install line)
     follows the table, whole, since a table cell would cut it."""
     skipped = skipped or {}
     table = Table(title="serverbench results", title_justify="left", show_lines=False)
-    for column, justify in (("variant", "left"), ("workload", "left"), ("shape", "right"), ("rps", "right"),
-                            ("p50 ms", "right"), ("p99 ms", "right"), ("errors", "right"),
-                            ("srv cpu s", "right"), ("gen cpu", "right"), ("backend cpu, ops/req", "left"),
-                            ("flags", "left"), ("verdict", "left")):
+    for column, justify in (
+        ("variant", "left"),
+        ("workload", "left"),
+        ("shape", "right"),
+        ("rps", "right"),
+        ("p50 ms", "right"),
+        ("p99 ms", "right"),
+        ("errors", "right"),
+        ("srv cpu s", "right"),
+        ("gen cpu", "right"),
+        ("backend cpu, ops/req", "left"),
+        ("flags", "left"),
+        ("verdict", "left"),
+    ):
         table.add_column(column, justify=justify, no_wrap=True)
     any_saturated = any_bound = False
     raised: dict[str, None] = {}
@@ -73,32 +96,65 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
         # one of a cell whose timeouts the kernel's SYN drops explain (the retransmit timer's, not the server's)
         explained = syn_drop_errors(r)
         if explained is not None:
-            syn_lines.append(f"SYN {r.variant}/{r.app if r.app else '-'} {r.workload} {r.shape.label}: {explained.cause}")
-        p50, p99 = (("?", "?") if latency_known_wrong(r) else ("SYN", "SYN") if explained is not None
-                    else (f"{r.load.latency_ms['p50']:.2f}", f"{r.load.latency_ms['p99']:.2f}"))
-        table.add_row(f"{r.variant}/{r.app}" if r.app else r.variant, r.workload, r.shape.label,
-                      rps_text, p50, p99,
-                      f"{errors} ({r.error_rate:.1%})" if errors else "0",
-                      "-" if r.server_cpu_s is None else f"{r.server_cpu_s:.1f}", gen, ", ".join(backend) or "-",
-                      " ".join(flags) or "-", verdict)
+            syn_lines.append(
+                f"SYN {r.variant}/{r.app if r.app else '-'} {r.workload} {r.shape.label}: {explained.cause}"
+            )
+        p50, p99 = (
+            ("?", "?")
+            if latency_known_wrong(r)
+            else ("SYN", "SYN")
+            if explained is not None
+            else (f"{r.load.latency_ms['p50']:.2f}", f"{r.load.latency_ms['p99']:.2f}")
+        )
+        table.add_row(
+            f"{r.variant}/{r.app}" if r.app else r.variant,
+            r.workload,
+            r.shape.label,
+            rps_text,
+            p50,
+            p99,
+            f"{errors} ({r.error_rate:.1%})" if errors else "0",
+            "-" if r.server_cpu_s is None else f"{r.server_cpu_s:.1f}",
+            gen,
+            ", ".join(backend) or "-",
+            " ".join(flags) or "-",
+            verdict,
+        )
     for f in failures:
-        table.add_row(f"{f.variant}/{f.app}" if f.app else f.variant, f.workload, f"c{f.connections}",
-                      "-", "-", "-", "-", "-", "-", "-", "-", "error")
+        table.add_row(
+            f"{f.variant}/{f.app}" if f.app else f.variant,
+            f.workload,
+            f"c{f.connections}",
+            "-",
+            "-",
+            "-",
+            "-",
+            "-",
+            "-",
+            "-",
+            "-",
+            "error",
+        )
     for n, ((cell, _), workloads) in enumerate(skipped.items(), 1):
         table.add_row(cell, ",".join(workloads), "-", "-", "-", "-", "-", "-", "-", "-", "-", f"skipped [{n}]")
     out = io.StringIO()
     Console(file=out, width=max(width, 200), color_system=None, force_terminal=False).print(table)
     text = out.getvalue()
     if any_bound:
-        text += ("BND: a backend was >= 90% busy (of the cores it can use): the backend, not the server under "
-                 "test, set this throughput.\n")
+        text += (
+            "BND: a backend was >= 90% busy (of the cores it can use): the backend, not the server under "
+            "test, set this throughput.\n"
+        )
     if any_saturated:
-        text += ("SAT: the load generator was >= 90% busy; the server may be faster than measured "
-                 "(generator-bound trial).\n")
+        text += (
+            "SAT: the load generator was >= 90% busy; the server may be faster than measured (generator-bound trial).\n"
+        )
     if "littles-law" in raised:
-        text += ("?: a latency the littles-law check knows is not the server's for all its connections (no cause "
-                 "outside the harness measured, or connections the server held through the window or had not yet "
-                 "taken); the record keeps it with the flag.\n")
+        text += (
+            "?: a latency the littles-law check knows is not the server's for all its connections (no cause "
+            "outside the harness measured, or connections the server held through the window or had not yet "
+            "taken); the record keeps it with the flag.\n"
+        )
     for name in raised:
         text += f"{name}: {MEANINGS[name]} (the record's flags say what was seen; docs/checks.md).\n"
     for line in syn_lines:  # SYN in the latency columns: those cells' timeouts did not count against their error limit
@@ -111,10 +167,12 @@ def summary_table(results: Sequence[tuple[Result, Verdict]], failures: Sequence[
 def missing_baseline_line(count: int, machine_id: str) -> str:
     """One line for the cells that passed with no stored timed baseline of this machine: what the user can do.
     A timed baseline is per machine; the A/B gate needs none and a cost baseline travels (docs/baselines.md)."""
-    return (f"{count} result(s) have no stored baseline for machine {machine_id}, so their throughput was not judged: "
-            "store one with `pytest -m perf --perf-save-baseline`, or judge without one here: the A/B gate "
-            "(`./run gate`, base and candidate in one session) or `pytest -m cost` (counted instructions, "
-            "whose baselines travel between machines).")
+    return (
+        f"{count} result(s) have no stored baseline for machine {machine_id}, so their throughput was not judged: "
+        "store one with `pytest -m perf --perf-save-baseline`, or judge without one here: the A/B gate "
+        "(`./run gate`, base and candidate in one session) or `pytest -m cost` (counted instructions, "
+        "whose baselines travel between machines)."
+    )
 
 
 def rate_ladders(results: Sequence[Result]) -> list[str]:
@@ -124,15 +182,16 @@ def rate_ladders(results: Sequence[Result]) -> list[str]:
         if r.shape.rate is not None:
             groups.setdefault((r.test, r.variant, r.app, r.workload), []).append(r)
     lines = []
-    for (test, variant, app, workload), runs in groups.items():
+    for (_test, variant, app, workload), runs in groups.items():
         if len(runs) < 2:
             continue
         runs.sort(key=lambda r: r.shape.rate)
         rates = [r.shape.rate for r in runs]
         p99 = [r.load.latency_ms["p99"] for r in runs]
         at = knee(rates, p99, [r.rps for r in runs])
-        curve = ", ".join(f"{q:g}: {r.rps:,.0f} rps p99 {r.load.latency_ms['p99']:,.1f} ms" for q, r in zip(rates, runs))
+        curve = ", ".join(
+            f"{q:g}: {r.rps:,.0f} rps p99 {r.load.latency_ms['p99']:,.1f} ms" for q, r in zip(rates, runs)
+        )
         where = "no knee up to the top rate" if at is None else f"knee at {at:g} req/s"
         lines.append(f"rate ladder {variant}/{app} {workload}: {where} ({curve})")
     return lines
-

@@ -7,6 +7,7 @@ SERVERBENCH_TRACE_DIR is set.  Counting is on while the file ``on`` exists in th
 ``modules`` map from file to module name.  Threads started by the threading module are traced too;
 threads a C or Rust runtime starts are not.
 """
+
 import json
 import os
 import sys

@@ -1,12 +1,22 @@
 """The report's sections in page order; each is shown only when the records hold its data."""
+
 from __future__ import annotations
 
 from ..charts import Section
 from ..inputs import Inputs
 from . import ab, connections, cpu, history, interpreters, memory, rates, reuse, summary
 
-BUILDERS = (summary.build, connections.build, rates.build, reuse.build, cpu.build, memory.build, interpreters.build, ab.build,
-            history.build)
+BUILDERS = (
+    summary.build,
+    connections.build,
+    rates.build,
+    reuse.build,
+    cpu.build,
+    memory.build,
+    interpreters.build,
+    ab.build,
+    history.build,
+)
 
 
 def select(inputs: Inputs) -> list[Section]:

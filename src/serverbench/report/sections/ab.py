@@ -1,4 +1,5 @@
 """A/B decisions: per signal, every paired ratio, the interval of the change, the threshold and the verdict."""
+
 from __future__ import annotations
 
 import math
@@ -24,16 +25,35 @@ def _amount(s: SignalDecision, x: float | None) -> str:
 
 def gate_blocks(path_name: str, d: Decision) -> tuple:
     # The chart's axis is relative; a signal judged on differences (growth) is in the table only.
-    chart = IntervalChart(f"{d.label}: {d.verdict} ({path_name})", Axis("candidate / base - 1"),
-                          tuple(signal_row(s) for s in d.signals if not s.unit), (Mark(0.0, "no change"),))
-    table = Table((Column("signal"), Column("verdict"), Column("change", True), Column("interval"),
-                   Column("p", True), Column("pairs", True), Column("threshold", True)),
-                  tuple((Cell(signal_label(s.name)),
-                         Cell(s.verdict, s.verdict, "fail" if s.verdict == "regression" else ""),
-                         Cell(_amount(s, s.delta), s.delta), Cell(f"[{_amount(s, s.ci[0])}, {_amount(s, s.ci[1])}]"),
-                         optional(s.p, 4), Cell(str(s.n), s.n),
-                         Cell(_amount(s, s.threshold).lstrip("+"), s.threshold))
-                        for s in d.signals))
+    chart = IntervalChart(
+        f"{d.label}: {d.verdict} ({path_name})",
+        Axis("candidate / base - 1"),
+        tuple(signal_row(s) for s in d.signals if not s.unit),
+        (Mark(0.0, "no change"),),
+    )
+    table = Table(
+        (
+            Column("signal"),
+            Column("verdict"),
+            Column("change", True),
+            Column("interval"),
+            Column("p", True),
+            Column("pairs", True),
+            Column("threshold", True),
+        ),
+        tuple(
+            (
+                Cell(signal_label(s.name)),
+                Cell(s.verdict, s.verdict, "fail" if s.verdict == "regression" else ""),
+                Cell(_amount(s, s.delta), s.delta),
+                Cell(f"[{_amount(s, s.ci[0])}, {_amount(s, s.ci[1])}]"),
+                optional(s.p, 4),
+                Cell(str(s.n), s.n),
+                Cell(_amount(s, s.threshold).lstrip("+"), s.threshold),
+            )
+            for s in d.signals
+        ),
+    )
     return chart, table, Note(d.detail)
 
 
@@ -42,14 +62,24 @@ def proof_blocks(f: DecisionFile) -> Fold:
     out = []
     names = list(dict.fromkeys(s.name for d in f.decisions for s in d.signals))
     for name in names:
-        rows = tuple(Interval(d.label, s.delta, s.ci[0], s.ci[1], s.verdict)
-                     for d in f.decisions for s in d.signals if s.name == name)
+        rows = tuple(
+            Interval(d.label, s.delta, s.ci[0], s.ci[1], s.verdict)
+            for d in f.decisions
+            for s in d.signals
+            if s.name == name
+        )
         t = threshold(name)
         refs = (Mark(0.0, "0"),) + ((Mark(-t, f"-{t:.0%}"), Mark(t, f"+{t:.0%}")) if t else ())
-        out.append(IntervalChart(f"{signal_label(name)}: {len(rows)} decisions ({f.path.stem})",
-                                 Axis("candidate / base - 1"), rows, refs))
-    return Fold(f"Proof run {f.path.stem}: {len(f.decisions)} decisions; {verdict_counts(f)} (click to show "
-                f"{len(out)} chart(s))", tuple(out))
+        out.append(
+            IntervalChart(
+                f"{signal_label(name)}: {len(rows)} decisions ({f.path.stem})", Axis("candidate / base - 1"), rows, refs
+            )
+        )
+    return Fold(
+        f"Proof run {f.path.stem}: {len(f.decisions)} decisions; {verdict_counts(f)} (click to show "
+        f"{len(out)} chart(s))",
+        tuple(out),
+    )
 
 
 def verdict_counts(f: DecisionFile) -> str:
@@ -69,9 +99,12 @@ def build(inputs: Inputs) -> Section | None:
     blocks += [proof_blocks(f) for f in inputs.decisions if f.kind == "proof"]
     if not blocks:
         return None
-    return Section("ab", "A/B decisions",
-                   "Each row is a signal's change, candidate against base: the faint dots are the paired ratios "
-                   "(one per block of fresh processes), the bar their interval, the square the estimate, the ticks "
-                   "the signal's minimum effect. Green pass, red regression, blue improvement, orange rerun or "
-                   "inconclusive. Proof runs (many decisions under injected costs) show one row per decision.",
-                   tuple(blocks))
+    return Section(
+        "ab",
+        "A/B decisions",
+        "Each row is a signal's change, candidate against base: the faint dots are the paired ratios "
+        "(one per block of fresh processes), the bar their interval, the square the estimate, the ticks "
+        "the signal's minimum effect. Green pass, red regression, blue improvement, orange rerun or "
+        "inconclusive. Proof runs (many decisions under injected costs) show one row per decision.",
+        tuple(blocks),
+    )

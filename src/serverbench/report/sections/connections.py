@@ -1,4 +1,5 @@
 """Throughput and tail latency against connections: one line per cell that ran two or more connection counts."""
+
 from __future__ import annotations
 
 from ..cells import Entry, cell, closed_keepalive, entries, group, latest_by, name, several_sources
@@ -9,8 +10,10 @@ from ..inputs import Inputs
 def sweeps(inputs: Inputs) -> dict[str, list[Entry]]:
     """Series name -> its keep-alive closed-model runs in connection order (two connection counts or more)."""
     sources = several_sources(inputs)
-    groups = group(entries(inputs), lambda e: (e.source, e.result.test, cell(e.result), e.result.workload)
-                   if closed_keepalive(e.result) else None)
+    groups = group(
+        entries(inputs),
+        lambda e: (e.source, e.result.test, cell(e.result), e.result.workload) if closed_keepalive(e.result) else None,
+    )
     out = {}
     for items in groups.values():
         runs = latest_by(items, lambda r: r.connections)
@@ -30,9 +33,11 @@ def tail_note(curves: dict[str, list[Entry]]) -> str:
 
     worst_name, worst = max(curves.items(), key=lambda kv: growth(kv[1]))
     a, b = worst[0].result, worst[-1].result
-    return (f"Highest throughput: {best[0]}, {top.rps:,.0f} rps at {top.connections} connections. "
-            f"Steepest p99 growth: {worst_name}, {a.load.latency_ms['p99']:,.1f} ms at {a.connections} to "
-            f"{b.load.latency_ms['p99']:,.1f} ms at {b.connections} connections.")
+    return (
+        f"Highest throughput: {best[0]}, {top.rps:,.0f} rps at {top.connections} connections. "
+        f"Steepest p99 growth: {worst_name}, {a.load.latency_ms['p99']:,.1f} ms at {a.connections} to "
+        f"{b.load.latency_ms['p99']:,.1f} ms at {b.connections} connections."
+    )
 
 
 def build(inputs: Inputs) -> Section | None:
@@ -40,12 +45,25 @@ def build(inputs: Inputs) -> Section | None:
     if not curves:
         return None
     x = Axis("connections", log=True)
-    rps = LineChart("Throughput against connections", x, Axis("rps"),
-                    tuple(Series(n, tuple((e.result.connections, e.result.rps) for e in runs))
-                          for n, runs in curves.items()))
-    p99 = LineChart("p99 latency against connections", x, Axis("p99 ms", log=True),
-                    tuple(Series(n, tuple((e.result.connections, e.result.load.latency_ms["p99"]) for e in runs))
-                          for n, runs in curves.items()))
-    return Section("connections", "Throughput and p99 against connections",
-                   "Closed model with keep-alive: each connection sends its next request when the answer came. "
-                   "One line per cell; hover a point for its value.", (rps, p99, Note(tail_note(curves))))
+    rps = LineChart(
+        "Throughput against connections",
+        x,
+        Axis("rps"),
+        tuple(Series(n, tuple((e.result.connections, e.result.rps) for e in runs)) for n, runs in curves.items()),
+    )
+    p99 = LineChart(
+        "p99 latency against connections",
+        x,
+        Axis("p99 ms", log=True),
+        tuple(
+            Series(n, tuple((e.result.connections, e.result.load.latency_ms["p99"]) for e in runs))
+            for n, runs in curves.items()
+        ),
+    )
+    return Section(
+        "connections",
+        "Throughput and p99 against connections",
+        "Closed model with keep-alive: each connection sends its next request when the answer came. "
+        "One line per cell; hover a point for its value.",
+        (rps, p99, Note(tail_note(curves))),
+    )
