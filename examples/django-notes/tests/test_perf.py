@@ -1,4 +1,5 @@
 """The notes site's endpoints under every server of perf_variants (pyproject.toml)."""
+
 import pytest
 
 
