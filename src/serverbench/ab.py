@@ -4,7 +4,7 @@ The loop between :mod:`serverbench.measure.ab` (paired values, no verdicts) and 
 (verdicts, no processes): a borderline verdict earns one extension of the same attempt, an unreached one
 a fresh attempt with twice the blocks.  Counted instructions per request (``plan.cost_repeats`` fresh
 runs per arm) are measured once, before the timed blocks, and judged with them.
-``python -m serverbench.gate`` and the tests call :func:`run`.
+``serverbench gate`` and the tests call :func:`run`.
 """
 
 from __future__ import annotations

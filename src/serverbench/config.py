@@ -335,7 +335,7 @@ OPTIONS: tuple[Option, ...] = (
         "perf_html",
         _path,
         None,
-        "Write the session's results as one self-contained HTML report with plots to this path (python -m serverbench.report builds one from stored files).",
+        "Write the session's results as one self-contained HTML report with plots to this path (serverbench report builds one from stored files).",
     ),
     Option(
         "perf_benchmark_json",
@@ -466,7 +466,7 @@ OPTIONS: tuple[Option, ...] = (
         "perf_shard",
         Shard.parse,
         None,
-        "Run only shard K of N (K/N, e.g. 2/4) of the selected perf and cost cells: a deterministic, balanced share; N jobs run every cell once between them (python -m serverbench.merge joins their --perf-json files).",
+        "Run only shard K of N (K/N, e.g. 2/4) of the selected perf and cost cells: a deterministic, balanced share; N jobs run every cell once between them (serverbench merge joins their --perf-json files).",
     ),
 )
 OPTIONS_BY_NAME = {o.name: o for o in OPTIONS}

@@ -6,7 +6,7 @@ worktree of *their* repository at the ref (the base arm) with the working tree (
 decision per endpoint of ``perf_endpoints`` (``--endpoint NAME``, repeatable; default: every one),
 under one variant (``--variant``; default the first of ``perf_variants`` that can run here).  Both arms
 get the working tree's ``perf_app_env`` and the URLs of its ``perf_app_backends``.  This module resolves
-all that into :class:`~serverbench.abplan.ABPlan` s; :mod:`serverbench.gate` runs and reports them.
+all that into :class:`~serverbench.abplan.ABPlan` s; :mod:`serverbench.cli.gate` runs and reports them.
 """
 
 from __future__ import annotations

@@ -519,7 +519,8 @@ def test_gate_stopped_while_measuring_leaves_nothing_behind(repo, how):
         [
             sys.executable,
             "-m",
-            "serverbench.gate",
+            "serverbench",
+            "gate",
             "--variant",
             "aiohttp",
             "--workload",

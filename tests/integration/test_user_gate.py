@@ -1,4 +1,4 @@
-"""The A/B gate in a user's project (python -m serverbench.gate, no pytest): their app at a git ref against
+"""The A/B gate in a user's project (serverbench gate, no pytest): their app at a git ref against
 the working tree, on an endpoint by name.  An extra serialization in the user's function is a regression
 (exit 1) whose Markdown names the function; a comment-only change passes."""
 
@@ -47,7 +47,7 @@ def _project(tmp_path):
 
 def _gate(project, *extra):
     return subprocess.run(
-        [sys.executable, "-m", "serverbench.gate", "--base-ref", "HEAD", *QUICK, *extra],
+        [sys.executable, "-m", "serverbench", "gate", "--base-ref", "HEAD", *QUICK, *extra],
         cwd=project,
         capture_output=True,
         text=True,

@@ -1,9 +1,12 @@
-"""The ``serverbench`` command: each subcommand's --help and dispatch, and the old ``python -m`` names (no servers)."""
+"""The ``serverbench`` command: each subcommand's --help and dispatch, ``python -m serverbench`` and the console
+script as the same entry, and the old ``python -m serverbench.X`` modules gone (no servers)."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -12,9 +15,9 @@ from serverbench import cli
 NAMES = list(cli.COMMANDS)
 
 
-def test_the_tool_has_the_six_commands():
-    """serverbench's subcommands are the six commands, each a module of serverbench.cli with a main."""
-    assert NAMES == ["gate", "report", "compare", "history", "merge", "services"]
+def test_the_tool_has_the_seven_commands():
+    """serverbench's subcommands are the seven commands, each a module of serverbench.cli with a main."""
+    assert NAMES == ["gate", "report", "compare", "history", "merge", "services", "reference"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -56,20 +59,25 @@ def test_top_level_help_lists_every_command(capsys):
     assert all(f"  {name} " in out for name in NAMES)
 
 
-@pytest.mark.parametrize("module", ["serverbench"] + [f"serverbench.{name}" for name in NAMES])
-def test_python_dash_m_names_keep_working(module):
-    """`python -m serverbench[.NAME] ... --help` still runs (the old module names are shims)."""
-    argv = [sys.executable, "-m", module] + (["merge"] if module == "serverbench" else []) + ["--help"]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=300)  # a loaded machine: imports take long
+@pytest.mark.parametrize("entry", ["python -m serverbench", "serverbench"])
+def test_python_dash_m_serverbench_and_the_script_are_one_entry(entry):
+    """`python -m serverbench merge --help` and the installed script's `serverbench merge --help` reach merge."""
+    script = Path(sys.executable).with_name("serverbench")
+    argv = [sys.executable, "-m", "serverbench"] if entry.startswith("python") else [str(script)]
+    done = subprocess.run([*argv, "merge", "--help"], capture_output=True, text=True, timeout=300)  # a loaded machine
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("usage: ")
+    assert done.stdout.startswith("usage: serverbench merge ")
 
 
-def test_an_old_import_name_is_the_command_module():
-    """`import serverbench.compare` (etc.) gives the moved module itself, so old imports and patches still reach it."""
-    import serverbench.compare
-    import serverbench.gate
-    from serverbench.cli import compare, gate
+@pytest.mark.parametrize("old", ["gate", "compare", "history", "merge", "services", "report.__main__"])
+def test_the_old_module_names_are_gone(old):
+    """No `python -m serverbench.OLD` module is left beside the command (a shim is a second door to patch)."""
+    assert importlib.util.find_spec(f"serverbench.{old}") is None
 
-    assert serverbench.compare is compare
-    assert serverbench.gate.main is gate.main
+
+def test_the_reference_tables_are_a_command_not_a_module_to_run():
+    """The docs' tables are rewritten by `serverbench reference`; report.reference only renders them."""
+    from serverbench.report import reference
+
+    assert not hasattr(reference, "main")
+    assert reference.COMMAND == "serverbench reference"

@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sample_records import record, result
 
-from serverbench import compare, gate, history
+from serverbench.cli import compare, gate, history
 from serverbench.config import Thresholds
 from serverbench.errors import BaselineError, ConfigError, ServerbenchError
 from serverbench.judge.ab import GATE_POLICY, decided, judge

@@ -337,6 +337,6 @@ def test_a_file_that_is_not_a_decision_is_refused_naming_it_and_the_fix(tmp_path
     message = str(info.value)
     assert message.startswith(f"{path}: ") and words in message
     if "upgrade" not in words and "schema 0" not in words:
-        assert message.endswith("; pass a file written by `python -m serverbench.gate --json`")
+        assert message.endswith("; pass a file written by `serverbench gate --json`")
     with pytest.raises(DecisionFileError, match="no such file; pass a file written by"):
         decisions.read(tmp_path / "none.json")

@@ -335,7 +335,7 @@ def test_the_help_names_each_value_and_the_gates_defaults():
     """--help: the command, the first line of the module's doc, each option's value name, the gate's own defaults
     of the shared options (one connection count), and none for an option without a default."""
     text = " ".join(gate.parser().format_help().split())
-    assert text.startswith("usage: python -m serverbench.gate [-h]")
+    assert text.startswith("usage: serverbench gate [-h]")
     assert (
         "The A/B regression gate as a command: base (a git ref, interpreter or environment) vs the working tree. "
         "options:" in text

@@ -55,5 +55,5 @@ def test_user_project_endpoints_by_name(tmp_path):
 
 def test_gate_does_not_import_pytest():
     """The gate command and the project reader load without pytest."""
-    code = "import sys, serverbench.gate, serverbench.usergate; sys.exit('_pytest' in sys.modules)"
+    code = "import sys, serverbench.cli.gate, serverbench.usergate; sys.exit('_pytest' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from serverbench import cli
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.variants import VARIANTS, Variant
 from serverbench.report import reference
@@ -90,3 +91,32 @@ def test_perf_list_markdown_prints_the_variants_block(pytester):
     alone = pytester.runpytest_subprocess("--markdown", "-p", "no:cacheprovider")
     assert alone.ret == pytest.ExitCode.USAGE_ERROR
     alone.stderr.fnmatch_lines(["*--markdown only changes --perf-list*"])
+
+
+def test_serverbench_reference_rewrites_a_stale_copy_and_check_names_it(tmp_path, capsys):
+    """`serverbench reference --check DIR` exits 1 naming the stale page and changes nothing; without --check it
+    rewrites only the block, and the copy is then fresh."""
+    page = tmp_path / "options.md"
+    page.write_text("intro\n<!-- BEGIN GENERATED: options old -->\nstale\n<!-- END GENERATED: options -->\n")
+    before = page.read_text()
+    assert cli.main(["reference", "--check", str(tmp_path)]) == 1
+    assert capsys.readouterr().out == f"{page}: stale\n" and page.read_text() == before
+    assert cli.main(["reference", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == f"{page}: rewritten\n"
+    assert page.read_text() == reference.regenerate(before) != before
+    assert cli.main(["reference", "--check", str(tmp_path)]) == 0
+
+
+def test_serverbench_reference_finds_the_committed_docs_fresh(monkeypatch, capsys):
+    """`serverbench reference --check`, run from the repository's root as documented, finds docs/ fresh."""
+    monkeypatch.chdir(DOCS.parent)
+    assert cli.main(["reference", "--check"]) == 0, capsys.readouterr().out
+
+
+def test_serverbench_reference_without_generated_blocks_names_the_folder_to_give(tmp_path, capsys):
+    """A folder with no generated block (run from elsewhere) exits 2 saying where to run it; nothing is written."""
+    (tmp_path / "notes.md").write_text("# notes\n")
+    assert cli.main(["reference", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path}/*.md holds no generated block" in err and "name its docs folder" in err
+    assert (tmp_path / "notes.md").read_text() == "# notes\n"

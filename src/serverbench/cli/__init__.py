@@ -6,6 +6,7 @@
     serverbench history benchmarks/history/
     serverbench merge OUT.json SHARD1.json SHARD2.json
     serverbench services
+    serverbench reference
 
 ``python -m serverbench`` is the same tool.  Each subcommand is ``serverbench.cli.<name>.main(argv)``
 and keeps its own parser (``serverbench <name> --help``); a new command is a module here and one row
@@ -28,6 +29,7 @@ COMMANDS = {
     "history": "change points per cell over many results files (docs/history.md)",
     "merge": "shards' results files joined into one session file (docs/sharding.md)",
     "services": "start the seeded backends by hand and print their SERVERBENCH_* variables",
+    "reference": "rewrite the generated tables in docs/ from the data (variants, apps, workloads, options)",
 }
 
 

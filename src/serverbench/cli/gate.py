@@ -1,10 +1,10 @@
 """The A/B regression gate as a command: base (a git ref, interpreter or environment) vs the working tree.
 
-    python -m serverbench.gate --base-ref origin/main                     # in your project: your app (perf_app)
-    python -m serverbench.gate --base-ref origin/main --endpoint list     # ... on one of its perf_endpoints
-    python -m serverbench.gate --variant aiohttp --workload json --base-ref origin/main
-    python -m serverbench.gate --variant aiohttp --workload json --cand-env SERVERBENCH_BURN_US=20
-    python -m serverbench.gate --rejudge decision.json --alpha 0.05      # judge a stored --json again, no server
+    serverbench gate --base-ref origin/main                    # in your project: your app (perf_app)
+    serverbench gate --base-ref origin/main --endpoint list    # ... on one of its perf_endpoints
+    serverbench gate --variant aiohttp --workload json --base-ref origin/main
+    serverbench gate --variant aiohttp --workload json --cand-env SERVERBENCH_BURN_US=20
+    serverbench gate --rejudge decision.json --alpha 0.05      # judge a stored --json again, no server
 
 Exit status: 0 pass (or improvement), 1 regression or error rate over the limit, 3 inconclusive
 or too noisy to judge (never reported as a pass), 2 bad input.
@@ -182,7 +182,7 @@ def show(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m serverbench.gate", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="serverbench gate", description=__doc__.splitlines()[0])
     p.add_argument(
         "--variant",
         help="the server variant to gate (required unless --rejudge, or in a project "

@@ -4,7 +4,7 @@
     serverbench report benchmarks/results/ -o report.html      # every *.json in the folder
 
 Results files are --perf-json outputs (several sessions, machines or interpreters); decision files
-are `python -m serverbench.gate --json` outputs (or proof runs of the gate).  Exit status: 0 written,
+are `serverbench gate --json` outputs (or proof runs of the gate).  Exit status: 0 written,
 2 bad input.
 """
 

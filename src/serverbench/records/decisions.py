@@ -1,4 +1,4 @@
-"""A/B decision files (``python -m serverbench.gate --json``): the only code that reads or writes them.
+"""A/B decision files (``serverbench gate --json``): the only code that reads or writes them.
 
 A decision file holds what the A/B runner measured (every window, with its arm, phase and block; the
 paired values of each signal; the pairs it discarded; the fixed rate) and what the judge made of it
@@ -313,7 +313,7 @@ def write(path: Path, decision: ABDecision) -> None:
 def read(path: Path) -> ABDecision:
     """A decision file, typed; anything else is a DecisionFileError naming the file and what was wrong."""
     path = Path(path)
-    fix = "pass a file written by `python -m serverbench.gate --json`"
+    fix = "pass a file written by `serverbench gate --json`"
     try:
         data = jsonfile.read(path)
     except FileNotFoundError:

@@ -95,7 +95,7 @@ def write(
 
 
 def write_merged(path: Path, files: Sequence[ResultsFile], machine: Mapping[str, Any], version: str) -> None:
-    """One file holding several files' results, failures and cost records (python -m serverbench.merge).
+    """One file holding several files' results, failures and cost records (serverbench merge).
 
     Records of the current schema are copied as stored (writing them again from the typed result
     would round their numbers a second time); older ones are upgraded.  ``created`` is the

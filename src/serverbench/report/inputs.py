@@ -1,7 +1,7 @@
 """What a report is built from: results files (``--perf-json``) and A/B decision files, each read once.
 
 A results file is read by :mod:`serverbench.records.results` (schema 1 and 2).  Two kinds of A/B
-files are recognised: one gate decision (``python -m serverbench.gate --json``: every signal's verdict,
+files are recognised: one gate decision (``serverbench gate --json``: every signal's verdict,
 interval and paired values) and a proof run of the gate (``benchmarks/ab_rates.py --out``: many
 decisions under injected costs, each signal's change and interval, no pairs).  The threshold drawn
 for each signal is the gate's minimum effect for it.
@@ -174,7 +174,7 @@ def read_decision(path: Path, data: Any) -> DecisionFile | None:
     except (KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError, AttributeError) as exc:
         raise ConfigError(
             f"{path}: an A/B decision file that cannot be read ({type(exc).__name__}: {exc}); "
-            "pass files written by `python -m serverbench.gate --json`"
+            "pass files written by `serverbench gate --json`"
         ) from None
     return None
 
@@ -192,7 +192,7 @@ def expand(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
         else:
             raise ConfigError(
                 f"{name}: no such file or folder (give --perf-json results files, A/B decision files "
-                "from `python -m serverbench.gate --json`, or folders of them)"
+                "from `serverbench gate --json`, or folders of them)"
             )
     return out
 
@@ -242,7 +242,7 @@ def load(paths: Sequence[str | Path]) -> Inputs:
         elif named:
             raise ConfigError(
                 f"{path}: neither a --perf-json results file nor an A/B decision file "
-                "(`python -m serverbench.gate --json`); leave it out"
+                "(`serverbench gate --json`); leave it out"
             )
         else:
             skipped.append(path)

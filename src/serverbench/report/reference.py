@@ -4,18 +4,15 @@ docs/ holds committed copies between markers; a unit test fails when a copy diff
 data renders.  Nothing here depends on the machine (no "ready" or "skip" column): the same data
 renders the same text everywhere.  Rewrite the copies from the repository's root with
 
-    python -m serverbench.report.reference docs
+    serverbench reference
 
-(``pytest --perf-list --markdown`` prints the variants block alone.)
+(:mod:`serverbench.cli.reference`; ``pytest --perf-list --markdown`` prints the variants block alone.)
 """
 
 from __future__ import annotations
 
-import argparse
 import re
-import sys
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Callable
 
 from ..backends.base import BACKENDS, Backend
@@ -24,7 +21,7 @@ from ..catalog.variants import VARIANTS, Variant
 from ..catalog.workloads import WORKLOADS, Workload
 from ..config import OPTIONS, Option
 
-COMMAND = "python -m serverbench.report.reference docs"
+COMMAND = "serverbench reference"
 BLOCK_RE = re.compile(
     r"(<!-- BEGIN GENERATED: (?P<name>[a-z-]+) [^\n]*-->\n)(?P<body>.*?)(<!-- END GENERATED: (?P=name) -->)", re.DOTALL
 )
@@ -165,26 +162,3 @@ def regenerate(text: str, blocks: Mapping[str, Callable[[], str]] = BLOCKS) -> s
         return f"{begin_marker(m['name'])}\n{blocks[m['name']]()}{end_marker(m['name'])}"
 
     return BLOCK_RE.sub(render, text)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m serverbench.report.reference", description=__doc__.splitlines()[0])
-    parser.add_argument("folder", type=Path, help="the docs folder whose generated blocks are rewritten")
-    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when a copy is stale")
-    args = parser.parse_args(argv)
-    stale = []
-    for path in sorted(args.folder.glob("*.md")):
-        text = path.read_text(encoding="utf-8")
-        fresh = regenerate(text)
-        if fresh != text:
-            stale.append(path)
-            if not args.check:
-                path.write_text(fresh, encoding="utf-8")
-    verb = "stale" if args.check else "rewritten"
-    for path in stale:
-        print(f"{path}: {verb}")
-    return 1 if args.check and stale else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -170,7 +170,7 @@ def missing_baseline_line(count: int, machine_id: str) -> str:
     return (
         f"{count} result(s) have no stored baseline for machine {machine_id}, so their throughput was not judged: "
         "store one with `pytest -m perf --perf-save-baseline`, or judge without one here: the A/B gate "
-        "(`./run gate`, base and candidate in one session) or `pytest -m cost` (counted instructions, "
+        "(`serverbench gate`, base and candidate in one session) or `pytest -m cost` (counted instructions, "
         "whose baselines travel between machines)."
     )
 

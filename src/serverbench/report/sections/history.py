@@ -11,7 +11,7 @@ from ...judge.changepoints import change_points
 from ..charts import Axis, LineChart, Mark, Note, Section, Series
 from ..inputs import Inputs
 
-MIN_SEGMENT = 4  # runs on each side of a change, as `python -m serverbench.history` defaults
+MIN_SEGMENT = 4  # runs on each side of a change, as `serverbench history` defaults
 
 
 def when(created: str) -> dt.datetime:
@@ -102,7 +102,7 @@ def build(inputs: Inputs) -> Section | None:
         "History and change points",
         "Every cell measured in two or more of the given runs, on one machine, oldest first (the median "
         "of a run's replicates). A cell with enough runs gets its own chart with the change points found "
-        "(binary segmentation with Mann-Whitney tests, as `python -m serverbench.history`: alpha 0.01, "
+        "(binary segmentation with Mann-Whitney tests, as `serverbench history`: alpha 0.01, "
         "minimum effect 10%) and each level dashed; shorter series share one chart per machine.",
         (Note(searched),) + tuple(blocks),
     )
