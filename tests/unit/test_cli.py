@@ -4,6 +4,8 @@ script as the same entry, and the old ``python -m serverbench.X`` modules gone (
 from __future__ import annotations
 
 import importlib.util
+import pkgutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +42,11 @@ def test_dispatch_passes_the_rest_of_the_command_line(name, monkeypatch):
     monkeypatch.setattr(module, "main", lambda argv: seen.append(argv) or 7)
     assert cli.main([name, "a.json", "--flag"]) == 7
     assert seen == [["a.json", "--flag"]]
+
+
+def test_every_module_of_the_package_is_a_listed_command():
+    """Each module of serverbench.cli is a row of COMMANDS (a module without one is a command `--help` never shows)."""
+    assert {module.name for module in pkgutil.iter_modules(cli.__path__)} == set(NAMES)
 
 
 @pytest.mark.parametrize("argv", [[], ["nope"], ["--nope"]])
@@ -81,3 +88,30 @@ def test_the_reference_tables_are_a_command_not_a_module_to_run():
 
     assert not hasattr(reference, "main")
     assert reference.COMMAND == "serverbench reference"
+
+
+def _exists(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # its parent package is gone too
+        return False
+
+
+def test_every_python_dash_m_the_repository_writes_runs_a_module_that_exists():
+    """Each `python -m serverbench...` in a tracked file (scripts, docs, workflows, examples) names a module that
+    exists: the examples' ci/gate.sh still ran the gate's old module after it was removed."""
+    root = Path(__file__).resolve().parents[2]
+    files = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True).stdout.split()
+    written = {}
+    for name in files:
+        if name == "tests/unit/test_cli.py" or name.startswith("CHANGELOG"):  # the old names, as history
+            continue
+        try:
+            text = (root / name).read_text(encoding="utf-8")
+        except (UnicodeDecodeError, FileNotFoundError):  # binary files; one deleted in the work tree
+            continue
+        for module in re.findall(r"python3? -m (serverbench(?:\.\w+)*)", text):
+            written.setdefault(module, name)
+    assert "serverbench" in written
+    gone = {module: name for module, name in written.items() if not _exists(module)}
+    assert not gone, f"these name a module that does not exist (write `serverbench COMMAND`): {gone}"

@@ -8,4 +8,4 @@
 set -eu
 base="${1:?usage: ci/gate.sh BASE_REF [gate arguments]}"
 shift
-python -m serverbench.gate --base-ref "$base" --markdown "${GITHUB_STEP_SUMMARY:-gate-summary.md}" "$@"
+serverbench gate --base-ref "$base" --markdown "${GITHUB_STEP_SUMMARY:-gate-summary.md}" "$@"
