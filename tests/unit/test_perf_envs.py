@@ -1,11 +1,14 @@
-"""The tox perf envs (tox.ini) can start pytest: what pyproject.toml makes pytest import is in them."""
+"""The tox perf envs (tox.ini) can start pytest, and the documented CPython-vs-PyPy command is the one CI runs."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import sys
 from importlib import metadata
 from pathlib import Path
 
+import yaml
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,3 +34,32 @@ def test_filterwarnings_name_only_categories_every_env_has():
             f"filterwarnings entry {entry!r} names {category}, whose module {module} the tox perf envs do not "
             f"install ({', '.join(sorted(always))} and the stdlib are everywhere): match the warning by its message"
         )
+
+
+def _benchmark():
+    spec = importlib.util.spec_from_file_location("tox_pypy", ROOT / "benchmarks" / "tox_pypy.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ci_runs_the_documented_tox_command():
+    """The `cpython-vs-pypy` job of tests.yml runs exactly the command benchmarks/tox_pypy.py times and the page shows."""
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text())
+    runs = [step["run"].strip() for step in workflow["jobs"]["cpython-vs-pypy"]["steps"] if "run" in step]
+    command = _benchmark().COMMAND
+    assert runs == [command]
+    assert f"```sh\n{command}\n```" in (ROOT / "docs" / "cpython-vs-pypy.md").read_text()
+
+
+def test_the_page_shows_the_recorded_run():
+    """docs/cpython-vs-pypy.md's block is benchmarks/tox_pypy.py's rendering of its record: every env built from
+    nothing and the current command run, all passed."""
+    bench = _benchmark()
+    record = json.loads(bench.OUT.read_text())
+    assert record["command"] == bench.COMMAND
+    assert set(record["build"]) == set(bench.ENVS)
+    assert all(r["exit"] == 0 for r in [*record["build"].values(), record["run"]])
+    page = bench.DOC.read_text()
+    block = page[page.index(bench.DOC_START) + len(bench.DOC_START) : page.index(bench.DOC_END)]
+    assert block == bench.render(record), "regenerate with `.venv/bin/python benchmarks/tox_pypy.py render`"
