@@ -70,6 +70,16 @@ def test_the_perf_workflow_runs_mongodb_cells_against_a_mongo_service_by_url():
     assert option.parse(url) == "mongodb://127.0.0.1:27017"
 
 
+def test_the_cost_job_runs_pytest_dash_m_cost_with_no_path_as_the_docs_write_it():
+    """tests.yml's `cost` job runs `pytest -m cost` (through ./run tests) naming no path, as docs/cost.md does: pytest
+    finds tests/cost from testpaths, with every other test file collected beside it."""
+    job = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text())["jobs"]["cost"]
+    [command] = [step["run"].split() for step in job["steps"] if "run" in step]
+    assert command[:4] == ["./run", "tests", "-m", "cost"]
+    assert not [arg for arg in command[2:] if arg.startswith("tests") or arg.endswith(".py")], command
+    assert "pytest -m cost --perf-workloads json " in (ROOT / "docs" / "cost.md").read_text()
+
+
 def test_run_installs_with_passwordless_sudo_when_not_root():
     """./run asks `sudo -n` (never a password prompt) when not root, and names both fixes when it cannot."""
     text = (ROOT / "run").read_text()
