@@ -106,7 +106,7 @@ as_user() {  # as_user DIR COMMAND...: in DIR, as the runner's user, with a host
   for name in SSL_CERT_FILE SSL_CERT_DIR NODE_EXTRA_CA_CERTS GIT_SSL_CAINFO CURL_CA_BUNDLE REQUESTS_CA_BUNDLE PIP_CERT; do
     [ -z "${!name:-}" ] || ca+=("$name=${!name}")
   done
-  sudo -u "$user" -H env -i HOME="/home/$user" USER="$user" LANG=C.UTF-8 "${ca[@]}" \
+  timeout "${RUN_TIMEOUT:-3600}" sudo -u "$user" -H env -i HOME="/home/$user" USER="$user" LANG=C.UTF-8 "${ca[@]}" \
     PATH="/home/$user/.local/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
     bash -c 'cd "$0" && exec "$@"' "$dir" "$@"
 }
@@ -162,7 +162,7 @@ run() {  # run LABEL EXPECTED_EXIT COMMAND...: time it, keep its log, say what i
   local label=$1 want=$2 started=$SECONDS status=0
   shift 2
   echo "=== $label" >&2
-  timeout "${RUN_TIMEOUT:-3600}" "$@" >"$out/$label.log" 2>&1 || status=$?
+  "$@" >"$out/$label.log" 2>&1 || status=$?
   for pid in $(ps -u "$user" -o pid= 2>/dev/null); do  # what a timed-out run left: the throwaway user's, by pid
     kill "$pid" 2>/dev/null || true
   done
