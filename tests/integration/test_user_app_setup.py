@@ -63,6 +63,7 @@ def test_a_server_answering_500_fails_at_once_and_setup_makes_it_serve(pytester)
         ]
     )
     assert took < START_TIMEOUT_S / 4, f"the broken server was waited for {took:.0f} s"
+    print(f"the session with the broken server ended in {took:.1f} s (start timeout {START_TIMEOUT_S} s)")
 
     pytester.makeini(INI + "perf_app_setup = python -m initdb\n")
     result = pytester.runpytest_subprocess(*RUN, "--perf-variants=gunicorn-sync-w2", "-p", "no:cacheprovider")
