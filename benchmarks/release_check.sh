@@ -17,10 +17,11 @@ uv=$(command -v uv || echo "$root/.tools/bin/uv")   # ./run puts a pinned uv in 
 [ -x "$uv" ] || { echo "release_check: no uv (run ./run tests --collect-only once, or pip install uv)" >&2; exit 2; }
 mkdir -p "$out"
 step() {  # step LABEL COMMAND...: run it, print its wall time; a failure stops the check naming the step
-  local label=$1 started=$SECONDS
+  local label=$1 started=$SECONDS status=0
   shift
-  if ! "$@" >"$out/$label.log" 2>&1; then
-    echo "release_check: $label failed (exit $?); its output: $out/$label.log" >&2
+  "$@" >"$out/$label.log" 2>&1 || status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "release_check: $label failed (exit $status); its output: $out/$label.log" >&2
     tail -20 "$out/$label.log" >&2
     exit 1
   fi
