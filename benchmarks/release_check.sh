@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Release readiness, as a user of the built package meets it: `uv build` (sdist and wheel), `twine check --strict`,
-# then the wheel alone in a fresh venv (nothing else installed): `serverbench --help` for every subcommand, the
-# version it reports against pyproject.toml's, and an example project's `pytest -m perf` installed from that wheel.
+# the license in both, then the wheel alone in a fresh venv (nothing else installed): `serverbench --help` for every
+# subcommand, the version it reports against pyproject.toml's, and an example project's `pytest -m perf` installed
+# from that wheel.
 # Each step prints its wall time.  It starts servers and times them: run it under the load locks on a shared host.
 #
 #     benchmarks/release_check.sh [OUT_DIR]     # default: a new temporary folder, kept (its path is printed)
@@ -32,6 +33,12 @@ rm -rf "$out/dist"
 step build "$uv" build --out-dir "$out/dist" .
 step twine-check "$uv" tool run twine check --strict "$out"/dist/*
 wheel=$(ls "$out"/dist/serverbench-*.whl)
+# The license travels with both: the wheel's METADATA names it and both carry its text (pyproject's license-files).
+unzip -p "$wheel" '*.dist-info/METADATA' | grep -x 'License-Expression: MIT' >/dev/null &&
+  unzip -l "$wheel" | grep '\.dist-info/licenses/LICENSE$' >/dev/null &&
+  tar -tzf "$out"/dist/serverbench-*.tar.gz | grep '^serverbench-[^/]*/LICENSE$' >/dev/null ||
+  { echo "release_check: the wheel or the sdist lacks the license (LICENSE, License-Expression: MIT)" >&2; exit 1; }
+echo "license: MIT, its text in the wheel and the sdist"
 
 rm -rf "$out/venv"
 step fresh-venv "$py" -m venv "$out/venv"
