@@ -148,6 +148,14 @@ def _globs(raw: str) -> tuple[str, ...]:
     return parts
 
 
+def _command(raw: str) -> str:
+    """A shell command (run later with sh -c): one line, not empty."""
+    text = str(raw).strip()
+    if not text or "\x00" in text:
+        raise ValueError(f"expected a shell command such as 'python manage.py migrate', got {raw!r}")
+    return text
+
+
 def _bool(raw: str) -> bool:
     text = str(raw).strip().lower()
     if text in ("1", "true", "yes", "on"):
@@ -434,6 +442,12 @@ OPTIONS: tuple[Option, ...] = (
         "A function of your project, package.module:function, that puts perf_app's state back (empties and re-seeds its database) before each cell: run in a child process from perf_app_dir with perf_app_env and the backends' URLs set (docs/your-app.md).",
     ),
     Option(
+        "perf_app_setup",
+        _command,
+        None,
+        "A shell command that makes perf_app able to serve (its database file, migrations, seeded rows: state outside git), run once with sh -c in perf_app_dir before its servers start, in the perf suite, the cost tests and each arm of the gate (the base worktree too), with perf_app_env, the backends' URLs and the arm's interpreter first on PATH (docs/your-app.md).",
+    ),
+    Option(
         "perf_endpoints",
         parse_endpoints,
         (),
@@ -526,6 +540,7 @@ class PerfConfig:
     app: AppTarget | None = None
     app_interface: str = "auto"
     app_reset: AppTarget | None = None
+    app_setup: str | None = None
     app_dir: Path | None = None
     app_env: tuple[tuple[str, str], ...] = ()
     app_backends: tuple[tuple[str, str], ...] = ()
@@ -636,6 +651,7 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
         app=values["perf_app"],
         app_interface=values["perf_app_interface"],
         app_reset=values["perf_app_reset"],
+        app_setup=values["perf_app_setup"],
         app_dir=path("perf_app_dir") if values["perf_app_dir"] is not None else rootdir.resolve(),
         app_env=values["perf_app_env"],
         app_backends=values["perf_app_backends"],

@@ -52,6 +52,10 @@ class ResetError(ServerbenchError):
     """A user's perf_app_reset function failed: the cell would not start from the same state."""
 
 
+class SetupError(ServerbenchError):
+    """A user's perf_app_setup command failed: the app could not be made ready to serve."""
+
+
 class BackendUnreachable(ServerbenchError):
     """A service given by URL (--redis-url) does not answer."""
 

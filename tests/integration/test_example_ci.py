@@ -80,25 +80,15 @@ def test_ci_recipe_fails_a_realistic_cost_and_passes_a_comment(name, wheelhouse,
     venv_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(venv_dir)
     env = user_environment(venv_dir)
-    run(
-        [
-            str(venv_dir / "bin" / "python"),
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--find-links",
-            str(wheelhouse),
-            f"{repo}[perf]",
-        ],
-        env=env,
-    )
+    # The recipe's own install step, serverbench named by its wheel (SERVERBENCH: one pip requirement).
+    wheel = next(wheelhouse.glob("serverbench-*.whl"))
+    run(["sh", "ci/install.sh", "valgrind", "wrk"], cwd=repo, env={**env, "SERVERBENCH": str(wheel)})
     timings: dict[str, float] = {}
 
-    def step(label: str, script: str, *args: str) -> subprocess.CompletedProcess:
+    def step(label: str, script: str, base: str, *args: str) -> subprocess.CompletedProcess:
         started = time.monotonic()
         done = subprocess.run(
-            ["sh", script, "HEAD~1", *args], cwd=repo, env=env, capture_output=True, text=True, timeout=900
+            ["sh", script, base, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=900
         )
         timings[label] = round(time.monotonic() - started, 1)
         (tmp_path / f"{label}.txt").write_text(done.stdout + done.stderr)
@@ -109,24 +99,28 @@ def test_ci_recipe_fails_a_realistic_cost_and_passes_a_comment(name, wheelhouse,
     _git(repo, "checkout", "-qb", "regression")
     (repo / path).write_text(source.replace(anchor, anchor + added))
     _git(repo, "commit", "-qam", "log the response at debug level")
-    cost = step("cost-regression", "ci/cost.sh", *COST_ARGS, f"--perf-workloads={endpoint}")
+    cost = step("cost-regression", "ci/cost.sh", "HEAD~1", *COST_ARGS, f"--perf-workloads={endpoint}")
     assert cost.returncode == 1 and "cost rose beyond tolerance" in cost.stdout, cost.stdout[-3000:]
     assert "app: " in cost.stdout and function in cost.stdout, cost.stdout[-3000:]
-    gate = step("gate-regression", "ci/gate.sh", *GATE_ARGS, "--endpoint", endpoint)
-    summary = (repo / "gate-summary.md").read_text()
+    gate = step("gate-regression", "ci/gate.sh", "HEAD~1", *GATE_ARGS, "--endpoint", endpoint)
+    summary = (repo / "serverbench-summary.md").read_text()
     assert gate.returncode == 1 and f"`{function}`" in summary, gate.stdout + gate.stderr + summary
 
     _git(repo, "checkout", "-q", "main")
     _git(repo, "checkout", "-qb", "comment")
     (repo / path).write_text(f"# {name}: a comment, nothing else\n" + source)
     _git(repo, "commit", "-qam", "a comment")
-    (repo / "gate-summary.md").unlink()
-    cost = step("cost-comment", "ci/cost.sh", *COST_ARGS, f"--perf-workloads={endpoint}")
-    assert cost.returncode == 0, cost.stdout[-3000:]
-    gate = step("gate-comment", "ci/gate.sh", *GATE_ARGS, "--endpoint", endpoint)
+    (repo / "serverbench-summary.md").unlink()
+    # A zero BEFORE (the push made the branch): counted against the pushed commit's parent, main.
+    cost = step("cost-comment", "ci/cost.sh", "0" * 40, *COST_ARGS, f"--perf-workloads={endpoint}")
+    assert cost.returncode == 0 and "counting against the pushed commit's parent" in cost.stderr, cost.stdout[-3000:]
+    gate = step("gate-comment", "ci/gate.sh", "HEAD~1", *GATE_ARGS, "--endpoint", endpoint)
     counted = next(line for line in gate.stdout.splitlines() if "instructions per request (counted)" in line)
-    # 3: this shared machine was too noisy for the timed signals (never reported as a pass, never a failure).
-    assert counted.endswith("-> pass") and gate.returncode in (0, 3), gate.stdout + gate.stderr
-    timings["gate-comment-exit"] = gate.returncode
+    summary = (repo / "serverbench-summary.md").read_text()
+    # The timed signals may be too noisy on this shared machine to decide: "could not decide" in the summary,
+    # never a pass, and the job passes (SERVERBENCH_STRICT unset).
+    assert counted.endswith("-> pass") and gate.returncode == 0, gate.stdout + gate.stderr
+    assert "### serverbench A/B:" in summary, summary
+    timings["gate-comment-verdict"] = "could not decide" if "could not decide" in summary else "pass"
     (tmp_path / "timings.json").write_text(json.dumps(timings, indent=1))
     print(f"{name}: {json.dumps(timings)}")

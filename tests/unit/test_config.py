@@ -119,3 +119,12 @@ def test_pytest_help_lists_every_option(pytester):
     assert result.ret == 0, result.stderr.str()
     text = result.stdout.str()
     assert all(option.flag in text for option in OPTIONS)
+
+
+def test_app_setup_is_a_shell_command_and_an_empty_one_is_refused():
+    """perf_app_setup keeps the command as given (stripped); a blank one names the form to write."""
+    config = resolve({}, {"perf_app_setup": "  flask --app todo.app init-db  "}, Path("/tmp"))
+    assert config.app_setup == "flask --app todo.app init-db"
+    assert resolve({}, {}, Path("/tmp")).app_setup is None
+    with pytest.raises(ConfigError, match="perf-app-setup.*expected a shell command"):
+        resolve({"perf_app_setup": "   "}, {}, Path("/tmp"))

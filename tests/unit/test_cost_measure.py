@@ -7,7 +7,7 @@ import socket
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
-from serverbench.measure.callgrind import read_dump
+from serverbench.measure.callgrind import VGDB_NAME_VARIABLES, read_dump, vgdb_environment
 from serverbench.measure.cost import PAD_VARIABLE, STACK_BLOCK, CostPlan, fixed_environment
 from serverbench.measure.packages import Owners, isa_level
 from serverbench.measure.pytrace import _module_of_path
@@ -168,3 +168,15 @@ def test_a_tree_that_never_settles_is_read_at_the_cap():
 
     counter = itertools.count(2)
     assert len(settled(1, 1, lambda leader: [1, next(counter)], settle_s=0.05, cap_s=0.3)) == 2
+
+
+def test_vgdb_and_the_counted_server_name_their_fifos_alike(apps_dir, monkeypatch):
+    """The counted server's environment has none of the variables valgrind names its FIFOs by, and vgdb is run
+    without them too, whoever the caller is (a login shell sets USER and LOGNAME)."""
+    monkeypatch.setenv("USER", "runner")
+    monkeypatch.setenv("LOGNAME", "runner")
+    plan = CostPlan(registry()["waitress-t4"], APPS["flask"], WORKLOADS["json"], apps_dir=apps_dir)
+    server = {item.split("=", 1)[0] for item in fixed_environment(plan, 8000)[2:]}
+    assert not server & set(VGDB_NAME_VARIABLES)
+    vgdb = vgdb_environment(os.environ)
+    assert not set(vgdb) & set(VGDB_NAME_VARIABLES) and vgdb["PATH"] == os.environ["PATH"]

@@ -1,5 +1,6 @@
 """The to-do list: every row as JSON, and a POST that adds one.  The database is the SQLite file named by
-TODO_DB (default todo.sqlite3 in the working directory); `todo.perf:reset` creates and seeds it."""
+TODO_DB (default todo.sqlite3 in the working directory): `flask --app todo.app init-db` creates it (it is not
+in git), `todo.perf:reset` puts the seeded rows back."""
 import os
 import sqlite3
 
@@ -19,6 +20,22 @@ def close_db(exc):
     connection = g.pop("db", None)
     if connection is not None:
         connection.close()
+
+
+SCHEMA = "CREATE TABLE IF NOT EXISTS todo (id INTEGER PRIMARY KEY, title TEXT NOT NULL, done INTEGER NOT NULL)"
+
+
+@app.cli.command("init-db")
+def init_db():
+    """Create the database and its table (kept when they exist)."""
+    connection = sqlite3.connect(os.environ.get("TODO_DB", "todo.sqlite3"), timeout=30)
+    try:
+        connection.execute("PRAGMA journal_mode=WAL")  # readers do not wait for the writing endpoint
+        connection.execute(SCHEMA)
+        connection.commit()
+    finally:
+        connection.close()
+    print("initialized the database")
 
 
 @app.get("/todos")

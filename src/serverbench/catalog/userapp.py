@@ -227,6 +227,7 @@ class UserApp:
     env: tuple[tuple[str, str], ...] = ()
     backends: tuple[tuple[str, str], ...] = ()
     reset: AppTarget | None = None  # perf_app_reset: run before each cell so every cell starts from one state
+    setup: str | None = None  # perf_app_setup: a shell command run once per tree before its servers start
 
     @property
     def name(self) -> str:
@@ -290,6 +291,7 @@ def user_app(
     backends: Sequence[tuple[str, str]] = (),
     known_backends: Iterable[str] = (),
     reset: AppTarget | None = None,
+    setup: str | None = None,
 ) -> UserApp:
     """The validated user app; ValueError says every problem at once with its fix."""
     problems = []
@@ -318,4 +320,4 @@ def user_app(
             f"perf_app_reset = {reset.text}: name the function without '()' "
             f"({reset.module}:{reset.attribute}); serverbench calls it"
         )
-    return UserApp(target, interface, Path(directory), tuple(endpoints), tuple(env), tuple(backends), reset)
+    return UserApp(target, interface, Path(directory), tuple(endpoints), tuple(env), tuple(backends), reset, setup)

@@ -36,6 +36,7 @@ from ..judge.cost import Shift, attribute
 from ..judge.decision import Policy
 from ..judge.signals import SIGNALS
 from ..measure.ab import profile_arms
+from ..measure.appsetup import set_up_app
 from ..measure.callgrind import valgrind_missing
 from ..measure.worktree import worktree
 from ..records import decisions as decision_file
@@ -432,6 +433,10 @@ def run_user(args: argparse.Namespace, found: usergate.UserProject) -> list[tupl
                 found.app.reset,
             ),
         )
+        if found.app.setup is not None:  # perf_app_setup: each arm's tree made able to serve, before any server
+            for arm in arms:
+                seconds = set_up_app(found.app.setup, arm.apps_dir, arm.env, arm.python)
+                print(f"{arm.label}: perf_app_setup ran in {seconds:.1f} s in {arm.apps_dir}", file=sys.stderr)
         out = []
         for workload in workloads:
             plan = ABPlan(

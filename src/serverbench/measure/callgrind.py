@@ -8,6 +8,7 @@ reaches a process blocked in a system call through ptrace, so an idle server ans
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -64,6 +65,17 @@ def valgrind_version() -> str:
         return "valgrind-missing"
 
 
+# valgrind and vgdb each name their FIFOs by the user (LOGNAME, else USER) and host (HOST, else HOSTNAME) in their
+# environment.  The counted server runs under `env -i` without them ("???"), so vgdb must not see them either:
+# with USER set (any login shell, an unprivileged CI runner) it looked for other files and never reached a server.
+VGDB_NAME_VARIABLES = ("LOGNAME", "USER", "HOST", "HOSTNAME")
+
+
+def vgdb_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` without the variables valgrind names its FIFOs by (the counted server's environment lacks them)."""
+    return {k: v for k, v in environ.items() if k not in VGDB_NAME_VARIABLES}
+
+
 def control(pids: Iterable[int], *command: str) -> None:
     """Send a callgrind monitor command (``instrumentation on``, ``dump``) to each process."""
     for pid in pids:
@@ -73,6 +85,7 @@ def control(pids: Iterable[int], *command: str) -> None:
                 capture_output=True,
                 text=True,
                 timeout=CONTROL_TIMEOUT_S,
+                env=vgdb_environment(os.environ),
             )
         except subprocess.TimeoutExpired:
             raise CountingError(

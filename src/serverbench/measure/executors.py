@@ -23,8 +23,10 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from http.client import HTTPConnection, HTTPException
 from pathlib import Path
 from typing import Any, Callable
+from urllib.parse import urlunsplit
 
 import psutil
 from mirakuru import HTTPExecutor, TCPExecutor
@@ -32,6 +34,7 @@ from mirakuru.exceptions import AlreadyRunning, ProcessExitedWithError, TimeoutE
 
 from ..errors import ConfigError, GeneratorError, MissingBinaryError, ServerStartError
 from .ports import PORT_RANGE, free_port  # noqa: F401  (callers import them from here)
+from .readiness import ReadinessWatch
 from .runqueue import RunQueue, RunQueueSampler, Sample, between
 
 LOOPBACK = "127.0.0.1"
@@ -73,8 +76,36 @@ class _Guarded:
         return kwargs
 
 
+class _AnsweredBroken(Exception):
+    """The server answers its readiness check, with a status that says it is broken (measure.readiness)."""
+
+    def __init__(self, status: int):
+        self.status = status
+
+
 class _HTTPProcess(_Guarded, HTTPExecutor):
-    pass
+    """Ready on a 2xx answer; a server that keeps answering another status (not 502/503/504) ends the wait at once."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.answers = ReadinessWatch()
+
+    def after_start_check(self) -> bool:
+        seen = self.answers.see(self._status(), time.monotonic())
+        if seen == "broken":
+            raise _AnsweredBroken(self.answers.last_status)
+        return seen == "ready"
+
+    def _status(self) -> int | None:
+        """The status the ready path answers to a GET now; None when nothing answers (yet)."""
+        conn = HTTPConnection(self.host, self.port, timeout=min(5.0, float(self._timeout)))
+        try:
+            conn.request(self.method, urlunsplit(("", "", self.url.path or "/", self.url.query, "")))
+            return conn.getresponse().status
+        except (OSError, HTTPException):
+            return None
+        finally:
+            conn.close()
 
 
 class _TCPProcess(_Guarded, TCPExecutor):
@@ -117,6 +148,12 @@ def port_owner(port: int) -> str:
     return "another process"
 
 
+def last_exception(lines: Sequence[str]) -> str:
+    """``"; the last exception in its log: <line>"`` for the last exception line of a log, else ``""``."""
+    found = next((line.strip() for line in reversed(lines) if _EXCEPTION_LINE.match(line)), None)
+    return f"; the last exception in its log: {found}" if found else ""
+
+
 _LIVE: set[ManagedProcess] = set()  # started and not yet stopped: stopped at exit if teardown never ran
 
 
@@ -149,6 +186,7 @@ class ManagedProcess:
         log_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = log_dir / f"serverbench-{what.replace(' ', '-').replace('/', '-')}-{port}.log"
         self._log = None
+        self.ready_path = ready_path
         kwargs = dict(
             cwd=str(cwd) if cwd else None,
             envvars=dict(env or {}),
@@ -186,11 +224,28 @@ class ManagedProcess:
             raise ServerStartError(
                 self.what, f"it exited with code {exc.exit_code} before it was ready", self.command, self.log_tail()
             ) from None
-        except TimeoutExpired:
+        except _AnsweredBroken as exc:  # up, and answering its readiness check with an error: no use waiting
+            self._executor.kill()
             self._close_log()
             raise ServerStartError(
                 self.what,
-                f"not ready within {self._executor._timeout:g} s (raise --perf-start-timeout if it is just slow)",
+                f"it answered GET {self.ready_path} with status {exc.status}, not 2xx, for "
+                f"{self._executor.answers.grace_s:g} s{last_exception(self.log_lines())}: fix the app (or what "
+                "it needs before it serves: perf_app_setup), or give an endpoint that answers 2xx first",
+                self.command,
+                self.log_tail(),
+            ) from None
+        except TimeoutExpired:
+            self._close_log()
+            answered = getattr(self._executor, "answers", None)
+            last = (
+                f"; its last answer to GET {self.ready_path} was status {answered.last_status}"
+                if answered is not None and answered.last_status is not None
+                else ""
+            )
+            raise ServerStartError(
+                self.what,
+                f"not ready within {self._executor._timeout:g} s{last} (raise --perf-start-timeout if it is just slow)",
                 self.command,
                 self.log_tail(),
             ) from None
@@ -216,12 +271,18 @@ class ManagedProcess:
         process = self._executor.process
         return process.poll() if process is not None else None
 
+    def log_lines(self) -> list[str]:
+        """Every line of its output so far ([] when there is no log)."""
+        try:
+            return self.log_path.read_text(errors="replace").rstrip().splitlines()
+        except OSError:
+            return []
+
     def log_tail(self, lines: int = 25) -> str:
         """The last lines of the output, led by the first exception line when the tail lacks it
         (servers such as gunicorn bury the real cause under their own shutdown traceback)."""
-        try:
-            all_lines = self.log_path.read_text(errors="replace").rstrip().splitlines()
-        except OSError:
+        all_lines = self.log_lines()
+        if not all_lines:
             return ""
         tail = all_lines[-lines:]
         first = next((i for i, line in enumerate(all_lines) if _EXCEPTION_LINE.match(line)), None)

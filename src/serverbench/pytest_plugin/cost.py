@@ -109,6 +109,7 @@ def perf_cost(
 
     def measure() -> CostRecord:
         try:
+            perf.set_up_user_app(env)  # perf_app_setup: once, before the app's first count
             if user is not None and user.reset is not None:  # the count starts from the app's one state
                 reset_app(user.reset, user.directory, env)
             record = measure_cost(plan)

@@ -318,10 +318,12 @@ def perf_server(
             _fail(perf_session, request, exc)
     pool: ServerPool = request.getfixturevalue("perf_servers")
     user = perf_session.user_app
-    if user is not None and user.reset is not None:  # every test of a cell starts from the app's one state
-        names = [name for name, _ in user.backends]
+    if user is not None:
+        env = user.server_env(backends.urls([name for name, _ in user.backends]))
         try:
-            reset_app(user.reset, user.directory, user.server_env(backends.urls(names)))
+            perf_session.set_up_user_app(env)  # perf_app_setup: once, before the app's first server
+            if user.reset is not None:  # every test of a cell starts from the app's one state
+                reset_app(user.reset, user.directory, env)
         except ServerbenchError as exc:
             _fail(perf_session, request, exc)
     try:

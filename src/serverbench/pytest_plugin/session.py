@@ -24,11 +24,12 @@ from ..config import PerfConfig
 from ..drivers.base import Driver, closed_driver, driver_for
 from ..drivers.oha import OhaDriver
 from ..drivers.wrk import WrkDriver
-from ..errors import ConfigError
+from ..errors import ConfigError, ServerbenchError
 from ..judge.checks import check_session
 from ..judge.drift import size_drift
 from ..judge.verdict import FAIL, Verdict
 from ..measure.appinterface import detect
+from ..measure.appsetup import set_up_app
 from ..measure.machine import machine_info, python_info
 from ..records import results as results_file
 from ..records.baselines import Baseline, BaselineStore
@@ -73,6 +74,23 @@ class PerfSession:
         self._closed: str | None = None
         self._baselines: dict[str, Baseline] | None = None
         self.on_progress: Callable[[str, int], None] | None = None  # the live progress line, when shown
+        self._set_up: float | ServerbenchError | None = None  # perf_app_setup: its seconds, or how it failed
+
+    def set_up_user_app(self, env: Mapping[str, str]) -> None:
+        """perf_app_setup, once per session (each xdist worker), before the user app's first server or count;
+        when it failed, every later test fails with the same error at once."""
+        user = self.user_app
+        if user is None or user.setup is None:
+            return
+        if isinstance(self._set_up, ServerbenchError):
+            raise self._set_up
+        if self._set_up is None:
+            try:
+                self._set_up = set_up_app(user.setup, user.directory, env)
+            except ServerbenchError as exc:
+                self._set_up = exc
+                raise
+            self.notices.append(f"perf_app_setup ran in {self._set_up:.1f} s in {user.directory}: {user.setup}")
 
     def workload(self, name: str) -> Workload:
         """The workload ``name``: the contract's, or one of the user's endpoints when serving perf_app."""
@@ -249,6 +267,7 @@ def resolve_user_app(config: PerfConfig, hooked: Iterable[Endpoint]) -> UserApp:
             config.app_backends,
             known_backends=BACKENDS,
             reset=config.app_reset,
+            setup=config.app_setup,
         )
     except ValueError as exc:
         raise ConfigError(str(exc)) from None

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# The workflows of .github/ and of examples/*/.github/ rehearsed as a hosted runner runs them: nektos/act on this
+# host (-P ubuntu-latest=-self-hosted: no Docker), as a fresh unprivileged user with passwordless sudo and a fresh
+# HOME, in a shallow clone, with each run's event (push, pull request, tag) and its refs.  Run as root (it makes
+# and removes the user); it times load, so on a shared host run it under the load locks.
+#
+#     benchmarks/rehearse_workflows.sh [RUN...]        # default: every run below; each prints its wall time
+#
+# Runs:
+#   example-cost:NAME    examples/NAME's workflow on a push to main (the `cost` job); django-notes's push makes
+#                        its branch (a `before` of zeros)
+#   example-gate:NAME    ... on a pull request (the `gate` job: serverbench gate against the base sha)
+#   example-first-push   flask-todo on the push that adds serverbench (no base): "not measured", exit 0
+#   no-sudo              ci/install.sh as a user without sudo, a program missing: it says what to add
+#   release              release.yml on a tag v<version>: the `build` job (`publish` needs PyPI's trust and Docker)
+#   full:WORKFLOW        .github/workflows/WORKFLOW run for real: tests.yml (./run tests, ~30 min), ab-gate.yml
+#                        (three gates), mutation.yml (an hour), perf-sharded.yml (the whole perf run, four jobs at
+#                        once on one host); perf.yml's MongoDB and Redis are service containers, which need Docker.
+#                        Not in the default list: each is far longer than this script's other runs together.
+#                        (act's dry run, -n, is no substitute: on the host it still runs some jobs' steps.)
+#
+# What it needs: act (ACT=path, else built: go install github.com/nektos/act@v0.2.89), the actions the workflows
+# use as git mirrors (ACTIONS_MIRROR/owner+name/repo; github.com is not reachable from this host), patchelf and sudo
+# (apt-get), Python 3.12 and 3.11 to seed the runner's tool cache (PYTHONS: their prefixes), oha on this host (the
+# recipe downloads it from GitHub's releases, which this host cannot reach: the host's build is put where the
+# download would go).  Every run's log is kept in OUT (default /tmp/serverbench-rehearsal).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+# root's git reads the repositories made for the runner's user (owned by it)
+export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*'
+root=$PWD
+out=${OUT:-/tmp/serverbench-rehearsal}
+user=${REHEARSAL_USER:-sb-runner}
+mirror=${ACTIONS_MIRROR:-/work/.mirror}
+pythons=${PYTHONS:-"$(ls -d /root/.pyenv/versions/3.12.* /root/.pyenv/versions/3.11.* 2>/dev/null | tr '\n' ' ')"}
+ports="--cache-server-addr 127.0.0.1 --cache-server-port 23456 --artifact-server-addr 127.0.0.1 --artifact-server-port 23457"
+ACTIONS="actions/checkout@v4 actions/setup-python@v5 actions/cache@v4 actions/upload-artifact@v4
+actions/download-artifact@v4 actions/setup-node@v4 actions/setup-java@v4 pypa/gh-action-pypi-publish@release/v1"
+
+die() { echo "rehearse: $*" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || die "run it as root: it makes the runner's user (with passwordless sudo) and removes it"
+for tool in sudo patchelf git useradd; do
+  command -v $tool >/dev/null || die "$tool is missing: apt-get install sudo patchelf git passwd"
+done
+mkdir -p "$out" && chmod 755 "$out"
+act=${ACT:-$out/tools/act}
+if [ ! -x "$act" ]; then
+  echo "rehearse: building act (go install github.com/nektos/act@v0.2.89)" >&2
+  GOBIN="$out/tools" go install github.com/nektos/act@v0.2.89 || die "act could not be built with go"
+fi
+cp "$act" "$out/act" && chmod 755 "$out/act"
+
+# The actions, each checked out at the ref the workflows name, for act's --local-repository.
+local_repos=()
+for action in $ACTIONS; do
+  name=${action%@*} ref=${action#*@}
+  git_dir="$mirror/${name/\//+}/repo"
+  dest="$out/actions/$name@${ref//\//-}"
+  if [ ! -d "$dest" ]; then
+    [ -d "$git_dir" ] || die "no mirror of $name in $git_dir (ACTIONS_MIRROR)"
+    commit=$(git --git-dir="$git_dir" rev-parse -q --verify "$ref^{commit}" || git --git-dir="$git_dir" rev-parse -q --verify "refs/remotes/origin/$ref") \
+      || die "$name has no $ref in $git_dir"
+    mkdir -p "$dest"
+    # File by file: a mirror may lack some blobs (test data, a sub-action); what a job runs is checked below.
+    git --git-dir="$git_dir" ls-tree -r --name-only "$commit" 2>/dev/null | while read -r path; do
+      mkdir -p "$dest/$(dirname "$path")"
+      git --git-dir="$git_dir" cat-file -p "$commit:$path" >"$dest/$path" 2>/dev/null || rm -f "$dest/$path"
+    done
+  fi
+  for entry in $(sed -n "s/^ *\(main\|post\|pre\): *['\"]\{0,1\}\([^'\"]*\).*/\2/p" "$dest/action.yml" 2>/dev/null); do
+    [ -e "$dest/$entry" ] || echo "rehearse: note: $action lacks $entry in its mirror: a job that runs it fails here" >&2
+  done
+  local_repos+=(--local-repository "$action=$dest")
+done
+chmod -R a+rX "$out/actions"
+
+# A fresh runner user: passwordless sudo, a fresh HOME, the runner image's tool cache (Python) and oha.
+fresh_user() {  # fresh_user [nosudo]
+  userdel -r "$user" >/dev/null 2>&1 || true
+  rm -f "/etc/sudoers.d/$user"
+  useradd --create-home --shell /bin/bash "$user"
+  [ "${1:-}" = nosudo ] || { echo "$user ALL=(ALL) NOPASSWD:ALL" >"/etc/sudoers.d/$user"; chmod 440 "/etc/sudoers.d/$user"; }
+  local home="/home/$user" cache="/home/$user/.cache/act/tool_cache/Python"
+  for prefix in $pythons; do  # as the hosted image has them: <tool cache>/Python/<version>/x64 and x64.complete
+    local version
+    version=$(basename "$prefix")
+    mkdir -p "$cache/$version"
+    cp -a "$prefix" "$cache/$version/x64"
+    for binary in "$cache/$version/x64/bin/python"3.*; do  # relocated: the library beside it, not in /root
+      [ -L "$binary" ] || patchelf --set-rpath '$ORIGIN/../lib' "$binary" 2>/dev/null || true
+    done
+    touch "$cache/$version/x64.complete"
+  done
+  mkdir -p "$home/.local/bin"
+  command -v oha >/dev/null && cp "$(command -v oha)" "$home/.local/bin/oha"
+  chown -R "$user:$user" "$home"
+  chown -R "$user:$user" "$out/serverbench.git"  # its git reads only repositories it owns
+}
+
+as_user() {  # as_user DIR COMMAND...: in DIR, as the runner's user, with a hosted runner's PATH
+  local dir=$1
+  shift
+  # This host reaches the package registries through its own CA bundle: the variables naming it go along (a
+  # hosted runner's TLS works as it is); nothing else of root's environment does.
+  local ca=()
+  for name in SSL_CERT_FILE SSL_CERT_DIR NODE_EXTRA_CA_CERTS GIT_SSL_CAINFO CURL_CA_BUNDLE REQUESTS_CA_BUNDLE PIP_CERT; do
+    [ -z "${!name:-}" ] || ca+=("$name=${!name}")
+  done
+  timeout "${RUN_TIMEOUT:-3600}" sudo -u "$user" -H env -i HOME="/home/$user" USER="$user" LANG=C.UTF-8 "${ca[@]}" \
+    PATH="/home/$user/.local/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
+    bash -c 'cd "$0" && exec "$@"' "$dir" "$@"
+}
+
+act_run() {  # act_run DIR EVENT_NAME EVENT_JSON WORKFLOW [act arguments]
+  local dir=$1 event=$2 json=$3 workflow=$4
+  shift 4
+  # shellcheck disable=SC2086
+  as_user "$dir" "$out/act" "$event" -e "$json" -W "$workflow" -P ubuntu-latest=-self-hosted \
+    --action-cache-path "/home/$user/.cache/act" --artifact-server-path "/home/$user/artifacts" $ports \
+    --action-offline-mode "${local_repos[@]}" "$@"
+}
+
+# A user's repository made from an example: main = the example (BASE_CHANGE: without serverbench's settings),
+# then a comment-only change on top; the runner gets a depth-1 clone of it, as actions/checkout makes.
+example_repo() {  # example_repo NAME [nobase] -> $repo (the origin) and $clone (the runner's shallow checkout)
+  local name=$1 work="$out/work/$1${2:+-$2}"
+  rm -rf "$work" && mkdir -p "$work"
+  repo="$work/origin" clone="$work/checkout"
+  git init -q -b main "$repo"
+  if [ "${2:-}" = nobase ]; then
+    printf '[project]\nname = "%s"\nversion = "0"\n' "$name" >"$repo/pyproject.toml"
+    git -C "$repo" add -A && git -C "$repo" -c user.name=ci -c user.email=ci@example.org commit -qm "the app"
+  fi
+  cp -r "examples/$name/." "$repo/"
+  find "$repo" -name __pycache__ -prune -exec rm -rf {} +
+  git -C "$repo" add -A && git -C "$repo" -c user.name=ci -c user.email=ci@example.org commit -qm "serverbench"
+  if [ "${2:-}" != nobase ]; then
+    local module
+    module=$(git -C "$repo" ls-files '*.py' | grep -v '^tests/' | grep -v __init__ | head -1)
+    sed -i '1i # a comment, nothing else' "$repo/$module"
+    git -C "$repo" -c user.name=ci -c user.email=ci@example.org commit -qam "a comment"
+  fi
+  git clone -q --depth 1 "file://$repo" "$clone"
+  chown -R "$user:$user" "$work"
+  chmod -R a+rwX "$work"
+}
+
+event() {  # event FILE JSON
+  printf '%s\n' "$2" >"$1"
+  chmod 644 "$1"
+}
+
+# serverbench for the recipe's SERVERBENCH: this checkout's HEAD, from a git repository the runner can read
+# (today's route: pip builds the wheel from a pinned commit of serverbench's repository).
+rm -rf "$out/serverbench.git"
+git clone -q --bare "$root" "$out/serverbench.git"
+chmod -R a+rX "$out/serverbench.git"
+serverbench="serverbench @ git+file://localhost$out/serverbench.git@$(git rev-parse HEAD)"  # pip wants a host
+
+results=()
+run() {  # run LABEL EXPECTED_EXIT COMMAND...: time it, keep its log, say what it printed last
+  local label=$1 want=$2 started=$SECONDS status=0
+  shift 2
+  echo "=== $label" >&2
+  "$@" >"$out/$label.log" 2>&1 || status=$?
+  for pid in $(ps -u "$user" -o pid= 2>/dev/null); do  # what a timed-out run left: the throwaway user's, by pid
+    kill "$pid" 2>/dev/null || true
+  done
+  local took=$((SECONDS - started))
+  local verdict=ok
+  [ "$status" = "$want" ] || verdict="UNEXPECTED (exit $status, expected $want)"
+  results+=("$label: exit $status in ${took} s: $verdict")
+  echo "$label: exit $status in ${took} s: $verdict (log $out/$label.log)" >&2
+  grep -E "serverbench (cost|gate|A/B)|Job (succeeded|failed)|not measured|could not decide|error:" "$out/$label.log" | tail -8 >&2
+}
+
+runs=("$@")
+[ ${#runs[@]} -gt 0 ] || runs=(example-first-push no-sudo example-cost:django-notes example-cost:flask-todo
+  example-cost:asgi-counter example-gate:flask-todo release)
+zero=0000000000000000000000000000000000000000
+for spec in "${runs[@]}"; do
+  case "$spec" in
+    example-cost:* | example-gate:* | example-first-push)
+      name=${spec#*:}
+      [ "$spec" = example-first-push ] && name=flask-todo
+      fresh_user
+      example_repo "$name" $([ "$spec" = example-first-push ] && echo nobase)
+      head=$(git -C "$repo" rev-parse HEAD) parent=$(git -C "$repo" rev-parse HEAD~1)
+      before=$parent
+      [ "$name" = django-notes ] && before=$zero  # the push made the branch
+      if [ "${spec%%:*}" = example-gate ]; then
+        event "$out/event-$spec.json" "{\"pull_request\": {\"number\": 1, \"base\": {\"ref\": \"main\", \"sha\": \"$parent\"},
+          \"head\": {\"ref\": \"change\", \"sha\": \"$head\"}}, \"repository\": {\"full_name\": \"user/$name\"}}"
+        run "$spec" 0 act_run "$clone" pull_request "$out/event-$spec.json" .github/workflows/serverbench.yml \
+          --var "SERVERBENCH=$serverbench"
+      else
+        event "$out/event-$spec.json" "{\"ref\": \"refs/heads/main\", \"before\": \"$before\", \"after\": \"$head\",
+          \"repository\": {\"full_name\": \"user/$name\", \"default_branch\": \"main\"}}"
+        run "$spec" 0 act_run "$clone" push "$out/event-$spec.json" .github/workflows/serverbench.yml \
+          --var "SERVERBENCH=$serverbench"
+      fi ;;
+    no-sudo)
+      fresh_user nosudo
+      example_repo flask-todo
+      run no-sudo 2 as_user "$clone" env SERVERBENCH="$serverbench" sh ci/install.sh valgrind wrk serverbench-missing-program ;;
+    release | full:*)
+      fresh_user
+      work="$out/work/serverbench"
+      rm -rf "$work" && git clone -q --depth 1 "file://$root" "$work" && chown -R "$user:$user" "$work"
+      version=$(sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml | head -1)
+      workflow=${spec#*:}
+      [ "$spec" = release ] && workflow=release.yml
+      case "$workflow" in
+        tests.yml) name=push json="{\"ref\": \"refs/heads/main\", \"before\": \"$zero\"}" ;;
+        ab-gate.yml) name=pull_request json="{\"pull_request\": {\"number\": 1, \"base\": {\"ref\": \"main\"}}}" ;;
+        release.yml) name=push json="{\"ref\": \"refs/tags/v$version\"}" ;;
+        *) name=workflow_dispatch json="{}" ;;
+      esac
+      event "$out/event-$workflow.json" "$json"
+      case "$spec" in
+        release) run release 0 act_run "$work" "$name" "$out/event-$workflow.json" ".github/workflows/$workflow" -j build ;;
+        full:*) run "$spec" 0 act_run "$work" "$name" "$out/event-$workflow.json" ".github/workflows/$workflow" ;;
+      esac ;;
+    *) die "unknown run $spec (see the list at the top of $0)" ;;
+  esac
+done
+userdel -r "$user" >/dev/null 2>&1 || true
+rm -f "/etc/sudoers.d/$user"
+printf '%s\n' "${results[@]}" | tee "$out/results.txt"
+! grep -q UNEXPECTED "$out/results.txt"
