@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
 import psutil
@@ -72,3 +73,35 @@ def pytest_runtest_makereport(item, call):
             f"CI=true: this test would skip for want of {tool} ({reason}); in CI that is a failure. "
             f"{RUN_INSTALLS[tool]}; run the tests through ./run (./run tests)."
         )
+
+
+# ./run tests builds oha (minutes of Rust on a fresh machine) beside the tests that start no server; the integration
+# tests, which drive servers with it, run last and wait for the build (SERVERBENCH_OHA_BUILD: the path whose .status
+# file holds cargo's exit status when it is done).
+OHA_BUILD_WAIT_S = 1800.0
+
+
+def _integration(item: pytest.Item) -> bool:
+    return "integration" in Path(str(item.fspath)).parts
+
+
+def pytest_collection_modifyitems(config, items):
+    """The integration tests last (stable otherwise), so the tests that start no server run while oha builds."""
+    if os.environ.get("SERVERBENCH_OHA_BUILD"):
+        items[:] = [i for i in items if not _integration(i)] + [i for i in items if _integration(i)]
+
+
+@pytest.fixture(autouse=True)
+def _oha_built(request):
+    """An integration test waits for ./run's background oha build, if one runs (its time shows as this test's setup)."""
+    build = os.environ.get("SERVERBENCH_OHA_BUILD")
+    if build and _integration(request.node):
+        status = Path(build + ".status")
+        deadline = time.monotonic() + OHA_BUILD_WAIT_S
+        while not status.exists():
+            if time.monotonic() > deadline:
+                pytest.fail(
+                    f"oha's build (./run tests, log .tools/logs/oha.log) did not finish in {OHA_BUILD_WAIT_S:.0f} s"
+                )
+            time.sleep(0.5)
+    yield

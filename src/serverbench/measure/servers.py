@@ -6,6 +6,7 @@ with the one under load, and restarts a server that died so later tests are not 
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import platform
 import shutil
@@ -35,6 +36,13 @@ class RunningServer:
     external_pid: int | None = None
     app: str = ""
     heap_dir: str | None = None  # where its processes write their Python heap figures (SERVERBENCH_HEAP_DIR)
+    started: str = ""  # when it started (UTC, ISO 8601)
+    trials: int = 0  # the trials it has served so far (the perf suite runs all of a cell's workloads on one start)
+
+    def served(self) -> dict[str, object]:
+        """Count one more trial served, and say which process served it: the record's ``extra["server"]``."""
+        self.trials += 1
+        return {"pid": self.pid, "started": self.started, "trial": self.trials}
 
     @property
     def pid(self) -> int | None:
@@ -114,7 +122,15 @@ def start_variant(
     )
     # The child inherits serverbench's own environment under the one given (mirakuru adds envvars to os.environ).
     heap_dir = full_env.get(HEAP_VAR, os.environ.get(HEAP_VAR)) or None
-    return RunningServer(variant.name, process.url, process.start(), app=app.name, heap_dir=heap_dir)
+    started = process.start()
+    return RunningServer(
+        variant.name,
+        process.url,
+        started,
+        app=app.name,
+        heap_dir=heap_dir,
+        started=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    )
 
 
 class ServerPool:
@@ -166,4 +182,5 @@ class ServerPool:
         if self._current is not None:
             _, server = self._current
             self._current = None
+            self._report("stop")
             server.stop()

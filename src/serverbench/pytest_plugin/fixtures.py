@@ -401,6 +401,7 @@ def perf_trial(
         backends=backends,
         progress=perf_session.progress,
         during=injection.window if injection is not None else None,
+        warmup_driver=_warmup_driver(perf_session, shape, perf_workload),
     )
     warmup = Warmup(config.warmup, perf_session.warmup_rounds, config.settle)
 
@@ -415,7 +416,10 @@ def perf_trial(
         if injection is not None:
             _fault_trial(request, perf_session, plan, warmup, injection)
         try:
-            runs = [run_trial(plan, warmup, longer) for _ in range(config.replicates)]
+            runs = [
+                _served_by(perf_server, run_trial(plan, warmup, longer, perf_session.window_policy))
+                for _ in range(config.replicates)
+            ]
         except ServerbenchError as exc:
             _fail(perf_session, request, exc)
         result = replicated(runs)
@@ -429,6 +433,22 @@ def perf_trial(
         return result
 
     return trial
+
+
+def _warmup_driver(session: PerfSession, shape: LoadShape, workload: str):
+    """A locust scenario on a URL mix warms up with wrk on that mix (measure.trial.Trial.warmup_driver); other shapes
+    warm up with their own driver (None)."""
+    if shape.workers is None or not session.workload(workload).mix:
+        return None
+    return session.driver_for(dataclasses.replace(shape, workers=None, ramp=0.0), workload)
+
+
+def _served_by(server: RunningServer, result: Result) -> Result:
+    """The result with the process that served it in its record (``extra["server"]``): one start serves every workload
+    of a cell (pytest_plugin.order)."""
+    if server.process is None:
+        return result
+    return dataclasses.replace(result, extra={**result.extra, "server": server.served()})
 
 
 def _injection(
