@@ -47,7 +47,7 @@ def test_a_window_whose_edges_missed_is_measured_again_four_times_as_long_and_th
     given = _patched(monkeypatch, [short, long])
     asked = []
     first = _Trial(64)
-    result = run_trial(first, Warmup(2), lambda seconds: asked.append(seconds) or "the longer trial")
+    result = run_trial(first, Warmup(2), lambda seconds, lead=None: asked.append(seconds) or "the longer trial")
     assert asked == [20] and given == [first, "the longer trial"]
     assert result.load == long.load and result.extra["replicates"] == 1
     kept = result.extra["short_window"]
@@ -68,11 +68,11 @@ def test_edges_that_cancel_or_no_longer_trial_measure_once(monkeypatch):
     the window (a record with no run counters): one window, returned as measured."""
     missed = _edges(1.09, 8.0, 35.0)
     for result, longer in (
-        (_edges(1.0, 9.6, 0.0), lambda s: "x"),
-        (_edges(1.09, None, 35.0), lambda s: "x"),
+        (_edges(1.0, 9.6, 0.0), lambda s, lead=None: "x"),
+        (_edges(1.09, None, 35.0), lambda s, lead=None: "x"),
         (missed, None),
-        (replace(missed, kernel={"run_listen_drops": 3}), lambda s: "x"),
-        (replace(missed, kernel={"listen_drops": 2}), lambda s: "x"),
+        (replace(missed, kernel={"run_listen_drops": 3}), lambda s, lead=None: "x"),
+        (replace(missed, kernel={"listen_drops": 2}), lambda s, lead=None: "x"),
     ):
         given = _patched(monkeypatch, [result])
         assert run_trial(_Trial(64), Warmup(2), longer) is result and len(given) == 1

@@ -74,6 +74,12 @@ ANY_ORDER = Queues(LEAD_QUEUES, WINDOW_QUEUES, TRAIL_QUEUES)
 IN_ORDER = Queues(1.0, 2.0, 0.0)
 
 
+def kernel_queued(variant: Variant, connections: int) -> bool:
+    """Whether the connections beyond the server's fixed listen backlog wait in the kernel (its SYN retransmits), not
+    in the server's queue: no window sized to the designed queue measures that queue, and syn-drops names it."""
+    return variant.backlog is not None and connections > variant.backlog
+
+
 def queues_of(variant: Variant) -> Queues:
     """The queues a variant's cells are sized in: IN_ORDER for a pool (catalog.variants.POOL_WORKERS), else ANY_ORDER."""
     return IN_ORDER if variant.worker in POOL_WORKERS else ANY_ORDER
@@ -121,7 +127,7 @@ def closed_trail_s(
 def cell_lead_s(variant: Variant | None, workload: Workload, connections: int, lead_s: int) -> int:
     """The closed-model lead-in of ``variant`` serving ``workload`` at ``connections`` for a driver that leads in
     ``lead_s`` (0: a driver with none keeps none), as ``cell_window_s`` sizes the window."""
-    if variant is None or workload.mix or lead_s <= 0:
+    if variant is None or workload.mix or lead_s <= 0 or kernel_queued(variant, connections):
         return lead_s
     return closed_lead_s(
         variant.blocking_concurrency, workload.spec.min_seconds, connections, lead_s, queues_of(variant).lead
@@ -131,7 +137,7 @@ def cell_lead_s(variant: Variant | None, workload: Workload, connections: int, l
 def cell_trail_s(variant: Variant | None, workload: Workload, connections: int, trail_s: int) -> int:
     """The closed-model trail of ``variant`` serving ``workload`` at ``connections`` for a driver that trails
     ``trail_s`` (0: a driver with none keeps none), as ``cell_lead_s`` sizes the lead-in."""
-    if variant is None or workload.mix or trail_s <= 0:
+    if variant is None or workload.mix or trail_s <= 0 or kernel_queued(variant, connections):
         return trail_s
     return closed_trail_s(
         variant.blocking_concurrency, workload.spec.min_seconds, connections, trail_s, queues_of(variant).trail
@@ -144,7 +150,7 @@ def cell_window_s(
     """The closed-model window of ``variant`` (None: a server the catalog does not describe) serving ``workload`` at
     ``connections``, asked for ``duration_s``, at most ``ceiling_s``: a URL mix has no one designed wait, so it keeps
     ``duration_s``."""
-    if variant is None or workload.mix:
+    if variant is None or workload.mix or kernel_queued(variant, connections):
         return duration_s
     return closed_window_s(
         variant.blocking_concurrency,
@@ -159,7 +165,7 @@ def cell_window_s(
 def cell_queue_s(variant: Variant | None, workload: Workload, connections: int) -> float:
     """The designed queue of ``variant`` serving ``workload`` at ``connections`` (catalog.timeouts); 0 for a server
     the catalog does not describe or a URL mix."""
-    if variant is None or workload.mix:
+    if variant is None or workload.mix or kernel_queued(variant, connections):
         return 0.0
     return designed_queue_s(variant.blocking_concurrency, workload.spec.min_seconds, connections)
 
@@ -168,9 +174,12 @@ def cell_queue_s(variant: Variant | None, workload: Workload, connections: int) 
 # carried in and the first waits, over connections x the window) has not converged: each edge weighs 1 / the window's
 # length.
 EDGE_TOLERANCE = 0.03
-# A steady window has converged when its throughput and its mean latency are each known within this share (the 95%
-# interval's half-width, relative: drivers.oha.window_precision), and its edges within EDGE_TOLERANCE.
-PRECISION = 0.05
+# A steady window has converged when its throughput is known within this share (the 95% interval's half-width,
+# relative: drivers.oha.window_precision) and its edges within EDGE_TOLERANCE (so its mean latency is the
+# connections over its throughput within them: Little's law).  Measured on this shared 2-core machine (2026-11-27,
+# 50 cells of the default run's workloads, benchmarks/results/calibration-windows.json): 2 s windows reached a median
+# of 10% (6-22%), 8 s windows 7%: the machine's speed moves within a second by more than a window's requests vary.
+PRECISION = 0.15
 # A window that has not converged is measured once more, at most this many times as long (and at most the ceiling).
 LONGER_WINDOWS = 4
 # An interval narrows as 1 / sqrt(the window): the window measured again is sized to reach the precision asked with
@@ -209,18 +218,31 @@ def edge_share(load: LoadReport, connections: int) -> float | None:
 
 
 def unconverged(load: LoadReport, connections: int, policy: WindowPolicy = DEFAULT_POLICY) -> dict[str, float]:
-    """What a steady window has not yet measured well enough: each of ``edges`` (the edge share, beyond
-    EDGE_TOLERANCE), ``rps`` and ``latency_mean`` (the half-width reached, beyond ``policy.precision``); empty when it
-    converged or the driver cannot tell."""
+    """What a steady window has not yet measured well enough: ``edges`` (the edge share, beyond EDGE_TOLERANCE) and
+    ``rps`` (the half-width reached, beyond ``policy.precision``); empty when it converged or the driver cannot tell."""
     out: dict[str, float] = {}
     share = edge_share(load, connections)
     if share is not None and abs(share) > EDGE_TOLERANCE:
         out["edges"] = share
-    for key in ("rps", "latency_mean"):
-        reached = (load.precision or {}).get(key)
-        if reached is not None and reached > policy.precision:
-            out[key] = reached
+    reached = (load.precision or {}).get("rps")
+    if reached is not None and reached > policy.precision:
+        out["rps"] = reached
     return out
+
+
+def started_late(load: LoadReport) -> bool:
+    """Whether the run's first requests (one per connection, sent as it began) were still being answered when the
+    window opened: a server that takes its connections in turn, whose lead-in was too short for it."""
+    return load.first_answered_s is not None and load.lead_s is not None and load.first_answered_s > load.lead_s
+
+
+def again_lead_s(load: LoadReport) -> float | None:
+    """The lead-in of a window measured again when the run started late (``started_late``): long enough for every
+    connection's first request to be answered before it ends (1.5 times the time that took), at least twice this one,
+    whole seconds, at most MAX_LEAD_S; None when the run did not start late."""
+    if not started_late(load):
+        return None
+    return min(MAX_LEAD_S, math.ceil(round(max(2 * load.lead_s, 1.5 * load.first_answered_s), 6)))
 
 
 def longer_window_s(
@@ -243,14 +265,11 @@ def longer_window_s(
     if not missing or load.duration_s >= policy.ceiling_s:
         return None
     failed = sum(n for kind, n in (load.run_errors or load.errors).items() if kind != "status")  # a status: answered
-    if failed or load.held_through or listen_drops:
+    if failed or listen_drops or (load.held_through and not started_late(load)):
         return None
     needs = [load.duration_s * abs(missing["edges"]) / (EDGE_TOLERANCE / 2)] if "edges" in missing else []
-    needs += [
-        load.duration_s * (missing[k] / policy.precision) ** 2 * PRECISION_MARGIN
-        for k in ("rps", "latency_mean")
-        if k in missing
-    ]
+    if "rps" in missing:
+        needs.append(load.duration_s * (missing["rps"] / policy.precision) ** 2 * PRECISION_MARGIN)
     grown = min(max(needs), LONGER_WINDOWS * load.duration_s)
     return min(policy.ceiling_s, math.ceil(round(max(grown, 2 * load.duration_s), 6)))
 

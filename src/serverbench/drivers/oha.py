@@ -280,6 +280,8 @@ def window_report(
         carried_in_s=carried_in,
         carried_out_s=carried_out,
         precision=window_precision(rows, start_s, duration_s),
+        lead_s=start_s,
+        first_answered_s=max((end for _, end, _, _ in first), default=None) if len(first) == connections else None,
         lead_rps=answer_rates(rows, 0.0, start_s, LEAD_SLICES),
     )
 

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from ..backends.base import Service
 from ..catalog.shapes import LoadShape
-from ..catalog.windows import DEFAULT_POLICY, WindowPolicy, edge_share, longer_window_s
+from ..catalog.windows import DEFAULT_POLICY, WindowPolicy, again_lead_s, edge_share, longer_window_s
 from ..catalog.workloads import Workload
 from ..drivers.base import Driver
 from ..errors import ServerDiedError
@@ -256,14 +256,18 @@ def drain(server: RunningServer, workload: Workload, timeout: float = 60.0) -> N
 
 
 def run_trial(
-    trial: Trial, warmup: Warmup, longer: Callable[[int], Trial] | None = None, policy: WindowPolicy = DEFAULT_POLICY
+    trial: Trial,
+    warmup: Warmup,
+    longer: Callable[[int, float | None], Trial] | None = None,
+    policy: WindowPolicy = DEFAULT_POLICY,
 ) -> Result:
     """Warm up, then measure one window.  A closed run with a lead-in (oha) warms the server up in its own lead-in, so
     a separate warm-up (then a wait for what it left queued) runs only for a driver without one or for more than one
     round (PyPy's JIT).  With ``longer`` (the perf suite: this trial in a window of so many seconds, its driver sized to
-    it), a steady window that did not converge (its edges did not cancel, or its throughput or mean latency is less
-    precise than ``policy`` asks: catalog.windows.longer_window_s) is measured once more in a window sized to converge,
-    right after it; the record keeps the first as ``extra["short_window"]``."""
+    it, and a lead-in when not None), a steady window that did not converge (its edges did not cancel, or its
+    throughput is less precise than ``policy`` asks: catalog.windows.longer_window_s) is measured once more in a window
+    sized to converge, right after it, with a longer lead-in when the run's first requests were still being answered
+    as the window opened (catalog.windows.again_lead_s); the record keeps the first as ``extra["short_window"]``."""
     rps = warm_up(trial, warmup) if not lead_in_s(trial) or warmup.rounds > 1 else ()
     if rps:
         drain(trial.server, trial.workload)
@@ -274,7 +278,7 @@ def run_trial(
     if seconds is None:
         return result
     trial.report("again")
-    again = asked(measure(longer(seconds), warmup, rps), policy)
+    again = asked(measure(longer(seconds, again_lead_s(load)), warmup, rps), policy)
     short = {
         "duration_s": load.duration_s,
         "requests": load.requests,

@@ -405,12 +405,12 @@ def perf_trial(
     )
     warmup = Warmup(config.warmup, perf_session.warmup_rounds, config.settle)
 
-    def longer(seconds: int) -> Trial:
-        """The trial in a window of ``seconds``, its driver (a closed model's timeout) sized to it."""
+    def longer(seconds: int, lead_s: float | None = None) -> Trial:
+        """The trial in a window of ``seconds`` (and a lead-in of ``lead_s`` when given), its driver (a closed model's
+        timeout) sized to it."""
         wider = dataclasses.replace(shape, duration=seconds)
-        return dataclasses.replace(
-            plan, shape=wider, driver=perf_session.driver_for(wider, perf_workload, perf_server.name)
-        )
+        driver = perf_session.driver_for(wider, perf_workload, perf_server.name, lead_s)
+        return dataclasses.replace(plan, shape=wider, driver=driver)
 
     def trial() -> Result:
         if injection is not None:

@@ -84,6 +84,10 @@ class LoadReport:
     # A run with a lead-in (oha's closed model): its answers a second in each slice of the lead-in, which warmed the
     # server up (the record's warmup_rps when no separate warm-up ran).
     lead_rps: tuple[float, ...] = field(default=(), compare=False)
+    # A steady window (oha): the lead-in before it in the same run, and when every connection's first request (sent
+    # as the run began) had been answered; None where the driver cannot tell, or a first request was never answered.
+    lead_s: float | None = None
+    first_answered_s: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "latency_ms", _frozen(self.latency_ms))
@@ -432,6 +436,8 @@ class Result:
             **({} if load.run_requests is None else {"run_requests": load.run_requests}),
             **({} if load.gap_ms is None else {"gap_ms": round(load.gap_ms, 3)}),
             **({} if load.precision is None else {"precision": _rounded(load.precision)}),
+            **({} if load.lead_s is None else {"lead_s": round(load.lead_s, 3)}),
+            **({} if load.first_answered_s is None else {"first_answered_s": round(load.first_answered_s, 3)}),
             "server": {
                 "cpu_s": self.server_cpu_s,
                 "rss_mb": self.server_rss_mb,
@@ -487,6 +493,8 @@ class Result:
             None if rec.get("carried_in_s") is None else float(rec["carried_in_s"]),
             None if rec.get("carried_out_s") is None else float(rec["carried_out_s"]),
             _precision(rec.get("precision")),
+            lead_s=None if rec.get("lead_s") is None else float(rec["lead_s"]),
+            first_answered_s=None if rec.get("first_answered_s") is None else float(rec["first_answered_s"]),
         )
         server = _mapping(rec, "server")
         return cls(
