@@ -69,6 +69,33 @@ def tests_figures(log: Path, junit: Path) -> dict:
     }
 
 
+DURATION = re.compile(r"^(?:\S+ \+\s*\d+s )?(?P<s>[\d.]+)s (?:setup|call|teardown)\s+(?P<nodeid>\S+)")
+WORKLOAD_OF = re.compile(r"\[(?:.*?)-(?P<workload>json|redis|mongo-small|upstream|u\d+-w\d+)-?(?:c\d+)?\]$")
+
+
+def perf_figures(results: Path, log: Path | None) -> dict:
+    """A perf run's figures (time_breakdown.figures); with its pytest output (``--durations=0``), pytest's own time
+    from its summary line and the tests' time by workload from the durations, for a run whose file carries no phases
+    (written before serverbench recorded them)."""
+    found = figures(results)
+    if log is None:
+        return found
+    text = log.read_text(errors="replace")
+    took = re.findall(r"(?:passed|failed)[^\n]* in ([\d.]+)s", text)
+    if took:
+        found["pytest_s"] = float(took[-1])
+    by_workload: dict[str, float] = {}
+    for line in text.splitlines():
+        m = DURATION.match(line)
+        w = WORKLOAD_OF.search(m["nodeid"]) if m else None
+        if w:
+            name = "site" if re.fullmatch(r"u\d+-w\d+", w["workload"]) else w["workload"]
+            by_workload[name] = by_workload.get(name, 0.0) + float(m["s"])
+    if by_workload and not found["by_workload_s"]:
+        found["by_workload_s"] = {w: round(s, 1) for w, s in sorted(by_workload.items(), key=lambda kv: -kv[1])}
+    return found
+
+
 def example_figures(output: Path, results: Path) -> dict:
     """The README's first example: its summary table as printed, and the run's figures."""
     text = output.read_text(errors="replace")
@@ -167,6 +194,7 @@ def main(argv: list[str]) -> int:
     t.add_argument("--as", dest="name", required=True)
     p = sub.add_parser("perf")
     p.add_argument("results", type=Path)
+    p.add_argument("--log", type=Path, help="its pytest output with --durations=0 (for a file without phases)")
     p.add_argument("--as", dest="name", required=True)
     e = sub.add_parser("example")
     e.add_argument("output", type=Path)
@@ -177,7 +205,7 @@ def main(argv: list[str]) -> int:
     if args.what == "tests":
         merge(args.name, tests_figures(args.log, args.junit))
     elif args.what == "perf":
-        merge(args.name, figures(args.results))
+        merge(args.name, perf_figures(args.results, args.log))
     elif args.what == "example":
         merge(args.name, example_figures(args.output, args.results))
     else:

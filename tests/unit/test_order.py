@@ -9,12 +9,14 @@ from serverbench.pytest_plugin.order import cell_of, grouped_by_cell
 
 def _item(name: str, variant: str | None = None, app: str = "flask"):
     params = {} if variant is None else {"perf_variant": variant, "perf_app": app, "perf_workload": name}
+    if name == "site":
+        params["perf_shape"] = SimpleNamespace(workers=0)  # a locust scenario
     return SimpleNamespace(name=name, callspec=SimpleNamespace(params=params))
 
 
 def test_each_cells_tests_run_together_where_its_first_test_stood():
-    """test_locust's site tests come first in collection, test_throughput's after: grouped by cell, each cell's site
-    test is followed by its own throughput tests, in the cells' first-seen order."""
+    """test_locust's site tests come first in collection, test_throughput's after: grouped by cell, each cell's
+    throughput tests run first and its locust scenario last, the cells in their first-seen order."""
     items = [
         _item("site", "a"),
         _item("site", "b"),
@@ -23,7 +25,7 @@ def test_each_cells_tests_run_together_where_its_first_test_stood():
         _item("json", "b"),
     ]
     order = [(i.callspec.params["perf_variant"], i.name) for i in grouped_by_cell(items)]
-    assert order == [("a", "site"), ("a", "json"), ("a", "redis"), ("b", "site"), ("b", "json")]
+    assert order == [("a", "json"), ("a", "redis"), ("a", "site"), ("b", "json"), ("b", "site")]
 
 
 def test_other_tests_keep_their_places_and_a_cell_is_its_variant_and_app():

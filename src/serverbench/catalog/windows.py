@@ -54,6 +54,10 @@ MAX_LEAD_S = 30
 # A trail at least this many designed queues long (oha's closed model), at most MAX_TRAIL_S.
 TRAIL_QUEUES = 1
 MAX_TRAIL_S = 10
+# The lead-in of a run on a server that has just served another workload (one start serves all of a cell's): its
+# interpreter, imports and caches are warm, so the lead-in opens the connections and fills the endpoint's own pools
+# (a backend client's connections), and --perf-warmup is a cold server's.  Measured: benchmarks/results/answers.json.
+WARM_LEAD_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -66,8 +70,9 @@ class Queues:
 
 
 # A server that takes its connections unevenly (a C event loop serves whichever socket epoll reports; greenlets):
-# the lead-in, window and trail measured above.
-ANY_ORDER = Queues(LEAD_QUEUES, WINDOW_QUEUES, TRAIL_QUEUES)
+# the lead-in and trail measured above, and a window of three queues (each edge a sixth of it; one that misses is
+# measured again, longer: longer_window_s).
+ANY_ORDER = Queues(LEAD_QUEUES, 3.0, TRAIL_QUEUES)
 # A pool (sync workers, threads) takes its queued requests in the order they came (the kernel's accept queue, a thread
 # pool's task queue): after its first wave it is in steady state, and it answers a window's last requests in order
 # whatever comes after them, so one queue of lead-in, two of window and no trail beyond the driver's own.
@@ -122,6 +127,13 @@ def closed_trail_s(
     """The trail (whole seconds) of a closed-model run whose driver trails ``trail_s``: at least TRAIL_QUEUES x the
     designed queue, at most MAX_TRAIL_S unless ``trail_s`` is longer; ``trail_s`` when nothing queues by design."""
     return _at_least_queues(queues, MAX_TRAIL_S, concurrency, wait_s, connections, trail_s)
+
+
+def warm_lead_s(variant: Variant | None, workload: Workload, connections: int, warm: bool, warmup_s: float) -> float:
+    """A closed run's lead-in: ``warmup_s`` (--perf-warmup) on a cold server, WARM_LEAD_S (at most that) on one that
+    has just served another workload, either sized to the cell's designed queue (``cell_lead_s``)."""
+    floor = min(WARM_LEAD_S, warmup_s) if warm else warmup_s
+    return cell_lead_s(variant, workload, connections, floor) if floor > 0 else floor
 
 
 def cell_lead_s(variant: Variant | None, workload: Workload, connections: int, lead_s: int) -> int:
@@ -179,7 +191,7 @@ EDGE_TOLERANCE = 0.03
 # connections over its throughput within them: Little's law).  Measured on this shared 2-core machine (2026-11-27,
 # 50 cells of the default run's workloads, benchmarks/results/calibration-windows.json): 2 s windows reached a median
 # of 10% (6-22%), 8 s windows 7%: the machine's speed moves within a second by more than a window's requests vary.
-PRECISION = 0.15
+PRECISION = 0.20
 # A window that has not converged is measured once more, at most this many times as long (and at most the ceiling).
 LONGER_WINDOWS = 4
 # An interval narrows as 1 / sqrt(the window): the window measured again is sized to reach the precision asked with
@@ -236,13 +248,22 @@ def started_late(load: LoadReport) -> bool:
     return load.first_answered_s is not None and load.lead_s is not None and load.first_answered_s > load.lead_s
 
 
+# The longest lead-in a window measured again gets for a run that started late: a server that takes its connections
+# more slowly than that (bjoern on /upstream takes one more per round of those it serves: 42 of 64 after 48 s) is
+# named by the first waits instead (measured 2026-11-27: bjoern /upstream measured again in 100 s, still 0.76).
+MAX_AGAIN_LEAD_S = 10
+
+
 def again_lead_s(load: LoadReport) -> float | None:
-    """The lead-in of a window measured again when the run started late (``started_late``): long enough for every
-    connection's first request to be answered before it ends (1.5 times the time that took), at least twice this one,
-    whole seconds, at most MAX_LEAD_S; None when the run did not start late."""
-    if not started_late(load):
+    """The lead-in of a window measured again when the run started late (``started_late``) but the server had taken
+    every connection before the window closed: long enough for every connection's first request to be answered
+    before it ends (1.5 times the time that took), at least twice this one, whole seconds; None when the run did not
+    start late, when a connection was not taken within the window (uWSGI's --http-socket starves most), or when that
+    lead-in would pass MAX_AGAIN_LEAD_S."""
+    if not started_late(load) or load.first_answered_s > load.lead_s + load.duration_s:
         return None
-    return min(MAX_LEAD_S, math.ceil(round(max(2 * load.lead_s, 1.5 * load.first_answered_s), 6)))
+    lead = math.ceil(round(max(2 * load.lead_s, 1.5 * load.first_answered_s), 6))
+    return lead if lead <= MAX_AGAIN_LEAD_S else None
 
 
 def longer_window_s(
@@ -265,7 +286,7 @@ def longer_window_s(
     if not missing or load.duration_s >= policy.ceiling_s:
         return None
     failed = sum(n for kind, n in (load.run_errors or load.errors).items() if kind != "status")  # a status: answered
-    if failed or listen_drops or (load.held_through and not started_late(load)):
+    if failed or listen_drops or (load.held_through and again_lead_s(load) is None):
         return None
     needs = [load.duration_s * abs(missing["edges"]) / (EDGE_TOLERANCE / 2)] if "edges" in missing else []
     if "rps" in missing:

@@ -285,6 +285,18 @@ def with_final(report: LoadReport, final: Mapping[str, Any]) -> LoadReport:
     )
 
 
+def answered_users(files: Iterable[Path]) -> int | None:
+    """How many users had any request answered, over the gap files locust's processes wrote (their ``users``); None
+    when none was written or a file predates the count."""
+    counts = []
+    for path in files:
+        try:
+            counts.append(int(json.loads(path.read_text())["users"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+    return sum(counts) if counts else None
+
+
 def mean_gap_ms(files: Iterable[Path]) -> float | None:
     """A user's mean time from an answer to its next request, in ms, over the gap files locust's processes wrote
     (locustfiles/gaps.py: ``{"pairs": N, "gap_s": S}`` each); None when none was written."""
@@ -547,7 +559,13 @@ class LocustRunner:
             final = parse_final(run.stdout)
             if final is not None:
                 report = with_final(report, final)
-            report = dataclasses.replace(report, gap_ms=mean_gap_ms(Path(tmp).glob("gaps-*.json")))
+            gaps = list(Path(tmp).glob("gaps-*.json"))
+            answered = answered_users(gaps)
+            report = dataclasses.replace(
+                report,
+                gap_ms=mean_gap_ms(gaps),
+                held_through=None if answered is None else max(0, self.users - answered),
+            )
             if run.returncode != 0 and not sum(report.errors.values()):
                 # e.g. "Gave up waiting for workers to connect": the CSV holds an empty run
                 raise GeneratorError(

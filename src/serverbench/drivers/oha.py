@@ -42,7 +42,7 @@ LEAD_S = 1.0
 # A closed-model run's trail: load runs this long after the window, in the same run, so the window's last requests are
 # answered under the load they were sent into; stopped at once, a server serving its connections unevenly answers
 # them sooner than it would have (catalog.windows, measured on gunicorn-gevent-w2 /json).  Its requests are not counted.
-TRAIL_S = 0.5
+TRAIL_S = 0.25
 INSTALL = "cargo install oha --locked  (./run does it; needs Rust, make and cmake)"
 
 
@@ -251,7 +251,8 @@ def window_report(
     # in it; nor did one whose request was never answered through it (at most as many as the run gave up).
     end_s = start_s + duration_s
     held = sum(1 for start, end, _, _ in rows if start < start_s and end >= end_s)
-    unanswered = min(errors.get("timeout", 0), connections - most_in_flight(rows, start_s, end_s))
+    timeouts = errors.get("timeout", 0)  # most_in_flight sorts every answer's instants: only when it can matter
+    unanswered = min(timeouts, connections - most_in_flight(rows, start_s, end_s)) if timeouts else 0
     # The run's first requests, one per connection, sent as it began: the window's time still spent waiting on them.
     first = heapq.nsmallest(connections, rows)
     first_wait = sum(max(0.0, min(end, end_s) - start_s) for start, end, _, _ in first if start < start_s)
@@ -279,7 +280,7 @@ def window_report(
         first_wait_s=first_wait + unanswered * duration_s,
         carried_in_s=carried_in,
         carried_out_s=carried_out,
-        precision=window_precision(rows, start_s, duration_s),
+        precision=window_precision([row for row in rows if start_s <= row[0] < end_s], start_s, duration_s),
         lead_s=start_s,
         first_answered_s=max((end for _, end, _, _ in first), default=None) if len(first) == connections else None,
         lead_rps=answer_rates(rows, 0.0, start_s, LEAD_SLICES),

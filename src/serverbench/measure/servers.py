@@ -49,9 +49,10 @@ class RunningServer:
         """The pid whose process tree is sampled: ours, or the one given with --perf-target-pid."""
         return self.process.pid if self.process is not None else self.external_pid
 
-    def stop(self) -> None:
+    def stop(self, at_once: bool = False) -> None:
+        """Stop its process group (SIGTERM, then SIGKILL; ``at_once``: SIGKILL): ours only, never an external one."""
         if self.process is not None:
-            self.process.stop()
+            self.process.kill() if at_once else self.process.stop()
 
 
 def interpreter() -> str:
@@ -183,4 +184,4 @@ class ServerPool:
             _, server = self._current
             self._current = None
             self._report("stop")
-            server.stop()
+            server.stop(at_once=True)

@@ -382,7 +382,8 @@ def perf_trial(
     )
 
     shape = perf_session.cell_shape(perf_shape, perf_workload, perf_server.name)
-    driver = perf_session.driver_for(shape, perf_workload, perf_server.name)
+    warm = perf_server.trials > 0  # this process has served another workload (pytest_plugin.order)
+    driver = perf_session.driver_for(shape, perf_workload, perf_server.name, warm=warm)
     if shape.workers is not None:
         try:
             driver.check()
@@ -409,7 +410,7 @@ def perf_trial(
         """The trial in a window of ``seconds`` (and a lead-in of ``lead_s`` when given), its driver (a closed model's
         timeout) sized to it."""
         wider = dataclasses.replace(shape, duration=seconds)
-        driver = perf_session.driver_for(wider, perf_workload, perf_server.name, lead_s)
+        driver = perf_session.driver_for(wider, perf_workload, perf_server.name, lead_s, warm=True)
         return dataclasses.replace(plan, shape=wider, driver=driver)
 
     def trial() -> Result:

@@ -22,11 +22,11 @@ from ..catalog.variants import Variant
 from ..catalog.windows import (
     WindowPolicy,
     ceiling_problems,
-    cell_lead_s,
     cell_queue_s,
     cell_trail_s,
     cell_window_s,
     queues_of,
+    warm_lead_s,
 )
 from ..catalog.workloads import WORKLOADS, Workload
 from ..config import PerfConfig
@@ -166,12 +166,18 @@ class PerfSession:
         return WindowPolicy(self.config.precision, self.config.window_max)
 
     def driver_for(
-        self, shape: LoadShape, workload: str | None = None, variant: str | None = None, lead_s: float | None = None
+        self,
+        shape: LoadShape,
+        workload: str | None = None,
+        variant: str | None = None,
+        lead_s: float | None = None,
+        warm: bool = False,
     ) -> Driver:
         """The driver of a shape on a workload (one instance per kind and timeout for the session): a URL mix or a
         user's endpoint's request needs wrk in the closed model.  With the cell's ``variant``, a closed model's
         per-request timeout is sized to the cell (catalog.timeouts: its load plus the queue its designed capacity
-        implies).  ``lead_s``: a closed model's lead-in at least this long (a window measured again)."""
+        implies).  ``lead_s``: a closed model's lead-in at least this long (a window measured again); ``warm``: the
+        server has just served another workload (catalog.windows.warm_lead_s)."""
         one_url = workload is None or (not self.workload(workload).mix and self.workload(workload).request is None)
         kind = (shape.rate is None, shape.workers, shape.requests_per_connection is None, one_url)
         if kind not in self._drivers:
@@ -190,7 +196,7 @@ class PerfSession:
         sized = {}
         cell = (self.variants.get(variant), self.workload(workload), shape.connections)
         if hasattr(driver, "lead_s"):  # oha: its lead-in (the warm-up) and trail sized to the cell's queue too
-            sized["lead_s"] = max(cell_lead_s(*cell, self.config.warmup), lead_s or 0)
+            sized["lead_s"] = max(warm_lead_s(*cell, warm, self.config.warmup), lead_s or 0)
             sized["trail_s"] = cell_trail_s(*cell, driver.trail_s)
         sized["timeout_s"] = cell_timeout_s(*cell, sized.get("lead_s", 0) + shape.duration + sized.get("trail_s", 0))
         if all(getattr(driver, k) == v for k, v in sized.items()):
