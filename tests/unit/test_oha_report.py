@@ -127,7 +127,7 @@ def test_closed_argv_runs_lead_in_window_and_trail_in_one_run_and_waits_for_in_f
     driver = OhaDriver(lead_s=2)
     driver.__dict__["binary"] = "oha"  # no oha needed to build its command
     argv = driver.closed_argv("http://127.0.0.1:1/sleep", 64, 5, Path("/tmp/x.db"))
-    assert "-q" not in argv and argv[argv.index("-z") + 1] == "7500ms" and "-w" in argv  # 2 + 5 + 0.5 s
+    assert "-q" not in argv and argv[argv.index("-z") + 1] == "7250ms" and "-w" in argv  # 2 + 5 + 0.25 s
     assert argv[argv.index("--db-url") + 1] == "/tmp/x.db" and argv[argv.index("-c") + 1] == "64"
     sized = OhaDriver(lead_s=16, trail_s=7)
     sized.__dict__["binary"] = "oha"

@@ -26,10 +26,14 @@ VARIANTS = registry()
 
 def test_the_window_lead_in_and_trail_factors_and_bounds_are_pinned():
     """Five queues of window (each edge a tenth of it), at most 60 s; two and a half queues of lead-in, at most 30 s;
-    one queue of trail, at most 10 s, and oha's own 0.5 s trail (1 s lead-in) on every closed cell."""
+    one queue of trail, at most 10 s, and oha's own 0.25 s trail (1 s lead-in) on every closed cell; a server that
+    serves unevenly is sized in 2.5 queues of lead-in, 3 of window and 1 of trail, a pool that serves in order in 1,
+    2 and none; a warm server leads in for 0.5 s."""
     assert (windows.WINDOW_QUEUES, windows.MAX_WINDOW_S, windows.LEAD_QUEUES, windows.MAX_LEAD_S) == (5, 60, 2.5, 30)
     assert (windows.TRAIL_QUEUES, windows.MAX_TRAIL_S) == (1, 10)
-    assert (OhaDriver().lead_s, OhaDriver().trail_s) == (1.0, 0.5)
+    assert (OhaDriver().lead_s, OhaDriver().trail_s) == (1.0, 0.25)
+    assert windows.ANY_ORDER == windows.Queues(2.5, 3.0, 1) and windows.IN_ORDER == windows.Queues(1.0, 2.0, 0.0)
+    assert (windows.WARM_LEAD_S, windows.MAX_AGAIN_LEAD_S) == (0.5, 10)
 
 
 def test_the_window_is_five_queues_never_shorter_than_asked_never_longer_than_a_minute():
@@ -87,7 +91,7 @@ def test_a_cell_is_sized_from_its_variant_and_workload():
     lead-in keep what they have.  A pool that serves in order (gunicorn's sync workers) is sized in fewer queues than a
     server that serves unevenly (bjoern's event loop, gunicorn's meinheld workers)."""
     upstream, sleep = WORKLOADS["upstream"], WORKLOADS["sleep"]
-    assert cell_window_s(VARIANTS["bjoern"], upstream, 64, 5) == 32
+    assert cell_window_s(VARIANTS["bjoern"], upstream, 64, 5) == 20  # 3 x 6.4 s
     assert cell_window_s(VARIANTS["gunicorn-sync-w2"], sleep, 64, 5) == 7  # 2 x 3.2 s
     assert cell_window_s(VARIANTS["gunicorn-sync-w2"], sleep, 64, 2) == 7
     assert cell_lead_s(VARIANTS["gunicorn-sync-w2"], sleep, 64, 1) == 4  # 1 x 3.2 s, up to whole seconds
@@ -121,9 +125,9 @@ def test_the_session_runs_a_closed_cell_for_its_sized_window_and_leaves_other_sh
         cfg.resolve({"perf_closed_driver": "oha"}, {}, tmp_path), VARIANTS, [], ("json", "upstream", "site")
     )
     closed = LoadShape(64, 5)
-    assert session.cell_shape(closed, "upstream", "bjoern") == LoadShape(64, 32)
+    assert session.cell_shape(closed, "upstream", "bjoern") == LoadShape(64, 20)
     assert session.cell_shape(LoadShape(64, 5, requests_per_connection=1), "upstream", "bjoern") == LoadShape(
-        64, 32, requests_per_connection=1
+        64, 20, requests_per_connection=1
     )
     for shape, workload, variant in (
         (closed, "json", "bjoern"),
@@ -134,7 +138,9 @@ def test_the_session_runs_a_closed_cell_for_its_sized_window_and_leaves_other_sh
     ):
         assert session.cell_shape(shape, workload, variant) is shape, (shape, workload, variant)
     sized = session.driver_for(session.cell_shape(closed, "upstream", "bjoern"), "upstream", "bjoern")
-    assert (sized.lead_s, sized.trail_s, sized.timeout_s) == (16, 7, 68)  # 16 + 32 + 7 + 2 x 6.4 = 67.8
+    assert (sized.lead_s, sized.trail_s, sized.timeout_s) == (16, 7, 56)  # 16 + 20 + 7 + 2 x 6.4 = 55.8
+    warm = session.driver_for(closed, "json", "bjoern", warm=True)
+    assert (warm.lead_s, session.driver_for(closed, "upstream", "bjoern", warm=True).lead_s) == (0.5, 16)
     assert session.driver_for(closed, "json", "bjoern") is session.driver_for(closed, "json", "aiohttp")
 
 
@@ -161,11 +167,11 @@ def _edges(carried_in: float | None, carried_out: float | None, first: float | N
 
 
 def test_the_edge_tolerance_precision_and_the_longer_window_are_pinned():
-    """Edges that move the ratio by more than 0.03, or a throughput known less precisely than 15%, get one more window,
+    """Edges that move the ratio by more than 0.03, or a throughput known less precisely than 20%, get one more window,
     at most four times as long, sized with a margin of 1.5."""
-    assert (windows.EDGE_TOLERANCE, windows.PRECISION, windows.LONGER_WINDOWS) == (0.03, 0.15, 4)
+    assert (windows.EDGE_TOLERANCE, windows.PRECISION, windows.LONGER_WINDOWS) == (0.03, 0.2, 4)
     assert windows.PRECISION_MARGIN == 1.5
-    assert windows.DEFAULT_POLICY == windows.WindowPolicy(0.15, 60)
+    assert windows.DEFAULT_POLICY == windows.WindowPolicy(0.2, 60)
 
 
 def test_the_edge_share_is_the_wait_carried_out_less_the_wait_carried_in_and_the_first_waits():
@@ -214,25 +220,29 @@ def test_a_window_less_precise_than_asked_is_measured_again_long_enough_to_reach
     assert windows.longer_window_s(_edges(**precise, precision={"rps": 0.06}), 64, policy=asked) == 11  # 10.8 s
     assert windows.longer_window_s(_edges(**precise, precision={"rps": 0.051}), 64, policy=asked) == 10  # 7.8: twice
     assert windows.longer_window_s(_edges(**precise, precision={"rps": 0.2}), 64, policy=asked) == 20  # four times
-    assert windows.longer_window_s(_edges(**precise, precision={"rps": 0.15}), 64) is None  # the default, 15%
-    assert windows.longer_window_s(_edges(**precise, precision={"rps": 0.2}), 64) == 14  # 5 x 1.78 x 1.5 = 13.3 s
-    assert windows.unconverged(_edges(0.0, 12.8, precision={"rps": 0.2, "latency_mean": 0.5}), 64) == {
+    assert windows.longer_window_s(_edges(**precise, precision={"rps": 0.2}), 64) is None  # the default, 20%
+    assert windows.longer_window_s(_edges(**precise, precision={"rps": 0.25}), 64) == 12  # 5 x 1.5625 x 1.5 = 11.7 s
+    assert windows.unconverged(_edges(0.0, 12.8, precision={"rps": 0.21, "latency_mean": 0.5}), 64) == {
         "edges": pytest.approx(0.04),
-        "rps": 0.2,
+        "rps": 0.21,
     }
 
 
 def test_a_run_whose_first_requests_were_answered_after_its_lead_in_is_measured_again_with_a_longer_one():
     """A server that takes its connections in turn holds some of the run's first requests into the window: measured
     again (held connections or not) with a lead-in 1.5 times the time every first request took, at least twice the
-    last, whole seconds, at most 30 s; a run whose first requests were all answered in its lead-in keeps its lead-in."""
+    last, whole seconds; not when that lead-in would pass 10 s or a connection was not taken within the window (named
+    instead); a run whose first requests were all answered in its lead-in keeps its lead-in."""
     late = dict(carried_in=0.0, carried_out=0.0, first=44.2, held_through=15, lead_s=1.0, first_answered_s=2.6)
     load = _edges(**late)
     assert windows.started_late(load)
     assert windows.longer_window_s(load, 64) == 20  # the first waits moved the ratio by -0.14: four times as long
     assert windows.again_lead_s(load) == 4  # 1.5 x 2.6 = 3.9 s
     assert windows.again_lead_s(_edges(**{**late, "first_answered_s": 1.2})) == 2  # twice the 1 s lead-in
-    assert windows.again_lead_s(_edges(**{**late, "first_answered_s": 40.0})) == 30
+    assert windows.again_lead_s(_edges(**{**late, "first_answered_s": 5.5})) == 9  # 8.25 s
+    assert windows.again_lead_s(_edges(**{**late, "first_answered_s": 8.0}, window=20.0)) is None  # 12 s: past 10 s
+    starved = _edges(**{**late, "first_answered_s": 7.0})  # after the window's end (1 + 5 s): not taken in it
+    assert windows.again_lead_s(starved) is None and windows.longer_window_s(starved, 64) is None
     on_time = _edges(**{**late, "first_answered_s": 0.9})
     assert not windows.started_late(on_time) and windows.again_lead_s(on_time) is None
     assert windows.longer_window_s(on_time, 64) is None  # held for another reason: named, not measured again
