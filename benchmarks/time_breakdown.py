@@ -18,11 +18,33 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from serverbench.judge.checks import LITTLE_TOLERANCE, littles_ratio
+from serverbench.judge.checks import LITTLE_TOLERANCE, littles_law, littles_ratio
 from serverbench.measure.phases import PHASES
 from serverbench.records import results as results_file
 from serverbench.report.phases import cell_label
 from serverbench.report.progress import clock
+
+# What a littles-law flag's message names (judge.checks.littles_law), in the order the check tries them; a record
+# flagged for a cause outside the harness is counted under that flag.
+NAMED = (
+    ("held connections", "sent no request in the window"),
+    ("first requests waited", "waiting on the run's first requests"),
+    ("generator's users waited", "users waited"),
+    ("locust's CPU", "of its own CPU per request"),
+    ("failed connections", "connections failed or timed out"),
+    ("window edges", "the window's edges did not cancel"),
+)
+
+
+def littles_cause(stored) -> str:
+    """The cause a cell outside Little's law names: a flag for a cause outside the harness, else what the littles-law
+    flag's message names, else "unexplained"."""
+    flag = next((f for f in ("syn-drops", "generator-saturated", "at-capacity") if f in stored.flags), None)
+    if flag:
+        return flag
+    flag = littles_law(stored.result)
+    message = flag.message if flag is not None else ""
+    return next((name for name, text in NAMED if text in message), "unexplained")
 
 
 def figures(path: Path) -> dict:
@@ -41,10 +63,7 @@ def figures(path: Path) -> dict:
         if ratio is not None:
             ratios.append((abs(ratio - 1), ratio, stored))
     outside = [r for r in ratios if r[0] > LITTLE_TOLERANCE]
-    causes = Counter(
-        next((f for f in ("syn-drops", "generator-saturated", "at-capacity") if f in s.flags), "littles-law only")
-        for _, _, s in outside
-    )
+    causes = Counter(littles_cause(s) for _, _, s in outside)
     precision = [
         s.result.load.precision for s in run.results if s.result.load.precision and s.result.load.precision.get("rps")
     ]
