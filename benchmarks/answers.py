@@ -151,7 +151,7 @@ def blocks(data: dict) -> dict[str, str]:
             "| phase | time | share |\n|---|---:|---:|\n"
             + "".join(f"| {p} | {clock(s)} | {100 * s / run['pytest_s']:.0f}% |\n" for p, s in phases)
             + "\n| workload | time |\n|---|---:|\n"
-            + "".join(f"| {w} | {clock(s)} |\n" for w, s in run["by_workload_s"].items())
+            + "".join(f"| {w} | {clock(s)} |\n" for w, s in sorted(run["by_workload_s"].items(), key=lambda kv: -kv[1]))
             + f"\nSlowest tests: {slowest}. "
             f"Windows measured again: {run['measured_again']}; flagged imprecise: {run['imprecise']}. "
             f"Little's law over {ll['cells']} closed-model cells: median {ll['median']:.2f}, {ll['outside']} outside "

@@ -56,7 +56,7 @@ def figures(path: Path) -> dict:
     by_phase = {p: round(sum(t.get(p, 0.0) for t in tests.values()), 1) for p in PHASES}
     by_workload: dict[str, float] = defaultdict(float)
     for nodeid, spent in tests.items():
-        by_workload[workload.get(nodeid, "?")] += sum(spent.values())
+        by_workload[workload.get(nodeid, "no result (skipped)")] += sum(spent.values())
     ratios = []
     for stored in run.results:
         ratio = littles_ratio(stored.result)
