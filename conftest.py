@@ -95,10 +95,27 @@ def _integration(item: pytest.Item) -> bool:
     return "integration" in Path(str(item.fspath)).parts
 
 
+def _slow(item: pytest.Item) -> bool:
+    """Integration tests and counts under valgrind (tests/cost) take seconds to minutes each; the rest milliseconds."""
+    parts = Path(str(item.fspath)).parts
+    return "integration" in parts or "cost" in parts
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which makes -n's default --dist load
+def pytest_cmdline_main(config):
+    """Under -n with no --dist, a worker that runs out of tests takes the other's pending ones (xdist's worksteal).
+    With --dist load a worker keeps the block of tests it was dealt first: in a run of the whole suite one worker held
+    minutes of integration tests while the other, done with its share, had nothing to do."""
+    if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", "no") == "no":
+        config.option.dist = "worksteal"
+
+
 def pytest_collection_modifyitems(config, items):
-    """The integration tests last (stable otherwise), so the tests that start no server run while oha builds."""
-    if os.environ.get("SERVERBENCH_OHA_BUILD"):
-        items[:] = [i for i in items if not _integration(i)] + [i for i in items if _integration(i)]
+    """The slow tests first, so that the tests the xdist workers share out last are short; stable otherwise.  While
+    ./run builds oha the integration tests go last instead: the tests that start no server run during the build."""
+    first = [i for i in items if (not _integration(i) if os.environ.get("SERVERBENCH_OHA_BUILD") else _slow(i))]
+    taken = {i.nodeid for i in first}
+    items[:] = first + [i for i in items if i.nodeid not in taken]
 
 
 @pytest.fixture(autouse=True)
