@@ -442,6 +442,7 @@ from serverbench.measure.worktree import worktree
 with terminating_through_finally(), worktree("HEAD", Path(sys.argv[1])) as path:
     print(path, flush=True)
     if sys.argv[2] == "raise":
+        sys.stdin.read()  # the test has seen the worktree: now fail
         raise RuntimeError("a failure inside the gate")
     time.sleep(120)
 """
@@ -475,6 +476,7 @@ def test_gate_worktree_removed_on_every_exit_path(repo, how):
     # SIGINT, the child inherits that, and Python then installs no KeyboardInterrupt (a rehearsal waited out 120 s).
     with subprocess.Popen(
         [sys.executable, "-c", GATE_HOLDS, str(repo), how],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -482,7 +484,9 @@ def test_gate_worktree_removed_on_every_exit_path(repo, how):
     ) as gate:
         path = Path(gate.stdout.readline().strip())
         assert path.is_dir() and _worktrees(repo) == [str(path)]
-        if how != "raise":
+        if how == "raise":  # it raises once its stdin closes: not before the worktree was seen (it raced the look)
+            gate.stdin.close()
+        else:
             gate.send_signal(getattr(signal, how))
         gate.wait(timeout=30)
     assert _worktrees(repo) == [] and not path.exists(), f"worktree left after {how}: {_worktrees(repo)}"
