@@ -57,6 +57,7 @@ class ResultsFile:
     results: tuple[Stored, ...]
     failures: tuple[Failure, ...]
     cost: tuple[Mapping[str, Any], ...] = ()
+    phases: Mapping[str, Any] | None = None  # where the session's time went, as written (report.phases)
 
     @property
     def label(self) -> str:
@@ -79,8 +80,10 @@ def write(
     failures: Sequence[Failure],
     version: str,
     flags: Sequence[Sequence[Mapping[str, str]]] | None = None,
+    phases: Mapping[str, Any] | None = None,
 ) -> None:
-    """``flags``: each result's consistency flags (judge.checks), in the order of ``results``."""
+    """``flags``: each result's consistency flags (judge.checks), in the order of ``results``; ``phases``: where the
+    session's time went (report.phases.Breakdown.to_record)."""
     jsonfile.write_atomic(
         Path(path),
         {
@@ -90,6 +93,7 @@ def write(
             "machine": dict(machine),
             "results": [r.to_record(v, None if flags is None else flags[i]) for i, (r, v) in enumerate(results)],
             "failures": [f.__dict__ for f in failures],
+            **({"phases": dict(phases)} if phases else {}),
         },
     )
 
@@ -154,4 +158,14 @@ def read(path: Path) -> ResultsFile:
         raise ResultsFileError(
             f"{path} is not a serverbench --perf-json file ('machine' is {machine!r}, not an object)"
         )
-    return ResultsFile(path, schema, str(data["created"]), machine, results, failures, cost)
+    phases = data.get("phases")
+    return ResultsFile(
+        path,
+        schema,
+        str(data["created"]),
+        machine,
+        results,
+        failures,
+        cost,
+        phases if isinstance(phases, dict) else None,
+    )
