@@ -39,6 +39,7 @@ from ..judge.drift import size_drift
 from ..judge.verdict import FAIL, Verdict
 from ..measure.appinterface import detect
 from ..measure.appsetup import set_up_app
+from ..measure.commits import head
 from ..measure.machine import machine_info, python_info
 from ..measure.phases import PhaseClock
 from ..records import results as results_file
@@ -295,6 +296,7 @@ class PerfSession:
                 __version__,
                 flags=flags,
                 phases=self.time_spent().to_record(),
+                commit=head(self.config.apps_dir if self.user_app is None else self.user_app.directory),
             )
             self.notices.append(f"results written to {self.config.json_path}")
         self.write_exports()
