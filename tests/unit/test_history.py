@@ -3,11 +3,14 @@ command from the last run before the change to the first after it; runs without 
 And results files keep that commit (records.results)."""
 
 import json
+from pathlib import Path
 
 from sample_records import record
 
 from serverbench.cli.history import main as history_main
 from serverbench.records import results as results_file
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "bisect.md"
 
 KEY = "test_throughput::aiohttp/aiohttp/json/c64"
 USER_KEY = "test_throughput::waitress-t4/todo.app/list/c64"
@@ -68,3 +71,13 @@ def test_a_results_file_keeps_its_commit_and_shards_of_one_commit_keep_it_merged
     results_file.write_merged(tmp_path / "mixed.json", shards, {"id": "m1"}, "0")
     assert results_file.read(tmp_path / "same.json").commit == "a" * 40
     assert results_file.read(tmp_path / "mixed.json").commit is None
+
+
+def test_the_docs_history_example_is_this_output(tmp_path, capsys):
+    """docs/bisect.md's history example is what history prints for the synthetic drop above, line for line."""
+    _history(tmp_path, KEY)
+    history_main([str(tmp_path)])
+    printed = capsys.readouterr().out.splitlines()
+    text = DOC.read_text()
+    shown = [line[4:] for line in text[text.index("## From history") :].splitlines() if line.startswith("    ")][:2]
+    assert shown == printed[:2]

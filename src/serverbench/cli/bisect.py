@@ -26,8 +26,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, usergate
-from .. import bisect as bisection
+from .. import __version__, bisection, usergate
 from ..backends import base as backends
 from ..bisectplan import DEFAULT_REQUESTS, BisectPlan, default_threshold
 from ..catalog.apps import APPS

@@ -6,12 +6,14 @@ not its prose, are the source.
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..judge.bisect import Bisection, bisection, summary
-from ..judge.cost import Shift, by_package
+from ..judge.cost import APP, Shift, by_package
 from ..measure.commits import Commit
 
 SHIFT_FIELDS = ("level", "function", "module", "package", "role", "base", "candidate", "share")
@@ -111,7 +113,9 @@ def markdown(record: Mapping[str, Any]) -> str:
     ]
     lines += ["", _timing(record), ""]
     for step, stored in zip(result.steps, record["steps"]):
-        top = ", ".join(f"`{s.short()}`" for s in shifts(stored)[:3]) or "not profiled"
+        found = shifts(stored)
+        listed = found[:3] + [s for s in found[3:] if s.role == APP]  # the app's own functions always
+        top = ", ".join(f"`{s.short()}`" for s in listed) or "not profiled"
         lines.append(f"- {step.kind} {step.change:+.2%} at `{named[step.after]}`; functions: {top}")
         if stored.get("gate"):
             lines += [f"  - {line.strip()}" for line in _gate_lines(stored["gate"])[:1]]
@@ -123,6 +127,51 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def example(records: Sequence[Mapping[str, Any]]) -> str:
-    """The docs' worked example: each record's text, as the command printed it."""
-    return "\n\n".join(text(r) for r in records)
+RESULTS = Path(__file__).resolve().parents[3] / "benchmarks" / "results"  # in a checkout: the measurement files
+
+
+def example_block(path: Path = RESULTS / "bisect-example.json") -> str:
+    """The docs' worked example: what the stored bisection printed."""
+    return f"```\n{text(json.loads(path.read_text()))}\n```\n"
+
+
+def positions_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The benchmark's runs (benchmarks/bisect_positions.py): per regression position, what was found at what cost."""
+    lines = [
+        "| app | regression at | found | step | counts (budget) | skipped | verdict (exit) | wall s | median count s |",
+        "|---|---:|---|---|---:|---:|---|---:|---:|",
+    ]
+    for r in rows:
+        step = "; ".join(f"{a} → {b} {c:+.2%}" for a, b, c in r["steps"]) or "none"
+        median = f"{statistics.median(r['count_s']):.1f}" if r["count_s"] else "-"
+        lines.append(
+            f"| {r['app']} | {r['position'] or 'none'} | {'yes' if r['found'] else '**no**'} | {step} | "
+            f"{r['counted']} ({r['budget']}) | {r['skipped']} | {r['verdict']} ({r['exit']}) | {r['wall_s']:.0f} | {median} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def count_time_table(data: Mapping[str, Any]) -> str:
+    """One count per variant and its phases (benchmarks/bisect_count_time.py): medians of the repeated counts."""
+    lines = [
+        "| variant (app, /json) | one count s | start, 20 requests, dump, stop s | warm-up s | window (190 requests) s |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for variant, row in data["variants"].items():
+        m = {k: statistics.median(v) for k, v in row["walls"].items()}
+        lines.append(
+            f"| {variant} ({row['app']}) | {m['default']:.1f} | {m['warm-up 10']:.1f} | "
+            f"{m['window 10'] - m['warm-up 10']:.1f} | {m['default'] - m['window 10']:.1f} |"
+        )
+    lines += [
+        "",
+        f"A git worktree of this checkout (add and remove): median {statistics.median(data['worktree_s']):.2f} s.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def benchmark_block(folder: Path = RESULTS) -> str:
+    """The docs' benchmark: the positions table, then the time of one count."""
+    positions = json.loads((folder / "bisect-positions.json").read_text())
+    counts = json.loads((folder / "bisect-count-time.json").read_text())
+    return positions_table(positions) + "\n" + count_time_table(counts)
