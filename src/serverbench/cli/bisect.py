@@ -186,6 +186,7 @@ def _user_plan(args: argparse.Namespace, found: usergate.UserProject) -> tuple[B
         lock_path=lock,
         env=found.app.server_env({}),
         reset=found.app.reset,
+        backend_vars=dict(found.app.backends),
         user=True,
         project=str(project),
     )
@@ -194,11 +195,9 @@ def _user_plan(args: argparse.Namespace, found: usergate.UserProject) -> tuple[B
 
 def server_env(plan: BisectPlan, services: Mapping[str, Any]) -> dict[str, str]:
     """The backends' URLs under the names the app reads them by (a user's app: its perf_app_backends)."""
-    if not plan.user:
+    if plan.backend_vars is None:
         return backends.env(services)
-    found = usergate.project(plan.repo / plan.project)
-    assert found is not None
-    return found.app.server_env({name: s.url for name, s in services.items()})
+    return {variable: services[name].url for name, variable in plan.backend_vars.items()}
 
 
 def progress(plan: BisectPlan) -> Any:
