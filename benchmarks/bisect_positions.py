@@ -159,7 +159,7 @@ def run(folder: Path, positions: list[int | None], out: Path, reference: bool) -
         env = {**os.environ, "PATH": f"{Path(python).parent}:{os.environ['PATH']}"}
         env.pop("VIRTUAL_ENV", None)
         cell = REFERENCE["cell"] if reference else USER["cell"]
-        argv = [python, "-m", "serverbench", "bisect", "--repo", str(repo), "--good", good, *cell]
+        argv = [str(Path(python).parent / "serverbench"), "bisect", "--repo", str(repo), "--good", good, *cell]
         argv += ["--no-confirm", "--json", str(bisect_json)]
         started = time.monotonic()
         done = subprocess.run(argv, capture_output=True, text=True, env=env)

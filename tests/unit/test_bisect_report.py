@@ -62,6 +62,14 @@ def test_the_text_lists_the_commits_tried_their_changes_and_the_verdict():
     assert "  timed gate, parent against culprit: not run: oha missing" in text
 
 
+def test_the_gates_verdict_is_printed_with_its_time_and_each_signal():
+    """A confirmed step: the gate's verdict, exit status and wall time, then one line per signal."""
+    gate = {"verdict": "regression", "exit_status": 1, "signals": {"throughput": "-9.1%"}, "seconds": 212.4}
+    lines = report.text(_record([100_000.0, 110_000.0], steps=[{"gate": gate}])).splitlines()
+    assert lines[-2] == "  timed gate, parent against culprit: regression (exit 1, 212 s)"
+    assert lines[-1].split() == ["throughput", "-9.1%"]
+
+
 def test_a_range_that_moved_in_small_steps_names_no_culprit():
     """+1.5% and +1.5% in two halves of a 2% threshold: the spread verdict, exit 3, in text and summary."""
     record = _record([100.0, "untried", 101.5, "untried", 103.0])

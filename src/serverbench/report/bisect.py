@@ -63,7 +63,8 @@ def _timing(record: Mapping[str, Any]) -> str:
 def _gate_lines(gate: Mapping[str, Any]) -> list[str]:
     if gate.get("error"):
         return [f"timed gate, parent against culprit: not run: {gate['error']}"]
-    lines = [f"timed gate, parent against culprit: {gate['verdict']} (exit {gate['exit_status']})"]
+    took = f", {gate['seconds']:.0f} s" if gate.get("seconds") is not None else ""
+    lines = [f"timed gate, parent against culprit: {gate['verdict']} (exit {gate['exit_status']}{took})"]
     lines += [f"  {label:42s} {said}" for label, said in gate.get("signals", {}).items()]
     return lines
 
