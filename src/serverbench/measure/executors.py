@@ -209,6 +209,15 @@ class ManagedProcess:
         self._executor._stdout = self._log
         _LIVE.add(self)
         try:
+            self._start_executor()
+        except ServerStartError:
+            self.stop()  # the error carries the log's tail: no process, log file or exit-sweep entry is left
+            raise
+        return self
+
+    def _start_executor(self) -> None:
+        """Start the process and wait until it is ready; a ServerStartError says what was found and the fix."""
+        try:
             self._executor.start()
         except AlreadyRunning:
             self._close_log()
@@ -252,7 +261,6 @@ class ManagedProcess:
         except FileNotFoundError as exc:
             self._close_log()
             raise ServerStartError(self.what, f"{exc.filename} does not exist", self.command, "") from None
-        return self
 
     @property
     def command(self) -> str:
