@@ -124,5 +124,5 @@ def test_the_tables_render_the_benchmarks_files(tmp_path):
     block = report.benchmark_block(tmp_path)
     assert "| a | 4 | yes | 3 → 4 +31.00% | 6 (6) | 1 | regression (1) | 80 | 9.0 |" in block
     assert "| a | none | yes | none | 2 (6) | 0 | none (0) | 20 | 9.0 |" in block
-    assert "| aiohttp (aiohttp) | 9.0 | 4.0 | 2.0 | 3.0 |" in block
+    assert "| aiohttp (aiohttp) | 9.0 | 4.0 | 2.0 | 3.0 | start, 20 requests, dump, stop (44%) |" in block
     assert "(add and remove): median 0.60 s." in block

@@ -153,16 +153,25 @@ def positions_table(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def count_time_table(data: Mapping[str, Any]) -> str:
-    """One count per variant and its phases (benchmarks/bisect_count_time.py): medians of the repeated counts."""
+    """One count per variant and its phases (benchmarks/bisect_count_time.py): medians of the repeated counts, and
+    the phase that takes most of it."""
     lines = [
-        "| variant (app, /json) | one count s | start, 20 requests, dump, stop s | warm-up s | window (190 requests) s |",
-        "|---|---:|---:|---:|---:|",
+        "| variant (app, /json) | one count s | start, 20 requests, dump, stop s | warm-up s | window (190 requests) s "
+        "| largest part |",
+        "|---|---:|---:|---:|---:|---|",
     ]
     for variant, row in data["variants"].items():
         m = {k: statistics.median(v) for k, v in row["walls"].items()}
+        parts = {
+            "start, 20 requests, dump, stop": m["warm-up 10"],
+            "warm-up": m["window 10"] - m["warm-up 10"],
+            "window": m["default"] - m["window 10"],
+        }
+        largest = max(parts, key=parts.__getitem__)
         lines.append(
-            f"| {variant} ({row['app']}) | {m['default']:.1f} | {m['warm-up 10']:.1f} | "
-            f"{m['window 10'] - m['warm-up 10']:.1f} | {m['default'] - m['window 10']:.1f} |"
+            f"| {variant} ({row['app']}) | {m['default']:.1f} | "
+            + " | ".join(f"{v:.1f}" for v in parts.values())
+            + f" | {largest} ({parts[largest] / m['default']:.0%}) |"
         )
     lines += [
         "",
