@@ -4,7 +4,7 @@
     serverbench report benchmarks/results/ -o report.html
     serverbench compare A.json B.json
     serverbench history benchmarks/history/
-    serverbench bisect --good v1.4 --bad main --variant gunicorn-sync-w2 --workload json
+    serverbench bisect --good HEAD~5 --endpoint home --json bisect.json
     serverbench merge OUT.json SHARD1.json SHARD2.json
     serverbench services
     serverbench reference

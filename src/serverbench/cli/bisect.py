@@ -1,9 +1,9 @@
 """Which commit moved the cost: bisect a range on instructions per request, then confirm with the timed gate.
 
-    serverbench bisect --good v1.4 --bad main --variant gunicorn-sync-w2 --workload json
-    serverbench bisect --good HEAD~20                        # in your project: your app (perf_app), first endpoint
-    serverbench bisect --good HEAD~20 --endpoint list --json bisect.json --markdown "$GITHUB_STEP_SUMMARY"
-    serverbench bisect --confirm bisect.json                 # the timed gate on a stored bisection's steps
+    serverbench bisect --good HEAD~5 --endpoint home --json bisect.json --markdown "$GITHUB_STEP_SUMMARY"
+    serverbench bisect --good HEAD~5 --endpoint home --no-confirm --json bisect.json   # counts only (any machine)
+    serverbench bisect --confirm bisect.json --json confirmed.json                     # the timed gate, later
+    serverbench bisect --good HEAD~2 --variant waitress-t4 --workload json --no-confirm  # the reference apps
 
 Each commit is counted under valgrind in a worktree of its own, with the environment of its lock file; a
 commit that does not build or serve the endpoint is skipped and named.  Every step above the threshold is
