@@ -125,7 +125,9 @@ def blocks(data: dict) -> dict[str, str]:
         out["answers-readme"] = (
             f"Measured here (a shared 2-core machine): the default `./run perf` ran its {run['results']} cells in "
             f"{clock(run['pytest_s'])} of pytest; `./run tests` took {clock(tests['total_s'])} from a fresh clone "
-            f"({clock(tests['setup_s'])} of installs, {clock(tests['pytest_s'])} of pytest). Where the time goes: "
+            f"({clock(tests['setup_s'])} of installs, {clock(tests['pytest_s'])} of pytest"
+            + (f"; {tests['conditions']}" if tests.get("conditions") else "")
+            + "). Where the time goes: "
             "[measurements](docs/measurements.md#answers-in-minutes).\n"
         )
     if example:
@@ -144,6 +146,11 @@ def blocks(data: dict) -> dict[str, str]:
         b, a = data.get(before, {}).get(key), data.get(after, {}).get(key)
         rows.append(f"| {label} | {_change(b, a)} |")
     out["answers-times"] = "| what | before → after |\n|---|---|\n" + "\n".join(rows) + "\n"
+    conditions = [
+        (w, data[w]["conditions"]) for w in ("tests-before", "tests-after") if data.get(w, {}).get("conditions")
+    ]
+    if conditions:
+        out["answers-times"] += "\n" + " ".join(f"`./run tests` {w[6:]}: {c}." for w, c in conditions) + "\n"
     if run:
         phases = sorted(run["by_phase_s"].items(), key=lambda kv: -kv[1])
         ll = run["littles_law"]
@@ -193,6 +200,7 @@ def main(argv: list[str]) -> int:
     t.add_argument("log", type=Path)
     t.add_argument("junit", type=Path)
     t.add_argument("--as", dest="name", required=True)
+    t.add_argument("--conditions", help="what the machine already had, in words (e.g. 'a fresh machine')")
     p = sub.add_parser("perf")
     p.add_argument("results", type=Path)
     p.add_argument("--log", type=Path, help="its pytest output with --durations=0 (for a file without phases)")
@@ -204,7 +212,10 @@ def main(argv: list[str]) -> int:
     sub.add_parser("render")
     args = parser.parse_args(argv)
     if args.what == "tests":
-        merge(args.name, tests_figures(args.log, args.junit))
+        merge(
+            args.name,
+            {**tests_figures(args.log, args.junit), **({"conditions": args.conditions} if args.conditions else {})},
+        )
     elif args.what == "perf":
         merge(args.name, perf_figures(args.results, args.log))
     elif args.what == "example":

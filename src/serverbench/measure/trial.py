@@ -86,14 +86,6 @@ def lead_in_s(trial: Trial) -> float:
     return float(getattr(trial.driver, "lead_s", 0) or 0)
 
 
-def trail_s(trial: Trial) -> float:
-    """Seconds of load the trial's driver runs after its window in the same run (oha's closed model); 0 for a driver
-    or shape without one."""
-    if trial.shape.rate is not None or trial.shape.workers is not None:
-        return 0.0
-    return float(getattr(trial.driver, "trail_s", 0) or 0)
-
-
 def warm_up(trial: Trial, warmup: Warmup) -> tuple[float, ...]:
     """Unmeasured load, so caches, JITs and connection pools are warm before the measured window.
 
@@ -127,16 +119,13 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
     # A driver with a lead-in (oha's closed model) loads the server before its window in the same run:
     # the samplers below open when its window does, and the run ends after the window's in-flight answers.
     lead = lead_in_s(trial)
-    # A run with load around its window (a lead-in, a trail, or both): the window is timed inside the run, and the
-    # backends' operations of the requests sent after it (the trail's) are not the window's.
-    staged = lead > 0 or trail_s(trial) > 0
     with ThreadPoolExecutor(1) as pool:
         # The counters before the run too: its answered requests (lead-in and window) are compared with what the
         # backends counted until it had every answer, with no clock to align between oha and this process.
-        run_before = {name: b.count() for name, b in backends.items()} if staged else {}
-        run_listen_before = listen_counters() if staged else {}  # the kernel's drops over the run, for its errors
-        running = pool.submit(trial.run_load, trial.shape.duration) if staged else None
-        if running is not None and lead:
+        run_before = {name: b.count() for name, b in backends.items()} if lead else {}
+        run_listen_before = listen_counters() if lead else {}  # the kernel's drops over the run, for its errors
+        running = pool.submit(trial.run_load, trial.shape.duration) if lead else None
+        if running is not None:
             trial.report("lead-in")
             time.sleep(lead)
         with ExitStack() as stack:  # the window: closed before a lead-in run's in-flight answers come in

@@ -216,7 +216,9 @@ class PerfSession:
         cell = (self.variants.get(variant), self.workload(workload), shape.connections)
         if hasattr(driver, "lead_s"):  # oha: its lead-in (the warm-up) and trail sized to the cell's queue too
             sized["lead_s"] = max(warm_lead_s(*cell, warm, self.config.warmup), lead_s or 0)
-            sized["trail_s"] = cell_trail_s(*cell, driver.trail_s)
+            # No lead-in (--perf-warmup 0): the run is the window, with no trail either; its requests and the
+            # backends' operations counted after it are the window's alone (the work check).
+            sized["trail_s"] = cell_trail_s(*cell, driver.trail_s) if sized["lead_s"] else 0.0
         sized["timeout_s"] = cell_timeout_s(*cell, sized.get("lead_s", 0) + shape.duration + sized.get("trail_s", 0))
         if all(getattr(driver, k) == v for k, v in sized.items()):
             return driver
