@@ -12,7 +12,10 @@ is the cost of a connection.  ``soak`` runs c64 for the given seconds (2 s warm-
 SERVERBENCH_LEAK_BYTES set to each --leak value and SERVERBENCH_HEAP_DIR to a folder on /dev/shm (the
 reference apps write their Python heap there), and judges the growth of PSS, the heap, open descriptors
 and sockets (judge.memory); ``--repeat N`` soaks each value N times (A/A soaks without the knob).  Rows merge
-into benchmarks/results/memory.json; ``render`` writes the tables into docs/memory.md.
+into benchmarks/results/memory.json (raw, with every sampled series: kept on the ``results`` branch, not on
+main; fetch it before a run adds rows, ``git show origin/results:benchmarks/results/memory.json``), and the
+columns the tables show are written to benchmarks/results/memory-summary.json (in the tree); ``render``
+writes the tables into docs/memory.md from the summary alone.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ from serverbench.measure.verify import verify
 ROOT = Path(__file__).resolve().parents[1]
 APPS = ROOT / "apps"
 OUT = ROOT / "benchmarks/results/memory.json"
+SUMMARY = ROOT / "benchmarks/results/memory-summary.json"
+GROWTH = ("slope_mb_per_10k", "low", "high", "verdict")  # what a table cell of a growth shows
 DOC = ROOT / "docs/memory.md"
 MARKS = {
     "footprint": ("<!-- memory table (benchmarks/memory.py render) -->\n", "<!-- end of the memory table -->"),
@@ -161,6 +166,11 @@ def soak(name: str, leak: int, seconds: int) -> dict:
 
 
 def merge(part: str, rows: dict) -> None:
+    if not OUT.exists() and SUMMARY.exists():
+        raise SystemExit(
+            f"{OUT.relative_to(ROOT)} is missing, so the summary's earlier rows would be lost: fetch the raw rows "
+            f"first with `git fetch origin results && git show origin/results:{OUT.relative_to(ROOT)} > {OUT.relative_to(ROOT)}`"
+        )
     data = json.loads(OUT.read_text()) if OUT.exists() else {"variants": {}}
     data["machine"] = machine_info("wrk")
     data["python"] = python_info()
@@ -173,6 +183,42 @@ def merge(part: str, rows: dict) -> None:
         entry["worker"] = registry()[name].worker
         entry["measured_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     OUT.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    SUMMARY.write_text(json.dumps(summary(data), indent=1, sort_keys=True) + "\n")
+
+
+def summary(data: dict) -> dict:
+    """What the tables show of the raw rows: no sampled series, a process count for each process list."""
+    variants = {}
+    for name, v in data["variants"].items():
+        row = {"worker": v["worker"], "measured_at": v["measured_at"]}
+        if v.get("footprint"):
+            row["footprint"] = {
+                state: {
+                    k: len(x) if k == "processes" else x
+                    for k, x in sample.items()
+                    if k in ("processes", "pss_mb", "rss_mb", "held", "kb_per_conn")
+                }
+                for state, sample in v["footprint"].items()
+                if state in ("idle", "c64") or state.startswith("conn")
+            }
+        if v.get("soak"):
+            row["soak"] = [
+                {
+                    "leak_bytes": s["leak_bytes"],
+                    "seconds": s["seconds"],
+                    "requests": s["requests"],
+                    "pss_mb": [s["pss_mb"][0], s["pss_mb"][-1]],
+                    "growth": {k: s["growth"][k] for k in GROWTH},
+                    "growths": {
+                        k: {f: g[f] for f in GROWTH}
+                        for k, g in s.get("growths", {}).items()
+                        if k in ("heap_blocks", "heap_malloc_mb", "sockets")
+                    },
+                }
+                for s in v["soak"]
+            ]
+        variants[name] = row
+    return {"machine": data["machine"], "python": data["python"], "variants": variants}
 
 
 def _mb(value) -> str:
@@ -195,7 +241,7 @@ def footprint_table(data: dict) -> str:
         cells = [
             name,
             v["worker"],
-            str(len(f["idle"]["processes"])),
+            str(f["idle"]["processes"]),
             f"{_mb(f['idle']['pss_mb'])} / {_mb(f['idle']['rss_mb'])}",
             f"{_mb(f['c64']['pss_mb'])} / {_mb(f['c64']['rss_mb'])}",
         ]
@@ -267,7 +313,7 @@ def _slope(g: dict | None, digits: int) -> str:
 
 
 def render() -> None:
-    data = json.loads(OUT.read_text())
+    data = json.loads(SUMMARY.read_text())
     doc = DOC.read_text()
     for part, table in (("footprint", footprint_table(data)), ("soak", soak_table(data))):
         start, end = MARKS[part]

@@ -1,7 +1,12 @@
 """The HTML report in a real browser (Debian's chromium driven by Playwright): it loads offline with no
 console error and no request, every chart its data calls for is drawn, and the summary table sorts."""
 
+from __future__ import annotations
+
 import shutil
+import subprocess
+import tarfile
+from io import BytesIO
 from pathlib import Path
 
 import pytest
@@ -11,23 +16,49 @@ from serverbench.report.inputs import load
 from serverbench.report.sections import select
 
 ROOT = Path(__file__).resolve().parents[2]
-RESULTS = ROOT / "benchmarks" / "results"
+
+
+def _results_ref() -> str | None:
+    """The `results` branch holding the raw run files (local, or the remote's after a plain clone), or None."""
+    for ref in ("results", "origin/results"):
+        found = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", ref], capture_output=True)
+        if found.returncode == 0:
+            return ref
+    return None
+
+
+REF = _results_ref()
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 sync_api = pytest.importorskip(
     "playwright.sync_api",
     reason="Playwright for Python is missing: pip install playwright (the test extra); no browser download is needed",
 )
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium on PATH: apt-get install -y chromium (./run tests installs it)"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="no chromium on PATH: apt-get install -y chromium (./run tests installs it)"
+    ),
+    pytest.mark.skipif(REF is None, reason="no `results` branch in this clone: git fetch origin results:results"),
+]
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory) -> Path:
-    """The report of every stored result and A/B decision under benchmarks/results/."""
+def results(tmp_path_factory) -> Path:
+    """The raw run files of the `results` branch, unpacked."""
+    out = tmp_path_factory.mktemp("results-branch")
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", REF, "benchmarks/results"], capture_output=True, check=True
+    )
+    with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
+        tar.extractall(out, filter="data")
+    return out / "benchmarks" / "results"
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory, results) -> Path:
+    """The report of every stored result and A/B decision on the `results` branch."""
     path = tmp_path_factory.mktemp("report") / "report.html"
-    html.write(path, load([RESULTS]))
+    html.write(path, load([results]))
     return path
 
 
@@ -60,11 +91,11 @@ def test_loads_offline_with_no_console_error(opened):
     assert all(url.startswith(("file:", "data:")) for url in seen["requests"]), seen["requests"]
 
 
-def test_every_section_draws_its_charts(opened):
+def test_every_section_draws_its_charts(opened, results):
     """Each section the stored data calls for is on the page, and each of its charts is drawn: a visible
     SVG with marks in it (folded proof runs are opened first)."""
     page, _ = opened
-    expected = {s.id: len(s.charts) for s in select(load([RESULTS]))}
+    expected = {s.id: len(s.charts) for s in select(load([results]))}
     assert set(expected) == {"summary", "connections", "rates", "reuse", "cpu", "interpreters", "ab", "history"}
     page.eval_on_selector_all("details", "els => els.forEach(d => d.open = true)")
     for sid, count in expected.items():

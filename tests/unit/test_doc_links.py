@@ -1,6 +1,12 @@
-"""Every relative link in README.md and docs/ points to a file (and heading) that exists."""
+"""Every relative link in README.md and docs/ points to a file (and heading) that exists, and every raw run
+file they name on the `results` branch (`results:benchmarks/results/<file>`) is listed and, when the branch is
+in this clone, there."""
 
+from __future__ import annotations
+
+import fnmatch
 import re
+import subprocess
 from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -10,6 +16,8 @@ from markdown_it import MarkdownIt
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 PARSER = MarkdownIt("commonmark").enable("table")
+INDEX = ROOT / "benchmarks" / "results" / "INDEX.md"
+RESULTS_REF = re.compile(r"results:(benchmarks/results/[\w.*/-]+)")
 
 
 def _tokens(path: Path):
@@ -94,3 +102,51 @@ def test_the_docs_are_reachable_from_the_readme():
     }
     orphans = [p.name for p in PAGES[1:] if p.resolve() not in linked and p.name != "README.md"]
     assert not orphans, f"docs/ pages no page links to: {orphans}; link them from docs/README.md"
+
+
+def indexed(index: Path = INDEX) -> list[str]:
+    """The raw files the in-tree index lists: the first column of its table."""
+    return ["benchmarks/results/" + f for f in re.findall(r"^\| `([^`]+)` \|", index.read_text(encoding="utf-8"), re.M)]
+
+
+def branch_files() -> list[str] | None:
+    """The files of the `results` branch (local, or the remote's after a plain `git clone`); None when this
+    clone lacks it (a shallow or single-branch clone) or is no git checkout."""
+    for ref in ("results", "origin/results"):
+        found = subprocess.run(
+            ["git", "-C", str(ROOT), "ls-tree", "-r", "--name-only", ref], capture_output=True, text=True
+        )
+        if found.returncode == 0:
+            return found.stdout.split()
+    return None
+
+
+def unresolved(refs: list[str], files: list[str]) -> list[str]:
+    """The references no file matches: a name, a glob (`sweep-*.json`) or a folder (`issue23-timeouts/`)."""
+    return [
+        r for r in refs if not any(f.startswith(r) if r.endswith("/") else fnmatch.fnmatchcase(f, r) for f in files)
+    ]
+
+
+def test_every_results_reference_is_indexed_and_on_the_branch():
+    """Each `results:benchmarks/results/<file>` in README.md and docs/ is listed in benchmarks/results/INDEX.md,
+    and, when the `results` branch is in this clone, every listed file is on it (without the branch, a shallow
+    clone, the index is what the reference is checked against)."""
+    refs = sorted({r for page in PAGES for r in RESULTS_REF.findall(page.read_text(encoding="utf-8"))})
+    listed = indexed()
+    assert refs, "no results: reference found; the pattern or the docs changed"
+    assert not unresolved(refs, listed), f"not in benchmarks/results/INDEX.md: {unresolved(refs, listed)}"
+    on_branch = branch_files()
+    if on_branch is not None:
+        missing = sorted(set(listed) - set(on_branch))
+        assert not missing, f"listed in benchmarks/results/INDEX.md but not on the results branch: {missing}"
+
+
+def test_the_checker_finds_an_unlisted_results_file(tmp_path):
+    """A listed name, glob or folder resolves; a name nobody listed is reported."""
+    index = tmp_path / "INDEX.md"
+    index.write_text("| file | what |\n|---|---|\n| `a-1.json` | x |\n| `d/b.json` | y |\n")
+    files = indexed(index)
+    assert files == ["benchmarks/results/a-1.json", "benchmarks/results/d/b.json"]
+    refs = ["benchmarks/results/a-*.json", "benchmarks/results/d/", "benchmarks/results/gone.json"]
+    assert unresolved(refs, files) == ["benchmarks/results/gone.json"]
