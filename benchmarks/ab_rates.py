@@ -127,7 +127,9 @@ def measure(args: argparse.Namespace) -> None:
 
 
 def line(rec: dict) -> str:
-    fired = " ".join(f"{k}:{s['verdict']}:{s['delta']:+.1%}" for k, s in rec["signals"].items() if s["delta"] is not None)
+    fired = " ".join(
+        f"{k}:{s['verdict']}:{s['delta']:+.1%}" for k, s in rec["signals"].items() if s["delta"] is not None
+    )
     return (
         f"{rec['round'] + 1:2d} {rec['condition']:8s} {rec['verdict']:12s} exit {rec['exit_status']} "
         f"{rec['stopped']} (look {rec['look'] + 1}, {rec['blocks']} blocks) {rec['seconds']:.0f} s | {fired}"

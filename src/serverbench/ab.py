@@ -55,9 +55,7 @@ def run(plan: ABPlan, on_retry: Callable[[ABDecision, int], None] | None = None)
         pairs = {k: v for k, v in m.pairs.items() if k != GROWTH}
         pairs |= {COST: counts} if counts else {}
         pairs |= {GROWTH: slopes} if slopes else {}
-        return replace(
-            m, pairs=pairs, phases=phases | dict(m.phases), seconds=time.monotonic() - started
-        )
+        return replace(m, pairs=pairs, phases=phases | dict(m.phases), seconds=time.monotonic() - started)
 
     attempt = 0
     while True:
@@ -71,9 +69,7 @@ def run(plan: ABPlan, on_retry: Callable[[ABDecision, int], None] | None = None)
             judgement = judge(whole.pairs, whole.rate is not None, policy, looks.look(k))
             if judgement.stopped is not None:
                 break
-        decision = decided(
-            plan.name, whole, judgement, policy=policy, max_error_rate=plan.max_error_rate, looks=looks
-        )
+        decision = decided(plan.name, whole, judgement, policy=policy, max_error_rate=plan.max_error_rate, looks=looks)
         if decision.verdict not in UNREACHED or attempt >= plan.retries:
             return decision
         if on_retry is not None:

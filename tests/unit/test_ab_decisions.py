@@ -161,7 +161,9 @@ def test_gate_rejudge_prints_and_exits_like_a_live_run(tmp_path, capsys):
     decisions.write(tmp_path / "d.json", _decision())
     assert gate_main(["--rejudge", str(tmp_path / "d.json")]) == 1
     out = capsys.readouterr()
-    assert out.out.startswith("aiohttp/aiohttp json c32: simultaneous, 0 windows, 1 re-run, 60 s\n  stopped: regression")
+    assert out.out.startswith(
+        "aiohttp/aiohttp json c32: simultaneous, 0 windows, 1 re-run, 60 s\n  stopped: regression"
+    )
     assert "  verdict     regression" in out.out and "no server started" in out.err
     assert (
         gate_main(

@@ -241,7 +241,11 @@ def exit_status(verdict: str, error_rate: Mapping[str, float], max_error_rate: f
     return 0
 
 
-PER_SIGNAL = ("higher_is_better", "detect", "beta")  # each signal's (its direction, what it settles at), and each look's
+PER_SIGNAL = (
+    "higher_is_better",
+    "detect",
+    "beta",
+)  # each signal's (its direction, what it settles at), and each look's
 
 
 def policy_record(policy: Policy) -> dict[str, Any]:
