@@ -457,9 +457,9 @@ def test_cost_repeats_default_depends_on_the_runtime_and_valgrind(monkeypatch, c
     assert gate.cost_repeats(args("aiohttp")) == gate.COST_REPEATS == 1
     assert gate.cost_repeats(args("aiohttp", "--app", "node")) == 0
     assert gate.cost_repeats(args("node-http")) == 0
-    assert gate.cost_repeats(args("node-http", "--app", "flask")) == 3
+    assert gate.cost_repeats(args("node-http", "--app", "flask")) == 1
     assert capsys.readouterr().err == "note: no cost signal (instructions are counted for Python servers only)\n" * 2
-    assert gate.cost_repeats(args("node-http"), user_app=True) == 3
+    assert gate.cost_repeats(args("node-http"), user_app=True) == 1
     monkeypatch.setattr(gate, "valgrind_missing", lambda: "valgrind is not installed")
     assert gate.cost_repeats(args("aiohttp")) == 0
     assert capsys.readouterr().err == "note: no cost signal (valgrind is not installed)\n"
@@ -550,7 +550,7 @@ def test_markdown_is_the_whole_table_with_the_cost_shifts():
         "",
         "peak RSS: base 44.0 MB, candidate 44.0 MB (+0.0%)",
         "",
-        "error rate: base 0.00%, candidate 0.00% (limit 1.00%); mode simultaneous; 0 windows, 1 re-run, "
+        "error rate: base 0.00%, candidate 0.00% (limit 1.00%); mode simultaneous; 0 windows, 1 re-run; "
         "stopped: last look; 60 s",
         "",
     ]

@@ -144,7 +144,12 @@ def stop_line(run: ABDecision) -> str:
     """Why and where the decision ended, and where its time went."""
     if run.stopped is None:  # a decision file of the fixed design (schema 1 or 2)
         return f"extended {run.extended}"
-    where = f"at look {run.look + 1} of {len(run.looks)} ({run.measurement.blocks} blocks)" if run.looks else ""
+    counted = run.stopped == "counted"  # before any timed block: no look was taken
+    where = (
+        f"at look {run.look + 1} of {len(run.looks)} ({run.measurement.blocks} blocks)"
+        if run.looks and not counted
+        else ""
+    )
     spent = ", ".join(f"{k} {v:.0f} s" for k, v in run.measurement.phases.items() if v >= 0.5)
     return f"stopped: {run.stopped} {where}".rstrip() + (f"; time: {spent}" if spent else "")
 
