@@ -5,12 +5,23 @@ from __future__ import annotations
 
 import os
 import re
+import sys
+import time
 from pathlib import Path
 
 import psutil
 import pytest
 
 APPS_DIR = Path(__file__).parent / "apps"
+
+# With PYTHONDONTWRITEBYTECODE set (some shells and containers set it), every process this suite starts (each xdist
+# worker, each pytester session, each server, each counted run under valgrind) compiles its imports from source again
+# (collecting tests/unit took 13 s instead of 3 on the project's 2-core machine).  So the bytecode is written, out of
+# the tree as that setting wants: in .tools/pycache (where ./run keeps its tools), by this process and all it starts.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(Path(__file__).parent / ".tools" / "pycache"))
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
 
 
 @pytest.fixture
@@ -72,3 +83,52 @@ def pytest_runtest_makereport(item, call):
             f"CI=true: this test would skip for want of {tool} ({reason}); in CI that is a failure. "
             f"{RUN_INSTALLS[tool]}; run the tests through ./run (./run tests)."
         )
+
+
+# ./run tests builds oha (minutes of Rust on a fresh machine) beside the tests that start no server; the integration
+# tests, which drive servers with it, run last and wait for the build (SERVERBENCH_OHA_BUILD: the path whose .status
+# file holds cargo's exit status when it is done).
+OHA_BUILD_WAIT_S = 1800.0
+
+
+def _integration(item: pytest.Item) -> bool:
+    return "integration" in Path(str(item.fspath)).parts
+
+
+def _slow(item: pytest.Item) -> bool:
+    """Integration tests and counts under valgrind (tests/cost) take seconds to minutes each; the rest milliseconds."""
+    parts = Path(str(item.fspath)).parts
+    return "integration" in parts or "cost" in parts
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which makes -n's default --dist load
+def pytest_cmdline_main(config):
+    """Under -n with no --dist, a worker that runs out of tests takes the other's pending ones (xdist's worksteal).
+    With --dist load a worker keeps the block of tests it was dealt first: in a run of the whole suite one worker held
+    minutes of integration tests while the other, done with its share, had nothing to do."""
+    if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", "no") == "no":
+        config.option.dist = "worksteal"
+
+
+def pytest_collection_modifyitems(config, items):
+    """The slow tests first, so that the tests the xdist workers share out last are short; stable otherwise.  While
+    ./run builds oha the integration tests go last instead: the tests that start no server run during the build."""
+    first = [i for i in items if (not _integration(i) if os.environ.get("SERVERBENCH_OHA_BUILD") else _slow(i))]
+    taken = {i.nodeid for i in first}
+    items[:] = first + [i for i in items if i.nodeid not in taken]
+
+
+@pytest.fixture(autouse=True)
+def _oha_built(request):
+    """An integration test waits for ./run's background oha build, if one runs (its time shows as this test's setup)."""
+    build = os.environ.get("SERVERBENCH_OHA_BUILD")
+    if build and _integration(request.node):
+        status = Path(build + ".status")
+        deadline = time.monotonic() + OHA_BUILD_WAIT_S
+        while not status.exists():
+            if time.monotonic() > deadline:
+                pytest.fail(
+                    f"oha's build (./run tests, log .tools/logs/oha.log) did not finish in {OHA_BUILD_WAIT_S:.0f} s"
+                )
+            time.sleep(0.5)
+    yield

@@ -264,15 +264,15 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "perf_duration",
         _int(1, 3600),
-        5,
-        "Seconds of measured load per trial (whole seconds, >= 1).",
+        2,
+        "Seconds of measured load per trial (whole seconds, >= 1): the shortest window; a closed-model window is longer on a cell with a designed queue, and measured once more, longer, when it has not converged (--perf-precision).",
         context_defaults={"gate": 2},
     ),
     Option(
         "perf_warmup",
         _int(0, 3600),
-        2,
-        "Seconds of warm-up load before each trial, not counted (0 disables).",
+        1,
+        "Seconds of warm-up load before each trial, not counted (0 disables); with oha's closed model the warm-up is the lead-in of the measured run itself.",
         context_defaults={"gate": 1},
     ),
     Option(
@@ -286,6 +286,18 @@ OPTIONS: tuple[Option, ...] = (
         _fraction(0.0, 1.0, True),
         0.05,
         "Warm-up has settled when a round's rps is within this fraction of the previous round's.",
+    ),
+    Option(
+        "perf_precision",
+        _fraction(0.001, 1.0, False),
+        0.20,
+        "A closed-model window has converged when its throughput is known within this fraction (the 95% interval's half-width over ten slices of the window; 0.2 = 20%) and its edges cancel (Little's law within 3%); one that has not is measured once more in a longer window (up to --perf-window-max).",
+    ),
+    Option(
+        "perf_window_max",
+        _int(1, 3600),
+        60,
+        "The longest closed-model window in seconds: a window sized to a designed queue or measured again to converge stops here.",
     ),
     Option(
         "perf_connections",
@@ -510,6 +522,8 @@ class PerfConfig:
     warmup: int
     warmup_rounds: int | None
     settle: float
+    precision: float
+    window_max: int
     connections: tuple[int, ...]
     requests_per_connection: tuple[int | None, ...]
     rates: tuple[float, ...]
@@ -621,6 +635,8 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
         warmup=values["perf_warmup"],
         warmup_rounds=values["perf_warmup_rounds"],
         settle=values["perf_settle"],
+        precision=values["perf_precision"],
+        window_max=values["perf_window_max"],
         connections=values["perf_connections"],
         requests_per_connection=values["perf_requests_per_connection"],
         rates=values["perf_rates"],

@@ -34,7 +34,10 @@ from serverbench.measure.machine import machine_info
 from serverbench.records import results as results_file
 from serverbench.records.baselines import BaselineStore
 
-# The gate-worktree tests start no server and time nothing (a worktree, a signal, git): they run beside others.
+# The gate-worktree tests start no server and time nothing (a worktree, a signal, git): they run beside others.  So do
+# the default moments and the SIGKILL test: each is aimed at something seen from outside (a process started, a file
+# written) or a fraction of a window after it, which a test beside them delays but does not move to another phase, and
+# what they check (nothing left, records and baseline whole) does not depend on time.  The full census keeps the machine.
 TIMED = pytest.mark.alone(reason="each interruption is aimed at a moment of a timed session")
 APPS = Path(__file__).parents[2] / "apps"
 MARKER = "SERVERBENCH_CENSUS"  # every process of a watched session inherits it
@@ -280,11 +283,10 @@ DEFAULT = {
 
 def _census_params():
     for m in MOMENTS:
-        marks = () if m.name in DEFAULT else (pytest.mark.census,)
+        marks = () if m.name in DEFAULT else (pytest.mark.census, TIMED)
         yield pytest.param(m, id=m.name.split(" (")[0].replace(" ", "-").replace(",", ""), marks=marks)
 
 
-@TIMED
 @pytest.mark.parametrize("moment", list(_census_params()))
 def test_interrupted_session_leaves_nothing_behind(tmp_path, moment):
     """SIGINT at this moment: the session exits, no process of it is left, records and baseline are whole."""
@@ -376,7 +378,6 @@ def _report(row: dict) -> None:
             f.write(line + "\n")
 
 
-@TIMED
 def test_killed_pytest_takes_its_servers_backends_and_generators_along(tmp_path):
     """SIGKILL of pytest while it measures: the server, Redis, SecantusDB, nginx and wrk all end."""
     _project(tmp_path)
@@ -441,6 +442,7 @@ from serverbench.measure.worktree import worktree
 with terminating_through_finally(), worktree("HEAD", Path(sys.argv[1])) as path:
     print(path, flush=True)
     if sys.argv[2] == "raise":
+        sys.stdin.read()  # the test has seen the worktree: now fail
         raise RuntimeError("a failure inside the gate")
     time.sleep(120)
 """
@@ -474,6 +476,7 @@ def test_gate_worktree_removed_on_every_exit_path(repo, how):
     # SIGINT, the child inherits that, and Python then installs no KeyboardInterrupt (a rehearsal waited out 120 s).
     with subprocess.Popen(
         [sys.executable, "-c", GATE_HOLDS, str(repo), how],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -481,7 +484,9 @@ def test_gate_worktree_removed_on_every_exit_path(repo, how):
     ) as gate:
         path = Path(gate.stdout.readline().strip())
         assert path.is_dir() and _worktrees(repo) == [str(path)]
-        if how != "raise":
+        if how == "raise":  # it raises once its stdin closes: not before the worktree was seen (it raced the look)
+            gate.stdin.close()
+        else:
             gate.send_signal(getattr(signal, how))
         gate.wait(timeout=30)
     assert _worktrees(repo) == [] and not path.exists(), f"worktree left after {how}: {_worktrees(repo)}"

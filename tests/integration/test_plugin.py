@@ -58,7 +58,7 @@ def _baseline_path(pytester):
 
 def test_perf_apps_multiplies_variants_by_apps(suite):
     """--perf-apps selects apps; each selected variant runs every selected app it can serve."""
-    result = suite.runpytest_subprocess(
+    result = suite.runpytest(
         "-m",
         "perf",
         "--collect-only",
@@ -79,7 +79,7 @@ def test_perf_apps_multiplies_variants_by_apps(suite):
 
 def test_unknown_variant_lists_the_known_ones(suite):
     """An unknown --perf-variants name stops the run before anything starts, listing the known names."""
-    result = suite.runpytest_subprocess("--perf-variants=gunicorn-nope")
+    result = suite.runpytest("--perf-variants=gunicorn-nope")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         ["*unknown variant 'gunicorn-nope'*known variants: werkzeug-threaded, wsgiref, gunicorn-sync-w2*"]
@@ -88,14 +88,14 @@ def test_unknown_variant_lists_the_known_ones(suite):
 
 def test_unknown_workload_is_an_error(suite):
     """An unknown --perf-workloads name is a usage error listing the workloads."""
-    result = suite.runpytest_subprocess("--perf-workloads=graphql")
+    result = suite.runpytest("--perf-workloads=graphql")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*unknown workload 'graphql'*known workloads: plaintext, json, redis*"])
 
 
 def test_bad_values_are_reported_together(suite):
     """A zero duration and a malformed tolerance are both named in one error."""
-    result = suite.runpytest_subprocess("--perf-duration=0", "--perf-tolerance=ten")
+    result = suite.runpytest("--perf-duration=0", "--perf-tolerance=ten")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*invalid serverbench settings*", "*--perf-duration='0'*", "*--perf-tolerance='ten'*"])
 
@@ -104,7 +104,7 @@ def test_bad_ini_value_names_the_ini_key(pytester):
     """A bad ini value is reported as the ini key, not as a flag."""
     pytester.makeini("[pytest]\nperf_max_error_rate = 2\n")
     pytester.makepyfile(test_perf=PERF_TEST)
-    result = pytester.runpytest_subprocess()
+    result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*ini key perf_max_error_rate='2'*"])
 
@@ -112,7 +112,7 @@ def test_bad_ini_value_names_the_ini_key(pytester):
 def test_missing_wrk_says_how_to_install_it(suite, monkeypatch, tmp_path):
     """Without wrk on PATH, a perf run that needs it stops at once with the install command."""
     monkeypatch.setenv("PATH", str(tmp_path))
-    result = suite.runpytest_subprocess(*FAST, "--perf-closed-driver=wrk")
+    result = suite.runpytest(*FAST, "--perf-closed-driver=wrk")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*wrk was not found on PATH*apt-get install wrk*"])
 
@@ -122,7 +122,7 @@ def test_corrupt_baseline_stops_the_run_and_is_kept(suite):
     path = _baseline_path(suite)
     path.parent.mkdir()
     path.write_text("{not json")
-    result = suite.runpytest_subprocess(*FAST, "--perf-save-baseline")
+    result = suite.runpytest(*FAST, "--perf-save-baseline")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*baseline file*cannot be read*Nothing was overwritten*"])
     assert path.read_text() == "{not json"
@@ -233,7 +233,7 @@ def test_interrupted_run_leaves_no_server(suite):
 
 def test_perf_list_shows_the_matrix_without_starting_anything(suite):
     """--perf-list prints every variant x app cell with its interface and status, and runs no test."""
-    result = suite.runpytest_subprocess("--perf-list")
+    result = suite.runpytest("--perf-list")
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         [
@@ -346,7 +346,7 @@ def test_a_rate_without_the_open_model_driver_is_refused_before_anything_starts(
     """No oha on PATH or in ~/.cargo/bin: a usage error naming the install, no server started."""
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin:" + os.path.dirname(sys.executable))
-    result = suite.runpytest_subprocess(*AIO, "--perf-rates=100")
+    result = suite.runpytest(*AIO, "--perf-rates=100")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*oha (the open-model load generator): not found on PATH*cargo install oha*"])
 

@@ -91,7 +91,7 @@ def test_progress_line_on_a_terminal(suite):
         "gunicorn-sync-w2/flask json c8",
         "start",
         "verify",
-        "warm-up round 1",
+        "lead-in",  # oha's closed model warms up in the lead-in of its measured run
         "measure",
         "left",
         "2 passed",

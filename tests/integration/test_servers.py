@@ -64,9 +64,11 @@ def test_start_stop_leaves_no_process(apps_dir):
 
 
 def test_server_that_cannot_start_shows_its_log_tail(tmp_path):
-    """A variant whose app cannot be imported fails with the server's own error in the message."""
+    """A variant whose app cannot be imported fails with the server's own error in the message, and leaves no log."""
+    (tmp_path / "logs").mkdir()
     with pytest.raises(ServerStartError) as info:
-        start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=tmp_path, timeout=20)
+        start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=tmp_path, timeout=20, log_dir=tmp_path / "logs")
+    assert list((tmp_path / "logs").iterdir()) == [], "the log's tail is in the error; the file is gone"
     text = str(info.value)
     assert "gunicorn-sync-w2/flask did not start" in text
     assert "No module named 'flask_app'" in text

@@ -226,6 +226,6 @@ def test_wrong_answer_fails_verification_naming_the_endpoint(pytester):
 def test_usage_errors_name_the_setting(pytester, ini, args, message):
     """Each mistake in the user app's settings stops the run before any server starts, naming the fix."""
     _project(pytester, {"shop": SHOP}, "[pytest]\n" + ini)
-    result = pytester.runpytest_subprocess("-m", "perf", "--collect-only", "-p", "no:cacheprovider", *args)
+    result = pytester.runpytest("-m", "perf", "--collect-only", "-p", "no:cacheprovider", *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])

@@ -78,7 +78,7 @@ def test_gate_options_shared_with_pytest_come_from_the_option_table():
         option = OPTIONS_BY_NAME[name]
         assert option.command_flag in actions[name].option_strings and option.help in actions[name].help
     assert OPTIONS_BY_NAME["perf_connections"].default_in("gate") == (32,)
-    assert OPTIONS_BY_NAME["perf_duration"].default_in("pytest") == 5
+    assert OPTIONS_BY_NAME["perf_duration"].default_in("pytest") == 2
 
 
 def test_gate_refuses_bad_shared_values_at_once(capsys):

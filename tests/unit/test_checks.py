@@ -704,3 +704,19 @@ def test_edges_within_the_tolerance_or_unknown_are_not_the_story():
         flag = checks.littles_law(_edges(0.91, *load))
         assert flag is not None and "edges did not cancel" not in flag.message, load
         assert "left its connections idle" in flag.message
+
+
+def test_a_window_less_precise_than_asked_is_flagged_with_what_it_reached():
+    """imprecise: the throughput reached beyond the precision asked, named with both; none at the precision asked,
+    where none was asked or known, or for a mean latency alone (it follows from the throughput by Little's law)."""
+    from serverbench.judge.checks import imprecise
+
+    r = record()
+    at = dict(slices=10, rps=0.05, latency_mean=0.01, asked=0.05)
+    assert imprecise(replace(r, load=replace(r.load, precision=at))) is None
+    assert imprecise(replace(r, load=replace(r.load, precision={**at, "latency_mean": 0.5}))) is None
+    assert imprecise(replace(r, load=replace(r.load, precision={"rps": 0.2}))) is None
+    assert imprecise(r) is None
+    flag = imprecise(replace(r, load=replace(r.load, precision={**at, "rps": 0.071})))
+    assert flag.name == "imprecise"
+    assert "throughput within ±7.1% over 5 s (10 slices), asked ±5.0%" in flag.message

@@ -17,9 +17,9 @@ from serverbench import cli
 NAMES = list(cli.COMMANDS)
 
 
-def test_the_tool_has_the_seven_commands():
-    """serverbench's subcommands are the seven commands, each a module of serverbench.cli with a main."""
-    assert NAMES == ["gate", "report", "compare", "history", "merge", "services", "reference"]
+def test_the_tool_has_the_eight_commands():
+    """serverbench's subcommands are the eight commands, each a module of serverbench.cli with a main."""
+    assert NAMES == ["gate", "report", "compare", "history", "bisect", "merge", "services", "reference"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -115,3 +115,9 @@ def test_every_python_dash_m_the_repository_writes_runs_a_module_that_exists():
     assert "serverbench" in written
     gone = {module: name for module, name in written.items() if not _exists(module)}
     assert not gone, f"these name a module that does not exist (write `serverbench COMMAND`): {gone}"
+
+
+def test_bisect_is_a_subcommand_only():
+    """`serverbench bisect` has no `python -m serverbench.bisect` module beside it: the command is its one door."""
+    assert importlib.util.find_spec("serverbench.bisect") is None
+    assert importlib.util.find_spec("serverbench.cli.bisect") is not None

@@ -11,7 +11,7 @@ ROOT = Path("/project")
 def test_defaults_when_nothing_is_set():
     """With no command line and no ini, every option takes its declared default."""
     config = resolve({}, {}, ROOT)
-    assert config.duration == 5 and config.warmup == 2 and config.connections == (64,)
+    assert config.duration == 2 and config.warmup == 1 and config.connections == (64,)
     assert config.thresholds == Thresholds(0.30, 0.01)
     assert config.baseline_dir == ROOT / "baselines"
 

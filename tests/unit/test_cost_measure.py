@@ -7,7 +7,7 @@ import socket
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
-from serverbench.measure.callgrind import VGDB_NAME_VARIABLES, read_dump, vgdb_environment
+from serverbench.measure.callgrind import VGDB_NAME_VARIABLES, VGDB_PREFIX, read_dump, remove_pipes, vgdb_environment
 from serverbench.measure.cost import PAD_VARIABLE, STACK_BLOCK, CostPlan, fixed_environment
 from serverbench.measure.packages import Owners, isa_level
 from serverbench.measure.pytrace import _module_of_path
@@ -54,6 +54,25 @@ def test_dump_keeps_self_cost_per_function(tmp_path):
         ("/usr/lib/libpython3.11.so.1.0", "_PyEval_EvalFrameDefault"): 1300,
         ("/usr/lib/x86_64-linux-gnu/libc.so.6", "memcpy"): 300,
     }
+
+
+def test_the_pipes_of_a_killed_server_are_removed_and_no_others(tmp_path):
+    """remove_pipes removes vgdb's pipes of the pids that logged into the folder, and leaves another pid's."""
+    (tmp_path / "valgrind.999991.log").write_text("")
+    mine = [
+        f"{VGDB_PREFIX}-from-vgdb-to-999991-by-root-on-host",
+        f"{VGDB_PREFIX}-shared-mem-vgdb-999991-by-root-on-host",
+    ]
+    other = f"{VGDB_PREFIX}-from-vgdb-to-9999912-by-root-on-host"
+    for name in [*mine, other]:
+        open(name, "w").close()
+    try:
+        remove_pipes(tmp_path)
+        assert [os.path.exists(n) for n in mine] == [False, False] and os.path.exists(other)
+    finally:
+        for name in [*mine, other]:
+            if os.path.exists(name):
+                os.unlink(name)
 
 
 def test_owners_name_package_and_role():

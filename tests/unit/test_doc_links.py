@@ -1,6 +1,7 @@
 """Every relative link in README.md and docs/ points to a file (and heading) that exists."""
 
 import re
+from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -29,18 +30,23 @@ def links(path: Path) -> list[str]:
     return out
 
 
-def anchors(path: Path) -> set[str]:
+def anchors(path: Path) -> frozenset[str]:
     """The heading anchors GitHub makes: lower case, punctuation dropped, spaces to '-', repeats numbered."""
+    return _anchors(path.read_text(encoding="utf-8"))
+
+
+@cache  # a page is linked with a heading many times: parsed once per text, not once per link
+def _anchors(text: str) -> frozenset[str]:
     found: set[str] = set()
     count: dict[str, int] = {}
-    tokens = PARSER.parse(path.read_text(encoding="utf-8"))
+    tokens = PARSER.parse(text)
     for opening, inline in zip(tokens, tokens[1:]):
         if opening.type == "heading_open":
             text = "".join(c.content for c in inline.children if c.type in ("text", "code_inline"))
             slug = re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
             found.add(slug if slug not in count else f"{slug}-{count[slug]}")
             count[slug] = count.get(slug, 0) + 1
-    return found
+    return frozenset(found)
 
 
 def broken(page: Path) -> list[str]:

@@ -86,9 +86,9 @@ def test_label_round_trips_and_says_what_happened():
 
 def test_option_resolves_and_must_fall_inside_the_window():
     """--perf-fault resolves to a Fault; one later than the window is a usage error naming both options."""
-    assert resolve({"perf_fault": "kill-redis@2s"}, {}, Path("/p")).fault == Fault("kill", "redis", 2.0)
+    assert resolve({"perf_fault": "kill-redis@1s"}, {}, Path("/p")).fault == Fault("kill", "redis", 1.0)
     assert resolve({}, {}, Path("/p")).fault is None
-    with pytest.raises(ConfigError, match=r"--perf-fault kill-redis@9s comes 9 s into a 5 s window.*--perf-duration"):
+    with pytest.raises(ConfigError, match=r"--perf-fault kill-redis@9s comes 9 s into a 2 s window.*--perf-duration"):
         resolve({"perf_fault": "kill-redis@9s"}, {}, Path("/p"))
     with pytest.raises(ConfigError, match=r"--perf-fault='kill-nginx'.*unknown backend"):
         resolve({"perf_fault": "kill-nginx"}, {}, Path("/p"))

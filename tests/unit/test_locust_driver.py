@@ -799,8 +799,9 @@ GAPS_PROBE = textwrap.dedent("""
 
 def test_the_gap_listener_times_each_user_from_an_answer_to_its_next_request(tmp_path):
     """locustfiles/gaps.py in a real locust: two users, each answered 0.25 s after a request sent every second:
-    3 gaps of 0.75 s written to the folder GAPS_ENV names; without the variable nothing is written."""
-    from serverbench.drivers.locust import GAPS_ENV, mean_gap_ms
+    3 gaps of 0.75 s and the 2 users answered written to the folder GAPS_ENV names; without the variable nothing is
+    written."""
+    from serverbench.drivers.locust import GAPS_ENV, answered_users, mean_gap_ms
 
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("LOCUST_")}, GAPS_ENV: str(tmp_path)}
     done = subprocess.run(
@@ -808,8 +809,8 @@ def test_the_gap_listener_times_each_user_from_an_answer_to_its_next_request(tmp
     )
     assert done.returncode == 0, done.stderr[-2000:]
     written = list(tmp_path.glob("gaps-*.json"))
-    assert len(written) == 1 and json.loads(written[0].read_text()) == {"pairs": 3, "gap_s": 2.25}
-    assert mean_gap_ms(written) == 750.0
+    assert len(written) == 1 and json.loads(written[0].read_text()) == {"pairs": 3, "gap_s": 2.25, "users": 2}
+    assert mean_gap_ms(written) == 750.0 and answered_users(written) == 2
     env.pop(GAPS_ENV)
     quiet = tmp_path / "unset"
     quiet.mkdir()
@@ -817,3 +818,15 @@ def test_the_gap_listener_times_each_user_from_an_answer_to_its_next_request(tmp
         [sys.executable, "-c", GAPS_PROBE, str(GAPS)], capture_output=True, text=True, env=env, timeout=120, cwd=quiet
     )
     assert done.returncode == 0 and not list(quiet.iterdir()), done.stderr[-2000:]
+
+
+def test_the_users_answered_add_up_over_the_processes_files(tmp_path):
+    """answered_users: the users each process had answered, summed; no file, or one written before the count, None."""
+    from serverbench.drivers.locust import answered_users
+
+    (tmp_path / "gaps-1.json").write_text('{"pairs": 3, "gap_s": 1.0, "users": 20}')
+    (tmp_path / "gaps-2.json").write_text('{"pairs": 0, "gap_s": 0.0, "users": 4}')
+    assert answered_users(sorted(tmp_path.glob("gaps-*.json"))) == 24
+    assert answered_users([]) is None
+    (tmp_path / "gaps-3.json").write_text('{"pairs": 3, "gap_s": 1.0}')
+    assert answered_users(sorted(tmp_path.glob("gaps-*.json"))) is None

@@ -28,12 +28,16 @@ def _patched(monkeypatch, results):
 class _Trial:
     """The parts of a Trial run_trial reads."""
 
-    server = workload = None
+    server = workload = driver = None
 
-    def __init__(self, connections: int):
+    def __init__(self, connections: int, driver=None):
         from serverbench.catalog.shapes import LoadShape
 
         self.shape = LoadShape(connections, 5)
+        self.driver = driver
+
+    def report(self, phase: str, round: int = 0) -> None:
+        """The phases a trial reports (the progress line's): none here."""
 
 
 def test_a_window_whose_edges_missed_is_measured_again_four_times_as_long_and_the_first_is_kept(monkeypatch):
@@ -43,7 +47,7 @@ def test_a_window_whose_edges_missed_is_measured_again_four_times_as_long_and_th
     given = _patched(monkeypatch, [short, long])
     asked = []
     first = _Trial(64)
-    result = run_trial(first, Warmup(2), lambda seconds: asked.append(seconds) or "the longer trial")
+    result = run_trial(first, Warmup(2), lambda seconds, lead=None: asked.append(seconds) or "the longer trial")
     assert asked == [20] and given == [first, "the longer trial"]
     assert result.load == long.load and result.extra["replicates"] == 1
     kept = result.extra["short_window"]
@@ -64,11 +68,30 @@ def test_edges_that_cancel_or_no_longer_trial_measure_once(monkeypatch):
     the window (a record with no run counters): one window, returned as measured."""
     missed = _edges(1.09, 8.0, 35.0)
     for result, longer in (
-        (_edges(1.0, 9.6, 0.0), lambda s: "x"),
-        (_edges(1.09, None, 35.0), lambda s: "x"),
+        (_edges(1.0, 9.6, 0.0), lambda s, lead=None: "x"),
+        (_edges(1.09, None, 35.0), lambda s, lead=None: "x"),
         (missed, None),
-        (replace(missed, kernel={"run_listen_drops": 3}), lambda s: "x"),
-        (replace(missed, kernel={"listen_drops": 2}), lambda s: "x"),
+        (replace(missed, kernel={"run_listen_drops": 3}), lambda s, lead=None: "x"),
+        (replace(missed, kernel={"listen_drops": 2}), lambda s, lead=None: "x"),
     ):
         given = _patched(monkeypatch, [result])
         assert run_trial(_Trial(64), Warmup(2), longer) is result and len(given) == 1
+
+
+def test_a_driver_with_a_lead_in_warms_up_in_it_unless_more_rounds_are_asked(monkeypatch):
+    """oha's closed model (a lead-in): no separate warm-up and no drain for one round; more rounds (PyPy) run them."""
+    from serverbench.drivers.oha import OhaDriver
+
+    calls = []
+    monkeypatch.setattr(trial_module, "warm_up", lambda trial, warmup: calls.append("warm-up") or (1.0, 1.0))
+    monkeypatch.setattr(trial_module, "drain", lambda server, workload: calls.append("drain"))
+    monkeypatch.setattr(trial_module, "measure", lambda trial, warmup=None, warmup_rps=(): calls.append(warmup_rps))
+    monkeypatch.setattr(trial_module, "asked", lambda result, policy: _edges(1.0, 0.0, 0.0))
+    run_trial(_Trial(64, OhaDriver(lead_s=2)), Warmup(1))
+    assert calls == [()]
+    calls.clear()
+    run_trial(_Trial(64, OhaDriver(lead_s=2)), Warmup(1, rounds=10))
+    assert calls == ["warm-up", "drain", (1.0, 1.0)]
+    calls.clear()
+    run_trial(_Trial(64), Warmup(1))  # wrk: no lead-in
+    assert calls == ["warm-up", "drain", (1.0, 1.0)]

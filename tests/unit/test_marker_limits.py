@@ -26,7 +26,7 @@ def canned(request, monkeypatch):
     latency = {"p50": p50, "p75": p50, "p90": p50, "p99": p99, "p999": p99, "max": p99, "mean": p50, "stdev": 0.1}
     errors = {"connect": 0, "read": 0, "write": 0, "timeout": 0, "status": 0}
 
-    def run_trial(plan, warmup, longer=None):
+    def run_trial(plan, warmup, longer=None, policy=None):
         load = LoadReport("wrk", requests=int(rps * 5), duration_s=5.0, bytes=0, latency_ms=latency, errors=errors)
         return Result(nodeid=plan.nodeid, test=plan.test, variant="target", workload="json", shape=LoadShape(8),
                       warmup_s=0, url="http://127.0.0.1:9/json", load=load,

@@ -47,7 +47,7 @@ def _wrk():
 
 
 def _oha():
-    driver = OhaDriver(timeout_s=4)
+    driver = OhaDriver(timeout_s=4, lead_s=2, trail_s=1)  # whole seconds: the figures below are easy to follow
     driver.__dict__["binary"] = "oha"
     return driver
 
@@ -148,7 +148,7 @@ def test_oha_closed_run_reports_the_window_from_its_rows(monkeypatch):
     monkeypatch.setattr(Path, "exists", lambda self: True)
     report, _ = _oha().run("http://127.0.0.1:1/x", LoadShape(8, 2))
     (call,) = calls
-    assert call["argv"][:3] == ["oha", "-z", "5s"] and call["timeout"] == 2 + 2 + 1 + 2 * 4 + 30
+    assert call["argv"][:3] == ["oha", "-z", "5000ms"] and call["timeout"] == 2 + 2 + 1 + 2 * 4 + 30
     assert report.window == "steady" and report.requests == 2 and report.errors["status"] == 1
     assert report.duration_s == 2.0
 
@@ -163,7 +163,7 @@ def test_oha_closed_run_attributes_its_errors_over_lead_in_window_and_trail(monk
     monkeypatch.setattr(oha_module, "read_rows", lambda db: [(2.5, 2.6, 200, 10)])
     monkeypatch.setattr(Path, "exists", lambda self: True)
     report, _ = _oha().run("http://127.0.0.1:1/x", LoadShape(8, 2))
-    assert calls[0]["argv"][:3] == ["oha", "-z", "5s"]
+    assert calls[0]["argv"][:3] == ["oha", "-z", "5000ms"]
     assert report.errors["connect"] == 4 and "2 of 5 s" in report.error_attribution
     assert report.run_errors["connect"] == 10
 

@@ -350,7 +350,7 @@ def test_the_help_names_each_value_and_the_gates_defaults():
         "--duration DURATION",
         "--max-error-rate MAX_ERROR_RATE",
         "each a test. Here: one count, default 32.",
-        "not counted (0 disables). Default here: 1.",
+        "the lead-in of the measured run itself. Default here: 1.",
         "trial may have and pass. Default here: 0.01.",
         "--redis-url REDIS_URL Use this running Redis (redis://127.0.0.1:PORT/DB) instead of starting "
         "redis-server. --mongo-url",

@@ -13,7 +13,7 @@ import pytest
 
 from serverbench.catalog.shapes import LoadShape
 from serverbench.drivers import locust as locust_module
-from serverbench.drivers.locust import BOOKSHOP, WAIT_ENV, LocustDriver, LocustRunner, parse_stats
+from serverbench.drivers.locust import BOOKSHOP, START_S, WAIT_ENV, LocustDriver, LocustRunner, parse_stats
 from serverbench.errors import ConfigError, GeneratorError, MissingBinaryError
 from serverbench.measure.executors import BackgroundProcess
 from tests.unit.test_locust_driver import (
@@ -79,7 +79,7 @@ def test_the_driver_tells_the_runner_its_users_spawn_rate_workers_and_locustfile
     monkeypatch.setattr(LocustRunner, "run", run)
     monkeypatch.setenv(WAIT_ENV, "0.25")
     got, the_run = LocustDriver(workers=2).run("http://127.0.0.1:9", LoadShape(10, 3), cpus=[1])
-    assert calls[-1] == (10, 10, 2, BOOKSHOP, "http://127.0.0.1:9", 3, [1])
+    assert calls[-1] == (10, 10, 2, BOOKSHOP, "http://127.0.0.1:9", 3 + START_S, [1])  # and locust's own start
     assert got.think_ms == 250.0 and the_run == "the run" and got.requests == report.requests
     LocustDriver().run("u", LoadShape(10, 3, ramp=4.0))
     assert calls[-1][:3] == (10, 3, 0)  # ceil(10 / 4)

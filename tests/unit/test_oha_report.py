@@ -127,11 +127,11 @@ def test_closed_argv_runs_lead_in_window_and_trail_in_one_run_and_waits_for_in_f
     driver = OhaDriver(lead_s=2)
     driver.__dict__["binary"] = "oha"  # no oha needed to build its command
     argv = driver.closed_argv("http://127.0.0.1:1/sleep", 64, 5, Path("/tmp/x.db"))
-    assert "-q" not in argv and argv[argv.index("-z") + 1] == "8s" and "-w" in argv
+    assert "-q" not in argv and argv[argv.index("-z") + 1] == "7250ms" and "-w" in argv  # 2 + 5 + 0.25 s
     assert argv[argv.index("--db-url") + 1] == "/tmp/x.db" and argv[argv.index("-c") + 1] == "64"
     sized = OhaDriver(lead_s=16, trail_s=7)
     sized.__dict__["binary"] = "oha"
-    assert sized.closed_argv("http://127.0.0.1:1/sleep", 64, 32, Path("/tmp/x.db"))[2] == "55s"
+    assert sized.closed_argv("http://127.0.0.1:1/sleep", 64, 32, Path("/tmp/x.db"))[2] == "55000ms"
 
 
 def test_requests_sent_in_the_trail_are_not_counted_and_a_request_answered_in_it_keeps_its_whole_latency():
@@ -729,3 +729,52 @@ def test_timeouts_sent_late_in_the_window_are_the_windows_with_a_trail_after_it(
     rows = _chain([0.5 + k for k in range(6)], 1.0) + _chain([float(k) for k in range(9)], 1.0)
     report = window_report(rows, 2.0, 5.0, _errors(timeout=1), connections=2, timeout_s=5.0, trail_s=2.0)
     assert report.errors["timeout"] == 1 and "1 of 1" in report.error_attribution
+
+
+def test_half_width_is_the_relative_95_percent_interval_of_a_mean():
+    """Student's t (97.5%) x the sample sd / sqrt(n) / the mean: ten values 9, 11, 9, 11, ... of mean 10 and sd 1.054
+    give 2.262 x 1.054 / 3.162 / 10 = 0.0754; fewer than two values, more than ten or a mean of 0 give None."""
+    from serverbench.drivers.oha import half_width
+
+    assert half_width([9.0, 11.0] * 5) == pytest.approx(2.262 * (10 / 9) ** 0.5 / 10**0.5 / 10)
+    assert half_width([10.0] * 10) == 0.0
+    assert half_width([9.0, 11.0]) == pytest.approx(12.706 * 2**0.5 / 2**0.5 / 10)
+    assert half_width([5.0]) is None and half_width([]) is None
+    assert half_width([1.0] * 11) is None
+    assert half_width([0.0, 0.0]) is None
+
+
+def test_window_precision_cuts_the_window_by_send_time_into_slices():
+    """Window [1, 3) in 4 slices of 0.5 s: slice rates 4, 4, 8, 8 a second and mean latencies 0.1, 0.1, 0.3, 0.3 s;
+    requests sent before or after the window, and error statuses, count nowhere."""
+    from serverbench.drivers.oha import half_width, window_precision
+
+    rows = [(0.5, 0.6, 200, 1)]  # lead-in
+    for k, (n, lat) in enumerate(((2, 0.1), (2, 0.1), (4, 0.3), (4, 0.3))):
+        rows += [(1.0 + 0.5 * k + 0.01 * i, 1.0 + 0.5 * k + 0.01 * i + lat, 200, 1) for i in range(n)]
+    rows += [(2.9, 3.0, 500, 1), (3.2, 3.3, 200, 1)]  # an error status in the window; the trail
+    got = window_precision(rows, 1.0, 2.0, slices=4)
+    assert got["slices"] == 4
+    assert got["rps"] == pytest.approx(half_width([4.0, 4.0, 8.0, 8.0]))
+    assert got["latency_mean"] == pytest.approx(half_width([0.1, 0.1, 0.3, 0.3]))
+    assert window_precision(rows, 1.0, 0.0) == {"slices": 10, "rps": None, "latency_mean": None}
+
+
+def test_answer_rates_count_answers_by_when_they_came_in_each_slice():
+    """The lead-in [0, 1) in 4 slices: answers at 0.1, 0.3, 0.3, 0.6 and 0.9 s give 4, 8, 4, 4 a second; an answer at
+    1.0 s is the window's."""
+    from serverbench.drivers.oha import answer_rates
+
+    rows = [(0.0, t, 200, 1) for t in (0.1, 0.3, 0.3, 0.6, 0.9, 1.0)]
+    assert answer_rates(rows, 0.0, 1.0, 4) == (4.0, 8.0, 4.0, 4.0)
+    assert answer_rates(rows, 0.0, 0.0, 4) == ()
+
+
+def test_the_window_report_carries_its_precision_and_the_lead_ins_rates():
+    """window_report: the window's precision (10 slices) and the lead-in's answer rates (4 slices)."""
+    from serverbench.drivers.oha import window_report
+
+    rows = [(0.01 * i + 0.001, 0.01 * i + 0.006, 200, 10) for i in range(300)]  # 100 a second for 3 s
+    report = window_report(rows, 1.0, 2.0, {}, 1, 5.0)
+    assert report.precision["slices"] == 10 and report.precision["rps"] == pytest.approx(0.0, abs=1e-9)
+    assert report.lead_rps == pytest.approx((100.0, 100.0, 100.0, 100.0))

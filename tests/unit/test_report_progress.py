@@ -48,8 +48,9 @@ def test_planned_seconds_and_clock():
 
 
 def test_the_plan_counts_each_cells_sized_window_and_ohas_lead_in_and_trail(tmp_path, monkeypatch):
-    """bjoern /upstream at 64 connections runs 16 s of lead-in, a 32 s window and a 7 s trail; /json 2 + 5 + 1; a rate
-    has none around its window; an item with no cell plans the configured duration."""
+    """bjoern /upstream at 64 connections runs 16 s of lead-in, a 20 s window and a 7 s trail; /json 1 + 5 + 0.25; a
+    closed run warms up in its lead-in (no warm-up round), a rate has none around its window but a warm-up round; an
+    item with no cell plans the configured duration and a warm-up round."""
     import io
     from types import SimpleNamespace
 
@@ -78,5 +79,5 @@ def test_the_plan_counts_each_cells_sized_window_and_ohas_lead_in_and_trail(tmp_
     ]
     line = ProgressLine(None, session, io.StringIO())
     line.pytest_collection_finish(SimpleNamespace(items=items))
-    warm = session.config.warmup * session.warmup_rounds + 2.0  # and a server start
-    assert line._planned == [warm + 16 + 32 + 7, warm + 2 + 5 + 1, warm + 5, warm + session.config.duration]
+    start, warm = 2.0, session.config.warmup * session.warmup_rounds
+    assert line._planned == [start + 16 + 20 + 7, start + 1 + 5 + 0.25, start + warm + 5, start + warm + 2]

@@ -21,6 +21,7 @@ def full() -> Result:
         run_errors={"connect": 2, "read": 3, "write": 4, "timeout": 6, "status": 7},
         held_through=3,
         run_requests=1400,
+        precision={"slices": 10, "rps": 0.0123, "latency_mean": 0.0456, "asked": 0.05},
     )
     return Result(
         nodeid="tests/perf/test_throughput.py::test_throughput[x]",

@@ -102,7 +102,7 @@ def _session(tmp_path, closed="wrk"):
 
 def test_the_session_gives_each_closed_cell_its_sized_driver(tmp_path, monkeypatch):
     """A closed cell's driver carries its cell's timeout from its own lead-in and trail (oha's sized to the queue, at
-    least 2 s and 1 s; wrk none) and the shape's duration; a rate, an unnamed variant or a cell with no designed queue
+    least --perf-warmup's 1 s and 0.25 s; wrk none) and the shape's duration; a rate, an unnamed variant or a cell with no designed queue
     keeps 5 s."""
     monkeypatch.setattr(OhaDriver, "check", lambda self: None)
     session = _session(tmp_path, "oha")
@@ -112,8 +112,8 @@ def test_the_session_gives_each_closed_cell_its_sized_driver(tmp_path, monkeypat
     assert session.driver_for(closed, "upstream", "meinheld").trail_s == 7
     assert session.driver_for(closed, "upstream", "meinheld").name == "oha"
     assert session.driver_for(LoadShape(64, 10), "upstream", "meinheld").timeout_s == 46
-    assert session.driver_for(closed, "json", "meinheld").lead_s == 2
-    assert session.driver_for(closed, "json", "meinheld").trail_s == 1
+    assert session.driver_for(closed, "json", "meinheld").lead_s == 1  # --perf-warmup's 1 s
+    assert session.driver_for(closed, "json", "meinheld").trail_s == 0.25
     assert session.driver_for(closed, "json", "meinheld").timeout_s == 5
     assert session.driver_for(closed, "upstream", "aiohttp").timeout_s == 5
     assert session.driver_for(closed, "upstream").timeout_s == 5  # the plugin's check of every driver

@@ -26,10 +26,14 @@ VARIANTS = registry()
 
 def test_the_window_lead_in_and_trail_factors_and_bounds_are_pinned():
     """Five queues of window (each edge a tenth of it), at most 60 s; two and a half queues of lead-in, at most 30 s;
-    one queue of trail, at most 10 s, and oha's own 1 s trail (2 s lead-in) on every closed cell."""
+    one queue of trail, at most 10 s, and oha's own 0.25 s trail (1 s lead-in) on every closed cell; a server that
+    serves unevenly is sized in 2.5 queues of lead-in, 3 of window and 1 of trail, a pool that serves in order in 1,
+    2 and none; a warm server leads in for 0.5 s."""
     assert (windows.WINDOW_QUEUES, windows.MAX_WINDOW_S, windows.LEAD_QUEUES, windows.MAX_LEAD_S) == (5, 60, 2.5, 30)
     assert (windows.TRAIL_QUEUES, windows.MAX_TRAIL_S) == (1, 10)
-    assert (OhaDriver().lead_s, OhaDriver().trail_s) == (2, 1)
+    assert (OhaDriver().lead_s, OhaDriver().trail_s) == (1.0, 0.25)
+    assert windows.ANY_ORDER == windows.Queues(2.5, 3.0, 1) and windows.IN_ORDER == windows.Queues(1.0, 2.0, 0.0)
+    assert (windows.WARM_LEAD_S, windows.MAX_AGAIN_LEAD_S) == (0.5, 10)
 
 
 def test_the_window_is_five_queues_never_shorter_than_asked_never_longer_than_a_minute():
@@ -84,10 +88,17 @@ def test_the_trail_is_one_queue_never_shorter_than_the_drivers_at_most_ten_secon
 
 def test_a_cell_is_sized_from_its_variant_and_workload():
     """/upstream and /sleep queue by design on a pool; json does not; a mix, an unknown server or a driver with no
-    lead-in keep what they have."""
+    lead-in keep what they have.  A pool that serves in order (gunicorn's sync workers) is sized in fewer queues than a
+    server that serves unevenly (bjoern's event loop, gunicorn's meinheld workers)."""
     upstream, sleep = WORKLOADS["upstream"], WORKLOADS["sleep"]
-    assert cell_window_s(VARIANTS["bjoern"], upstream, 64, 5) == 32
-    assert cell_window_s(VARIANTS["gunicorn-sync-w2"], sleep, 64, 5) == 16
+    assert cell_window_s(VARIANTS["bjoern"], upstream, 64, 5) == 20  # 3 x 6.4 s
+    assert cell_window_s(VARIANTS["gunicorn-sync-w2"], sleep, 64, 5) == 7  # 2 x 3.2 s
+    assert cell_window_s(VARIANTS["gunicorn-sync-w2"], sleep, 64, 2) == 7
+    assert cell_lead_s(VARIANTS["gunicorn-sync-w2"], sleep, 64, 1) == 4  # 1 x 3.2 s, up to whole seconds
+    assert cell_trail_s(VARIANTS["gunicorn-sync-w2"], sleep, 64, 0.5) == 0.5  # no queue of trail: the driver's
+    assert windows.queues_of(VARIANTS["gunicorn-sync-w2"]) is windows.IN_ORDER
+    assert windows.queues_of(VARIANTS["gunicorn-meinheld-w2"]) is windows.ANY_ORDER
+    assert windows.queues_of(VARIANTS["bjoern"]) is windows.ANY_ORDER
     assert cell_window_s(VARIANTS["bjoern"], WORKLOADS["json"], 64, 5) == 5
     assert cell_window_s(VARIANTS["bjoern"], WORKLOADS["site"], 64, 5) == 5
     assert cell_window_s(VARIANTS["aiohttp"], upstream, 64, 5) == 5
@@ -99,7 +110,7 @@ def test_a_cell_is_sized_from_its_variant_and_workload():
     assert cell_lead_s(VARIANTS["bjoern"], WORKLOADS["site"], 64, 2) == 2
     assert cell_lead_s(None, upstream, 64, 2) == 2
     assert cell_trail_s(VARIANTS["bjoern"], upstream, 64, 1) == 7
-    assert cell_trail_s(VARIANTS["gunicorn-sync-w2"], sleep, 64, 1) == 4
+    assert cell_trail_s(VARIANTS["gunicorn-meinheld-w2"], sleep, 64, 1) == 4
     assert cell_trail_s(VARIANTS["bjoern"], upstream, 64, 0) == 0  # wrk: no trail to size
     assert cell_trail_s(VARIANTS["bjoern"], WORKLOADS["site"], 64, 1) == 1
     assert cell_trail_s(VARIANTS["bjoern"], WORKLOADS["json"], 64, 1) == 1
@@ -114,9 +125,9 @@ def test_the_session_runs_a_closed_cell_for_its_sized_window_and_leaves_other_sh
         cfg.resolve({"perf_closed_driver": "oha"}, {}, tmp_path), VARIANTS, [], ("json", "upstream", "site")
     )
     closed = LoadShape(64, 5)
-    assert session.cell_shape(closed, "upstream", "bjoern") == LoadShape(64, 32)
+    assert session.cell_shape(closed, "upstream", "bjoern") == LoadShape(64, 20)
     assert session.cell_shape(LoadShape(64, 5, requests_per_connection=1), "upstream", "bjoern") == LoadShape(
-        64, 32, requests_per_connection=1
+        64, 20, requests_per_connection=1
     )
     for shape, workload, variant in (
         (closed, "json", "bjoern"),
@@ -127,7 +138,9 @@ def test_the_session_runs_a_closed_cell_for_its_sized_window_and_leaves_other_sh
     ):
         assert session.cell_shape(shape, workload, variant) is shape, (shape, workload, variant)
     sized = session.driver_for(session.cell_shape(closed, "upstream", "bjoern"), "upstream", "bjoern")
-    assert (sized.lead_s, sized.trail_s, sized.timeout_s) == (16, 7, 68)  # 16 + 32 + 7 + 2 x 6.4 = 67.8
+    assert (sized.lead_s, sized.trail_s, sized.timeout_s) == (16, 7, 56)  # 16 + 20 + 7 + 2 x 6.4 = 55.8
+    warm = session.driver_for(closed, "json", "bjoern", warm=True)
+    assert (warm.lead_s, session.driver_for(closed, "upstream", "bjoern", warm=True).lead_s) == (0.5, 16)
     assert session.driver_for(closed, "json", "bjoern") is session.driver_for(closed, "json", "aiohttp")
 
 
@@ -153,9 +166,12 @@ def _edges(carried_in: float | None, carried_out: float | None, first: float | N
     )
 
 
-def test_the_edge_tolerance_and_the_longer_window_are_pinned():
-    """Edges that move the ratio by more than 0.03 get one more window, four times as long."""
-    assert (windows.EDGE_TOLERANCE, windows.LONGER_WINDOWS) == (0.03, 4)
+def test_the_edge_tolerance_precision_and_the_longer_window_are_pinned():
+    """Edges that move the ratio by more than 0.03, or a throughput known less precisely than 20%, get one more window,
+    at most four times as long, sized with a margin of 1.5."""
+    assert (windows.EDGE_TOLERANCE, windows.PRECISION, windows.LONGER_WINDOWS) == (0.03, 0.2, 4)
+    assert windows.PRECISION_MARGIN == 1.5
+    assert windows.DEFAULT_POLICY == windows.WindowPolicy(0.2, 60)
 
 
 def test_the_edge_share_is_the_wait_carried_out_less_the_wait_carried_in_and_the_first_waits():
@@ -172,21 +188,75 @@ def test_the_edge_share_is_the_wait_carried_out_less_the_wait_carried_in_and_the
     assert windows.edge_share(_edges(0.0, 1.6, window=1.0), 64) == pytest.approx(0.025)  # a 1 s window
 
 
-def test_a_window_whose_edges_miss_by_more_than_the_tolerance_is_measured_four_times_as_long_up_to_a_minute():
-    """At 0.03 exactly (9.6 s of 320) the edges cancel well enough; above it, either way, 4 x 5 = 20 s; a 16 s window
-    gets 60 s, not 64; a 60 s window or unknown edges get none."""
+def test_a_window_whose_edges_miss_is_measured_again_long_enough_for_them_to_weigh_half_the_tolerance():
+    """At 0.03 exactly (9.6 s of 320) the edges cancel well enough.  Above it, either way, the window grows as the share
+    over half the tolerance (an edge weighs 1 / the window), at least twice and at most four times as long, whole
+    seconds, at most a minute; a 60 s window or unknown edges get none."""
     assert windows.longer_window_s(_edges(0.0, 9.6), 64) is None
     assert windows.longer_window_s(_edges(9.6, 0.0), 64) is None
-    assert windows.longer_window_s(_edges(0.0, 9.7), 64) == 20
-    assert windows.longer_window_s(_edges(9.7, 0.0), 64) == 20
-    assert windows.longer_window_s(_edges(0.0, 0.0, 9.7), 64) == 20  # first waits are carried in too
-    assert windows.longer_window_s(_edges(0.0, 40.0, window=16.0), 64) == 60
-    assert windows.longer_window_s(_edges(0.0, 40.0, window=15.0), 64) == 60  # exactly a minute
-    assert windows.longer_window_s(_edges(0.0, 40.0, window=14.5), 64) == 58
-    assert windows.longer_window_s(_edges(0.0, 40.0, window=2.1), 64) == 9  # 8.4 s, up to whole seconds
+    assert windows.longer_window_s(_edges(0.0, 9.7), 64) == 11  # 5 x 0.0303 / 0.015 = 10.1 s
+    assert windows.longer_window_s(_edges(9.7, 0.0), 64) == 11
+    assert windows.longer_window_s(_edges(0.0, 0.0, 9.7), 64) == 11  # first waits are carried in too
+    assert windows.longer_window_s(_edges(0.0, 12.8), 64) == 14  # 0.04: 13.33 s
+    assert windows.longer_window_s(_edges(0.0, 40.0), 64) == 20  # 0.125: 41.7 s, at most 4 x 5
+    assert windows.longer_window_s(_edges(0.0, 40.0, window=16.0), 64) == 42  # 0.039: 41.7 s
+    assert windows.longer_window_s(_edges(0.0, 80.0, window=16.0), 64) == 60  # 83.3 s: a minute
+    assert windows.longer_window_s(_edges(0.0, 40.0, window=2.1), 64) == 9  # 8.4 s (4 x 2.1), up to whole seconds
     assert windows.longer_window_s(_edges(0.0, 400.0, window=60.0), 64) is None
     assert windows.longer_window_s(_edges(0.0, 400.0, window=59.0), 64) == 60
     assert windows.longer_window_s(_edges(None, 40.0), 64) is None
+    assert windows.longer_window_s(_edges(0.0, 80.0, window=16.0), 64, policy=windows.WindowPolicy(0.05, 30)) == 30
+
+
+def test_a_window_less_precise_than_asked_is_measured_again_long_enough_to_reach_it():
+    """An interval narrows as 1 / sqrt(the window): (reached / asked)^2 x 1.5 times as long, between twice and four
+    times; at the precision asked exactly, with no precision known, or a mean latency alone less precise (it follows
+    from the throughput when the edges cancel), none."""
+    precise = dict(carried_in=0.0, carried_out=0.0)
+    asked = windows.WindowPolicy(precision=0.05)
+    assert windows.longer_window_s(_edges(**precise, precision={"rps": 0.05}), 64, policy=asked) is None
+    assert windows.longer_window_s(_edges(**precise, precision={"rps": None}), 64, policy=asked) is None
+    assert windows.longer_window_s(_edges(**precise, precision={"latency_mean": 0.5}), 64, policy=asked) is None
+    assert windows.longer_window_s(_edges(**precise, precision={"rps": 0.06}), 64, policy=asked) == 11  # 10.8 s
+    assert windows.longer_window_s(_edges(**precise, precision={"rps": 0.051}), 64, policy=asked) == 10  # 7.8: twice
+    assert windows.longer_window_s(_edges(**precise, precision={"rps": 0.2}), 64, policy=asked) == 20  # four times
+    assert windows.longer_window_s(_edges(**precise, precision={"rps": 0.2}), 64) is None  # the default, 20%
+    assert windows.longer_window_s(_edges(**precise, precision={"rps": 0.25}), 64) == 12  # 5 x 1.5625 x 1.5 = 11.7 s
+    assert windows.unconverged(_edges(0.0, 12.8, precision={"rps": 0.21, "latency_mean": 0.5}), 64) == {
+        "edges": pytest.approx(0.04),
+        "rps": 0.21,
+    }
+
+
+def test_a_run_whose_first_requests_were_answered_after_its_lead_in_is_measured_again_with_a_longer_one():
+    """A server that takes its connections in turn holds some of the run's first requests into the window: measured
+    again (held connections or not) with a lead-in 1.5 times the time every first request took, at least twice the
+    last, whole seconds; not when that lead-in would pass 10 s or a connection was not taken within the window (named
+    instead); a run whose first requests were all answered in its lead-in keeps its lead-in."""
+    late = dict(carried_in=0.0, carried_out=0.0, first=44.2, held_through=15, lead_s=1.0, first_answered_s=2.6)
+    load = _edges(**late)
+    assert windows.started_late(load)
+    assert windows.longer_window_s(load, 64) == 20  # the first waits moved the ratio by -0.14: four times as long
+    assert windows.again_lead_s(load) == 4  # 1.5 x 2.6 = 3.9 s
+    assert windows.again_lead_s(_edges(**{**late, "first_answered_s": 1.2})) == 2  # twice the 1 s lead-in
+    assert windows.again_lead_s(_edges(**{**late, "first_answered_s": 5.5})) == 9  # 8.25 s
+    assert windows.again_lead_s(_edges(**{**late, "first_answered_s": 8.0}, window=20.0)) is None  # 12 s: past 10 s
+    starved = _edges(**{**late, "first_answered_s": 7.0})  # after the window's end (1 + 5 s): not taken in it
+    assert windows.again_lead_s(starved) is None and windows.longer_window_s(starved, 64) is None
+    on_time = _edges(**{**late, "first_answered_s": 0.9})
+    assert not windows.started_late(on_time) and windows.again_lead_s(on_time) is None
+    assert windows.longer_window_s(on_time, 64) is None  # held for another reason: named, not measured again
+    assert not windows.started_late(_edges(**{**late, "first_answered_s": None}))
+
+
+def test_a_ceiling_shorter_than_a_queue_is_an_error_and_one_under_five_queues_a_notice():
+    """ceiling_problems: a cell whose designed queue is longer than the ceiling cannot be measured; one whose five
+    queues are longer is measured with heavier edges; the rest are fine."""
+    short, capped = windows.ceiling_problems({"a": (6.4, 5), "b": (3.2, 5), "c": (0.5, 5), "d": (12.0, 5)}, 10)
+    assert short == ["d (queue 12.0 s)"]
+    assert capped == ["a (queue 6.4 s, window 10 s)", "b (queue 3.2 s, window 10 s)"]
+    assert windows.ceiling_problems({"a": (6.4, 5)}, 32) == ([], [])
+    assert windows.ceiling_problems({"b": (6.4, 2)}, 13) == ([], [])  # a pool: two queues
 
 
 def test_a_window_with_failed_requests_held_connections_or_dropped_syns_is_not_measured_again():
@@ -203,3 +273,32 @@ def test_a_window_with_failed_requests_held_connections_or_dropped_syns_is_not_m
         run = {**NO_ERRORS, kind: 1}  # failed in the lead-in or trail: none of the window's
         assert windows.longer_window_s(_edges(**missed, run_errors=run), 64) is None, kind
     assert windows.longer_window_s(_edges(**missed, errors={**NO_ERRORS, "status": 5}), 64) == 20
+
+
+def test_the_session_refuses_a_ceiling_under_a_selected_cells_queue_before_anything_starts(tmp_path):
+    """gunicorn-sync-w2 on /upstream at 64 connections queues 3.2 s (a pool: a window of two queues, 6.4 s): a 3 s
+    --perf-window-max is a usage error naming the cell and the fix; 5 s is a notice; 7 s says nothing."""
+    from serverbench.catalog.matrix import Cell
+    from serverbench.errors import ConfigError
+
+    cells = [Cell(VARIANTS["gunicorn-sync-w2"], VARIANTS["gunicorn-sync-w2"].default_app)]
+
+    def session(ceiling: int) -> PerfSession:
+        config = cfg.resolve({"perf_window_max": str(ceiling)}, {}, tmp_path)
+        return PerfSession(config, VARIANTS, cells, ("json", "upstream"))
+
+    with pytest.raises(
+        ConfigError,
+        match=r"--perf-window-max 3 s is shorter than the designed queue of "
+        r"gunicorn-sync-w2/flask upstream c64 \(queue 3\.2 s\).*--perf-connections",
+    ):
+        session(3).check_ceiling()
+    capped = session(5)
+    capped.check_ceiling()
+    assert capped.notices == [
+        "--perf-window-max 5 s is shorter than the windows sized to the designed queues of gunicorn-sync-w2/flask "
+        "upstream c64 (queue 3.2 s, window 5 s): their windows' edges weigh more (docs/load-shapes.md)"
+    ]
+    fine = session(7)
+    fine.check_ceiling()
+    assert fine.notices == []

@@ -74,6 +74,9 @@ class Variant:
     unsupported: str = ""
     cost_tolerance: float | None = None  # a floor under the cost tests' tolerance where counts move more (why: notes)
     programs: tuple[str, ...] = ()  # executables it runs that are not Python modules (looked up on PATH)
+    # A listen backlog fixed below the connections a load opens (wsgiref's socketserver: 5): the connections beyond it
+    # wait in the kernel's SYN retransmits, not in the server's queue (the syn-drops check names them).
+    backlog: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
@@ -144,6 +147,7 @@ VARIANTS: tuple[Variant, ...] = (
         requires=("wsgiref",),
         install="(standard library)",
         notes="The standard library's reference server: one request at a time, HTTP/1.0, a connection each.",
+        backlog=5,
     ),
     Variant(
         "gunicorn-sync-w2",

@@ -4,6 +4,7 @@
     serverbench report benchmarks/results/ -o report.html
     serverbench compare A.json B.json
     serverbench history benchmarks/history/
+    serverbench bisect --good HEAD~5 --endpoint home --json bisect.json
     serverbench merge OUT.json SHARD1.json SHARD2.json
     serverbench services
     serverbench reference
@@ -27,6 +28,7 @@ COMMANDS = {
     "report": "one self-contained HTML report from results and decision files (docs/report.md)",
     "compare": "the same cells of two results files side by side (docs/cpython-vs-pypy.md)",
     "history": "change points per cell over many results files (docs/history.md)",
+    "bisect": "which commit moved the counted cost: bisection on instructions per request, confirmed by the gate (docs/bisect.md)",
     "merge": "shards' results files joined into one session file (docs/sharding.md)",
     "services": "start the seeded backends by hand and print their SERVERBENCH_* variables",
     "reference": "rewrite the generated tables in docs/ from the data (variants, apps, workloads, options)",

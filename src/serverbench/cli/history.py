@@ -6,7 +6,8 @@
 Runs are ordered by their ``created`` time and grouped by machine id and cell key: numbers from
 different machines are never put in one series.  Each series is searched for sustained level
 shifts (``serverbench.judge.changepoints``).  This is the coarse, slow guard over time; the tight
-per-change verdict is the same-session A/B gate.  Exit status: 0 no shift down, 1 a throughput
+per-change verdict is the same-session A/B gate; a change between runs that carry their commit is printed with
+the ``serverbench bisect`` command that finds the commit.  Exit status: 0 no shift down, 1 a throughput
 drop was found, 2 bad input (a missing or corrupt file, fewer runs than a segment needs).
 """
 
@@ -18,6 +19,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from ..catalog.apps import APPS
 from ..errors import ConfigError
 from ..judge.changepoints import change_points
 from ..records import results as results_file
@@ -58,6 +60,26 @@ def series(runs: list[ResultsFile]) -> dict[tuple[str, str], list[tuple[str, flo
     return dict(out)
 
 
+def bisect_line(runs: list[ResultsFile], machine: str, key: str, index: int) -> str | None:
+    """The ``serverbench bisect`` command that asks which commit made the change at run ``index`` of the series
+    (machine, key): from the last run before it to the first after; None when either run carries no commit."""
+    carrying = [
+        r
+        for r in runs
+        if str(r.machine.get("id", "unknown")) == machine
+        and any(s.result.key == key and s.result.rps for s in r.results)
+    ]
+    before, after = carrying[index - 1], carrying[index]
+    if not (before.commit and after.commit):
+        return None
+    result = next(s.result for s in after.results if s.result.key == key)
+    cell = f"--app {result.app} --workload {result.workload}" if result.app in APPS else f"--endpoint {result.workload}"
+    return (
+        f"which commit: serverbench bisect --good {before.commit[:12]} --bad {after.commit[:12]} "
+        f"--variant {result.variant} {cell}"
+    )
+
+
 def check_limits(args: argparse.Namespace) -> None:
     """The change-point search's limits, each named by its flag, checked before any file is read."""
     problems = [
@@ -88,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{len(runs)} runs: a change needs at least {args.min_segment} runs on each side "
                 f"(--min-segment), so at least {2 * args.min_segment} runs"
             )
-        dropped = False
+        dropped, uncommitted = False, 0
         for (machine, key), points in sorted(series(runs).items()):
             found = change_points(
                 [v for _, v in points], alpha=args.alpha, min_effect=args.min_effect, min_segment=args.min_segment
@@ -101,7 +123,16 @@ def main(argv: list[str] | None = None) -> int:
                 or "no sustained shift"
             )
             print(f"{machine}  {key}  {len(points)} runs, latest {points[-1][1]:,.0f} rps: {said}")
+            handed = [bisect_line(runs, machine, key, c.index) for c in found]
+            for line in filter(None, handed):
+                print(f"    {line}")
+            uncommitted += handed.count(None)
             dropped |= any(c.change < 0 for c in found)
+        if uncommitted:
+            print(
+                f"which commit: {uncommitted} change(s) lie between runs that carry no commit; results files "
+                "written by pytest in a clean git checkout carry it, and then name the `serverbench bisect` range"
+            )
     except (ConfigError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

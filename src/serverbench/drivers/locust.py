@@ -285,6 +285,18 @@ def with_final(report: LoadReport, final: Mapping[str, Any]) -> LoadReport:
     )
 
 
+def answered_users(files: Iterable[Path]) -> int | None:
+    """How many users had any request answered, over the gap files locust's processes wrote (their ``users``); None
+    when none was written or a file predates the count."""
+    counts = []
+    for path in files:
+        try:
+            counts.append(int(json.loads(path.read_text())["users"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+    return sum(counts) if counts else None
+
+
 def mean_gap_ms(files: Iterable[Path]) -> float | None:
     """A user's mean time from an answer to its next request, in ms, over the gap files locust's processes wrote
     (locustfiles/gaps.py: ``{"pairs": N, "gap_s": S}`` each); None when none was written."""
@@ -547,7 +559,13 @@ class LocustRunner:
             final = parse_final(run.stdout)
             if final is not None:
                 report = with_final(report, final)
-            report = dataclasses.replace(report, gap_ms=mean_gap_ms(Path(tmp).glob("gaps-*.json")))
+            gaps = list(Path(tmp).glob("gaps-*.json"))
+            answered = answered_users(gaps)
+            report = dataclasses.replace(
+                report,
+                gap_ms=mean_gap_ms(gaps),
+                held_through=None if answered is None else max(0, self.users - answered),
+            )
             if run.returncode != 0 and not sum(report.errors.values()):
                 # e.g. "Gave up waiting for workers to connect": the CSV holds an empty run
                 raise GeneratorError(
@@ -584,6 +602,13 @@ def _worker_tails(reaped: Sequence[Reaped]) -> str:
 LOCUST_CAPABILITIES = Capabilities("locust", ("closed",), requests_per_connection=False, ramp=True)
 
 
+# Seconds of a run locust spends before its users answer (it starts -t's clock, then imports gevent, locust and the
+# locustfile, and spawns the users): measured 1.2-1.9 s of a 2 s -t on this 2-core machine (2026-11-27), whose users
+# answered for 0.1-0.8 s.  The driver asks for the shape's duration plus this, so the users answer for about the
+# shape's duration (the record's window is their first answer to their last, locust's final statistics).
+START_S = 2
+
+
 @dataclass(frozen=True)
 class LocustDriver:
     """locust behind the driver interface: a shape's ``connections`` are users, spawned over its
@@ -618,7 +643,7 @@ class LocustDriver:
         runner = LocustRunner(
             users=shape.connections, spawn_rate=spawn, workers=self.workers, locustfile=self.locustfile
         )
-        report, run = runner.run(url, shape.duration, cpus)
+        report, run = runner.run(url, shape.duration + START_S, cpus)
         return dataclasses.replace(report, think_ms=think_ms(self.locustfile)), run
 
 

@@ -33,15 +33,16 @@ from ..records.schema import ERROR_KEYS, LoadReport
 from .rank import nearest_rank
 
 OHA_CAPABILITIES = Capabilities("oha", ("open", "closed"), requests_per_connection=False, ramp=False)
-# A closed-model run's lead-in: load runs this long before the measured window opens, in the same run, so
-# the window starts in steady state (a pool's queue full, not drained).  Requests sent in the lead-in are
-# not counted; a queue refills within one service time of the load starting (each connection's second
-# request already waits behind the others'), so 2 s covers every endpoint here (/sleep: 100 ms).
-LEAD_S = 2
+# A closed-model run's lead-in: load runs this long before the measured window opens, in the same run, so the window
+# starts in steady state (connections open, caches and pools warm, a pool's queue full, not drained).  It is the
+# trial's warm-up too (measure.trial: no separate warm-up run, its rate per slice recorded as the warm-up's); the perf
+# suite sets it to --perf-warmup, longer on a cell with a designed queue (catalog.windows).  Requests sent in it are
+# not counted.
+LEAD_S = 1.0
 # A closed-model run's trail: load runs this long after the window, in the same run, so the window's last requests are
 # answered under the load they were sent into; stopped at once, a server serving its connections unevenly answers
 # them sooner than it would have (catalog.windows, measured on gunicorn-gevent-w2 /json).  Its requests are not counted.
-TRAIL_S = 1
+TRAIL_S = 0.25
 INSTALL = "cargo install oha --locked  (./run does it; needs Rust, make and cmake)"
 
 
@@ -250,7 +251,8 @@ def window_report(
     # in it; nor did one whose request was never answered through it (at most as many as the run gave up).
     end_s = start_s + duration_s
     held = sum(1 for start, end, _, _ in rows if start < start_s and end >= end_s)
-    unanswered = min(errors.get("timeout", 0), connections - most_in_flight(rows, start_s, end_s))
+    timeouts = errors.get("timeout", 0)  # most_in_flight sorts every answer's instants: only when it can matter
+    unanswered = min(timeouts, connections - most_in_flight(rows, start_s, end_s)) if timeouts else 0
     # The run's first requests, one per connection, sent as it began: the window's time still spent waiting on them.
     first = heapq.nsmallest(connections, rows)
     first_wait = sum(max(0.0, min(end, end_s) - start_s) for start, end, _, _ in first if start < start_s)
@@ -278,7 +280,67 @@ def window_report(
         first_wait_s=first_wait + unanswered * duration_s,
         carried_in_s=carried_in,
         carried_out_s=carried_out,
+        precision=window_precision([row for row in rows if start_s <= row[0] < end_s], start_s, duration_s),
+        lead_s=start_s,
+        first_answered_s=max((end for _, end, _, _ in first), default=None) if len(first) == connections else None,
+        lead_rps=answer_rates(rows, 0.0, start_s, LEAD_SLICES),
     )
+
+
+# A window's precision: its requests cut by send time into this many equal slices (batch means); the lead-in's rate in
+# this many slices (the warm-up's rounds, from the same run).
+SLICES = 10
+LEAD_SLICES = 4
+# Student's t, 97.5% quantile, by degrees of freedom (a 95% interval from 2 to 10 slices).
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+
+
+def half_width(values: Sequence[float]) -> float | None:
+    """The 95% interval's half-width of the mean of ``values`` (independent batch values), relative to the mean;
+    None for fewer than two values or a mean of 0."""
+    n = len(values)
+    if n < 2 or n - 1 not in T975:
+        return None
+    mean = sum(values) / n
+    if mean <= 0:
+        return None
+    sd = (sum((v - mean) ** 2 for v in values) / (n - 1)) ** 0.5
+    return T975[n - 1] * sd / n**0.5 / mean
+
+
+def window_precision(
+    rows: Sequence[tuple[float, float, int, int]], start_s: float, duration_s: float, slices: int = SLICES
+) -> dict[str, float | None]:
+    """How precisely a window measured its throughput and mean latency: its answered requests (status < 400) cut by
+    send time into ``slices`` equal slices, each slice's rate and mean latency a batch value, and each half-width of
+    the 95% interval of their mean, relative to it (``rps``, ``latency_mean``).  A slice with no request gives no
+    latency value; a window of no time gives None for both."""
+    if duration_s <= 0 or slices < 2:
+        return {"slices": slices, "rps": None, "latency_mean": None}
+    width = duration_s / slices
+    counts, waits = [0] * slices, [0.0] * slices
+    for start, end, status, _ in rows:
+        if start_s <= start < start_s + duration_s and status < 400:
+            k = min(slices - 1, int((start - start_s) / width))
+            counts[k] += 1
+            waits[k] += end - start
+    means = [w / c for w, c in zip(waits, counts) if c]
+    return {"slices": slices, "rps": half_width([c / width for c in counts]), "latency_mean": half_width(means)}
+
+
+def answer_rates(
+    rows: Sequence[tuple[float, float, int, int]], start_s: float, end_s: float, slices: int
+) -> tuple[float, ...]:
+    """Answers a second in each of ``slices`` equal slices of [start_s, end_s) by answer time (the lead-in's rate as
+    it warmed the server up); () for a span of no time."""
+    if end_s <= start_s or slices < 1:
+        return ()
+    width = (end_s - start_s) / slices
+    counts = [0] * slices
+    for _, end, _, _ in rows:
+        if start_s <= end < end_s:
+            counts[min(slices - 1, int((end - start_s) / width))] += 1
+    return tuple(c / width for c in counts)
 
 
 def read_rows(db: Path) -> list[tuple[float, float, int, int]]:
@@ -298,8 +360,8 @@ class OhaDriver:
     name: str = "oha"
     threads: int = 1
     capabilities: Capabilities = OHA_CAPABILITIES
-    lead_s: int = LEAD_S  # closed model: load before the window, in the same run (trial.measure waits it out)
-    trail_s: int = TRAIL_S  # closed model: load after the window, in the same run, its requests not counted
+    lead_s: float = LEAD_S  # closed model: load before the window, in the same run (trial.measure waits it out)
+    trail_s: float = TRAIL_S  # closed model: load after the window, in the same run, its requests not counted
 
     @cached_property
     def binary(self) -> str:
@@ -357,7 +419,7 @@ class OhaDriver:
         return [
             self.binary,
             "-z",
-            f"{self.lead_s + duration + self.trail_s}s",
+            f"{round(1000 * (self.lead_s + duration + self.trail_s))}ms",
             "-c",
             str(connections),
             "-w",

@@ -90,6 +90,8 @@ MEANINGS: Mapping[str, str] = {
     "backend-bound": "a backend was >= 90% busy: it, not the server under test, set the throughput",
     "neighbours": "other processes (or other guests of the hypervisor) took CPU during the window",
     "memory-growth": "the server's PSS kept growing through a long window, beyond the tolerance per 10,000 requests",
+    "imprecise": "the window's throughput is known less precisely than --perf-precision asked, even in the longest "
+    "window the suite measured it in",
 }
 
 
@@ -557,6 +559,22 @@ def memory_growth(r: Result) -> Flag | None:
     )
 
 
+def imprecise(r: Result) -> Flag | None:
+    """A steady window whose throughput did not reach the precision it was asked for (its record keeps both:
+    ``precision``), after any window measured again."""
+    precision = r.load.precision or {}
+    asked, reached = precision.get("asked"), precision.get("rps")
+    if asked is None or reached is None or reached <= asked:
+        return None
+    return Flag(
+        "imprecise",
+        f"{r.key}: throughput within ±{reached:.1%} over {r.load.duration_s:g} s ({precision.get('slices', '?')} "
+        f"slices), asked ±{asked:.1%}: "
+        "the machine's speed moved within the window more than the precision allows. Rerun on a quieter machine, "
+        "raise --perf-window-max for a longer window, or ask less (--perf-precision)",
+    )
+
+
 RULES: tuple[Callable[[Result], Flag | None], ...] = (
     no_answers,
     littles_law,
@@ -568,6 +586,7 @@ RULES: tuple[Callable[[Result], Flag | None], ...] = (
     backend_bound,
     neighbours,
     memory_growth,
+    imprecise,
 )
 
 

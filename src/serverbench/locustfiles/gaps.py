@@ -8,8 +8,9 @@ cycle, so this is what the law needs besides the latencies: the mean gap per req
 
 Every request event fires in its user's greenlet, so the greenlet names the user; a gap is the next request's
 ``start_time`` less the last one's ``start_time + response_time``.  At exit (``quitting``) each process that ran
-users writes ``{"pairs": N, "gap_s": S}`` to ``$SERVERBENCH_LOCUST_GAPS/gaps-<pid>.json``; a worker and the
-single process write one each, the master (no users) none.
+users writes ``{"pairs": N, "gap_s": S, "users": U}`` to ``$SERVERBENCH_LOCUST_GAPS/gaps-<pid>.json``, U the users
+that had any request answered (a user the server never answered, as uWSGI's --http-socket leaves most connections,
+shows as one missing); a worker and the single process write one each, the master (no users) none.
 """
 
 from __future__ import annotations
@@ -42,5 +43,6 @@ def _on_request(start_time: float, response_time: float, **_: object) -> None:
 @events.quitting.add_listener
 def _on_quitting(**_: object) -> None:
     folder = os.environ.get(GAPS_ENV)
-    if folder and _pairs:
-        (Path(folder) / f"gaps-{os.getpid()}.json").write_text(json.dumps({"pairs": _pairs, "gap_s": _gap_s}))
+    if folder and _answered:
+        record = {"pairs": _pairs, "gap_s": _gap_s, "users": len(_answered)}
+        (Path(folder) / f"gaps-{os.getpid()}.json").write_text(json.dumps(record))

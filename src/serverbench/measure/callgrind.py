@@ -8,6 +8,7 @@ reaches a process blocked in a system call through ptrace, so an idle server ans
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 import shutil
@@ -48,6 +49,16 @@ def valgrind_command(out_dir: Path) -> tuple[str, ...]:
         f"--callgrind-out-file={out_dir}/callgrind.%p",
         f"--log-file={out_dir}/valgrind.%p.log",
     )
+
+
+def remove_pipes(out_dir: Path) -> None:
+    """Remove the vgdb pipes of every process that ran under valgrind into ``out_dir`` (its ``valgrind.<pid>.log``
+    names it): valgrind removes them when a process exits, not when it is killed (a server that never
+    became ready)."""
+    for log in Path(out_dir).glob("valgrind.*.log"):
+        pid = log.name.split(".")[1]
+        for pipe in glob.glob(f"{VGDB_PREFIX}-*-{pid}-by-*"):
+            Path(pipe).unlink(missing_ok=True)
 
 
 def valgrind_missing() -> str | None:

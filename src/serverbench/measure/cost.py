@@ -101,15 +101,16 @@ def measure_cost(plan: CostPlan) -> CostRecord:
     started = time.monotonic()
     port = plan.port if plan.port is not None else free_port()
     prefix = fixed_environment(plan, port) + callgrind.valgrind_command(out_dir)
-    server = start_variant(
-        replace(plan.variant, command=prefix + plan.variant.command),
-        apps_dir=plan.apps_dir,
-        app=plan.app,
-        port=port,
-        timeout=START_TIMEOUT_S,
-        python=plan.python,
-    )
+    server = None
     try:
+        server = start_variant(
+            replace(plan.variant, command=prefix + plan.variant.command),
+            apps_dir=plan.apps_dir,
+            app=plan.app,
+            port=port,
+            timeout=START_TIMEOUT_S,
+            python=plan.python,
+        )
         pids = run_window(
             plan,
             server.process.pid,
@@ -119,8 +120,10 @@ def measure_cost(plan: CostPlan) -> CostRecord:
             ),
         )
         dumps = callgrind.window_dumps(out_dir, pids)
-    finally:
-        server.stop()
+    finally:  # a server that did not start leaves its files and vgdb's pipes too
+        if server is not None:
+            server.stop()
+        callgrind.remove_pipes(out_dir)
         if plan.keep_dir is None:
             shutil.rmtree(out_dir, ignore_errors=True)
     owners = plan.owners

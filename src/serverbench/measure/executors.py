@@ -209,6 +209,15 @@ class ManagedProcess:
         self._executor._stdout = self._log
         _LIVE.add(self)
         try:
+            self._start_executor()
+        except ServerStartError:
+            self.stop()  # the error carries the log's tail: no process, log file or exit-sweep entry is left
+            raise
+        return self
+
+    def _start_executor(self) -> None:
+        """Start the process and wait until it is ready; a ServerStartError says what was found and the fix."""
+        try:
             self._executor.start()
         except AlreadyRunning:
             self._close_log()
@@ -252,7 +261,6 @@ class ManagedProcess:
         except FileNotFoundError as exc:
             self._close_log()
             raise ServerStartError(self.what, f"{exc.filename} does not exist", self.command, "") from None
-        return self
 
     @property
     def command(self) -> str:
@@ -289,6 +297,17 @@ class ManagedProcess:
         if first is not None and first < len(all_lines) - lines:
             return "\n".join([f"[first error, line {first + 1}] {all_lines[first]}", "[...]", *tail])
         return "\n".join(tail)
+
+    def kill(self) -> None:
+        """Stop the whole process group at once (SIGKILL): a server whose measurements are over has nothing to finish
+        (gunicorn's graceful stop of idle workers took 1-1.8 s of each cell)."""
+        try:
+            if self._executor.process is not None:
+                self._executor.kill()
+        finally:
+            self._close_log()
+            self.log_path.unlink(missing_ok=True)
+        _LIVE.discard(self)
 
     def stop(self) -> None:
         """Stop the whole process group: SIGTERM, then SIGKILL after the timeout."""

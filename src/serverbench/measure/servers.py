@@ -6,6 +6,7 @@ with the one under load, and restarts a server that died so later tests are not 
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import platform
 import shutil
@@ -35,15 +36,23 @@ class RunningServer:
     external_pid: int | None = None
     app: str = ""
     heap_dir: str | None = None  # where its processes write their Python heap figures (SERVERBENCH_HEAP_DIR)
+    started: str = ""  # when it started (UTC, ISO 8601)
+    trials: int = 0  # the trials it has served so far (the perf suite runs all of a cell's workloads on one start)
+
+    def served(self) -> dict[str, object]:
+        """Count one more trial served, and say which process served it: the record's ``extra["server"]``."""
+        self.trials += 1
+        return {"pid": self.pid, "started": self.started, "trial": self.trials}
 
     @property
     def pid(self) -> int | None:
         """The pid whose process tree is sampled: ours, or the one given with --perf-target-pid."""
         return self.process.pid if self.process is not None else self.external_pid
 
-    def stop(self) -> None:
+    def stop(self, at_once: bool = False) -> None:
+        """Stop its process group (SIGTERM, then SIGKILL; ``at_once``: SIGKILL): ours only, never an external one."""
         if self.process is not None:
-            self.process.stop()
+            self.process.kill() if at_once else self.process.stop()
 
 
 def interpreter() -> str:
@@ -114,7 +123,15 @@ def start_variant(
     )
     # The child inherits serverbench's own environment under the one given (mirakuru adds envvars to os.environ).
     heap_dir = full_env.get(HEAP_VAR, os.environ.get(HEAP_VAR)) or None
-    return RunningServer(variant.name, process.url, process.start(), app=app.name, heap_dir=heap_dir)
+    started = process.start()
+    return RunningServer(
+        variant.name,
+        process.url,
+        started,
+        app=app.name,
+        heap_dir=heap_dir,
+        started=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    )
 
 
 class ServerPool:
@@ -166,4 +183,5 @@ class ServerPool:
         if self._current is not None:
             _, server = self._current
             self._current = None
-            server.stop()
+            self._report("stop")
+            server.stop(at_once=True)

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from ..backends.base import Service
 from ..catalog.shapes import LoadShape
-from ..catalog.windows import edge_share, longer_window_s
+from ..catalog.windows import DEFAULT_POLICY, WindowPolicy, again_lead_s, edge_share, longer_window_s
 from ..catalog.workloads import Workload
 from ..drivers.base import Driver
 from ..errors import ServerDiedError
@@ -47,9 +47,11 @@ class Trial:
     backends: Mapping[str, Service] = field(default_factory=dict)
     cpus: Sequence[int] | None = None
     progress: Callable[[str, int], None] | None = None  # told each phase as it begins: ("warm-up", k), ("measure", 0)
-    during: Callable[[], Any] | None = (
-        None  # a context manager around the measured load (a backend fault, measure.faults)
-    )
+    # A context manager around the measured load (a backend fault, measure.faults).
+    during: Callable[[], Any] | None = None
+    # The driver of the warm-up rounds when not the trial's own: a locust scenario warms up with wrk on the same URL mix
+    # at as many connections as it has users (the same endpoints, without a Python generator's seconds of start-up).
+    warmup_driver: Driver | None = None
 
     def report(self, phase: str, round: int = 0) -> None:
         if self.progress is not None:
@@ -71,23 +73,37 @@ class Trial:
 class Warmup:
     """Unmeasured load before the window: up to ``rounds`` rounds of ``seconds``, stopping once rps settles."""
 
-    seconds: int
+    seconds: float
     rounds: int = 1
     settle: float = 0.05
+
+
+def lead_in_s(trial: Trial) -> float:
+    """Seconds of load the trial's driver runs before its window in the same run (oha's closed model: the lead-in,
+    which is the trial's warm-up too); 0 for a driver or shape without one."""
+    if trial.shape.rate is not None or trial.shape.workers is not None:
+        return 0.0
+    return float(getattr(trial.driver, "lead_s", 0) or 0)
 
 
 def warm_up(trial: Trial, warmup: Warmup) -> tuple[float, ...]:
     """Unmeasured load, so caches, JITs and connection pools are warm before the measured window.
 
     Runs up to ``rounds`` rounds and stops early once rps settles (a JIT such as PyPy's keeps
-    speeding up for several rounds).  Returns the rps of every round.
+    speeding up for several rounds).  Returns the rps of every round.  A driver with a lead-in runs each round
+    as a run of its own with none (nor a trail).
     """
     rps: list[float] = []
     if warmup.seconds <= 0:
         return ()
+    plain = trial
+    if trial.warmup_driver is not None:
+        plain = replace(trial, driver=trial.warmup_driver, shape=replace(trial.shape, workers=None, ramp=0.0))
+    elif lead_in_s(trial):
+        plain = replace(trial, driver=replace(trial.driver, lead_s=0, trail_s=0))
     for k in range(warmup.rounds):
         trial.report("warm-up", k + 1)
-        load, _ = trial.run_load(warmup.seconds)
+        load, _ = plain.run_load(max(1, round(warmup.seconds)))
         check_alive(trial.server)
         rps.append(load.rps)
         if settled(rps, warmup.settle):
@@ -102,7 +118,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
     server, backends = trial.server, dict(trial.backends)
     # A driver with a lead-in (oha's closed model) loads the server before its window in the same run:
     # the samplers below open when its window does, and the run ends after the window's in-flight answers.
-    lead = getattr(trial.driver, "lead_s", 0) if trial.shape.rate is None and trial.shape.workers is None else 0
+    lead = lead_in_s(trial)
     with ThreadPoolExecutor(1) as pool:
         # The counters before the run too: its answered requests (lead-in and window) are compared with what the
         # backends counted until it had every answer, with no clock to align between oha and this process.
@@ -142,11 +158,13 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
             host_cpu = host.stop()
         window_after = after = {name: b.count() for name, b in backends.items()}
         if running is not None:
+            trial.report("trail")  # the driver's load after the window, then its report
             load, run = running.result()
             # The window's requests are those sent in it, answered up to a timeout after it: their operations are
             # counted until the run has every answer (the window's own count is kept beside, as window_ops).
             after = {name: b.count() for name, b in backends.items()}
             listen |= {f"run_{k}": v for k, v in window(run_listen_before, listen_counters()).items()}
+    trial.report("analysis")
     usage = sampler.usage() if sampler is not None else None
     check_alive(server)
     connections = trial.shape.connections
@@ -184,9 +202,14 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
         app=server.app,
         workload=trial.workload.name,
         shape=trial.shape,
-        warmup_s=(warmup.seconds if warmup else 0) * len(warmup_rps),
-        warmup_rps=tuple(warmup_rps),
-        warmup_settled=settled(warmup_rps, warmup.settle) if warmup and len(warmup_rps) >= 2 else None,
+        # The warm-up: its rounds, or (none run) the lead-in of this run, its rate per slice.
+        warmup_s=(warmup.seconds if warmup else 0) * len(warmup_rps) if warmup_rps or not lead else lead,
+        warmup_rps=tuple(warmup_rps or load.lead_rps),
+        warmup_settled=(
+            settled(warmup_rps or load.lead_rps, warmup.settle)
+            if warmup and len(warmup_rps or load.lead_rps) >= 2
+            else None
+        ),
         url=server.url + trial.workload.path,
         load=load,
         generator=generator,
@@ -232,20 +255,30 @@ def drain(server: RunningServer, workload: Workload, timeout: float = 60.0) -> N
         pass  # a server that cannot answer shows it in the measured window
 
 
-def run_trial(trial: Trial, warmup: Warmup, longer: Callable[[int], Trial] | None = None) -> Result:
-    """Warm up, wait for what the warm-up left queued, then measure one window.  With ``longer`` (the perf suite: this
-    trial in a window of so many seconds, its driver sized to it), a steady window whose edges did not cancel (the
-    wait its connections carried in and out, catalog.windows.longer_window_s) is measured once more in a longer one,
-    right after it; the record keeps the first as ``extra["short_window"]``."""
-    rps = warm_up(trial, warmup)
-    drain(trial.server, trial.workload)
-    result = measure(trial, warmup, rps)
+def run_trial(
+    trial: Trial,
+    warmup: Warmup,
+    longer: Callable[[int, float | None], Trial] | None = None,
+    policy: WindowPolicy = DEFAULT_POLICY,
+) -> Result:
+    """Warm up, then measure one window.  A closed run with a lead-in (oha) warms the server up in its own lead-in, so
+    a separate warm-up (then a wait for what it left queued) runs only for a driver without one or for more than one
+    round (PyPy's JIT).  With ``longer`` (the perf suite: this trial in a window of so many seconds, its driver sized to
+    it, and a lead-in when not None), a steady window that did not converge (its edges did not cancel, or its
+    throughput is less precise than ``policy`` asks: catalog.windows.longer_window_s) is measured once more in a window
+    sized to converge, right after it, with a longer lead-in when the run's first requests were still being answered
+    as the window opened (catalog.windows.again_lead_s); the record keeps the first as ``extra["short_window"]``."""
+    rps = warm_up(trial, warmup) if not lead_in_s(trial) or warmup.rounds > 1 else ()
+    if rps:
+        drain(trial.server, trial.workload)
+    result = asked(measure(trial, warmup, rps), policy)
     load = result.load
     drops = result.kernel.get("run_listen_drops", result.kernel.get("listen_drops", 0)) or 0
-    seconds = None if longer is None else longer_window_s(load, trial.shape.connections, drops)
+    seconds = None if longer is None else longer_window_s(load, trial.shape.connections, drops, policy)
     if seconds is None:
         return result
-    again = measure(longer(seconds), warmup, rps)
+    trial.report("again")
+    again = asked(measure(longer(seconds, again_lead_s(load)), warmup, rps), policy)
     short = {
         "duration_s": load.duration_s,
         "requests": load.requests,
@@ -255,8 +288,16 @@ def run_trial(trial: Trial, warmup: Warmup, longer: Callable[[int], Trial] | Non
         "carried_out_s": round(load.carried_out_s, 3),
         "first_wait_s": round(load.first_wait_s or 0.0, 3),
         "edge_share": round(edge_share(load, trial.shape.connections), 4),
+        **({"precision": dict(load.precision)} if load.precision else {}),
     }
     return replace(again, extra={**again.extra, "short_window": short})
+
+
+def asked(result: Result, policy: WindowPolicy) -> Result:
+    """The result with the precision its window was asked for beside the one it reached (a steady window's)."""
+    if result.load.precision is None:
+        return result
+    return replace(result, load=replace(result.load, precision={**result.load.precision, "asked": policy.precision}))
 
 
 def check_alive(server: RunningServer) -> None:

@@ -384,7 +384,8 @@ def perf_trial(
     )
 
     shape = perf_session.cell_shape(perf_shape, perf_workload, perf_server.name)
-    driver = perf_session.driver_for(shape, perf_workload, perf_server.name)
+    warm = perf_server.trials > 0  # this process has served another workload (pytest_plugin.order)
+    driver = perf_session.driver_for(shape, perf_workload, perf_server.name, warm=warm)
     if shape.workers is not None:
         try:
             driver.check()
@@ -403,21 +404,25 @@ def perf_trial(
         backends=backends,
         progress=perf_session.progress,
         during=injection.window if injection is not None else None,
+        warmup_driver=_warmup_driver(perf_session, shape, perf_workload),
     )
     warmup = Warmup(config.warmup, perf_session.warmup_rounds, config.settle)
 
-    def longer(seconds: int) -> Trial:
-        """The trial in a window of ``seconds``, its driver (a closed model's timeout) sized to it."""
+    def longer(seconds: int, lead_s: float | None = None) -> Trial:
+        """The trial in a window of ``seconds`` (and a lead-in of ``lead_s`` when given), its driver (a closed model's
+        timeout) sized to it."""
         wider = dataclasses.replace(shape, duration=seconds)
-        return dataclasses.replace(
-            plan, shape=wider, driver=perf_session.driver_for(wider, perf_workload, perf_server.name)
-        )
+        driver = perf_session.driver_for(wider, perf_workload, perf_server.name, lead_s, warm=True)
+        return dataclasses.replace(plan, shape=wider, driver=driver)
 
     def trial() -> Result:
         if injection is not None:
             _fault_trial(request, perf_session, plan, warmup, injection)
         try:
-            runs = [run_trial(plan, warmup, longer) for _ in range(config.replicates)]
+            runs = [
+                _served_by(perf_server, run_trial(plan, warmup, longer, perf_session.window_policy))
+                for _ in range(config.replicates)
+            ]
         except ServerbenchError as exc:
             _fail(perf_session, request, exc)
         result = replicated(runs)
@@ -431,6 +436,22 @@ def perf_trial(
         return result
 
     return trial
+
+
+def _warmup_driver(session: PerfSession, shape: LoadShape, workload: str):
+    """A locust scenario on a URL mix warms up with wrk on that mix (measure.trial.Trial.warmup_driver); other shapes
+    warm up with their own driver (None)."""
+    if shape.workers is None or not session.workload(workload).mix:
+        return None
+    return session.driver_for(dataclasses.replace(shape, workers=None, ramp=0.0), workload)
+
+
+def _served_by(server: RunningServer, result: Result) -> Result:
+    """The result with the process that served it in its record (``extra["server"]``): one start serves every workload
+    of a cell (pytest_plugin.order)."""
+    if server.process is None:
+        return result
+    return dataclasses.replace(result, extra={**result.extra, "server": server.served()})
 
 
 def _injection(

@@ -15,8 +15,11 @@ from ..errors import ConfigError, ServerbenchError
 from ..measure.executors import raise_open_files
 from ..measure.servers import unavailable_reason
 from ..report import benchmark_json, reference
+from ..report.phases import cell_label
+from ..report.phases import lines as phase_lines
 from ..report.terminal import missing_baseline_line, rate_ladders, summary_table, variant_table
 from .fixtures import SESSION_KEY, TARGET, perf_session_of
+from .order import grouped_by_cell
 from .progress import ProgressLine, terminal_stream
 from .session import PerfSession, resolve_user_app
 
@@ -140,10 +143,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Before any server starts: the binaries and the baseline file the selected perf tests need."""
+    """Before any server starts: the binaries and the baseline file the selected perf tests need; each cell's tests
+    together (order.grouped_by_cell), so its server starts once."""
     perf_items = [i for i in items if "perf_trial" in getattr(i, "fixturenames", ())]
     if not perf_items:
         return
+    items[:] = grouped_by_cell(items)
     session = perf_session_of(config)
     try:
         drives = [(session.driver_for(s, w), s) for s in session.shapes if s.workers is None for w in session.workloads]
@@ -151,6 +156,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             driver.check()
             shapes.check(list({s: None for d, s in drives if d is driver}), driver.capabilities)
         raise_open_files(shapes.fd_need([s.connections for s in session.shapes]))
+        session.check_ceiling()
         needed = {name for w in session.workloads for name in session.workload(w).backends}
         for name in needed if session.config.target is None else ():
             spec = BACKENDS[name]
@@ -159,6 +165,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         session.store.load()
     except ServerbenchError as exc:
         raise pytest.UsageError(str(exc)) from None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """Each perf test's phases are clocked from its setup to its teardown (PerfSession.phases)."""
+    perf = item.config.stash.get(SESSION_KEY, None)
+    timed = perf is not None and "perf_trial" in getattr(item, "fixturenames", ())
+    if timed:
+        perf.phases.begin(item.nodeid)
+    yield
+    if timed:
+        perf.phases.end()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -189,6 +207,8 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     if missing and not perf.config.save_baseline:
         terminalreporter.write_line(missing_baseline_line(len(missing), perf.machine["id"]))
     for line in rate_ladders([r for r, _ in perf.results]):
+        terminalreporter.write_line(line)
+    for line in phase_lines(perf.time_spent(), {n: cell_label(n) for n in perf.phases.tests}):
         terminalreporter.write_line(line)
     for notice in perf.notices:
         terminalreporter.write_line(notice)

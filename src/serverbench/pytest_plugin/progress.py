@@ -76,10 +76,12 @@ class ProgressLine:
         config = self._session.config
         self._items = {item.nodeid: n for n, item in enumerate(perf)}
         self._names = {item.nodeid: describe(item) for item in perf}
-        self._planned = [
-            planned_seconds(config.warmup, self._session.warmup_rounds, *self._load(item), config.replicates)
-            for item in perf
-        ]
+        self._planned = []
+        for item in perf:
+            window, around = self._load(item)
+            # A run with a lead-in (oha's closed model) warms up in it: no warm-up rounds unless more than one.
+            rounds = self._session.warmup_rounds if not around or self._session.warmup_rounds > 1 else 0
+            self._planned.append(planned_seconds(config.warmup, rounds, window, around, config.replicates))
 
     def _load(self, item: pytest.Item) -> tuple[int, int]:
         """A cell's window and the load its driver runs around it (oha's lead-in and trail), sized to the cell as

@@ -6,6 +6,7 @@ records and, when asked, the baseline.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Callable
@@ -18,7 +19,15 @@ from ..catalog.shapes import LoadShape
 from ..catalog.timeouts import cell_timeout_s
 from ..catalog.userapp import UserApp, user_app
 from ..catalog.variants import Variant
-from ..catalog.windows import cell_lead_s, cell_trail_s, cell_window_s
+from ..catalog.windows import (
+    WindowPolicy,
+    ceiling_problems,
+    cell_queue_s,
+    cell_trail_s,
+    cell_window_s,
+    queues_of,
+    warm_lead_s,
+)
 from ..catalog.workloads import WORKLOADS, Workload
 from ..config import PerfConfig
 from ..drivers.base import Driver, closed_driver, driver_for
@@ -30,11 +39,14 @@ from ..judge.drift import size_drift
 from ..judge.verdict import FAIL, Verdict
 from ..measure.appinterface import detect
 from ..measure.appsetup import set_up_app
+from ..measure.commits import head
 from ..measure.machine import machine_info, python_info
+from ..measure.phases import PhaseClock
 from ..records import results as results_file
 from ..records.baselines import Baseline, BaselineStore
 from ..records.results import Failure
 from ..records.schema import Result
+from ..report.phases import Breakdown, breakdown
 
 
 class PerfSession:
@@ -74,6 +86,7 @@ class PerfSession:
         self._closed: str | None = None
         self._baselines: dict[str, Baseline] | None = None
         self.on_progress: Callable[[str, int], None] | None = None  # the live progress line, when shown
+        self.phases = PhaseClock()  # where each test's time goes (the plugin begins and ends its tests)
         self._set_up: float | ServerbenchError | None = None  # perf_app_setup: its seconds, or how it failed
 
     def set_up_user_app(self, env: Mapping[str, str]) -> None:
@@ -97,7 +110,9 @@ class PerfSession:
         return self._workload_table[name]
 
     def progress(self, phase: str, round: int = 0) -> None:
-        """The measuring code reports each phase of the running cell here (start, verify, warm-up, measure)."""
+        """The measuring code reports each phase of the running cell here (start, verify, warm-up, lead-in, measure,
+        trail, analysis, again, stop): the phase clock counts it, and the live line shows it."""
+        self.phases.phase(phase)
         if self.on_progress is not None:
             self.on_progress(phase, round)
 
@@ -129,14 +144,59 @@ class PerfSession:
         (catalog.windows: at least five queues, so the requests carried across its edges do not move Little's law)."""
         if shape.rate is not None or shape.workers is not None:
             return shape
-        window = cell_window_s(self.variants.get(variant), self.workload(workload), shape.connections, shape.duration)
+        window = cell_window_s(
+            self.variants.get(variant),
+            self.workload(workload),
+            shape.connections,
+            shape.duration,
+            self.config.window_max,
+        )
         return shape if window == shape.duration else replace(shape, duration=window)
 
-    def driver_for(self, shape: LoadShape, workload: str | None = None, variant: str | None = None) -> Driver:
+    def check_ceiling(self) -> None:
+        """Before any server starts: a --perf-window-max shorter than a selected closed-model cell's designed queue is a
+        usage error naming the cells; one shorter than WINDOW_QUEUES queues is a notice."""
+        queues = {
+            f"{cell.name} {w} c{s.connections}": (
+                cell_queue_s(cell.variant, self.workload(w), s.connections),
+                queues_of(cell.variant).window,
+            )
+            for cell in self.cells.values()
+            for w in self.workloads
+            for s in self.shapes
+            if s.rate is None
+        }
+        short, capped = ceiling_problems({k: v for k, v in queues.items() if v[0] > 0}, self.config.window_max)
+        if short:
+            raise ConfigError(
+                f"--perf-window-max {self.config.window_max} s is shorter than the designed queue of "
+                f"{', '.join(short)}: no window that short measures a request sent and answered in it. Raise "
+                "--perf-window-max, or measure those cells with fewer connections (--perf-connections)"
+            )
+        if capped:
+            self.notices.append(
+                f"--perf-window-max {self.config.window_max} s is shorter than the windows sized to the designed "
+                f"queues of {', '.join(capped)}: their windows' edges weigh more (docs/load-shapes.md)"
+            )
+
+    @property
+    def window_policy(self) -> WindowPolicy:
+        """When a closed-model window has converged (--perf-precision) and how long one may grow (--perf-window-max)."""
+        return WindowPolicy(self.config.precision, self.config.window_max)
+
+    def driver_for(
+        self,
+        shape: LoadShape,
+        workload: str | None = None,
+        variant: str | None = None,
+        lead_s: float | None = None,
+        warm: bool = False,
+    ) -> Driver:
         """The driver of a shape on a workload (one instance per kind and timeout for the session): a URL mix or a
         user's endpoint's request needs wrk in the closed model.  With the cell's ``variant``, a closed model's
         per-request timeout is sized to the cell (catalog.timeouts: its load plus the queue its designed capacity
-        implies)."""
+        implies).  ``lead_s``: a closed model's lead-in at least this long (a window measured again); ``warm``: the
+        server has just served another workload (catalog.windows.warm_lead_s)."""
         one_url = workload is None or (not self.workload(workload).mix and self.workload(workload).request is None)
         kind = (shape.rate is None, shape.workers, shape.requests_per_connection is None, one_url)
         if kind not in self._drivers:
@@ -154,9 +214,11 @@ class PerfSession:
             return driver
         sized = {}
         cell = (self.variants.get(variant), self.workload(workload), shape.connections)
-        if hasattr(driver, "lead_s"):  # oha: its lead-in and trail sized to the cell's queue too (catalog.windows)
-            sized["lead_s"] = cell_lead_s(*cell, driver.lead_s)
-            sized["trail_s"] = cell_trail_s(*cell, driver.trail_s)
+        if hasattr(driver, "lead_s"):  # oha: its lead-in (the warm-up) and trail sized to the cell's queue too
+            sized["lead_s"] = max(warm_lead_s(*cell, warm, self.config.warmup), lead_s or 0)
+            # No lead-in (--perf-warmup 0): the run is the window, with no trail either; its requests and the
+            # backends' operations counted after it are the window's alone (the work check).
+            sized["trail_s"] = cell_trail_s(*cell, driver.trail_s) if sized["lead_s"] else 0.0
         sized["timeout_s"] = cell_timeout_s(*cell, sized.get("lead_s", 0) + shape.duration + sized.get("trail_s", 0))
         if all(getattr(driver, k) == v for k, v in sized.items()):
             return driver
@@ -217,6 +279,11 @@ class PerfSession:
                 f"pytest-benchmark JSON ({count} benchmarks) written to {self.config.benchmark_json_path}"
             )
 
+    def time_spent(self) -> Breakdown:
+        """Where this session's time went: its perf tests' phases, and the install ./run did before pytest
+        (SERVERBENCH_INSTALL_S, which ./run sets)."""
+        return breakdown(self.phases.tests, install_seconds())
+
     def finish(self) -> None:
         """Write the JSON records and the baseline; say what was written in ``notices`` (and warn of an
         endpoint whose responses changed size across the run's cells)."""
@@ -230,6 +297,8 @@ class PerfSession:
                 self.failures,
                 __version__,
                 flags=flags,
+                phases=self.time_spent().to_record(),
+                commit=head(self.config.apps_dir if self.user_app is None else self.user_app.directory),
             )
             self.notices.append(f"results written to {self.config.json_path}")
         self.write_exports()
@@ -271,3 +340,15 @@ def resolve_user_app(config: PerfConfig, hooked: Iterable[Endpoint]) -> UserApp:
         )
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+
+
+INSTALL_VAR = "SERVERBENCH_INSTALL_S"  # ./run: the seconds its installs took before pytest started
+
+
+def install_seconds() -> float | None:
+    """The install time ./run measured before this pytest (None when pytest was started some other way)."""
+    try:
+        seconds = float(os.environ.get(INSTALL_VAR, ""))
+    except ValueError:
+        return None
+    return seconds if seconds >= 0 else None

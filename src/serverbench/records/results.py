@@ -57,6 +57,8 @@ class ResultsFile:
     results: tuple[Stored, ...]
     failures: tuple[Failure, ...]
     cost: tuple[Mapping[str, Any], ...] = ()
+    phases: Mapping[str, Any] | None = None  # where the session's time went, as written (report.phases)
+    commit: str | None = None  # the commit measured (a clean checkout's HEAD): where `serverbench bisect` starts
 
     @property
     def label(self) -> str:
@@ -79,8 +81,12 @@ def write(
     failures: Sequence[Failure],
     version: str,
     flags: Sequence[Sequence[Mapping[str, str]]] | None = None,
+    phases: Mapping[str, Any] | None = None,
+    commit: str | None = None,
 ) -> None:
-    """``flags``: each result's consistency flags (judge.checks), in the order of ``results``."""
+    """``flags``: each result's consistency flags (judge.checks), in the order of ``results``; ``phases``: where the
+    session's time went (report.phases.Breakdown.to_record); ``commit``: the commit measured, when the checkout
+    was clean."""
     jsonfile.write_atomic(
         Path(path),
         {
@@ -90,6 +96,8 @@ def write(
             "machine": dict(machine),
             "results": [r.to_record(v, None if flags is None else flags[i]) for i, (r, v) in enumerate(results)],
             "failures": [f.__dict__ for f in failures],
+            **({"phases": dict(phases)} if phases else {}),
+            **({"commit": commit} if commit else {}),
         },
     )
 
@@ -102,6 +110,7 @@ def write_merged(path: Path, files: Sequence[ResultsFile], machine: Mapping[str,
     earliest file's: when the measurements began.
     """
     cost = [dict(c) for f in files for c in f.cost]
+    commits = {f.commit for f in files}  # shards of one commit keep it
     jsonfile.write_atomic(
         Path(path),
         {
@@ -116,6 +125,7 @@ def write_merged(path: Path, files: Sequence[ResultsFile], machine: Mapping[str,
             ],
             "failures": [x.__dict__ for f in files for x in f.failures],
             **({"cost": cost} if cost else {}),
+            **({"commit": commits.pop()} if len(commits) == 1 and None not in commits else {}),
         },
     )
 
@@ -154,4 +164,16 @@ def read(path: Path) -> ResultsFile:
         raise ResultsFileError(
             f"{path} is not a serverbench --perf-json file ('machine' is {machine!r}, not an object)"
         )
-    return ResultsFile(path, schema, str(data["created"]), machine, results, failures, cost)
+    phases = data.get("phases")
+    commit = data.get("commit")
+    return ResultsFile(
+        path,
+        schema,
+        str(data["created"]),
+        machine,
+        results,
+        failures,
+        cost,
+        phases if isinstance(phases, dict) else None,
+        commit if isinstance(commit, str) else None,
+    )

@@ -77,12 +77,25 @@ class LoadReport:
     # catalog.windows.longer_window_s); None where the driver cannot tell.
     carried_in_s: float | None = None
     carried_out_s: float | None = None
+    # A steady window (oha): how precisely it measured, from its requests cut by send time into slices (batch means):
+    # {"slices": k, "rps": h, "latency_mean": h}, each h the 95% interval's half-width relative to the value, and the
+    # precision the perf suite asked for ("asked"; catalog.windows); None where the driver cannot tell.
+    precision: Mapping[str, Any] | None = None
+    # A run with a lead-in (oha's closed model): its answers a second in each slice of the lead-in, which warmed the
+    # server up (the record's warmup_rps when no separate warm-up ran).
+    lead_rps: tuple[float, ...] = field(default=(), compare=False)
+    # A steady window (oha): the lead-in before it in the same run, and when every connection's first request (sent
+    # as the run began) had been answered; None where the driver cannot tell, or a first request was never answered.
+    lead_s: float | None = None
+    first_answered_s: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "latency_ms", _frozen(self.latency_ms))
         object.__setattr__(self, "errors", _frozen(self.errors))
         if self.run_errors is not None:
             object.__setattr__(self, "run_errors", _frozen(self.run_errors))
+        if self.precision is not None:
+            object.__setattr__(self, "precision", _frozen(self.precision))
 
     @property
     def good_requests(self) -> int:
@@ -329,7 +342,7 @@ class Result:
     variant: str
     workload: str
     shape: LoadShape
-    warmup_s: int
+    warmup_s: float  # seconds of load before the window: warm-up rounds, or a closed run's lead-in
     url: str
     load: LoadReport
     generator: Generator
@@ -395,7 +408,7 @@ class Result:
             "workload": self.workload,
             "shape": shape_record(self.shape),
             "duration_s": round(load.duration_s, 3),
-            "warmup_s": self.warmup_s,
+            "warmup_s": round(self.warmup_s, 3),
             "warmup_rps": [round(x, 1) for x in self.warmup_rps],
             "warmup_settled": self.warmup_settled,
             "backends": [b.to_record(load.requests) for b in self.backends],
@@ -422,6 +435,9 @@ class Result:
             **({} if load.carried_out_s is None else {"carried_out_s": round(load.carried_out_s, 3)}),
             **({} if load.run_requests is None else {"run_requests": load.run_requests}),
             **({} if load.gap_ms is None else {"gap_ms": round(load.gap_ms, 3)}),
+            **({} if load.precision is None else {"precision": _rounded(load.precision)}),
+            **({} if load.lead_s is None else {"lead_s": round(load.lead_s, 3)}),
+            **({} if load.first_answered_s is None else {"first_answered_s": round(load.first_answered_s, 3)}),
             "server": {
                 "cpu_s": self.server_cpu_s,
                 "rss_mb": self.server_rss_mb,
@@ -476,6 +492,9 @@ class Result:
             None if rec.get("first_wait_s") is None else float(rec["first_wait_s"]),
             None if rec.get("carried_in_s") is None else float(rec["carried_in_s"]),
             None if rec.get("carried_out_s") is None else float(rec["carried_out_s"]),
+            _precision(rec.get("precision")),
+            lead_s=None if rec.get("lead_s") is None else float(rec["lead_s"]),
+            first_answered_s=None if rec.get("first_answered_s") is None else float(rec["first_answered_s"]),
         )
         server = _mapping(rec, "server")
         return cls(
@@ -484,7 +503,7 @@ class Result:
             variant=rec["variant"],
             workload=rec["workload"],
             shape=shape_from_record(rec),
-            warmup_s=int(rec.get("warmup_s") or 0),
+            warmup_s=float(rec.get("warmup_s") or 0),
             url=rec["url"],
             load=load,
             generator=Generator.from_record(rec["generator"], duration),
@@ -507,6 +526,19 @@ class Result:
             server_pss_end_mb=_number(server.get("pss_end_mb")),
             memory=_mapping(rec, "memory"),
         )
+
+
+def _rounded(precision: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: round(v, 4) if isinstance(v, float) else v for k, v in precision.items()}
+
+
+def _precision(value: Any) -> Mapping[str, Any] | None:
+    """A record's precision object (None when absent); anything but an object is a TypeError."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise TypeError(f"'precision' must be an object, found {value!r}")
+    return {str(k): (None if v is None else int(v) if k == "slices" else float(v)) for k, v in value.items()}
 
 
 def _mapping(rec: Mapping[str, Any], name: str) -> Mapping[str, Any]:

@@ -20,6 +20,7 @@ from ..catalog.apps import APPS, DEFAULT_APPS, INTERFACES, App
 from ..catalog.variants import VARIANTS, Variant
 from ..catalog.workloads import WORKLOADS, Workload
 from ..config import OPTIONS, Option
+from . import bisect
 
 COMMAND = "serverbench reference"
 BLOCK_RE = re.compile(
@@ -137,6 +138,8 @@ BLOCKS: Mapping[str, Callable[[], str]] = {
     "workloads": workloads_table,
     "backends": backends_table,
     "options": options_table,
+    "bisect-example": bisect.example_block,
+    "bisect-benchmark": bisect.benchmark_block,
 }
 
 

@@ -50,6 +50,17 @@ def flags_table(items: list[Entry]) -> Fold | None:
     return Fold(f"{len(rows)} consistency flag(s): what each record's own numbers show (docs/checks.md)", (table,))
 
 
+def precision(r) -> Cell:
+    """How precisely the window measured its throughput and mean latency (the 95% interval's half-width, relative;
+    drivers.oha.window_precision); a dash where the driver cannot tell."""
+    reached = r.load.precision or {}
+    rps, mean = reached.get("rps"), reached.get("latency_mean")
+    if rps is None and mean is None:
+        return Cell("-", None)
+    text = " / ".join("-" if v is None else f"±{v:.1%}" for v in (rps, mean))
+    return Cell(text, rps)
+
+
 def verdict(entry: Entry) -> Cell:
     v = entry.stored.verdict or {}
     status = str(v.get("status") or "-")
@@ -69,6 +80,7 @@ def row(entry: Entry, sources: bool) -> tuple[Cell, ...]:
         Cell(r.shape.label, r.shape.label),
         Cell(interpreter(r), interpreter(r)),
         Cell(f"{r.rps:,.0f}", r.rps),
+        precision(r),
         optional(r.load.latency_ms["p50"], 2),
         optional(r.load.latency_ms["p99"], 2),
         Cell(f"{errors:,} ({r.error_rate:.1%})" if errors else "0", r.error_rate),
@@ -92,6 +104,7 @@ def build(inputs: Inputs) -> Section | None:
         Column("shape"),
         Column("interpreter"),
         Column("rps", True),
+        Column("± rps / mean", True),
         Column("p50 ms", True),
         Column("p99 ms", True),
         Column("errors", True),
@@ -110,6 +123,7 @@ def build(inputs: Inputs) -> Section | None:
                 Cell(f"{f.variant}/{f.app}" if f.app else f.variant),
                 Cell(f.workload),
                 Cell(f"c{f.connections}"),
+                blank,
                 blank,
                 blank,
                 blank,

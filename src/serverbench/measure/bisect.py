@@ -1,0 +1,115 @@
+"""Counting one commit of a bisection: a worktree at the commit, the environment of its lock file, the cell
+counted under valgrind (:mod:`.cost`), the worktree removed.  Measurement only: which commit to count and
+what the counts mean is :mod:`serverbench.judge.bisect`'s.
+
+A commit whose code does not build or does not serve the endpoint (its server does not start, dies, or
+answers other than the contract; its reset fails; its lock cannot be installed; it lacks the app's folder)
+is an :class:`Attempt` without a count and with the reason: skipped, as ``git bisect run``'s exit 125.
+Anything else (valgrind cannot reach the server, a program is missing) is not the commit's doing and stops
+the bisection.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import ResetError, ServerDiedError, ServerStartError, VerificationError
+from ..records.cost import CostRecord
+from .cost import CostPlan, measure_cost
+from .lockenv import EnvironmentBuildError, Environments
+from .pytrace import profile_python
+from .reset import reset_app
+from .worktree import worktree
+
+if TYPE_CHECKING:  # the plan imports measurement's checks; the runner only reads its fields
+    from ..bisectplan import BisectPlan
+
+# What a commit's own code can cause: the commit is skipped with the reason, the search goes on.
+THE_COMMITS_DOING = (ServerStartError, ServerDiedError, VerificationError, ResetError, EnvironmentBuildError)
+
+
+class MissingAppFolder(VerificationError):
+    """The commit has no app folder to serve (it predates the app, or moved it)."""
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One commit tried: its count (None: it could not be counted, ``reason`` says why) and how long it took."""
+
+    index: int
+    record: CostRecord | None
+    reason: str
+    seconds: float
+    python: str
+
+    @property
+    def per_request(self) -> float | None:
+        return None if self.record is None else self.record.per_request
+
+
+def one_line(error: Exception) -> str:
+    """An error's first line and, when it quotes a server's output, that output's last line."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    if not lines:
+        return type(error).__name__
+    return lines[0] if len(lines) == 1 else f"{lines[0]} ... {lines[-1]}"
+
+
+def cost_plan(plan: BisectPlan, apps_dir: Path, python: str, env: Mapping[str, str], nodeid: str) -> CostPlan:
+    return CostPlan(
+        plan.cell.variant,
+        plan.cell.app,
+        plan.workload,
+        requests=plan.requests,
+        apps_dir=apps_dir,
+        env={**plan.env, **env},
+        python=python,
+        nodeid=nodeid,
+    )
+
+
+def count_commit(plan: BisectPlan, index: int, envs: Environments, env: Mapping[str, str]) -> Attempt:
+    """Count commit ``index`` of the plan in a worktree of its own (removed afterwards); ``env`` holds the
+    backends' URLs."""
+    commit = plan.commits[index]
+    started = time.monotonic()
+    python = plan.python
+    try:
+        with worktree(commit.sha, plan.repo) as checkout:
+            python = envs.python_for(commit, checkout)
+            apps_dir = plan.app_dir(checkout)
+            if not apps_dir.is_dir():
+                raise MissingAppFolder(f"{commit.short} has no {plan.app_folder}/ folder to serve")
+            cost = cost_plan(plan, apps_dir, python, env, f"bisect::{commit.sha}")
+            if plan.reset is not None:
+                reset_app(plan.reset, apps_dir, cost.env, python)
+            record = measure_cost(cost)
+    except THE_COMMITS_DOING as exc:
+        return Attempt(index, None, one_line(exc), time.monotonic() - started, python)
+    return Attempt(index, record, "", time.monotonic() - started, python)
+
+
+def count_both(plan: BisectPlan, indexes: tuple[int, int], envs: Environments, env: Mapping[str, str]) -> list[Attempt]:
+    """Two commits counted at the same time (a count does not depend on the machine's load)."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(count_commit, plan, i, envs, env) for i in indexes]
+        return [f.result() for f in futures]
+
+
+def profiled(
+    plan: BisectPlan, index: int, record: CostRecord, envs: Environments, env: Mapping[str, str]
+) -> CostRecord:
+    """``record`` (commit ``index``'s count) with the Python-level profile of the same window: a second pass
+    without valgrind in a fresh worktree, for the functions a step came from."""
+    commit = plan.commits[index]
+    with worktree(commit.sha, plan.repo) as checkout:
+        python = envs.python_for(commit, checkout)
+        cost = cost_plan(plan, plan.app_dir(checkout), python, env, f"bisect::{commit.sha}::profile")
+        if plan.reset is not None:
+            reset_app(plan.reset, cost.apps_dir, cost.env, python)
+        return replace(record, python_functions=profile_python(cost))
