@@ -1,188 +1,254 @@
-"""Proof of the A/B gate: A/A false-failure rate, detection of injected 10% and 5% slowdowns, decision time.
+"""Proof of the A/B gate: A/A false failures, detection of injected slowdowns, and the time of each decision.
 
-    .venv/bin/python benchmarks/ab_rates.py --runs 20 --out ab-rates.json
+    .venv/bin/python benchmarks/ab_rates.py run --variant gunicorn-sync-w2 --app flask --runs 5 \
+        --conditions 'A/A=burn:0,10%=burn:60' --out benchmarks/results/gate-seq-flask-1.json
+    .venv/bin/python benchmarks/ab_rates.py summary benchmarks/results/gate-seq-*.json
+    .venv/bin/python benchmarks/ab_rates.py render benchmarks/results/gate-seq-*.json    # the table in docs/gate.md
 
-Each run is one whole gated decision (`serverbench.ab.run` of an `ABPlan` with the gate's policy and
-signals: saturated throughput, latency p50/p90 and CPU per request at the fixed rate) of aiohttp
-on /json.  The injected cost is the apps' test-only knob SERVERBENCH_BURN_US (CPU burnt per
-request), calibrated from a first A/A run so that it costs 10% / 5% of throughput when the server
-is CPU-bound, or SERVERBENCH_DELAY_US (a wait without CPU: a latency-only regression; condition
-names starting with "delay").  Runs are interleaved (A/A, 10%, 5%, A/A, …) so drift hits all
-alike.  Every decision is appended to --out as it completes.
+Each run is one whole decision, as ``serverbench gate`` makes it: ``serverbench.ab.run`` of an ``ABPlan`` with
+the gate's defaults (its policy, looks, windows and counted signal), one attempt.  A condition is
+``label=knob:value``: ``burn`` (SERVERBENCH_BURN_US, CPU burnt per request, a spin on the thread's CPU clock:
+under valgrind it runs as long, so the counts barely see it: a timed regression), ``work``
+(SERVERBENCH_WORK_ITERS, a fixed loop: the counts see it), ``delay`` (SERVERBENCH_DELAY_US, aiohttp: a wait
+without CPU).  Both arms run the knob (0 in the base), so the arms differ only by its value.  Conditions are
+interleaved round by round (A/A, 10%, A/A, ...) so drift hits all alike, and every decision is written to
+``--out`` as it completes: a run stopped for time keeps what it measured.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import time
+from collections import Counter
 from pathlib import Path
 
 from scipy import stats
 
 from serverbench.ab import run as run_decision
 from serverbench.abplan import ABPlan, Arm
+from serverbench.catalog.apps import APPS
 from serverbench.catalog.matrix import Cell
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
-from serverbench.judge.ab import GATE_BLOCKS, GATE_POLICY
-from serverbench.judge.decision import Policy
 
 ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "gate.md"
+MARKS = ("<!-- gate proof table (benchmarks/ab_rates.py render) -->\n", "<!-- end of the gate proof table -->")
+KNOBS = {"burn": "SERVERBENCH_BURN_US", "work": "SERVERBENCH_WORK_ITERS", "delay": "SERVERBENCH_DELAY_US"}
+COST_REPEATS = 1  # the gate's default where valgrind is installed (cli.gate.COST_REPEATS)
 
 
-def decision(variant, workload, knob: str, value: int, blocks: int, policy: Policy) -> dict:
-    apps = ROOT / "apps"
-    # Both arms run the knob middleware (0 in the base): the arms differ only by the injected cost.
-    # One attempt (retries=0), as the proof figures are for a single attempt.
-    run = run_decision(
-        ABPlan(
-            Cell(variant, variant.default_app),
-            workload,
-            Arm("base", apps_dir=apps, env={knob: "0"}),
-            Arm("candidate", apps_dir=apps, env={knob: str(value)}),
-            blocks=blocks,
-            policy=policy,
-            retries=0,
-        )
+def conditions(text: str) -> dict[str, tuple[str, int]]:
+    """``'A/A=burn:0,10%=burn:60'`` -> {label: (knob, value)}."""
+    out = {}
+    for item in text.split(","):
+        label, _, spec = item.partition("=")
+        knob, _, value = spec.partition(":")
+        if knob not in KNOBS or not value.isdigit():
+            raise SystemExit(f"condition {item!r}: write label=knob:value, knob one of {', '.join(KNOBS)}")
+        out[label] = (knob, int(value))
+    return out
+
+
+def _number(x: float) -> float | None:
+    return None if x is None or not math.isfinite(x) else x
+
+
+def decision(cell: Cell, knob: str, value: int, cost_repeats: int) -> dict:
+    """One whole decision of the gate on ``cell`` /json, the candidate with ``knob`` at ``value``."""
+    apps, variable = ROOT / "apps", KNOBS[knob]
+    started = time.monotonic()
+    plan = ABPlan(
+        cell,
+        WORKLOADS["json"],
+        Arm("base", apps_dir=apps, env={variable: "0"}),
+        Arm("candidate", apps_dir=apps, env={variable: str(value)}),
+        cost_repeats=cost_repeats,
     )
-    base_cpu = [
-        1e6 * w.result.server_cpu_s / max(w.result.load.good_requests, 1)
-        for w in run.windows
-        if w.arm == "base" and w.phase == "saturated"
-    ]
-    t = run.throughput
+    planned = time.monotonic() - started
+    run = run_decision(plan)
+    wall = time.monotonic() - started
+    saturated = [w.result for w in run.windows if w.arm == "base" and w.phase == "saturated"]
     return {
         "knob": knob,
         "value": value,
         "verdict": run.verdict,
-        "delta": t.delta,
-        "ci": t.ci,
-        "p": t.p,
-        "n": t.n,
-        "dispersion": t.dispersion,
+        "exit_status": run.exit_status,
+        "stopped": run.stopped,
+        "look": run.look,
+        "looks": list(run.looks or ()),
+        "blocks": run.measurement.blocks,
+        "seconds": wall,  # the plan (validated, as the gate does before anything starts) and the decision
+        "plan_s": planned,
+        "phases": {k: round(v, 2) for k, v in run.measurement.phases.items()},
         "signals": {
-            k: {"verdict": d.verdict, "delta": d.delta, "ci": d.ci, "p": d.p, "n": d.n, "dispersion": d.dispersion}
+            k: {
+                "verdict": d.verdict,
+                "delta": _number(d.delta),
+                "ci": [_number(d.ci[0]), _number(d.ci[1])],
+                "p": _number(d.p),
+                "n": d.n,
+                "dispersion": _number(d.dispersion),
+            }
             for k, d in run.decisions.items()
         },
+        "counts": {k: list(v) for k, v in zip(("base", "candidate"), run.pairs.get("cost", ((), ())))},
         "rate": run.rate,
-        "extended": run.extended,
         "reruns": run.reruns,
-        "seconds": run.seconds,
-        "base_cpu_us_per_request": statistics.median(base_cpu),
+        "error_rate": dict(run.error_rate),
+        "base_cpu_us_per_request": statistics.median(
+            [1e6 * (r.server_cpu_s or 0.0) / max(r.load.good_requests, 1) for r in saturated] or [math.nan]
+        ),
     }
 
 
-def knob_of(label: str) -> str:
-    return "SERVERBENCH_DELAY_US" if label.startswith("delay") else "SERVERBENCH_BURN_US"
+def measure(args: argparse.Namespace) -> None:
+    variant = registry()[args.variant]
+    cell = Cell(variant, APPS[args.app] if args.app else variant.default_app)
+    todo = conditions(args.conditions)
+    order = args.order.split(",") if args.order else list(todo)
+    out, records = Path(args.out), []
+    started = time.monotonic()
+    for i in range(args.runs):
+        for label in order:
+            knob, value = todo[label]
+            rec = {"condition": label, "round": i, "cell": cell.name, **decision(cell, knob, value, args.cost_repeats)}
+            records.append(rec)
+            config = {"cell": cell.name, "conditions": args.conditions, "cost_repeats": args.cost_repeats}
+            out.write_text(json.dumps({"config": config, "decisions": records}, indent=1))
+            print(line(rec), flush=True)
+            if args.budget and time.monotonic() - started > args.budget:
+                print(f"stopped after {time.monotonic() - started:.0f} s (--budget {args.budget:g})")
+                return
+    print(f"total {time.monotonic() - started:.0f} s")
+
+
+def line(rec: dict) -> str:
+    fired = " ".join(
+        f"{k}:{s['verdict']}:{s['delta']:+.1%}" for k, s in rec["signals"].items() if s["delta"] is not None
+    )
+    return (
+        f"{rec['round'] + 1:2d} {rec['condition']:8s} {rec['verdict']:12s} exit {rec['exit_status']} "
+        f"{rec['stopped']} (look {rec['look'] + 1}, {rec['blocks']} blocks) {rec['seconds']:.0f} s | {fired}"
+    )
+
+
+def load(paths: list[str]) -> list[dict]:
+    return [rec for path in paths for rec in json.loads(Path(path).read_text())["decisions"]]
+
+
+def groups(records: list[dict]) -> dict[tuple[str, str], list[dict]]:
+    """Decisions by (cell, condition), in the order first seen."""
+    out: dict[tuple[str, str], list[dict]] = {}
+    for rec in records:
+        out.setdefault((rec["cell"], rec["condition"]), []).append(rec)
+    return out
+
+
+def clopper_pearson(k: int, n: int) -> tuple[float, float]:
+    """The exact 95% interval of a rate seen k times in n."""
+    lo = stats.beta.ppf(0.025, k, n - k + 1) if k else 0.0
+    hi = stats.beta.ppf(0.975, k + 1, n - k) if k < n else 1.0
+    return lo, hi
+
+
+def row(cell: str, label: str, rs: list[dict]) -> list[str]:
+    """One table row: what the gate said, why it stopped, the measured change and the time of a decision."""
+    k, n = sum(r["exit_status"] == 1 for r in rs), len(rs)
+    lo, hi = clopper_pearson(k, n)
+    verdicts = Counter(r["verdict"] for r in rs if r["exit_status"] != 1)
+    stopped = Counter(r["stopped"] + ("" if r["stopped"] == "counted" else f" {r['look'] + 1}") for r in rs)
+    fired = Counter(s for r in rs for s, d in r["signals"].items() if d["verdict"] == "regression")
+
+    def median(signal: str) -> str:
+        values = [r["signals"][signal]["delta"] for r in rs if signal in r["signals"]]
+        values = [v for v in values if v is not None]
+        return f"{statistics.median(values):+.1%}" if values else "–"
+
+    seconds = [r["seconds"] for r in rs]
+    return [
+        cell,
+        label,
+        f"**{k} / {n}** ({lo:.0%}–{hi:.0%})",
+        ", ".join(f"{c} {v}" for v, c in verdicts.most_common()) or "–",
+        ", ".join(f"{name} {c}" for name, c in fired.most_common()) or "none",
+        ", ".join(f"{c} {s}" for s, c in sorted(stopped.items())),
+        f"{median('throughput')} / {median('cpu')} / {median('cost')}",
+        f"{statistics.median(seconds):.0f} s, max {max(seconds):.0f} s",
+    ]
+
+
+HEADER = [
+    "cell",
+    "condition",
+    "exit 1 (95% CI)",
+    "other verdicts",
+    "signals that fired",
+    "stopped (at look)",
+    "median Δ throughput / CPU / counted",
+    "time per decision",
+]
+
+
+def table(records: list[dict]) -> str:
+    rows = [row(cell, label, rs) for (cell, label), rs in groups(records).items()]
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows]) + "\n"
+
+
+def phases(records: list[dict]) -> str:
+    """The median seconds each phase took per decision, by cell and condition."""
+    names = list(dict.fromkeys(k for r in records for k in r["phases"]))
+    lines = ["| cell | condition | " + " | ".join(names) + " | whole |", "|" + "---|" * (len(names) + 3)]
+    for (cell, label), rs in groups(records).items():
+        spent = [f"{statistics.median(r['phases'].get(k, 0.0) for r in rs):.1f}" for k in names]
+        whole = statistics.median(r["seconds"] for r in rs)
+        lines.append(f"| {cell} | {label} | " + " | ".join(spent) + f" | {whole:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def render(paths: list[str]) -> None:
+    """The proof table and the phase table into docs/gate.md, between the markers."""
+    records = load(paths)
+    files = ", ".join(f"`{Path(p).name}`" for p in paths)
+    text = (
+        table(records)
+        + "\nMedian seconds per decision by phase (`count`: the counted signal; then summed over the blocks):\n\n"
+        + phases(records)
+        + f"\nRendered from {files} in `benchmarks/results/`.\n"
+    )
+    doc = DOC.read_text()
+    start, end = MARKS
+    head, rest = doc.split(start, 1)
+    DOC.write_text(head + start + text + rest[rest.index(end) :])
+    print(text)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=20, help="decisions per condition")
-    parser.add_argument("--out", default="ab-rates.json")
-    parser.add_argument("--blocks", type=int, default=GATE_BLOCKS, help="fresh-server blocks (one pair each)")
-    parser.add_argument("--max-dispersion", type=float, default=GATE_POLICY.max_dispersion)
-    parser.add_argument("--conditions", default="A/A,10%,5%", help="which of A/A, 10%%, 5%% to run")
-    parser.add_argument("--burns", help="explicit burns instead of calibration, e.g. 'A/A=0,10%%=12,5%%=6' (µs)")
-    parser.add_argument("--delays", default="", help="latency-only conditions, e.g. 'delay1ms=1000' (µs waited)")
-    parser.add_argument("--delay-every", type=int, default=1, help="run the delay conditions every Nth round")
-    parser.add_argument(
-        "--order",
-        help="the conditions of one round, repeats allowed, e.g. 'A/A,5%%,A/A,10%%' (default: each condition once)",
-    )
-    parser.add_argument("--summarize", nargs="+", metavar="OUT", help="only summarize these --out files together")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="measure whole decisions, interleaved by condition")
+    run.add_argument("--variant", default="aiohttp")
+    run.add_argument("--app", help="default: the variant's reference app")
+    run.add_argument("--runs", type=int, default=5, help="rounds (each condition of --order once per round)")
+    run.add_argument("--conditions", default="A/A=burn:0,10%=burn:10,5%=burn:5", help="label=knob:value, ...")
+    run.add_argument("--order", help="one round's conditions, repeats allowed, e.g. 'A/A,10%%,A/A,5%%'")
+    run.add_argument("--cost-repeats", type=int, default=COST_REPEATS, help="the counted signal (0: none)")
+    run.add_argument("--budget", type=float, default=0, help="stop after the decision that passes this many seconds")
+    run.add_argument("--out", required=True)
+    for name in ("summary", "render"):
+        sub.add_parser(name, help=f"the {name} of --out files").add_argument("files", nargs="+")
     args = parser.parse_args()
-    if args.summarize:
-        summarize(args.summarize)
-        return
-    policy = Policy(alpha=GATE_POLICY.alpha, min_effect=GATE_POLICY.min_effect, max_dispersion=args.max_dispersion)
-    variant, workload = registry()["aiohttp"], WORKLOADS["json"]
-    out = Path(args.out)
-    records: list[dict] = []
-    calib: dict = {}
-    if args.burns:  # explicit burns: no calibration run
-        burns = {k: int(v) for k, v in (item.split("=") for item in args.burns.split(","))}
+    if args.command == "run":
+        measure(args)
+    elif args.command == "summary":
+        records = load(args.files)
+        print(table(records) + "\n" + phases(records))
     else:
-        calib = decision(variant, workload, "SERVERBENCH_BURN_US", 0, args.blocks, policy)
-        cpu = calib["base_cpu_us_per_request"]
-        # Throughput of a CPU-bound server scales as 1/cost: a drop d needs cost × 1/(1-d).
-        burns = {"A/A": 0, "10%": round(cpu * (1 / 0.90 - 1)), "5%": round(cpu * (1 / 0.95 - 1))}
-        print(f"calibration (an A/A decision): {calib['verdict']}, base {cpu:.1f} µs CPU/request", flush=True)
-    burns = {k: v for k, v in burns.items() if k in args.conditions.split(",")}
-    delays = {k: int(v) for k, v in (item.split("=") for item in args.delays.split(",") if item)}
-    print(f"burns (µs): {burns}", flush=True)
-    started = time.monotonic()
-    for i in range(args.runs):
-        order = args.order.split(",") if args.order else list(burns)
-        todo = [(k, burns[k]) for k in order if k in burns]
-        todo += list(delays.items()) if i % args.delay_every == 0 else []
-        for label, value in todo:
-            rec = {
-                "condition": label,
-                "round": i,
-                **decision(variant, workload, knob_of(label), value, args.blocks, policy),
-            }
-            records.append(rec)
-            out.write_text(
-                json.dumps(
-                    {
-                        "calibration": calib,
-                        "burns": burns,
-                        "delays": delays,
-                        "blocks": args.blocks,
-                        "max_dispersion": args.max_dispersion,
-                        "decisions": records,
-                    },
-                    indent=1,
-                )
-            )
-            print(
-                f"{i + 1:2d} {label:4s} {rec['verdict']:12s} Δ {rec['delta']:+.1%} p={rec['p']:.4f} "
-                f"n={rec['n']} disp={rec['dispersion']:.1%} {rec['seconds']:.0f}s | "
-                + " ".join(f"{k}:{d['verdict']}:{d['delta']:+.1%}" for k, d in rec["signals"].items()),
-                flush=True,
-            )
-    print(f"total {time.monotonic() - started:.0f} s")
-    print(summary(records))
-
-
-def summary(records: list[dict]) -> str:
-    """Per condition: how often the gate said regression (with a 95% Clopper-Pearson interval), the other
-    verdicts, which signals fired, the median measured change of throughput and CPU, and the decision time."""
-    lines = []
-    for label in dict.fromkeys(r["condition"] for r in records):
-        rs = [r for r in records if r["condition"] == label]
-        k, n = sum(r["verdict"] == "regression" for r in rs), len(rs)
-        lo = stats.beta.ppf(0.025, k, n - k + 1) if k else 0.0
-        hi = stats.beta.ppf(0.975, k + 1, n - k) if k < n else 1.0
-        verdicts = {v: sum(r["verdict"] == v for r in rs) for v in sorted({r["verdict"] for r in rs})}
-        fired = {s: sum(r["signals"][s]["verdict"] == "regression" for r in rs) for s in rs[0]["signals"]}
-        med = {
-            s: statistics.median(r["signals"][s]["delta"] for r in rs)
-            for s in ("throughput", "cpu", "p50")
-            if s in rs[0]["signals"]
-        }
-        lines.append(
-            f"{label:8s} regression {k}/{n} (95% CI {lo:.0%}-{hi:.0%}); verdicts {verdicts}; "
-            f"signals judged regression {fired}; median Δ "
-            + ", ".join(f"{s} {v:+.1%}" for s, v in med.items())
-            + f"; time median {statistics.median(r['seconds'] for r in rs):.0f} s, "
-            f"max {max(r['seconds'] for r in rs):.0f} s"
-        )
-    return "\n".join(lines)
-
-
-def summarize(paths: list[str]) -> None:
-    """Print the summary of earlier runs' --out files together (same configuration), calibration runs as A/A."""
-    records = []
-    for path in paths:
-        data = json.loads(Path(path).read_text())
-        if data.get("calibration"):
-            records.append({"condition": "A/A", **data["calibration"]})
-        records += data["decisions"]
-    print(summary(records))
+        render(args.files)
 
 
 if __name__ == "__main__":

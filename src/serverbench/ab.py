@@ -1,56 +1,89 @@
-"""A same-session A/B decision: measure the plan's blocks, judge the pairs, measure more while the judge asks.
+"""A same-session A/B decision: count, then measure blocks up to each look and judge, until the judge stops.
 
 The loop between :mod:`serverbench.measure.ab` (paired values, no verdicts) and :mod:`serverbench.judge.ab`
-(verdicts, no processes): a borderline verdict earns one extension of the same attempt, an unreached one
-a fresh attempt with twice the blocks.  Counted instructions per request (``plan.cost_repeats`` fresh
-runs per arm) are measured once, before the timed blocks, and judged with them.
+(verdicts, no processes).  First the counted signal (``plan.cost_repeats``: instructions per request of fresh
+runs per arm under valgrind): one count per arm, both at once, and a second when the first is ambiguous; a
+counted regression ends the decision there (any gated regression fails it).  Then the timed blocks, judged at
+each of the plan's looks: a regression or every signal settled ends it, else the next look follows, up to the
+last.  An unreached verdict at the last look is retried while ``plan.retries`` are left.
 ``serverbench gate`` and the tests call :func:`run`.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import Callable
 
 from .abplan import ABPlan
-from .judge.ab import COST, decided, judge, next_step
+from .judge.ab import COST, UNREACHED, Judgement, decided, judge, judge_counted
 from .judge.memory import growth_pairs
 from .judge.signals import GROWTH
 from .measure.ab import count_arms, run_blocks
 from .records.decisions import ABDecision, Measurement
 
+Counts = tuple[tuple[float, ...], tuple[float, ...]]
+
 
 def run(plan: ABPlan, on_retry: Callable[[ABDecision, int], None] | None = None) -> ABDecision:
     """The decision on ``plan``; ``on_retry(decision, blocks)`` is told each unreached decision before it is
     retried with ``blocks`` blocks."""
-    blocks, attempt, extended = plan.blocks, 0, False
-    counts = {COST: count_arms(plan, plan.cost_repeats)} if plan.cost_repeats > 0 else {}
+    started = time.monotonic()
+    counts = counted(plan)
+    count_s = time.monotonic() - started
+    phases = {"count": count_s} if counts else {}
+    policy = plan.attempt_policy
+    looks = plan.looks
+    if counts and judge_counted(*counts).verdict == "regression":
+        measurement = Measurement.of(
+            plan.mode, (plan.base.label, plan.candidate.label), {COST: counts}, (), 0, 0, None, count_s, phases
+        )
+        judgement = Judgement({COST: judge_counted(*counts)}, (COST,))
+        return decided(
+            plan.name,
+            measurement,
+            judgement,
+            policy=policy,
+            max_error_rate=plan.max_error_rate,
+            looks=looks,
+            stopped="counted",
+        )
 
-    def with_counts(m: Measurement) -> Measurement:  # measured once: counts do not depend on the attempt
-        return replace(m, pairs={**m.pairs, **counts})
-
-    def with_growth(m: Measurement) -> Measurement:
-        """The growth pairs the judge reads off the windows (soaks only): over every block, extensions too."""
+    def with_counts_and_growth(m: Measurement) -> Measurement:
+        """The counts (measured once) and the growth pairs the judge reads off the windows (soaks only)."""
         slopes = growth_pairs(m.arms, m.windows)
         pairs = {k: v for k, v in m.pairs.items() if k != GROWTH}
-        return replace(m, pairs={**pairs, GROWTH: slopes} if slopes else pairs)
+        pairs |= {COST: counts} if counts else {}
+        pairs |= {GROWTH: slopes} if slopes else {}
+        return replace(m, pairs=pairs, phases=phases | dict(m.phases), seconds=time.monotonic() - started)
 
-    measured = with_growth(with_counts(run_blocks(plan, blocks)))
+    attempt = 0
     while True:
-        judgement = judge(measured.pairs, measured.rate is not None, plan.policy)
-        decision = decided(
-            plan.name, measured, judgement, extended=extended, policy=plan.policy, max_error_rate=plan.max_error_rate
-        )
-        step = next_step(
-            judgement, blocks=blocks, extended=extended, attempt=attempt, extend=plan.extend, retries=plan.retries
-        )
-        if step is None:
+        first = attempt * looks.blocks[-1]  # a retry's blocks get fresh hash seeds
+        measured: Measurement | None = None
+        for k, blocks in enumerate(looks.blocks):
+            done = measured.blocks if measured is not None else 0
+            more = run_blocks(plan, blocks - done, first + done, rate=None if measured is None else measured.rate)
+            measured = more if measured is None else measured.plus(more)
+            whole = with_counts_and_growth(measured)
+            judgement = judge(whole.pairs, whole.rate is not None, policy, looks.look(k))
+            if judgement.stopped is not None:
+                break
+        decision = decided(plan.name, whole, judgement, policy=policy, max_error_rate=plan.max_error_rate, looks=looks)
+        if decision.verdict not in UNREACHED or attempt >= plan.retries:
             return decision
-        if step.extend:
-            measured = with_growth(measured.plus(run_blocks(plan, step.blocks, step.first_block, rate=measured.rate)))
-            extended = True
-            continue
         if on_retry is not None:
-            on_retry(decision, step.blocks)
-        blocks, attempt, extended = step.blocks, attempt + 1, False
-        measured = with_growth(with_counts(run_blocks(plan, blocks)))
+            on_retry(decision, looks.blocks[-1])
+        attempt += 1
+
+
+def counted(plan: ABPlan) -> Counts | None:
+    """Instructions per request per arm: ``plan.cost_repeats`` counts each; with 1, a second count each when the
+    first pair is ambiguous (between the 1% floor and the single-count limit).  None: no counted signal."""
+    if plan.cost_repeats <= 0:
+        return None
+    counts = count_arms(plan, plan.cost_repeats)
+    if plan.cost_repeats == 1 and judge_counted(*counts).verdict == "inconclusive":
+        more = count_arms(plan, 1)
+        counts = (counts[0] + more[0], counts[1] + more[1])
+    return counts

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .backends.base import BACKENDS
@@ -20,7 +20,7 @@ from .catalog.userapp import AppTarget
 from .catalog.workloads import Workload
 from .config import OPTIONS_BY_NAME
 from .errors import ConfigError
-from .judge.ab import GATE_BLOCKS, GATE_POLICY
+from .judge.ab import GATE_BLOCKS, GATE_POLICY, Looks, looks_for
 from .judge.decision import Policy
 from .measure.executors import missing_modules_in
 from .measure.servers import unavailable_reason
@@ -62,9 +62,12 @@ class ABPlan:
     (per arm) of the latency and CPU-per-request windows; ``"auto"`` is ``load`` x the base arm's
     saturated throughput in the first block; None measures no fixed-rate windows (no latency verdict;
     CPU per request then comes from the saturated windows).  ``rate_duration``: None is ``duration``.
+    ``rounds``: rounds per block, each arm's server driven at once on its own core (2 swaps the cores between
+    them; 1 alternates them from block to block).
     ``policy.cells`` is the number of gated cells; alpha is further split over the gated signals.
-    ``extend``: one bounded extension when borderline; ``retries``: fresh attempts with twice the
-    blocks while the verdict is not reached.  ``cost_repeats``: counts of instructions per request per arm
+    ``looks``: the blocks after which the judge looks (None: :func:`~serverbench.judge.ab.looks_for` ``blocks``,
+    the last at ``blocks``); ``retries``: fresh attempts while the verdict is not reached, each judged at
+    alpha / (retries + 1).  ``cost_repeats``: counts of instructions per request per arm
     (:mod:`serverbench.measure.cost`), judged against their own A/A spread.  ``backend_env``: the variables handing backend URLs to
     the servers (:func:`serverbench.backends.base.env`).  Every problem is reported at once.
     """
@@ -81,18 +84,22 @@ class ABPlan:
     rate: float | str | None = "auto"
     load: float = DEFAULT_LOAD
     rate_duration: int | None = None
+    rounds: int = 2
     policy: Policy = GATE_POLICY
-    extend: bool = True
-    retries: int = 1
+    looks: Looks | None = None
+    retries: int = 0
     backend_env: Mapping[str, str] = field(default_factory=dict)
     max_error_rate: float = _gate_default("perf_max_error_rate")
     cost_repeats: int = 0  # fresh counted-instruction runs per arm (valgrind); 0: no cost signal
-    cost_requests: int = 200  # requests counted per run (a user's project: its perf_cost_requests)
+    cost_requests: int = 50  # requests counted (and warmed up) per run (a user's project: its perf_cost_requests)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", self.mode or default_mode())
         object.__setattr__(self, "rate_duration", self.rate_duration or self.duration)
         problems = self.problems()
+        if self.looks is None and not problems:
+            looks = looks_for(self.attempt_policy, self.rate is not None, self.blocks, self.pairs_per_block)
+            object.__setattr__(self, "looks", looks)
         if len(problems) == 1:
             raise ConfigError(problems[0])
         if problems:
@@ -102,6 +109,11 @@ class ABPlan:
     def name(self) -> str:
         """The cell as reports name it: ``aiohttp/aiohttp json c32``."""
         return f"{self.cell.name} {self.workload.name} c{self.connections}"
+
+    @property
+    def attempt_policy(self) -> Policy:
+        """The policy each attempt is judged under: alpha split between the first attempt and its retries."""
+        return self.policy if self.retries == 0 else replace(self.policy, alpha=self.policy.alpha / (self.retries + 1))
 
     @property
     def pairs_per_block(self) -> int:
@@ -121,6 +133,12 @@ class ABPlan:
             out.append(f"the two arms need different labels, both are {self.base.label!r}")
         if isinstance(self.blocks, bool) or not isinstance(self.blocks, int) or self.blocks < 1:
             out.append(f"blocks={self.blocks!r}: give a whole number of fresh-server blocks >= 1")
+        elif self.looks is not None and self.looks.blocks[-1] != self.blocks:
+            out.append(f"looks={self.looks.blocks!r}: the last look is at blocks={self.blocks}")
+        if isinstance(self.retries, bool) or not isinstance(self.retries, int) or self.retries < 0:
+            out.append(f"retries={self.retries!r}: give a whole number of fresh attempts >= 0")
+        if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) or self.rounds < 1:
+            out.append(f"rounds={self.rounds!r}: give a whole number of rounds per block >= 1 (2 swaps the cores)")
         return out
 
     def _load_problems(self) -> list[str]:

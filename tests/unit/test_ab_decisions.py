@@ -87,7 +87,6 @@ def _decision(measured=None, policy=GATE_POLICY):
         "aiohttp/aiohttp json c32",
         measured,
         judge(measured.pairs, measured.rate is not None, policy),
-        extended=False,
         policy=policy,
         max_error_rate=0.01,
     )
@@ -129,12 +128,12 @@ def _old_file(tmp_path, measured):
 
 
 def test_a_decision_file_round_trips(tmp_path):
-    """Written and read back: the same verdict, decisions, pairs, policy and limit; the file says schema 2."""
+    """Written and read back: the same verdict, decisions, pairs, policy and limit; the file says schema 3."""
     made = _decision()
     decisions.write(tmp_path / "d.json", made)
     back = decisions.read(tmp_path / "d.json")
     assert back == made
-    assert json.loads((tmp_path / "d.json").read_text())["schema"] == 2
+    assert json.loads((tmp_path / "d.json").read_text())["schema"] == 3
 
 
 def test_a_file_of_the_old_gate_still_loads(tmp_path):
@@ -162,7 +161,9 @@ def test_gate_rejudge_prints_and_exits_like_a_live_run(tmp_path, capsys):
     decisions.write(tmp_path / "d.json", _decision())
     assert gate_main(["--rejudge", str(tmp_path / "d.json")]) == 1
     out = capsys.readouterr()
-    assert out.out.startswith("aiohttp/aiohttp json c32: simultaneous, 0 windows, 1 re-run, extended False, 60 s\n")
+    assert out.out.startswith(
+        "aiohttp/aiohttp json c32: simultaneous, 0 windows, 1 re-run, 60 s\n  stopped: regression"
+    )
     assert "  verdict     regression" in out.out and "no server started" in out.err
     assert (
         gate_main(
@@ -180,7 +181,7 @@ def test_gate_rejudge_of_an_old_file_and_a_stricter_alpha(tmp_path, capsys):
     out = tmp_path / "new.json"
     assert gate_main(["--rejudge", str(path), "--alpha", "0.05", "--cells", "5", "--json", str(out)]) == 1
     stored = decisions.read(out)
-    assert stored.schema == 2 and stored.policy["alpha"] == 0.05 and stored.policy["cells"] == 5
+    assert stored.schema == 3 and stored.policy["alpha"] == 0.05 and stored.policy["cells"] == 5
     assert stored.decisions["throughput"].reason.count("0.005") == 1  # 0.05 / (5 cells x 2 gated signals)
 
 

@@ -3,16 +3,21 @@
 import math
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 try:
     from serverbench.judge import decision
 except ImportError:  # running from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
     from serverbench.judge import decision
+
+from fuzzing import fuzz
 
 from serverbench.judge.decision import Decision, Policy, decide
 from serverbench.measure.ab import abba_order, pairs_from_abba
@@ -296,3 +301,84 @@ def test_combine_any_regression_fails_and_unjudged_signals_never_pass():
     assert combine({"throughput": ok, "cpu": few}) == "inconclusive"
     assert combine({"throughput": better, "cpu": ok}) == "improvement"
     assert combine({}) == "inconclusive"
+
+
+# Settling (Policy.detect): a pass before enough pairs for a regression, for the group-sequential looks.
+SAMPLES = st.lists(st.floats(-0.3, 0.3, allow_nan=False), min_size=2, max_size=16)
+
+
+@fuzz(60)  # each example decides twice with exact Wilcoxon tests: ~0.5 s under load
+@given(
+    ratios=SAMPLES,
+    detect=st.floats(0.005, 0.5),
+    beta=st.floats(0.001, 0.5),
+    alpha=st.floats(1e-4, 0.2),
+    min_effect=st.floats(0.0, 0.2),
+    max_dispersion=st.floats(0.01, 0.5),
+    higher=st.booleans(),
+)
+def test_settling_never_makes_or_hides_a_regression(ratios, detect, beta, alpha, min_effect, max_dispersion, higher):
+    """For any pairs and limits, a policy that settles gives a regression (or an improvement) exactly when the same
+    policy without settling does: stopping on a settled pass cannot add a false regression."""
+    base = [100.0] * len(ratios)
+    cand = [100.0 * math.exp(r) for r in ratios]
+    plain = Policy(alpha=alpha, min_effect=min_effect, max_dispersion=max_dispersion, higher_is_better=higher)
+    settles = Policy(**{**plain.__dict__, "detect": detect, "beta": beta})
+    a, b = decide(base, cand, plain), decide(base, cand, settles)
+    assert (a.verdict == "regression") == (b.verdict == "regression")
+    assert (a.verdict == "improvement") == (b.verdict == "improvement")
+    assert b.verdict in (a.verdict, "pass")  # settling only turns an unreached verdict into a pass
+    if b.verdict == "pass" and a.verdict != "pass":
+        assert not b.borderline
+
+
+@fuzz(60)
+@given(ratios=SAMPLES, low=st.floats(0.005, 0.3), more=st.floats(0.0, 0.3), higher=st.booleans())
+def test_a_larger_detect_settles_whatever_a_smaller_one_settles(ratios, low, more, higher):
+    """Settling is monotone in detect: ruling out a worsening of x also rules out any larger one."""
+    base = [100.0] * len(ratios)
+    cand = [100.0 * math.exp(r) for r in ratios]
+
+    def settled(detect):
+        d = decide(base, cand, Policy(alpha=0.0025, min_effect=0.03, detect=detect, higher_is_better=higher))
+        return d.verdict in ("pass", "improvement") and not d.borderline
+
+    if settled(low):
+        assert settled(low + more)
+
+
+def test_a_settled_pass_comes_before_the_pairs_a_regression_needs():
+    """Six quiet A/A pairs cannot show a regression at alpha 0.0025 (floor 0.5**9), but they rule out a 5% drop."""
+    base, cand = simulate(11, 1, 6, 0.0, noise=0.005, drift=0.0)
+    plain = Policy(alpha=0.0025, min_effect=0.03)
+    assert decide(base[0], cand[0], plain).verdict == "inconclusive"
+    settled = decide(base[0], cand[0], Policy(alpha=0.0025, min_effect=0.03, detect=0.05, beta=0.05))
+    assert settled.verdict == "pass" and not settled.borderline
+    assert "below 5.0%, the smallest the gate must catch" in settled.reason
+
+
+def test_a_drop_as_large_as_detect_is_not_settled():
+    """A true 10% drop with 1% noise never settles at detect 5%: its bound lies beyond it."""
+    base, cand = simulate(12, 200, 6, -0.10, noise=0.01, drift=0.0)
+    policy = Policy(alpha=0.0025, min_effect=0.03, detect=0.05, beta=0.05)
+    assert not any(d.verdict == "pass" for d in decision._decide_batch(base, cand, policy))
+
+
+def test_the_settling_bound_is_the_one_sided_t_bound():
+    """Five pairs at -1%, 0, +1%, +2%, +3% (lower is better): the bound is mean + t(0.95, 4) * sd / sqrt(5)."""
+    ratios = [-0.01, 0.0, 0.01, 0.02, 0.03]
+    base, cand = [1.0] * 5, [math.exp(r) for r in ratios]
+    bound = math.expm1(0.01 + 2.131847 * np.std(ratios, ddof=1) / math.sqrt(5))
+    policy = Policy(alpha=0.0025, higher_is_better=False, beta=0.05, min_pairs=2)
+    assert decide(base, cand, replace(policy, detect=bound * 1.001)).verdict == "pass"
+    assert decide(base, cand, replace(policy, detect=bound * 0.999)).verdict == "inconclusive"
+
+
+def test_the_settling_bound_of_a_higher_is_better_signal_is_its_lower_t_bound():
+    """Five pairs at +1%, 0, -1%, -2%, -3% (higher is better): the worsening bound is -(mean - t(0.95, 4) * sd / sqrt(5))."""
+    ratios = [0.01, 0.0, -0.01, -0.02, -0.03]
+    base, cand = [1.0] * 5, [math.exp(r) for r in ratios]
+    bound = -math.expm1(-0.01 - 2.131847 * np.std(ratios, ddof=1) / math.sqrt(5))
+    policy = Policy(alpha=0.0025, higher_is_better=True, beta=0.05, min_pairs=2)
+    assert decide(base, cand, replace(policy, detect=bound * 1.001)).verdict == "pass"
+    assert decide(base, cand, replace(policy, detect=bound * 0.999)).verdict == "inconclusive"

@@ -133,7 +133,6 @@ def _decision() -> dict:
         "aiohttp/aiohttp json c32",
         measured,
         judge(pairs, False, GATE_POLICY),
-        extended=False,
         policy=GATE_POLICY,
         max_error_rate=0.01,
     )

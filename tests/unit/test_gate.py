@@ -26,7 +26,6 @@ def _run(base, cand, errors=0.0, latency=None, max_error_rate=0.01):
         "aiohttp json c32",
         measured,
         Judgement(decisions, gated),
-        extended=False,
         policy=GATE_POLICY,
         max_error_rate=max_error_rate,
     )

@@ -57,9 +57,7 @@ def _decision(cell="aiohttp/aiohttp json c32"):
         {"base": 0.0, "candidate": 0.0},
         {"base": 44.0, "candidate": 44.0},
     )
-    return decided(
-        cell, measured, judge(pairs, False, GATE_POLICY), extended=False, policy=GATE_POLICY, max_error_rate=0.01
-    )
+    return decided(cell, measured, judge(pairs, False, GATE_POLICY), policy=GATE_POLICY, max_error_rate=0.01)
 
 
 @pytest.fixture
@@ -171,13 +169,13 @@ def test_a_reference_cell_plan_carries_every_option_given(plans, services):
     )
     assert plan.base == gate.Arm("base", sys.executable, ROOT / "apps", {"A": "1"})
     assert plan.candidate == gate.Arm("candidate", PYTHON3, ROOT / "apps", {"B": "2"})
-    assert _given(plan) and plan.cost_requests == 200
+    assert _given(plan) and plan.cost_requests == 50
     assert services == [(["redis"], {"redis": REDIS, "mongo": None, "upstream": None})]
 
 
 def test_a_reference_cell_plan_takes_the_gates_defaults(plans, services, monkeypatch):
     """With only a variant: the json workload, the variant's own app, the gate's window, auto rate, the gate's
-    policy and one retry; --rate off gives no fixed rate and --app another app."""
+    policy and no retry; --rate off gives no fixed rate and --app another app."""
     monkeypatch.setattr(gate, "valgrind_missing", lambda: "valgrind is not installed")
     _live("--variant", "werkzeug-threaded")
     _live("--variant", "werkzeug-threaded", "--app", "raw-wsgi", "--rate", "off")
@@ -188,7 +186,7 @@ def test_a_reference_cell_plan_takes_the_gates_defaults(plans, services, monkeyp
         "auto",
         0.25,
         GATE_POLICY,
-        1,
+        0,
         0,
     )
     assert first.blocks == gate.GATE_BLOCKS and first.backend_env == {}
@@ -229,7 +227,7 @@ def test_a_checkout_without_apps_is_refused_naming_it(plans, services, checkouts
         (["--variant", "aiohttp", "--alpha", "2"], "--alpha / --cells / --min-effect"),
         (["--variant", "aiohttp", "--rate", "0"], "--rate '0'"),
         (["--variant", "aiohttp", "--blocks", "2"], "--blocks 2 gives"),
-        (["--variant", "aiohttp", "--cost-repeats", "1"], "--cost-repeats 1"),
+        (["--variant", "aiohttp", "--cost-repeats", "-1"], "--cost-repeats -1"),
         (["--variant", "aiohttp", "--base-env", "A"], "must look like NAME=VALUE"),
         (
             ["--variant", "aiohttp", "--cand-env", "B", "--cost-repeats", "0"],
@@ -284,7 +282,7 @@ def test_a_project_plan_takes_the_gates_defaults_and_cells_given(plans, services
     _user(project, "--endpoint", "create", "--cells", "5")
     first, _, second, third = plans
     assert (first.connections, first.duration, first.warmup, first.max_error_rate) == (32, 2, 1, 0.01)
-    assert (first.rate, first.load, first.retries, first.cost_repeats, first.cost_requests) == ("auto", 0.25, 1, 0, 200)
+    assert (first.rate, first.load, first.retries, first.cost_repeats, first.cost_requests) == ("auto", 0.25, 0, 0, 200)
     assert first.policy == replace(GATE_POLICY, cells=2) and first.blocks == gate.GATE_BLOCKS
     assert first.backend_env == {"SERVERBENCH_REDIS_URL": "redis://started"}
     assert first.base.env == {"GREETING": "hi", "SHOP_REDIS": "redis://started"}
@@ -321,7 +319,7 @@ def test_a_project_base_ref_serves_the_apps_folder_of_the_worktree(plans, servic
         (["--alpha", "2"], "--alpha / --cells / --min-effect"),
         (["--rate", "x"], "--rate 'x'"),
         (["--blocks", "2"], "--blocks 2 gives"),
-        (["--cost-repeats", "1"], "--cost-repeats 1"),
+        (["--cost-repeats", "-1"], "--cost-repeats -1"),
         (["--cost-repeats", "0", "--base-env", "A"], "must look like NAME=VALUE, got \\['A'\\]"),
         (["--cost-repeats", "0", "--cand-env", "B"], "must look like NAME=VALUE, got \\['B'\\]"),
     ],
@@ -456,12 +454,12 @@ def test_cost_repeats_default_depends_on_the_runtime_and_valgrind(monkeypatch, c
         return gate.parser().parse_args(["--variant", *argv])
 
     monkeypatch.setattr(gate, "valgrind_missing", lambda: None)
-    assert gate.cost_repeats(args("aiohttp")) == gate.COST_REPEATS == 3
+    assert gate.cost_repeats(args("aiohttp")) == gate.COST_REPEATS == 1
     assert gate.cost_repeats(args("aiohttp", "--app", "node")) == 0
     assert gate.cost_repeats(args("node-http")) == 0
-    assert gate.cost_repeats(args("node-http", "--app", "flask")) == 3
+    assert gate.cost_repeats(args("node-http", "--app", "flask")) == 1
     assert capsys.readouterr().err == "note: no cost signal (instructions are counted for Python servers only)\n" * 2
-    assert gate.cost_repeats(args("node-http"), user_app=True) == 3
+    assert gate.cost_repeats(args("node-http"), user_app=True) == 1
     monkeypatch.setattr(gate, "valgrind_missing", lambda: "valgrind is not installed")
     assert gate.cost_repeats(args("aiohttp")) == 0
     assert capsys.readouterr().err == "note: no cost signal (valgrind is not installed)\n"
@@ -552,8 +550,8 @@ def test_markdown_is_the_whole_table_with_the_cost_shifts():
         "",
         "peak RSS: base 44.0 MB, candidate 44.0 MB (+0.0%)",
         "",
-        "error rate: base 0.00%, candidate 0.00% (limit 1.00%); mode simultaneous; 0 windows, 1 re-run, "
-        "extended: False; 60 s",
+        "error rate: base 0.00%, candidate 0.00% (limit 1.00%); mode simultaneous; 0 windows, 1 re-run; "
+        "stopped: last look; 60 s",
         "",
     ]
     assert gate.markdown(run) == "\n".join(expected)

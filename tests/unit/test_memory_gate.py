@@ -83,9 +83,7 @@ def test_the_gate_gates_growth_when_soak_pairs_are_there_and_keeps_it_on_rejudge
         "simultaneous", ("base", "candidate"), {k: tuple(map(tuple, v)) for k, v in pairs.items()}, (), n, 0, None, 10.0
     )
     stored = ABDecision.from_record(
-        json.loads(
-            json.dumps(decided("c", m, judged, extended=False, policy=GATE_POLICY, max_error_rate=0.01).to_record())
-        )
+        json.loads(json.dumps(decided("c", m, judged, policy=GATE_POLICY, max_error_rate=0.01).to_record()))
     )
     assert stored.decisions["growth"].unit == GROWTH_UNIT and "MB/10k req" in stored.decisions["growth"].summary()
     again = rejudge(stored, GATE_POLICY, 0.01)

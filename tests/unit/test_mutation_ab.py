@@ -1,5 +1,5 @@
-"""The A/B judge's bookkeeping (issue 22, mutation survivors): gated signals with cost, the extension's
-size, the stored policy, and judging a stored decision again."""
+"""The A/B judge's bookkeeping (issue 22, mutation survivors): gated signals with cost, the stored policy, and
+judging a stored decision again."""
 
 from dataclasses import replace
 
@@ -11,7 +11,6 @@ from serverbench.judge.ab import (
     decided,
     judge,
     min_blocks,
-    next_step,
     policy_record,
     rejudge,
     stored_policy,
@@ -61,16 +60,6 @@ def test_min_blocks_counts_one_pair_per_block_by_default():
     assert min_blocks(GATE_POLICY, True, pairs_per_block=2) == (one + 1) // 2 < one
 
 
-def test_extension_of_an_odd_block_count_is_a_whole_number():
-    """Extending 5 blocks asks for 2 more (half, rounded down), an int, starting at block 5."""
-
-    class Borderline:
-        borderline, verdict = True, "pass"
-
-    step = next_step(Borderline(), blocks=5, extended=False, attempt=0, extend=True, retries=1)
-    assert (step.extend, step.blocks, step.first_block) == (True, 2, 5) and isinstance(step.blocks, int)
-
-
 def test_policy_record_keeps_the_limits_not_the_direction():
     """A stored policy has alpha, cells, min_effect, min_pairs and max_dispersion, not higher_is_better."""
     assert policy_record(Policy(alpha=0.02, cells=3)) == {
@@ -85,9 +74,7 @@ def test_policy_record_keeps_the_limits_not_the_direction():
 def test_stored_policy_reads_back_the_policy_judged_under():
     """A decision's stored policy is the one it was judged under; an unknown key is ignored."""
     pol = Policy(alpha=0.02, cells=3, min_effect=0.07, min_pairs=6, max_dispersion=0.2)
-    d = decided(
-        "c", _measurement(_pairs()), judge(_pairs(), True, pol), extended=False, policy=pol, max_error_rate=0.01
-    )
+    d = decided("c", _measurement(_pairs()), judge(_pairs(), True, pol), policy=pol, max_error_rate=0.01)
     assert stored_policy(d) == pol
     assert stored_policy(replace(d, policy={**d.policy, "future": 1})) == pol
 
@@ -99,12 +86,11 @@ def test_decided_keeps_the_gated_signals_and_the_exit_status():
         "c",
         _measurement(pairs, rate=100.0),
         judge(pairs, True, GATE_POLICY),
-        extended=True,
         policy=GATE_POLICY,
         max_error_rate=0.01,
     )
     assert d.gated == ("throughput", "p50", "p90", "cpu")
-    assert (d.verdict, d.exit_status, d.extended, d.max_error_rate) == ("regression", 1, True, 0.01)
+    assert (d.verdict, d.exit_status, d.stopped, d.max_error_rate) == ("regression", 1, "regression", 0.01)
 
 
 def test_rejudge_judges_the_fixed_rate_signals_when_they_were_measured():
@@ -114,7 +100,6 @@ def test_rejudge_judges_the_fixed_rate_signals_when_they_were_measured():
         "c",
         _measurement(pairs, rate=100.0),
         judge(pairs, True, GATE_POLICY),
-        extended=False,
         policy=GATE_POLICY,
         max_error_rate=0.01,
     )
@@ -125,7 +110,6 @@ def test_rejudge_judges_the_fixed_rate_signals_when_they_were_measured():
         "c",
         _measurement(unrated),
         judge(unrated, False, GATE_POLICY),
-        extended=False,
         policy=GATE_POLICY,
         max_error_rate=0.01,
     )

@@ -194,7 +194,7 @@ def test_an_ab_decision_reads_its_measurement():
         m.peak_rss_mb,
     )
     assert d.throughput is d.decisions["throughput"] and d.cpu_per_request is d.decisions["cpu"]
-    assert d.schema == SCHEMA == 2 and READABLE == (1, 2)
+    assert d.schema == SCHEMA == 3 and READABLE == (1, 2, 3)
 
 
 def test_an_ab_decisions_record_holds_every_field():
@@ -203,7 +203,7 @@ def test_an_ab_decisions_record_holds_every_field():
     d = _ab()
     rec = d.to_record()
     assert rec == {
-        "schema": 2,
+        "schema": 3,
         "cell": "cell c8",
         "verdict": "regression",
         "exit_status": 1,
@@ -214,11 +214,16 @@ def test_an_ab_decisions_record_holds_every_field():
         "extended": True,
         "reruns": 1,
         "seconds": 12.3,
+        "phases": {},
         "error_rate": dict(d.error_rate),
         "peak_rss_mb": {"base": 40.0, "candidate": 50.0},
         "max_error_rate": 0.02,
         "policy": {"alpha": 0.01},
         "gated": ["throughput"],
+        "looks": None,
+        "look": None,
+        "stopped": None,
+        "settle_only": 0,
         "decisions": {k: v.to_record() for k, v in d.decisions.items()},
         "pairs": {"throughput": {"base": [1.0, 2.0], "candidate": [1.5, 2.5]}},
         "windows": [w.to_record() for w in d.windows],
@@ -321,7 +326,7 @@ def test_a_decision_file_is_written_and_read(tmp_path):
         ("[]", "not an A/B decision file (no 'decisions' and 'pairs')"),
         ('{"decisions": [], "pairs": {}}', "not an A/B decision file"),
         ('{"decisions": {}}', "not an A/B decision file"),
-        ('{"schema": 3, "decisions": {}, "pairs": {}}', "decision schema 3; this serverbench reads (1, 2): upgrade"),
+        ('{"schema": 4, "decisions": {}, "pairs": {}}', "decision schema 4; this serverbench reads (1, 2, 3): upgrade"),
         ('{"schema": 0, "decisions": {}, "pairs": {}}', "decision schema 0"),
         ('{"schema": 2, "decisions": {}, "pairs": {}}', "cannot be read (KeyError"),
         ('{"schema": 2, "decisions": {}, "pairs": {}, "arms": ["a"]}', "cannot be read (ValueError: expected the two"),

@@ -39,7 +39,6 @@ def _decision(cand=SLOWER, rate=None, rss=None, errors=None):
         "aiohttp/aiohttp json c32",
         measured,
         judge(pairs, rate is not None, GATE_POLICY),
-        extended=False,
         policy=GATE_POLICY,
         max_error_rate=0.01,
     )
@@ -126,11 +125,12 @@ def test_check_blocks_refuses_too_few_blocks_to_reach_alpha():
         gate.check_blocks(_args("--blocks", str(fewest - 1), "--mode", "simultaneous"), GATE_POLICY, "auto")
 
 
-def test_cost_repeats_given_must_be_zero_or_two_or_more():
-    """--cost-repeats 0 and 2 are taken as given; 1 and -1 are refused (an A/A spread needs two counts)."""
+def test_cost_repeats_given_must_be_zero_or_more():
+    """--cost-repeats 0, 1 and 2 are taken as given; -1 is refused."""
     assert gate.cost_repeats(_args("--cost-repeats", "0")) == 0
+    assert gate.cost_repeats(_args("--cost-repeats", "1")) == 1
     assert gate.cost_repeats(_args("--cost-repeats", "2")) == 2
-    for bad in ("1", "-1"):
+    for bad in ("-1",):
         with pytest.raises(ConfigError, match=f"--cost-repeats {bad}: use 0"):
             gate.cost_repeats(_args("--cost-repeats", bad))
 
@@ -150,8 +150,9 @@ def test_rejudge_appends_the_markdown_table_and_prints_every_signal(tmp_path, ca
     assert gate.main(["--rejudge", str(path), "--markdown", str(summary)]) == 1
     assert summary.read_text() == "before\n" + gate.markdown(gate.rejudge(decisions.read(path), GATE_POLICY, 0.01))
     out = capsys.readouterr().out.splitlines()
-    assert out[1].startswith("  throughput (rps), saturated                Δ -9.5% [")
-    assert [line.split()[0] for line in out[1:4]] == ["throughput", "server", "peak"]
+    assert out[1].startswith("  stopped: ")
+    assert out[2].startswith("  throughput (rps), saturated                Δ -9.5% [")
+    assert [line.split()[0] for line in out[2:5]] == ["throughput", "server", "peak"]
     assert out[-1] == "  error rate  base 0.00%, candidate 0.20%"
 
 
@@ -256,7 +257,7 @@ def test_rejudge_keeps_the_stored_error_limit_unless_one_is_given(tmp_path):
 
 
 def test_the_parsers_defaults_are_the_gates():
-    """No option given: the gate's blocks, auto rate at a quarter load, one retry, empty lists; the shared options
+    """No option given: the gate's blocks, auto rate at a quarter load, no retry, empty lists; the shared options
     left None (their gate defaults are applied by shared_options)."""
     import sys
 
@@ -272,7 +273,7 @@ def test_the_parsers_defaults_are_the_gates():
         "base_env": [],
         "cand_env": [],
         "mode": None,
-        "blocks": 12,
+        "blocks": 16,
         "perf_duration": None,
         "perf_warmup": None,
         "perf_connections": None,
@@ -285,7 +286,7 @@ def test_the_parsers_defaults_are_the_gates():
         "alpha": None,
         "cells": None,
         "min_effect": None,
-        "retries": 1,
+        "retries": 0,
         "cost_repeats": None,
         "markdown": None,
         "json": None,

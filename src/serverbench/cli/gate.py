@@ -43,7 +43,7 @@ from ..records import decisions as decision_file
 from ..records.cost import CostBaseline, CostRecord
 from ..records.decisions import ABDecision, p_text
 
-COST_REPEATS = 3  # counted runs per arm: about 30 s (two at a time) for 0.02-0.5% A/A spreads
+COST_REPEATS = 1  # counted runs per arm, both at once (a second each when the first pair is ambiguous)
 
 # Options the gate shares with the pytest session: declared once in the option table, the gate's own
 # defaults given in the same rows (config.Option.context_defaults).
@@ -119,7 +119,7 @@ def markdown(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> str:
         f"peak RSS: {rss_line(run)}",
         "",
         f"error rate: {errors} (limit {run.max_error_rate:.2%}); mode {run.mode}; "
-        f"{len(run.windows)} windows, {run.reruns} re-run, extended: {run.extended}; {run.seconds:.0f} s",
+        f"{len(run.windows)} windows, {run.reruns} re-run; {stop_line(run)}; {run.seconds:.0f} s",
         "",
     ]
     if shifts:
@@ -140,6 +140,20 @@ def markdown(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> str:
     return "\n".join(lines)
 
 
+def stop_line(run: ABDecision) -> str:
+    """Why and where the decision ended, and where its time went."""
+    if run.stopped is None:  # a decision file of the fixed design (schema 1 or 2)
+        return f"extended {run.extended}"
+    counted = run.stopped == "counted"  # before any timed block: no look was taken
+    where = (
+        f"at look {run.look + 1} of {len(run.looks)} ({run.measurement.blocks} blocks)"
+        if run.looks and not counted
+        else ""
+    )
+    spent = ", ".join(f"{k} {v:.0f} s" for k, v in run.measurement.phases.items() if v >= 0.5)
+    return f"stopped: {run.stopped} {where}".rstrip() + (f"; time: {spent}" if spent else "")
+
+
 def _shown() -> list[tuple[str, str]]:
     """(name, label) of the timed signals, then of the counted cost."""
     return [*((s.name, s.label) for s in SIGNALS), (COST, COST_LABEL)]
@@ -148,10 +162,10 @@ def _shown() -> list[tuple[str, str]]:
 def cost_repeats(args: argparse.Namespace, user_app: bool = False) -> int:
     """--cost-repeats, else the default when valgrind can count here (and a note when it cannot)."""
     if args.cost_repeats is not None:
-        if args.cost_repeats < 0 or args.cost_repeats == 1:
+        if args.cost_repeats < 0:
             raise ConfigError(
-                f"--cost-repeats {args.cost_repeats}: use 0 (no cost signal) or 2 or more "
-                "(the A/A spread needs two counts per arm)"
+                f"--cost-repeats {args.cost_repeats}: use 0 (no cost signal), 1 (one count per arm, a second when "
+                "ambiguous) or 2 or more (each arm's own A/A spread sets the limit)"
             )
         return args.cost_repeats
     if not user_app and (APPS[args.app] if args.app else registry()[args.variant].default_app).runtime != "python":
@@ -165,10 +179,8 @@ def cost_repeats(args: argparse.Namespace, user_app: bool = False) -> int:
 
 
 def show(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> None:
-    print(
-        f"{run.cell}: {run.mode}, {len(run.windows)} windows, {run.reruns} re-run, extended {run.extended}, "
-        f"{run.seconds:.0f} s"
-    )
+    print(f"{run.cell}: {run.mode}, {len(run.windows)} windows, {run.reruns} re-run, {run.seconds:.0f} s")
+    print(f"  {stop_line(run)}")
     for name, label in _shown():
         if name in run.decisions:
             print(f"  {label:42s} {run.decisions[name].summary()}")
@@ -222,7 +234,8 @@ def parser() -> argparse.ArgumentParser:
         "--blocks",
         type=int,
         default=GATE_BLOCKS,
-        help="fresh-server blocks (one pair each when simultaneous, two when sequential)",
+        help="the most fresh-server blocks (one pair each when simultaneous, two when sequential); the judge looks "
+        "after the fewest that can show a regression at half of alpha, and after all of them",
     )
     for name in SHARED:
         option = OPTIONS_BY_NAME[name]
@@ -269,15 +282,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--retries",
         type=int,
-        default=1,
-        help="re-run a too-noisy or inconclusive decision this many times, doubling the blocks",
+        default=0,
+        help="measure a too-noisy or inconclusive decision again this many times (alpha is split between the attempts)",
     )
     p.add_argument(
         "--cost-repeats",
         type=int,
         default=None,
-        help="fresh counted runs (valgrind, instructions per request) per arm, gated against their own "
-        f"A/A spread; 0: none (default {COST_REPEATS} when valgrind is installed, else 0)",
+        help="fresh counted runs (valgrind, instructions per request) per arm, before any timed block: 1 counts "
+        "each arm once (twice when ambiguous), 2 or more gate against their own A/A spread; 0: none "
+        f"(default {COST_REPEATS} when valgrind is installed, else 0)",
     )
     p.add_argument("--markdown", help="append a step-summary table to this file ($GITHUB_STEP_SUMMARY)")
     p.add_argument("--json", help="write the whole decision (verdicts, pairs, every window) to this file")
@@ -340,6 +354,7 @@ def check_names(args: argparse.Namespace) -> None:
 def check_blocks(args: argparse.Namespace, policy: Policy, rate: float | str | None) -> None:
     """Enough blocks to ever reach the split significance level (before anything starts)."""
     mode = args.mode or default_mode()
+    policy = replace(policy, alpha=policy.alpha / (max(args.retries, 0) + 1))  # split between the attempts
     fewest = min_blocks(policy, rate is not None, pairs_per_block(mode))
     if args.blocks < fewest:
         raise ConfigError(

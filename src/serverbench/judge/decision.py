@@ -17,6 +17,12 @@ whole confidence interval lies beyond min_effect on one side. The interval is co
 the noisy pairs, so noise has already widened it; a 35% drop whose interval is [-46%, -20%]
 does not become doubtful because the machine was busy, and rerunning it only wastes time.
 
+Settled (group-sequential looks, :mod:`serverbench.judge.ab`): with ``detect`` set, a signal whose
+one-sided (1 - beta) upper bound on the worsening lies below ``detect`` is settled: it passes even before
+enough pairs could show a regression, and it is not borderline.  Stopping on a settled pass never adds a
+false regression (a pass only ends the search for one); ``beta`` bounds, per look, the chance of settling
+when the true worsening is ``detect``.
+
 A :class:`Decision` is a record (:mod:`serverbench.records.decisions` stores and reads it back); which
 signals are judged, and when to measure more, is :mod:`serverbench.judge.ab`.
 """
@@ -54,6 +60,8 @@ class Policy:
     min_pairs: int = 5
     max_dispersion: float = 0.10
     higher_is_better: bool = True
+    detect: float | None = None  # the worsening a pass must rule out (one-sided 1 - beta bound below it); None: off
+    beta: float = 0.05
 
     def __post_init__(self):
         checks = (
@@ -67,6 +75,8 @@ class Policy:
                 "a number > 0 (inf disables the check)",
             ),
             ("higher_is_better", lambda v: isinstance(v, (bool, np.bool_)), "True or False"),
+            ("detect", lambda v: v is None or (_is_real(v) and 0 < v < math.inf), "None or a number > 0"),
+            ("beta", lambda v: _is_real(v) and 0 < v < 1, "a number in the open interval (0, 1)"),
         )
         for name, ok, accepted in checks:
             value = getattr(self, name)
@@ -130,13 +140,16 @@ def _decide_batch(base, cand, policy: Policy = Policy()) -> list[Decision]:
     s = sign * r  # s > 0 means "worse", whatever the metric's direction
     a_cell = policy.cell_alpha
     nan = np.full(m, np.nan)
-    mean, half, med, disp = nan, nan, nan, nan
+    mean, half, med, disp, reach = nan, nan, nan, nan, nan
     p_worse, p_better = nan, nan
     if n >= 1:
         mean, med = r.mean(axis=1), np.median(r, axis=1)
         disp = MAD_SCALE * np.median(np.abs(r - med[:, None]), axis=1)
     if n >= 2:
-        half = stats.t.ppf(1 - a_cell / 2, n - 1) * r.std(axis=1, ddof=1) / math.sqrt(n)
+        se = r.std(axis=1, ddof=1) / math.sqrt(n)
+        half = stats.t.ppf(1 - a_cell / 2, n - 1) * se
+        # the one-sided (1 - beta) bound on the log ratio, on the worse side
+        reach = mean + sign * stats.t.ppf(1 - policy.beta, n - 1) * se
         const = np.ptp(s, axis=1) == 0
         s0 = s[:, 0]
         # Zero variance: t p := 0 on the side of the shift, 1 otherwise; Wilcoxon gives
@@ -152,13 +165,20 @@ def _decide_batch(base, cand, policy: Policy = Policy()) -> list[Decision]:
     n_floor = wilcoxon_min_pairs(a_cell)
     out = []
     for i in range(m):
-        out.append(_verdict(policy, n, n_floor, mean[i], half[i], med[i], disp[i], p_worse[i], p_better[i]))
+        out.append(_verdict(policy, n, n_floor, mean[i], half[i], med[i], disp[i], p_worse[i], p_better[i], reach[i]))
     return out
 
 
-def _verdict(pol: Policy, n, n_floor, mean, half, med, disp, p, p_better) -> Decision:
+def _expm1(x: float) -> float:
+    """expm1 that saturates instead of overflowing (a CI's upper end from two pairs at a tiny alpha)."""
+    return math.expm1(min(x, 700.0))
+
+
+def _verdict(pol: Policy, n, n_floor, mean, half, med, disp, p, p_better, reach=math.nan) -> Decision:
     delta = math.expm1(mean)
-    ci = (math.expm1(mean - half), math.expm1(mean + half))
+    ci = (math.expm1(mean - half), _expm1(mean + half))
+    bound = -math.expm1(reach) if pol.higher_is_better else _expm1(reach)  # the worsening it still admits
+    settled = pol.detect is not None and bound < pol.detect
     if not pol.higher_is_better:  # make "worse"/"better" amounts positive for both directions
         worse, better, ci_worse, ci_best_worse = delta, -delta, ci[1], ci[0]
     else:
@@ -170,11 +190,21 @@ def _verdict(pol: Policy, n, n_floor, mean, half, med, disp, p, p_better) -> Dec
         f"one-sided p(worse)={_fmt_p(p)}, n={n}"
     )
     borderline = False
+    ruled_out = (
+        f"the worsening's one-sided {1 - pol.beta:.4g} bound {_pct(max(bound, 0.0), False)} is "
+        f"{'' if settled else 'not '}below {_pct(pol.detect or 0.0, False)}, the smallest the gate must catch"
+    )
     if n < pol.min_pairs:
         verdict = "inconclusive"
         reason = (
             f"Only {n} pairs, fewer than min_pairs={pol.min_pairs}; need at least "
             f"{max(pol.min_pairs, n_floor)} pairs before a pass or regression can be declared."
+        )
+    elif n < n_floor and settled:
+        verdict = "pass"
+        reason = (
+            f"No regression to catch: {ruled_out} (a regression could not be shown yet: "
+            f"0.5**{n} is not below the {lvl}; {stats_txt})."
         )
     elif n < n_floor:
         verdict = "inconclusive"
@@ -183,8 +213,11 @@ def _verdict(pol: Policy, n, n_floor, mean, half, med, disp, p, p_better) -> Dec
             f"the {lvl} (alpha {pol.alpha:g} / {pol.cells} cells), so no regression could be shown; "
             f"need at least {n_floor} pairs."
         )
-    elif disp > pol.max_dispersion and not (
-        (p < a_cell and ci_best_worse >= eff) or (p_better < a_cell and -ci_worse >= eff)
+    elif (
+        disp > pol.max_dispersion
+        and not ((p < a_cell and ci_best_worse >= eff) or (p_better < a_cell and -ci_worse >= eff))
+        # a settled pass stands however noisy the pairs: its bound already carries the noise
+        and not (settled and not (p < a_cell and worse >= eff) and not (p_better < a_cell and better >= eff))
     ):
         verdict = "rerun"
         reason = (
@@ -207,9 +240,13 @@ def _verdict(pol: Policy, n, n_floor, mean, half, med, disp, p, p_better) -> Dec
         )
     else:
         verdict = "pass"
-        borderline = ci_worse >= eff  # the CI's worse end still reaches min_effect
+        # not settled: more pairs could still show a regression (the CI's worse end reaches min_effect, or with
+        # detect set, the one-sided bound reaches detect)
+        borderline = ci_worse >= eff if pol.detect is None else not settled
         why = "not significant" if p >= a_cell else f"smaller than min_effect {_pct(eff, False)}"
         reason = f"No regression: the {'worsening' if worse > 0 else 'change'} is {why} at {lvl} ({stats_txt})."
+        if pol.detect is not None:
+            reason = f"{reason[:-1]}; {'settled' if settled else 'not settled'}: {ruled_out}."
     return Decision(verdict, delta, ci, float(p), n, float(disp), bool(borderline), reason)
 
 

@@ -22,7 +22,7 @@ class Signal:
     gated: bool
     min_effect: float | None = None  # None: the gate policy's
     max_dispersion: float | None = None
-    extends: bool = True  # a borderline verdict on this signal earns the bounded extension
+    detect: float | None = None  # the worsening an early pass must rule out (judge.ab's looks); None: never settles
     rate_only: bool = False  # measured only in the fixed-rate windows (none without them: --rate off)
     optional: bool = False  # judged only when measured (PSS needs /proc/PID/smaps_rollup: Linux)
     shares_alpha: bool = True  # False: judged at the cells' alpha, the others' share not cut for it (PSS)
@@ -36,6 +36,7 @@ class Signal:
             higher_is_better=self.higher_is_better,
             min_effect=gate.min_effect if self.min_effect is None else self.min_effect,
             max_dispersion=gate.max_dispersion if self.max_dispersion is None else self.max_dispersion,
+            detect=self.detect,
         )
 
 
@@ -61,8 +62,13 @@ PSS_MIN_EFFECT = 0.05
 # 1.0 minimum effect (its A/A evidence is beside GROWTH_MIN_EFFECT).  Like PSS it neither extends
 # nor takes a share of alpha: the gate's other signals keep the blocks they need when a soak runs.
 GROWTH = "growth"
+# The worsening an early pass must rule out, per signal (judge.ab's looks): the 10% regression the gate promises to
+# catch for throughput and CPU per request (smaller CPU regressions are the counted signal's: its floor is 1%); for
+# latency, whose A/A pairs spread 6-15% on this machine, 30%.  A signal settles at a look before the last only when
+# its one-sided (1 - beta) bound on the worsening lies below this.
+DETECT = {"throughput": 0.10, "latency": 0.30, "cpu": 0.10}
 SIGNALS = (
-    Signal("throughput", "throughput (rps), saturated", True, True),
+    Signal("throughput", "throughput (rps), saturated", True, True, detect=DETECT["throughput"]),
     Signal(
         "p50",
         "latency p50 at the fixed rate",
@@ -70,7 +76,7 @@ SIGNALS = (
         True,
         min_effect=0.10,
         max_dispersion=0.30,
-        extends=False,
+        detect=DETECT["latency"],
         rate_only=True,
     ),
     Signal(
@@ -80,10 +86,10 @@ SIGNALS = (
         True,
         min_effect=0.10,
         max_dispersion=0.30,
-        extends=False,
+        detect=DETECT["latency"],
         rate_only=True,
     ),
-    Signal("cpu", "server CPU per request at the fixed rate", False, True, min_effect=0.02),
+    Signal("cpu", "server CPU per request at the fixed rate", False, True, min_effect=0.02, detect=DETECT["cpu"]),
     Signal(
         "pss",
         "peak PSS of the server's process tree",
@@ -91,7 +97,7 @@ SIGNALS = (
         True,
         min_effect=PSS_MIN_EFFECT,
         max_dispersion=0.05,
-        extends=False,
+        detect=PSS_MIN_EFFECT,
         optional=True,
         shares_alpha=False,
     ),
@@ -100,12 +106,11 @@ SIGNALS = (
         "PSS growth per 10k requests (soaks)",
         False,
         True,
-        extends=False,
         optional=True,
         shares_alpha=False,
         unit=GROWTH_UNIT,
     ),
-    Signal("rss", "peak RSS (reported, not gated)", False, False, extends=False),
+    Signal("rss", "peak RSS (reported, not gated)", False, False),
 )
 
 

@@ -24,7 +24,9 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -69,11 +71,31 @@ def pairs_from_abba(order: Sequence[str], values: Sequence[Any]) -> tuple[list[A
     return base, cand
 
 
+class Clock:
+    """Wall seconds by phase (:data:`~serverbench.records.decisions.PHASE_NAMES`): where a decision's time went."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def add(self, phase: str, seconds: float) -> None:
+        self.seconds[phase] = self.seconds.get(phase, 0.0) + seconds
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self.add(name, time.monotonic() - started)
+
+
 class _Rig:
     """What every window of one measurement shares: the plan, the drivers, the machine's identity, the rate."""
 
     def __init__(self, plan: ABPlan, rate: float | None):
         self.plan = plan
+        self.clock = Clock()
+        self.starter = ThreadPoolExecutor(2, thread_name_prefix="serverbench-ab-start")  # see start_both
         self.arms = {"A": plan.base, "B": plan.candidate}
         self.rate_driver: Driver | None = None
         if plan.rate is not None:  # any rate: the open-model driver; a missing oha fails before any server starts
@@ -95,17 +117,48 @@ class _Rig:
         # The fixed rate: kept from an earlier part of the attempt, given, or set from the first block.
         self.rate = rate if rate is not None else (None if plan.rate in (None, "auto") else float(plan.rate))
 
-    def start(self, arm: Arm, seed: int) -> ServerPool:
-        """A fresh, verified server of ``arm``, its hash seed ``seed`` (unless the arm sets it)."""
+    def start(self, arm: Arm, seed: int, took: dict[str, float] | None = None) -> ServerPool:
+        """A fresh, verified server of ``arm``, its hash seed ``seed`` (unless the arm sets it).  ``took``: where
+        the seconds its start and its verification took are written (else they go to the clock)."""
         plan = self.plan
         env = {"PYTHONHASHSEED": str(seed), **arm.env, **plan.backend_env}
         reset(plan, arm)
+        began = {}
+
+        def progress(phase: str, _round: int) -> None:  # ServerPool says "start", then "verify"
+            began[phase] = time.monotonic()
+
         pool = ServerPool(
             lambda c: start_variant(c.variant, app=c.app, apps_dir=arm.apps_dir, env=env, python=arm.python),
             [plan.workload.spec],
+            progress,
         )
         pool.get(plan.cell)
+        spent = {"start": began["verify"] - began["start"], "verify": time.monotonic() - began["verify"]}
+        for phase, seconds in spent.items():
+            if took is None:
+                self.clock.add(phase, seconds)
+            else:
+                took[phase] = seconds
         return pool
+
+    def start_both(self, seed: int, pools: dict[str, ServerPool]) -> None:
+        """A fresh, verified server of each arm, both started at once, into ``pools`` as each is up (so that the
+        caller stops the one that started when the other could not).  The clock gets the slower arm's times.
+
+        They start in the rig's own threads, which outlive them: a server gets PR_SET_PDEATHSIG
+        (:mod:`.executors`), which the kernel sends when the *thread* that started it exits."""
+        took: dict[str, dict[str, float]] = {k: {} for k in self.arms}
+
+        def start(k: str) -> None:
+            pools[k] = self.start(self.arms[k], seed, took[k])
+
+        futures = [self.starter.submit(start, k) for k in self.arms]
+        wait(futures)
+        for phase in ("start", "verify"):
+            self.clock.add(phase, max((t.get(phase, 0.0) for t in took.values()), default=0.0))
+        for future in futures:
+            future.result()  # the first failure, once both have finished
 
     def window(self, server: RunningServer, arm: Arm, cpus: Sequence[int] | None, rate: bool = False) -> Trial:
         """A saturated window of an arm's server, or (``rate``) one at the fixed rate."""
@@ -202,52 +255,62 @@ def _held(window: Result, rate: float) -> bool:
 
 
 def _swapped_rounds(
-    servers: Mapping[str, RunningServer], b: int, window: Callable[[str, RunningServer, list[int]], Result]
+    servers: Mapping[str, RunningServer],
+    b: int,
+    window: Callable[[str, RunningServer, list[int]], Result],
+    rounds: int = 2,
 ) -> list[dict[str, Result]]:
-    """One pair: two rounds, both arms driven at once, each arm and its generator pinned to its own core, the
-    cores swapped between the rounds; returns [{"A": window, "B": window}, {...}]."""
-    rounds = []
-    for r in range(2):
+    """One pair: ``rounds`` rounds, both arms driven at once, each arm and its generator pinned to its own core,
+    the cores swapped from round to round (and, with one round, from block to block); returns
+    [{"A": window, "B": window}, ...]."""
+    out = []
+    for r in range(rounds):
         core_a = (b + r) % 2
         cores = {"A": [core_a], "B": [1 - core_a]}
         for k, s in servers.items():
             pin_tree(s.pid, cores[k])
         windows = _parallel([lambda k=k, s=s, c=cores[k]: window(k, s, c) for k, s in servers.items()])
-        rounds.append(dict(zip(servers, windows)))
-    return rounds
+        out.append(dict(zip(servers, windows)))
+    return out
 
 
 def _simultaneous_blocks(rig: _Rig, blocks: int, first_block: int):
     """Per block (fresh servers: one pair), yield (block, saturated rounds, fixed-rate rounds or []); a round is
     {"A": window, "B": window}.  A pair per pair of processes: CPU per request differs between two processes
     of the same code (measured: an A/A decision whose pairs shared processes, two pairs per block, judged CPU
-    per request 5.7% "better"), so pairs that share processes are not independent."""
-    arms = rig.arms
+    per request 5.7% "better"), so pairs that share processes are not independent.  Both arms' servers start
+    at once and stop at once."""
+    arms, rounds = rig.arms, rig.plan.rounds
     for b in range(first_block, first_block + blocks):
-        order = ("A", "B") if b % 2 == 0 else ("B", "A")  # who starts (and is driven) first alternates
         pools: dict[str, ServerPool] = {}
         try:
-            for k in order:
-                pools[k] = rig.start(arms[k], seed=1000 + b)
-            servers = {k: pools[k].get(rig.plan.cell) for k in order}
-            _parallel(
-                [
-                    lambda k=k, s=s: warm_up(rig.window(s, arms[k], None), Warmup(rig.plan.warmup))
-                    for k, s in servers.items()
-                ]
-            )
-            saturated = _swapped_rounds(servers, b, lambda k, s, cpus: measure(rig.window(s, arms[k], cpus)))
+            rig.start_both(1000 + b, pools)
+            servers = {k: pools[k].get(rig.plan.cell) for k in arms}
+            if rig.plan.warmup > 0:
+                with rig.clock.phase("warm-up"):
+                    _parallel(
+                        [
+                            lambda k=k, s=s: warm_up(rig.window(s, arms[k], None), Warmup(rig.plan.warmup))
+                            for k, s in servers.items()
+                        ]
+                    )
+            with rig.clock.phase("saturated"):
+                saturated = _swapped_rounds(
+                    servers, b, lambda k, s, cpus: measure(rig.window(s, arms[k], cpus)), rounds
+                )
             at_rate: list = []
             if rig.rate_driver is not None:
                 rig.set_rate(_geomean([rnd["A"].rps for rnd in saturated]))
-                _parallel([lambda s=s: drain(s, rig.plan.workload) for s in servers.values()])
-                at_rate = _swapped_rounds(
-                    servers, b, lambda k, s, cpus: measure(rig.window(s, arms[k], cpus, rate=True))
-                )
+                with rig.clock.phase("drain"):
+                    _parallel([lambda s=s: drain(s, rig.plan.workload) for s in servers.values()])
+                with rig.clock.phase("rate"):
+                    at_rate = _swapped_rounds(
+                        servers, b, lambda k, s, cpus: measure(rig.window(s, arms[k], cpus, rate=True)), rounds
+                    )
             yield b, saturated, at_rate
         finally:
-            for pool in pools.values():
-                pool.close()
+            with rig.clock.phase("stop"):
+                _parallel([pool.close for pool in pools.values()])
 
 
 def _pair_rate(out: _Collected, a: Sequence[Result], b: Sequence[Result]) -> None:
@@ -318,7 +381,10 @@ def run_blocks(plan: ABPlan, blocks: int, first_block: int = 0, rate: float | No
     rig = _Rig(plan, rate)
     started = time.monotonic()
     out = _Collected()
-    (_simultaneous if plan.mode == "simultaneous" else _sequential)(rig, out, blocks, first_block)
+    try:
+        (_simultaneous if plan.mode == "simultaneous" else _sequential)(rig, out, blocks, first_block)
+    finally:
+        rig.starter.shutdown()  # after every server of the blocks was stopped
     return Measurement.of(
         plan.mode,
         (plan.base.label, plan.candidate.label),
@@ -328,12 +394,14 @@ def run_blocks(plan: ABPlan, blocks: int, first_block: int = 0, rate: float | No
         out.reruns,
         rig.rate,
         time.monotonic() - started,
+        rig.clock.seconds,
     )
 
 
 def count_arms(plan: ABPlan, repeats: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """Instructions per request of ``repeats`` fresh counted runs per arm (valgrind; see :mod:`.cost`),
-    base and candidate alternating, two at a time: a count does not depend on the machine's load."""
+    base and candidate at the same time (one core each): a count does not depend on the machine's load.  Each
+    server is warmed up with as many requests as it is counted over (``plan.cost_requests``)."""
     from .cost import CostPlan, measure_cost  # imported when used: the timed path never needs valgrind
 
     def count(arm: Arm) -> Callable[[], float]:
@@ -342,6 +410,7 @@ def count_arms(plan: ABPlan, repeats: int) -> tuple[tuple[float, ...], tuple[flo
             plan.cell.app,
             plan.workload,
             requests=plan.cost_requests,
+            warmup=plan.cost_requests,
             apps_dir=arm.apps_dir,
             env={**plan.backend_env, **arm.env},
             python=arm.python,

@@ -5,9 +5,12 @@ paired values of each signal; the pairs it discarded; the fixed rate) and what t
 (each signal's :class:`Decision`, which signals gated, the verdict, the exit status, the policy).  The
 records are immutable; this module does not judge: the verdicts are stored as the judge gave them.
 
-Schema 2 is written.  Schema 1 (the gate before this module; no ``schema`` key) still loads: its
-windows named their arm only in the nodeid (``ab::base``, ``ab::base@rate``), which is read back here
-once; it stored neither the policy, the error-rate limit, the blocks nor which signals gated (None).
+Schema 3 is written: schema 2 and the sequential design's looks (the blocks after which the judge looked, how
+many of the first could only settle), the look the decision stopped at, why it stopped ("counted", "regression", "settled", "last look") and the wall
+seconds by phase.  Schema 2 (one look, an optional extension) and schema 1 (the gate before this module; no
+``schema`` key) still load: schema 1's windows named their arm only in the nodeid (``ab::base``,
+``ab::base@rate``), which is read back here once; it stored neither the policy, the error-rate limit, the
+blocks nor which signals gated (None).
 """
 
 from __future__ import annotations
@@ -15,16 +18,19 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import jsonfile
 from .schema import Result, error_rate
 
-SCHEMA = 2
-READABLE = (1, 2)
+SCHEMA = 3
+READABLE = (1, 2, 3)
 PHASES = ("saturated", "rate")  # closed-model windows at saturation; open-model windows at the fixed rate
+# Where a decision's time went, in the order a block runs: the counts first, then per block the servers'
+# start and verification, the warm-up, the saturated rounds, the drain, the fixed-rate rounds, the stop.
+PHASE_NAMES = ("count", "start", "verify", "warm-up", "saturated", "drain", "rate", "stop")
 
 Pairs = Mapping[str, tuple[tuple[float, ...], tuple[float, ...]]]  # signal -> (base values, candidate values)
 
@@ -134,6 +140,7 @@ class Measurement:
     seconds: float
     error_rate: Mapping[str, float]  # by arm, pooled over every window (discarded pairs too)
     peak_rss_mb: Mapping[str, float]  # by arm, the highest server RSS of any window
+    phases: Mapping[str, float] = field(default_factory=dict)  # wall seconds by phase (PHASE_NAMES), as measured
 
     @classmethod
     def of(
@@ -146,6 +153,7 @@ class Measurement:
         reruns: int,
         rate: float | None,
         seconds: float,
+        phases: Mapping[str, float] | None = None,
     ) -> Measurement:
         """A measurement whose error rate and peak RSS per arm are computed from its windows."""
         by_arm = {arm: [w.result for w in windows if w.arm == arm] for arm in arms}
@@ -160,6 +168,7 @@ class Measurement:
             seconds,
             {arm: error_rate([r.load for r in rs]) for arm, rs in by_arm.items()},
             {arm: max((r.server_rss_mb or 0.0) for r in rs) if rs else 0.0 for arm, rs in by_arm.items()},
+            dict(phases or {}),
         )
 
     def plus(self, more: Measurement) -> Measurement:
@@ -177,6 +186,7 @@ class Measurement:
             self.reruns + more.reruns,
             self.rate,
             self.seconds + more.seconds,
+            _summed(self.phases, more.phases),
         )
 
 
@@ -194,6 +204,10 @@ class ABDecision:
     policy: Mapping[str, Any] | None = None  # alpha, cells, min_effect, min_pairs, max_dispersion (None: schema 1)
     max_error_rate: float | None = None  # None: not stored (schema 1)
     schema: int = SCHEMA
+    looks: tuple[int, ...] | None = None  # blocks after which the judge looked (None: one look, schemas 1-2)
+    look: int | None = None  # the look it stopped at (0 first)
+    stopped: str | None = None  # why it ended: "counted", "regression", "settled", "last look" (None: schemas 1-2)
+    settle_only: int = 0  # how many of the first looks could only settle (no share of alpha)
 
     @property
     def mode(self) -> str:
@@ -253,11 +267,16 @@ class ABDecision:
             "extended": self.extended,
             "reruns": m.reruns,
             "seconds": round(m.seconds, 1),
+            "phases": {k: round(v, 2) for k, v in m.phases.items()},
             "error_rate": dict(m.error_rate),
             "peak_rss_mb": dict(m.peak_rss_mb),
             "max_error_rate": self.max_error_rate,
             "policy": None if self.policy is None else dict(self.policy),
             "gated": None if self.gated is None else list(self.gated),
+            "looks": None if self.looks is None else list(self.looks),
+            "look": self.look,
+            "stopped": self.stopped,
+            "settle_only": self.settle_only,
             "decisions": {k: d.to_record() for k, d in self.decisions.items()},
             "pairs": {k: {"base": list(v[0]), "candidate": list(v[1])} for k, v in m.pairs.items()},
             "windows": [w.to_record() for w in m.windows],
@@ -280,6 +299,7 @@ class ABDecision:
             float(rec["seconds"]),
             {k: float(v) for k, v in rec["error_rate"].items()},
             {k: float(v) for k, v in (rec.get("peak_rss_mb") or {}).items()},
+            {k: float(v) for k, v in (rec.get("phases") or {}).items()},
         )
         gated, policy, limit = rec.get("gated"), rec.get("policy"), rec.get("max_error_rate")
         if policy is not None and not isinstance(policy, Mapping):
@@ -295,7 +315,15 @@ class ABDecision:
             policy,
             None if limit is None else float(limit),
             int(rec.get("schema", 1)),
+            None if rec.get("looks") is None else tuple(int(b) for b in rec["looks"]),
+            _whole(rec.get("look")),
+            None if rec.get("stopped") is None else str(rec["stopped"]),
+            _whole(rec.get("settle_only")) or 0,
         )
+
+
+def _summed(a: Mapping[str, float], b: Mapping[str, float]) -> dict[str, float]:
+    return {k: a.get(k, 0.0) + b.get(k, 0.0) for k in dict.fromkeys([*a, *b])}
 
 
 def _whole(value: Any) -> int | None:
