@@ -10,6 +10,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy import stats
+
+from serverbench.judge.decision import Policy, _verdict, decide, wilcoxon_min_pairs
 
 try:
     from serverbench.judge import decision
@@ -17,7 +20,7 @@ except ImportError:  # running from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "src"))
     from serverbench.judge import decision
 
-from serverbench.judge.decision import Decision, Policy, decide
+from serverbench.judge.decision import Decision
 from serverbench.measure.ab import abba_order, pairs_from_abba
 from tests.unit.fuzzing import fuzz
 
@@ -381,3 +384,368 @@ def test_the_settling_bound_of_a_higher_is_better_signal_is_its_lower_t_bound():
     policy = Policy(alpha=0.0025, higher_is_better=True, beta=0.05, min_pairs=2)
     assert decide(base, cand, replace(policy, detect=bound * 1.001)).verdict == "pass"
     assert decide(base, cand, replace(policy, detect=bound * 0.999)).verdict == "inconclusive"
+
+
+# Merged from test_decision_p_value.py: The A/B decision's p: the larger of the one-sided t-test's and the Wilcoxon
+# signed-rank test's p, the Wilcoxon exactly as scipy's method='auto' gives it (exact only without zeros or ties and
+# up to 50 pairs; otherwise a permutation or the normal approximation). The decision's fast path must not change which
+# of them a series gets.
+BASE = 1000.0
+
+
+def _expected_p(base, cand):
+    """p(worse) by the documented rule, from scipy alone (throughput: a lower candidate is worse)."""
+    s = -(np.log(cand) - np.log(base))
+    return max(stats.ttest_1samp(s, 0.0, alternative="greater").pvalue, stats.wilcoxon(s, alternative="greater").pvalue)
+
+
+def _skewed(seed, n, shift=0.035):
+    """Per-pair slowdowns with a long tail: the Wilcoxon p is the larger, so it is the decision's p."""
+    return np.random.default_rng(seed).exponential(0.05, n) - shift
+
+
+def _check(s):
+    base = np.full(len(s), BASE)
+    cand = BASE * np.exp(-np.asarray(s))
+    cand[np.asarray(s) == 0] = BASE  # a zero ratio exactly
+    s_used = -(np.log(cand) - np.log(base))
+    assert (
+        stats.wilcoxon(s_used, alternative="greater").pvalue
+        > stats.ttest_1samp(s_used, 0.0, alternative="greater").pvalue
+    )  # the Wilcoxon p decides
+    assert decide(base, cand).p == pytest.approx(_expected_p(base, cand), rel=1e-12)
+
+
+def test_twenty_pairs_with_a_tie_get_scipys_normal_approximation():
+    """Twenty pairs, two of them the same ratio: the p is scipy's (the normal approximation), not the exact table's."""
+    s = np.round(_skewed(0, 20, 0.04), 3)
+    s[1] = s[0]
+    assert stats.wilcoxon(s, alternative="greater", method="exact").pvalue != pytest.approx(
+        stats.wilcoxon(s, alternative="greater").pvalue, rel=1e-3
+    )
+    _check(s)
+
+
+def test_twenty_pairs_with_one_unchanged_pair_get_scipys_p():
+    """Twenty pairs, one of them unchanged (ratio 1, no other tie): the p is scipy's, not the exact table's."""
+    s = _skewed(0, 20)
+    s[5] = 0.0
+    assert len(set(np.abs(s))) == 20
+    _check(s)
+
+
+def test_fifty_one_pairs_get_scipys_normal_approximation():
+    """51 distinct ratios: one past the exact test's 50, the p is the normal approximation's, as scipy's."""
+    s = _skewed(0, 51)
+    assert stats.wilcoxon(s, alternative="greater", method="exact").pvalue != pytest.approx(
+        stats.wilcoxon(s, alternative="greater").pvalue, rel=1e-3
+    )
+    _check(s)
+
+
+def test_a_clean_series_gets_the_exact_wilcoxon_p():
+    """Twenty distinct nonzero ratios: the exact Wilcoxon p (scipy's choice too)."""
+    _check(_skewed(1, 20))
+
+
+def _one_outlier(direction):
+    """Twenty pairs: nineteen about 8% one way, one 40% the other way; the t-test's p is then the larger."""
+    s = np.asarray(list(0.08 + np.random.default_rng(5).normal(0, 0.01, 19)) + [-0.4])
+    return np.full(20, BASE), BASE * np.exp(-direction * s)
+
+
+def test_when_the_t_test_is_the_larger_p_it_is_the_one_sided_t_test_with_n_minus_1_degrees():
+    """A slowdown with one opposite outlier: p(worse) is the one-sided t-test's (19 degrees of freedom), 0.0178."""
+    base, cand = _one_outlier(+1)
+    d = decide(base, cand)
+    s = -(np.log(cand) - np.log(base))
+    assert d.p == pytest.approx(stats.ttest_1samp(s, 0.0, alternative="greater").pvalue, rel=1e-12)
+    assert d.verdict == "regression" and round(d.p, 4) == 0.0178
+
+
+def test_an_improvements_reason_states_its_own_one_sided_p():
+    """The mirror image is an improvement whose reason gives p(better) from the t-test, 0.0178."""
+    d = decide(*_one_outlier(-1))
+    assert d.verdict == "improvement" and "better direction (p=0.0178)" in d.reason
+
+
+def test_the_batch_path_gives_each_row_its_own_t_test():
+    """Two rows judged together (the simulations' path) get the same decisions as each alone."""
+    from serverbench.judge.decision import _decide_batch
+
+    (base, worse), (_, better) = _one_outlier(+1), _one_outlier(-1)
+    both = _decide_batch(np.vstack([base, base]), np.vstack([worse, better * 1.01]))
+    assert both == [decide(base, worse), decide(base, better * 1.01)]
+
+
+# Merged from test_decision_policy.py: The A/B decision's policy and samples at the edges of what they accept
+# (judge.decision): the last value inside each range is accepted, numpy's numbers count as numbers, and a refused
+# sample names where it is.
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("alpha", 1e-9),
+        ("alpha", 0.999),
+        ("alpha", np.float64(0.05)),
+        ("alpha", 1),
+        ("cells", 1),
+        ("cells", np.int64(3)),
+        ("min_effect", 0.0),
+        ("min_effect", 0.999),
+        ("min_effect", np.float32(0.05)),
+        ("min_pairs", 2),
+        ("min_pairs", np.int32(4)),
+        ("max_dispersion", 1e-9),
+        ("max_dispersion", math.inf),
+        ("max_dispersion", 2),
+        ("higher_is_better", False),
+        ("higher_is_better", np.bool_(True)),
+    ],
+)
+def test_each_policy_field_accepts_the_edge_of_its_range(field, value):
+    """The last value inside each field's range, and numpy's numbers, make a policy with that value."""
+    if (field, value) == ("alpha", 1):
+        with pytest.raises(ValueError, match=r"Policy\.alpha=1 is invalid"):
+            Policy(alpha=1)
+        return
+    assert getattr(Policy(**{field: value}), field) == value
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("alpha", True),
+        ("min_effect", False),
+        ("max_dispersion", True),
+        ("min_pairs", True),
+        ("cells", np.float64(2.0)),
+        ("min_pairs", "5"),
+    ],
+)
+def test_a_truth_value_or_a_float_count_is_not_a_number_for_the_policy(field, value):
+    """True/False are refused where a number is wanted, a float where a whole count is, and text everywhere."""
+    with pytest.raises(ValueError, match=rf"Policy\.{field}={re.escape(repr(value))} is invalid; accepted: "):
+        Policy(**{field: value})
+
+
+def test_the_per_cell_alpha_is_alpha_over_the_cells():
+    """Bonferroni: alpha 0.05 over 4 cells is 0.0125 per cell."""
+    assert Policy(alpha=0.05, cells=4).cell_alpha == 0.0125
+
+
+# The value is shown as a plain number (not numpy 2's np.float64(0.0)).
+@pytest.mark.parametrize(
+    "base, cand, pattern",
+    [
+        (
+            [1.0, 2.0, 3.0],
+            [1.0, 2.0, 0.0],
+            r"cand must be > 0 \(ratios of positive measurements\); got 0\.0 at flat index 2",
+        ),
+        (
+            [1.0, -2.0, 3.0],
+            [1.0, 2.0, 3.0],
+            r"base must be > 0 \(ratios of positive measurements\); got -2\.0 at flat index 1",
+        ),
+        ([1.0, 2.0, math.nan], [1.0, 2.0, 3.0], r"base contains a non-finite value nan at flat index 2"),
+        ([1.0, 2.0], [1.0, 2.0, 3.0], r"base and cand must have the same length, got 2 and 3"),
+    ],
+)
+def test_a_refused_sample_names_the_side_the_value_and_its_place(base, cand, pattern):
+    """A bad value is named with its side (base or cand), the value and its index; mismatched lengths with both."""
+    with pytest.raises(ValueError, match=pattern):
+        decide(base, cand)
+
+
+def test_a_policy_must_be_a_policy():
+    """Passing anything but a Policy is a ValueError naming the type given."""
+    with pytest.raises(ValueError, match="policy must be a Policy, got dict"):
+        decide([1.0] * 8, [1.0] * 8, {"alpha": 0.05})
+
+
+@pytest.mark.parametrize(
+    "field, value, accepted",
+    [
+        ("alpha", 0.0, "a number in the open interval (0, 1)"),
+        ("cells", 0, "an integer >= 1"),
+        ("min_effect", 1.0, "a number in [0, 1)"),
+        ("min_pairs", 1, "an integer >= 2"),
+        ("max_dispersion", 0.0, "a number > 0 (inf disables the check)"),
+        ("higher_is_better", "yes", "True or False"),
+    ],
+)
+def test_a_refused_policy_field_says_what_it_accepts(field, value, accepted):
+    """The error names the field, the value given and, in words, what the field accepts."""
+    with pytest.raises(ValueError) as refused:
+        Policy(**{field: value})
+    assert str(refused.value) == f"Policy.{field}={value!r} is invalid; accepted: {accepted}"
+
+
+def test_one_pair_is_inconclusive_but_states_its_change():
+    """A single pair (100 -> 90 rps) cannot be judged, yet the decision states its -10% change and no spread."""
+    one = decide([100.0], [90.0])
+    assert one.verdict == "inconclusive" and one.n == 1
+    assert one.delta == pytest.approx(-0.10) and one.dispersion == 0.0
+
+
+def test_two_pairs_are_inconclusive_but_carry_an_interval_and_a_p():
+    """Two pairs are below the Wilcoxon floor (inconclusive), but their interval and p(worse) are computed."""
+    two = decide([100.0, 100.0], [90.0, 92.0], Policy(min_pairs=2))
+    assert two.verdict == "inconclusive" and "Wilcoxon floor" in two.reason
+    assert all(math.isfinite(end) for end in two.ci) and two.ci[0] < two.delta < two.ci[1]
+    assert 0.0 < two.p <= 1.0
+
+
+# Merged from test_mutation_decision.py: The A/B decision's rules at exact equality (issue 22, mutation survivors).
+# ``_verdict`` takes the statistics themselves (mean log ratio, CI half-width, dispersion, p on each side), so each
+# limit can be met exactly: a statistic equal to its limit is on the documented side of it.
+A = 0.05  # Policy()'s alpha, one cell
+MEAN = math.log(0.8)  # throughput 20% lower: worse by 20% (higher is better)
+HALF = 0.05
+
+
+def _worse_by(mean):
+    return -math.expm1(mean)
+
+
+def _judge(pol=None, n=10, mean=MEAN, half=HALF, disp=0.0, p=0.001, p_better=0.999):
+    return _verdict(pol or Policy(), n, 5, mean, half, 0.0, disp, p, p_better)
+
+
+def test_a_regression_needs_p_below_alpha_not_equal():
+    """p exactly alpha is not significant (pass); just below it is a regression."""
+    assert _judge(p=A).verdict == "pass"
+    assert _judge(p=A * 0.999).verdict == "regression"
+
+
+def test_a_worsening_of_exactly_min_effect_is_a_regression():
+    """A significant worsening equal to min_effect is a regression (the limit is inclusive)."""
+    assert _judge(Policy(min_effect=_worse_by(MEAN))).verdict == "regression"
+
+
+def test_a_regression_is_borderline_only_when_its_interval_reaches_below_min_effect():
+    """CI's best end exactly at min_effect: not borderline; min_effect just above it: borderline."""
+    best = _worse_by(MEAN + HALF)
+    assert _judge(Policy(min_effect=best)).borderline is False
+    assert _judge(Policy(min_effect=best * 1.001)).borderline is True
+
+
+def test_lower_is_better_regression_borderline_reads_the_lower_end():
+    """Latency (lower is better): the interval's lower end is the best case of a regression."""
+    mean = math.log(1.2)
+    pol = Policy(min_effect=math.expm1(mean - HALF), higher_is_better=False)
+    d = _judge(pol, mean=mean)
+    assert d.verdict == "regression" and d.borderline is False
+    assert _judge(Policy(min_effect=math.expm1(mean - HALF) * 1.001, higher_is_better=False), mean=mean).borderline
+
+
+def test_an_improvement_needs_p_below_alpha_not_equal():
+    """p(better) exactly alpha is a pass; just below it an improvement."""
+    mean = math.log(1.2)
+    assert _judge(mean=mean, p=0.999, p_better=A).verdict == "pass"
+    assert _judge(mean=mean, p=0.999, p_better=A * 0.999).verdict == "improvement"
+
+
+def test_an_improvement_of_exactly_min_effect_counts():
+    """A significant gain equal to min_effect is an improvement."""
+    mean = math.log(1.2)
+    assert _judge(Policy(min_effect=math.expm1(mean)), mean=mean, p=0.999, p_better=0.001).verdict == "improvement"
+
+
+def test_an_improvement_is_borderline_only_when_its_interval_reaches_below_min_effect():
+    """The gain's worst end exactly at min_effect: not borderline; min_effect just above: borderline."""
+    mean = math.log(1.2)
+    low = math.expm1(mean - HALF)
+    assert _judge(Policy(min_effect=low), mean=mean, p=0.999, p_better=0.001).borderline is False
+    assert _judge(Policy(min_effect=low * 1.001), mean=mean, p=0.999, p_better=0.001).borderline is True
+
+
+def test_a_pass_is_borderline_when_its_interval_reaches_min_effect():
+    """A pass whose CI's worse end equals min_effect is borderline; one whose end falls short is not."""
+    worst = _worse_by(MEAN - HALF)
+    assert _judge(Policy(min_effect=worst), p=0.5).borderline is True
+    assert _judge(Policy(min_effect=worst * 1.001), p=0.5).borderline is False
+
+
+def test_dispersion_equal_to_its_limit_is_judged():
+    """Dispersion exactly max_dispersion is judged; just above it asks for a rerun (p not significant)."""
+    assert _judge(disp=0.10, p=0.5).verdict == "pass"
+    assert _judge(disp=0.1001, p=0.5).verdict == "rerun"
+
+
+def test_noise_does_not_hide_a_regression_whose_interval_clears_min_effect():
+    """Noisy pairs: significant and CI's best end exactly at min_effect is still a regression, not rerun."""
+    assert _judge(Policy(min_effect=_worse_by(MEAN + HALF)), disp=0.5).verdict == "regression"
+    assert _judge(Policy(min_effect=_worse_by(MEAN + HALF)), disp=0.5, p=A).verdict == "rerun"
+
+
+def test_noise_does_not_hide_an_improvement_whose_interval_clears_min_effect():
+    """Noisy pairs: a significant gain whose CI's worst end equals min_effect is an improvement."""
+    mean = math.log(1.2)
+    pol = Policy(min_effect=math.expm1(mean - HALF))
+    assert _judge(pol, mean=mean, disp=0.5, p=0.999, p_better=0.001).verdict == "improvement"
+    assert _judge(pol, mean=mean, disp=0.5, p=0.999, p_better=A).verdict == "rerun"
+
+
+def test_min_pairs_is_enough():
+    """Exactly min_pairs pairs are judged; one fewer is inconclusive."""
+    assert _judge(n=5).verdict == "regression"
+    assert _judge(n=4).verdict == "inconclusive"
+
+
+def test_the_wilcoxon_floor_count_is_enough():
+    """Exactly the Wilcoxon floor's pair count is judged; one fewer is inconclusive."""
+    pol = Policy(min_pairs=2)
+    assert _verdict(pol, 5, 5, MEAN, HALF, 0.0, 0.0, 0.001, 0.999).verdict == "regression"
+    d = _verdict(pol, 4, 5, MEAN, HALF, 0.0, 0.0, 0.001, 0.999)
+    assert d.verdict == "inconclusive"
+    assert d.reason.startswith("With n=4 pairs the exact Wilcoxon floor 0.5**4=0.0625 is not below the per-cell")
+
+
+def test_wilcoxon_min_pairs_is_the_first_count_below_alpha():
+    """0.5**n must be strictly below the per-cell alpha: 0.0625 = 0.5**4 needs 5 pairs; 0.05 needs 5."""
+    assert wilcoxon_min_pairs(0.0625) == 5
+    assert wilcoxon_min_pairs(0.05) == 5
+    assert wilcoxon_min_pairs(0.6) == 1
+
+
+def test_reasons_name_the_numbers_of_each_verdict():
+    """Each verdict's reason states its amounts unsigned where the word gives the direction."""
+    d = _judge()
+    assert d.reason.startswith(
+        "Candidate is 20.0% worse, significant at per-cell alpha 0.05 and at least min_effect 5.0% (Δ -20.0% (CI "
+    )
+    assert _judge(disp=0.5, p=0.5).reason.startswith(
+        "Dispersion of per-pair log ratios 50.0% exceeds max_dispersion 10.0%; the machine was too noisy"
+    )
+    better = _judge(mean=math.log(1.2), p=0.999, p_better=0.001).reason
+    assert better.startswith(
+        "Candidate is 20.0% better, significant in the better direction (p=0.0010) at "
+        "per-cell alpha 0.05 and at least min_effect 5.0% (Δ +20.0% (CI +14.1%..+26.2%, "
+        "median pair +0.0%), one-sided p(worse)=0.9990, n=10)."
+    )
+    assert _judge(p=0.5).reason.startswith("No regression: the worsening is not significant at per-cell")
+    assert _judge(mean=math.log(1.01), p=0.001).reason.startswith(
+        "No regression: the change is smaller than min_effect 5.0% at per-cell"
+    )
+    assert _judge(mean=math.log(0.99), p=0.001).reason.startswith("No regression: the worsening is smaller")
+
+
+def test_a_decision_carries_its_statistics():
+    """The decision keeps delta, the interval (low, high), p, n and dispersion as given."""
+    d = _judge(disp=0.07)
+    assert d.delta == pytest.approx(-0.2) and d.n == 10 and d.p == 0.001 and d.dispersion == 0.07
+    assert d.ci == (pytest.approx(math.expm1(MEAN - HALF)), pytest.approx(math.expm1(MEAN + HALF)))
+    assert _judge(n=4).borderline is False
+
+
+def test_a_pass_at_p_exactly_alpha_says_not_significant():
+    """A 20% drop at p exactly alpha passes because it is not significant, and its reason says so."""
+    d = _judge(p=A)
+    assert d.verdict == "pass" and "is not significant at per-cell alpha" in d.reason
+
+
+def test_a_pass_with_no_change_at_all_calls_it_a_change_not_a_worsening():
+    """Mean log ratio exactly 0 (worse by 0%): the reason speaks of 'the change', not of a worsening."""
+    d = _judge(mean=0.0, p=0.5)
+    assert d.verdict == "pass" and d.reason.startswith("No regression: the change is not significant")

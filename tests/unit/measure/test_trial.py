@@ -6,7 +6,7 @@ from dataclasses import replace
 import pytest
 
 from serverbench.measure import trial as trial_module
-from serverbench.measure.trial import Warmup, run_trial
+from serverbench.measure.trial import Warmup, run_trial, settled
 from tests.unit.judge.test_checks import _edges
 
 
@@ -95,3 +95,22 @@ def test_a_driver_with_a_lead_in_warms_up_in_it_unless_more_rounds_are_asked(mon
     calls.clear()
     run_trial(_Trial(64), Warmup(1))  # wrk: no lead-in
     assert calls == ["warm-up", "drain", (1.0, 1.0)]
+
+
+# Merged from test_warmup.py: When warm-up has settled: the rule that lets PyPy's JIT warm up before the measured
+# window.
+def test_one_round_is_never_settled():
+    """A single round has nothing to compare with."""
+    assert not settled([1000.0], 0.05)
+
+
+def test_rising_rps_is_not_settled_until_two_rounds_agree():
+    """A JIT that is still speeding up (+40%, +15%) keeps warming; +3% is settled at 5%."""
+    rounds = [1000.0, 1400.0, 1610.0, 1658.0]
+    assert [settled(rounds[:i], 0.05) for i in range(1, 5)] == [False, False, False, True]
+
+
+def test_a_drop_counts_like_a_rise():
+    """A 10% fall between rounds is not settled at 5%."""
+    assert not settled([1000.0, 900.0], 0.05)
+    assert settled([1000.0, 960.0], 0.05)

@@ -1,7 +1,21 @@
 """A result's JSON record with every field set: written as docs/records.md says, and read back to the same result."""
 
+from dataclasses import replace
+
+import pytest
+
 from serverbench.catalog.shapes import LoadShape
-from serverbench.records.schema import BackendUsage, Generator, LoadReport, Result, RunQueue, SlowClientReport
+from serverbench.records.schema import (
+    BackendUsage,
+    Generator,
+    LoadReport,
+    Result,
+    RunQueue,
+    SlowClientReport,
+    replicated,
+    shape_from_record,
+    shape_record,
+)
 
 ERRORS = {"connect": 1, "read": 2, "write": 3, "timeout": 4, "status": 5}
 
@@ -132,3 +146,149 @@ def test_a_result_with_defaults_writes_no_optional_part_and_an_old_record_reads_
     del old["backends"][0]["wall_s"]
     back = Result.from_record(old)
     assert back.app == "" and back.load.window == "run" and back.backends[0].wall_s == 5.0
+
+
+# Merged from test_load_report.py: A load report's error rate counts each attempt once, and its figures cannot be
+# changed after the fact (records.schema.LoadReport; no server).
+def _report(driver="oha", requests=10, **errors):
+    return LoadReport(
+        driver,
+        requests,
+        5.0,
+        0,
+        {"p50": 1.0},
+        {k: errors.get(k, 0) for k in ("connect", "read", "write", "timeout", "status")},
+    )
+
+
+def test_every_failed_attempt_is_an_attempt():
+    """10 answers beside 10 failed writes, reads or connections are 20 attempts: 50% each."""
+    for kind in ("write", "read", "connect"):
+        assert _report(**{kind: 10}).error_rate == 0.5, kind
+    assert _report(write=5, read=5).error_rate == 0.5
+
+
+def test_no_attempt_is_all_errors_or_none():
+    """Errors with no attempt to put them over (status errors of no answer) are 100%; nothing at all is 0%."""
+    assert _report(requests=0, status=3).error_rate == 1.0
+    assert _report(requests=0).error_rate == 0.0
+
+
+def test_a_reports_figures_are_read_only():
+    """Latencies, errors and the run's errors are frozen mappings: a judge cannot change them by accident."""
+    r = LoadReport("oha", 1, 5.0, 0, {"p50": 1.0}, {"timeout": 0}, run_errors={"timeout": 3})
+    for mapping in (r.latency_ms, r.errors, r.run_errors):
+        with pytest.raises(TypeError):
+            mapping["x"] = 1
+
+
+def test_a_schema_1_generator_is_read_from_its_percentages():
+    """Schema 1 kept cpu_pct and busy_pct only: CPU seconds are cpu_pct of the duration, cores cpu_pct / busy_pct
+    (at least 1), and with no busy figure the threads."""
+    from serverbench.records.schema import Generator
+
+    g = Generator.from_record(
+        {"name": "wrk", "version": "4.2.0", "threads": 2, "cpu_pct": 150.0, "busy_pct": 75.0}, 4.0
+    )
+    assert (g.name, g.version, g.threads, g.cpu_s, g.wall_s, g.cores) == ("wrk", "4.2.0", 2, 6.0, 4.0, 2)
+    assert (
+        Generator.from_record(
+            {"name": "wrk", "version": "4", "threads": 2, "cpu_pct": 10.0, "busy_pct": 40.0}, 4.0
+        ).cores
+        == 1
+    )
+    assert (
+        Generator.from_record({"name": "wrk", "version": "4", "threads": 3, "cpu_pct": 0.0, "busy_pct": 0.0}, 4.0).cores
+        == 3
+    )
+
+
+def test_seconds_are_written_to_a_tenth_of_a_millisecond():
+    """A generator's CPU seconds and a backend's wall seconds are rounded to 4 places under their own keys; a
+    backend record without wall seconds reads the window's."""
+    from serverbench.records.schema import BackendUsage, Generator
+
+    assert Generator("oha", "1", 1, 1.234567, 5.0, 2).to_record()["cpu_s"] == 1.2346
+    b = BackendUsage("redis", "redis-server", 1.0, 5.123456, 1, 10).to_record(10)
+    assert b["wall_s"] == 5.1235 and b["cpu_pct"] == pytest.approx(100 * 1.0 / 5.123456, abs=0.05)
+    rec = {k: v for k, v in b.items() if k != "wall_s"}
+    assert BackendUsage.from_record(rec, 7.0).wall_s == 7.0 and BackendUsage.from_record(b, 7.0).wall_s == 5.1235
+    assert BackendUsage.from_record({**b, "ops": None}, 7.0).ops is None
+
+
+# Merged from test_replicates.py: Replicates are judged by their median-rps run (issue 22), not the fastest or the
+# slowest.
+def test_the_median_replicate_is_judged(make_result):
+    """Three runs at 900, 1100 and 1000 rps: the 1000-rps run is the result, carrying all three."""
+    runs = [make_result(rps=900.0), make_result(rps=1100.0), make_result(rps=1000.0)]
+    chosen = replicated(runs)
+    assert chosen.rps == 1000.0
+    reps = chosen.extra["replicates"]
+    assert reps["n"] == 3 and reps["rps"] == [900.0, 1100.0, 1000.0] and reps["rps_median"] == 1000.0
+    assert reps["dispersion"] == 0.1  # MAD 100 / median 1000
+
+
+def test_an_even_count_judges_the_lower_middle_run(make_result):
+    """Four runs: the slower of the two middle runs is judged (a real run, never the faster one)."""
+    runs = [make_result(rps=v) for v in (1200.0, 900.0, 1100.0, 1000.0)]
+    chosen = replicated(runs)
+    assert chosen.rps == 1000.0 and chosen.extra["replicates"]["rps_median"] == 1050.0
+
+
+def test_one_run_is_returned_unchanged(make_result):
+    """Negative case: a single run is not marked as replicated."""
+    run = make_result(rps=1000.0)
+    assert replicated([run]) is run and "replicates" not in run.extra
+
+
+# Merged from test_mutation_schema_rest.py: records.schema's smaller readers and writers, pinned where mutation
+# testing found them loose (issue 22): the replicates' rounding, a schema-1 shape read from its label, a shape's model
+# key, a slow-client report's answers.
+def _over_3_s(make_result, requests: int):
+    r = make_result()
+    return replace(r, load=replace(r.load, requests=requests, duration_s=3.0))
+
+
+def test_replicates_keep_each_rps_and_their_median_to_one_decimal(make_result):
+    """2,701, 3,302 and 3,001 requests over 3 s (900.33.., 1100.66.., 1000.33.. rps): stored as 900.3, 1100.7 and
+    1000.3, the median 1000.3; not whole numbers, not two decimals."""
+    runs = [_over_3_s(make_result, n) for n in (2701, 3302, 3001)]
+    reps = replicated(runs).extra["replicates"]
+    assert reps["rps"] == [900.3, 1100.7, 1000.3] and reps["rps_median"] == 1000.3
+
+
+def test_a_schema_1_record_without_a_shape_reads_its_connections_as_the_shape():
+    """No "shape" key: the shape is c<connections>, over the window rounded to whole seconds and at least 1."""
+    assert shape_from_record({"connections": 64, "duration_s": 5.2}) == LoadShape(64, 5)
+    assert shape_from_record({"connections": 8, "duration_s": 0.4}).duration == 1
+
+
+@pytest.mark.parametrize(
+    ("label", "field", "value"),
+    [
+        ("c64-rpc1", "requests_per_connection", 1),
+        ("u50-w2", "workers", 2),
+        ("c8-ramp2", "ramp", 2.0),
+        ("r200", "rate", 200.0),
+    ],
+)
+def test_a_schema_1_label_is_read_part_by_part(label, field, value):
+    """A schema-1 label's dash-separated parts each set their field: rpc, w, ramp, r."""
+    shape = shape_from_record({"shape": label, "connections": 64, "duration_s": 5.0})
+    assert getattr(shape, field) == value
+
+
+def test_a_shape_record_names_its_model():
+    """The structured shape carries its model under "model" (closed or open), beside its fields and label."""
+    assert shape_record(LoadShape(64, 5))["model"] == LoadShape(64, 5).model
+    assert shape_record(LoadShape(64, 5, rate=200.0))["model"] == LoadShape(64, 5, rate=200.0).model
+
+
+def test_a_slow_client_reports_answers_cannot_change_after_it_is_made():
+    """The answers mapping is frozen: the caller's dict changing later does not change it, and it refuses writes."""
+    given = {"408": 2}
+    report = SlowClientReport("idle", 16, 15, (2.5, 1.5), 5.0, given)
+    given["408"] = 9
+    assert report.answers == {"408": 2} and report.dropped_s == (1.5, 2.5)
+    with pytest.raises(TypeError):
+        report.answers["400"] = 1
