@@ -10,7 +10,7 @@
 
 Each measurement is merged into benchmarks/results/answers.json under its name; ``render`` rewrites the generated
 blocks (``<!-- BEGIN MEASURED: answers-… -->``) so that no time in them is typed by hand.  A unit test re-renders
-and compares (tests/unit/test_answers.py).
+and compares (tests/unit/repo/test_answers.py).
 """
 
 from __future__ import annotations

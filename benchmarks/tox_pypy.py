@@ -11,7 +11,7 @@ first `./run tox` also installs Debian's pypy3 and pypy3-dev; uv's cache of down
 runs COMMAND, the page's command, with the envs built.  Both print the output as it comes and then the wall
 time, and record the time, the exit status and the output's last lines in benchmarks/results/tox-pypy.json.
 ``render`` writes the command, the times and the run's last lines (tox's summary names each env's time) into
-docs/cpython-vs-pypy.md between its markers; tests/unit/test_perf_envs.py checks the page shows what the record
+docs/cpython-vs-pypy.md between its markers; tests/unit/repo/test_perf_envs.py checks the page shows what the record
 renders and that the CI job runs the same command.
 """
 

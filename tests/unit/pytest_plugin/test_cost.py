@@ -1,0 +1,110 @@
+"""The cost wiring end to end without servers: options, the marker, timed tests refused under xdist."""
+
+PERF_TEST = '''
+import pytest
+
+@pytest.mark.perf
+def test_timed():
+    """A timed test."""
+'''
+
+
+def test_cost_options_are_declared(pytester):
+    """The cost options are parsed and checked like the others, and the cost marker is registered."""
+    result = pytester.runpytest("--perf-cost-requests=5", "--perf-cost-tolerance=2")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(
+        [
+            "*--perf-cost-requests='5': expected a whole number from 10*",
+            "*--perf-cost-tolerance='2': expected a fraction*",
+        ]
+    )
+    markers = pytester.runpytest("--markers")
+    markers.stdout.fnmatch_lines(["*@pytest.mark.cost(tolerance=None)*"])
+
+
+def test_timed_tests_are_refused_under_xdist(pytester):
+    """-m perf with -n stops before any test with an error that says why and what to do."""
+    pytester.makepyfile(test_timed=PERF_TEST)
+    result = pytester.runpytest("-m", "perf", "-n", "2", "-p", "xdist")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["*timed tests (-m perf) cannot run under pytest-xdist*`-m cost`*may use -n*"])
+
+
+def test_cost_selection_may_use_xdist(pytester):
+    """-m cost with -n is accepted (nothing timed is selected)."""
+    pytester.makepyfile(test_timed=PERF_TEST)
+    result = pytester.runpytest("-m", "cost", "-n", "2", "-p", "xdist")
+    assert result.ret == 5  # no tests collected, no usage error
+
+
+# Merged from test_cost_tolerance_floor.py: The variant's cost_tolerance is a floor under the cost tests' tolerance,
+# end to end through the plugin (pytester; the count is canned, no valgrind): hypercorn's 4% beats the default 2%, a
+# wider setting beats both.
+CONFTEST = """
+import pytest
+from serverbench.judge.cost import PASS, CostVerdict
+from serverbench.pytest_plugin import cost
+from serverbench.records.cost import CostRecord
+
+ENV = {"interpreter": "cpython-3.11.7", "isa": "x86-64-v3", "libc": "glibc-2.36", "valgrind": "3.19.0", "packages": {}}
+
+
+@pytest.fixture(autouse=True)
+def canned(monkeypatch):
+    def measure_cost(plan):
+        return CostRecord(plan.nodeid, plan.variant.name, plan.app.name, plan.workload.name, "/json", 100, 10_000, (),
+                          (), ENV, 1.0)
+
+    def judge_cost(record, baseline, tolerance):
+        print(f"TOLERANCE {record.variant} {tolerance}")
+        return CostVerdict(PASS, "canned")
+
+    monkeypatch.setattr(cost, "measure_cost", measure_cost)
+    monkeypatch.setattr(cost, "judge_cost", judge_cost)
+"""
+
+TEST = """
+import pytest
+
+@pytest.mark.cost
+def test_cost(perf_cost):
+    perf_cost()
+"""
+
+
+def _tolerances(pytester, *args):
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(
+        test_cost_floor=TEST
+    )  # not test_cost: tests/cost/test_cost.py may be imported in this process (xdist)
+    result = pytester.runpytest(
+        "-m",
+        "cost",
+        "-s",
+        "-p",
+        "no:cacheprovider",
+        "--perf-workloads",
+        "json",
+        "--perf-variants",
+        "hypercorn,waitress-t4",
+        *args,
+    )
+    found = {}
+    for line in result.stdout.lines:
+        if "TOLERANCE " in line:
+            variant, tolerance = line.split("TOLERANCE ")[1].split()[:2]
+            found.setdefault(variant, set()).add(float(tolerance))
+    return found, result
+
+
+def test_the_variants_cost_tolerance_is_a_floor_under_the_setting(pytester):
+    """hypercorn (cost_tolerance 4%) is judged at 4% under the default 2%; waitress at the 2%."""
+    found, result = _tolerances(pytester)
+    assert found == {"hypercorn": {0.04}, "waitress-t4": {0.02}}, result.stdout.str()
+
+
+def test_a_wider_setting_beats_the_variants_floor(pytester):
+    """Negative case: --perf-cost-tolerance 0.05 is above hypercorn's floor, so both cells are judged at 5%."""
+    found, result = _tolerances(pytester, "--perf-cost-tolerance", "0.05")
+    assert found == {"hypercorn": {0.05}, "waitress-t4": {0.05}}, result.stdout.str()

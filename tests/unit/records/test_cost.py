@@ -1,0 +1,503 @@
+"""Cost records and the cost-baseline store: round trips, keys, corrupt files, the results file."""
+
+import datetime as dt
+import json
+
+import pytest
+
+from serverbench.errors import BaselineError, ServerbenchError
+from serverbench.records import cost, jsonfile
+from serverbench.records.cost import (
+    CostBaseline,
+    CostBaselineStore,
+    CostRecord,
+    FunctionCost,
+    ProcessCount,
+    add_to_results_file,
+    cell_key,
+    environment_id,
+    ran_packages,
+)
+
+ENV = {
+    "interpreter": "cpython-3.11.7",
+    "isa": "x86-64-v3",
+    "libc": "glibc-2.36",
+    "valgrind": "3.19.0",
+    "packages": {"flask": "3.1.3"},
+}
+
+
+def make(instructions=1_000_000, requests=100, packages=None):
+    env = {**ENV, "packages": packages or ENV["packages"]}
+    return CostRecord(
+        "t::c",
+        "waitress-t4",
+        "flask",
+        "json",
+        "/json",
+        requests,
+        instructions,
+        (ProcessCount(7, "python -m waitress", instructions),),
+        (FunctionCost("c", "f", "libpython3.11.so.1.0", "cpython", "interpreter", 10.0),),
+        env,
+        2.5,
+    )
+
+
+def test_key_names_cell_workload_and_request_count():
+    """The key holds what the count depends on besides the environment: cell, workload, N."""
+    assert make().key == "waitress-t4/flask/json/n100"
+    assert make().per_request == 10_000
+
+
+def test_record_round_trips_through_json():
+    """A record written to JSON reads back equal."""
+    r = make()
+    assert CostRecord.from_record(json.loads(json.dumps(r.to_record({"status": "pass"})))) == r
+
+
+def test_environment_id_is_not_the_cpu_model():
+    """The baseline file is named by interpreter, ISA level, C library and valgrind."""
+    assert environment_id(ENV) == "cpython-3.11.7-x86-64-v3-glibc-2.36-valgrind-3.19.0"
+
+
+def test_store_saves_and_loads(tmp_path):
+    """Saved entries load back with their package versions and functions."""
+    store = CostBaselineStore(tmp_path, ENV)
+    assert store.load() == {}
+    assert store.save([make()]) == ["waitress-t4/flask/json/n100"]
+    loaded = store.load()["waitress-t4/flask/json/n100"]
+    assert loaded.per_request == 10_000 and loaded.packages == {"flask": "3.1.3"}
+    assert loaded.functions[0].function == "f"
+
+
+def test_store_merges_over_existing_entries(tmp_path):
+    """Saving one cell keeps the others."""
+    store = CostBaselineStore(tmp_path, ENV)
+    store.save([make(requests=100)])
+    store.save([make(requests=200)])
+    assert set(store.load()) == {"waitress-t4/flask/json/n100", "waitress-t4/flask/json/n200"}
+
+
+def test_corrupt_store_names_the_fix(tmp_path):
+    """A corrupt baseline file is an error naming the file and how to restore or re-save it."""
+    store = CostBaselineStore(tmp_path, ENV)
+    store.path.write_text("{not json")
+    with pytest.raises(BaselineError, match="--perf-save-baseline") as info:
+        store.load()
+    assert store.path.name in str(info.value)
+    with pytest.raises(BaselineError):
+        store.save([make()])
+    assert store.path.read_text() == "{not json"
+
+
+def test_cost_records_join_the_results_file(tmp_path):
+    """Cost records go under "cost" in --perf-json, next to what the timed tests wrote."""
+    path = tmp_path / "r.json"
+    jsonfile.write_atomic(path, {"schema": 2, "created": "x", "machine": {}, "results": [{"a": 1}], "failures": []})
+    add_to_results_file(path, [make().to_record()], {"id": "m"}, "0.1.0")
+    data = jsonfile.read(path)
+    assert data["results"] == [{"a": 1}]
+    assert data["cost"][0]["instructions_per_request"] == 10_000
+
+
+def test_saved_ran_set_is_taken_from_every_function(tmp_path):
+    """A baseline saved with a Python profile keeps the packages that ran, from every function, not only the stored top."""
+    python = tuple(FunctionCost("python", f"f{i}", "flask.app", "flask", "framework", 100.0 - i) for i in range(80))
+    python += (FunctionCost("python", "tiny", "markupsafe", "markupsafe", "framework", 0.1),)  # below the stored cut
+    record = CostRecord(
+        "t::c",
+        "waitress-t4",
+        "flask",
+        "json",
+        "/json",
+        100,
+        1_000_000,
+        (),
+        (),
+        {**ENV, "packages": {"flask": "3.1.3", "markupsafe": "3.0.3", "certifi": "2026.10.18"}},
+        2.5,
+        python_functions=python,
+    )
+    store = CostBaselineStore(tmp_path, ENV)
+    store.save([record])
+    assert store.load()[record.key].ran == {"flask", "markupsafe"}
+    assert json.loads(store.path.read_text())["entries"][record.key]["ran"] == ["flask", "markupsafe"]
+
+
+def test_old_entries_derive_the_ran_set_from_their_stored_functions(tmp_path):
+    """An entry stored before the ran-set was kept gets it from its stored functions' packages (closure ones only)."""
+    store = CostBaselineStore(tmp_path, ENV)
+    entry = {
+        "per_request": 10.0,
+        "packages": {"flask": "3.1.3", "certifi": "2026.10.18"},
+        "recorded_at": "x",
+        "functions": [FunctionCost("c", "f", "libpython3.11.so.1.0", "cpython", "interpreter", 5.0).to_record()],
+        "python_functions": [
+            FunctionCost("python", "g", "flask.app", "flask", "framework", 5.0).to_record(),
+            FunctionCost("python", "h", "json", "json", "standard library", 1.0).to_record(),
+        ],
+    }
+    jsonfile.write_atomic(store.path, {"schema": 1, "environment": {}, "entries": {"k": entry}})
+    assert store.load()["k"].ran == {"flask"}
+    store.save([make()])  # merging keeps the old entry as it was: a derived set is never written as a whole one
+    assert "ran" not in json.loads(store.path.read_text())["entries"]["k"]
+
+
+def test_an_entry_without_a_python_profile_has_an_unknown_ran_set(tmp_path):
+    """Without a Python profile a pure-Python package may have run unseen: the ran-set is unknown (None)."""
+    store = CostBaselineStore(tmp_path, ENV)
+    store.save([make()])
+    assert store.load()["waitress-t4/flask/json/n100"].ran is None
+
+
+def test_a_record_keeps_its_python_profile_and_ran_set_through_json():
+    """A record's Python functions and the packages that ran read back as written; a record file without them
+    (an older one) reads as no Python profile and a ran-set derived from its functions."""
+    python = (FunctionCost("python", "g", "flask.app", "flask", "framework", 5.0),)
+    r = CostRecord(
+        "t::c",
+        "waitress-t4",
+        "flask",
+        "json",
+        "/json",
+        100,
+        1_000_000,
+        (),
+        make().functions,
+        {**ENV, "packages": {"flask": "3.1.3", "cpython": "3.11.7"}},
+        2.5,
+        python_functions=python,
+    )
+    back = CostRecord.from_record(json.loads(json.dumps(r.to_record())))
+    assert back.python_functions == python and back.ran == {"flask", "cpython"}
+    old = {k: v for k, v in r.to_record().items() if k not in ("python_functions", "ran")}
+    read = CostRecord.from_record(old)
+    assert read.python_functions == () and read.ran is None and read.packages_ran == {"cpython"}
+
+
+def test_a_baseline_entry_without_functions_loads_with_none(tmp_path):
+    """An entry that stored no function lists loads with empty ones and an unknown ran-set, not an error."""
+    store = CostBaselineStore(tmp_path, ENV)
+    entry = {"per_request": 10.0, "packages": {"flask": "3.1.3"}, "recorded_at": "x"}
+    jsonfile.write_atomic(store.path, {"schema": 1, "environment": {}, "entries": {"k": entry}})
+    loaded = store.load()["k"]
+    assert loaded.functions == () and loaded.python_functions == () and loaded.ran is None
+
+
+def test_an_old_entrys_ran_set_counts_its_compiled_functions_too(tmp_path):
+    """An entry stored before the ran-set was kept: a package seen only among its compiled functions ran too."""
+    store = CostBaselineStore(tmp_path, ENV)
+    entry = {
+        "per_request": 10.0,
+        "packages": {"flask": "3.1.3", "markupsafe": "3.0.3"},
+        "recorded_at": "x",
+        "functions": [FunctionCost("c", "escape", "_speedups.so", "markupsafe", "framework", 5.0).to_record()],
+        "python_functions": [FunctionCost("python", "g", "flask.app", "flask", "framework", 5.0).to_record()],
+    }
+    jsonfile.write_atomic(store.path, {"schema": 1, "environment": {}, "entries": {"k": entry}})
+    assert store.load()["k"].ran == {"flask", "markupsafe"}
+
+
+# Merged from test_mutation_cost_records.py: A cost record's and a cost baseline's exact contents, and the files they
+# are kept in (issue 22, mutation survivors of records.cost).
+FULL_ENV = {
+    "interpreter": "CPython 3.11.7",
+    "isa": "x86-64-v3",
+    "libc": "glibc-2.36",
+    "valgrind": "3.19.0",
+    "packages": {"flask": "3.1.3", "werkzeug": "3.0", "idle": "1.0"},
+}
+C_FN = FunctionCost("c", "PyEval", "libpython3.11.so", "flask", "interpreter", 1234.56)
+PY_FN = FunctionCost("python", "view", "app.views", "werkzeug", "app", 20.04)
+OTHER_FN = FunctionCost("c", "memcpy", "libc.so.6", "libc", "system", 5.0)
+
+
+def _record(**changes):
+    fields = dict(
+        nodeid="t::c",
+        variant="waitress-t4",
+        app="flask",
+        workload="json",
+        path="/json",
+        requests=3,
+        instructions=1000,
+        processes=(ProcessCount(7, "python -m waitress", 700), ProcessCount(8, "w", 300)),
+        functions=(C_FN, OTHER_FN),
+        environment=FULL_ENV,
+        wall_s=2.345,
+        timestamp="2026-01-01T00:00:00+00:00",
+        python_functions=(PY_FN,),
+    )
+    return CostRecord(**{**fields, **changes})
+
+
+def test_a_function_costs_record_rounds_to_a_tenth_and_reads_back_typed():
+    """Each field by its name, the cost to 0.1; read back as text and a float."""
+    assert C_FN.to_record() == {
+        "level": "c",
+        "function": "PyEval",
+        "module": "libpython3.11.so",
+        "package": "flask",
+        "role": "interpreter",
+        "per_request": 1234.6,
+    }
+    assert FunctionCost.from_record(
+        {"level": 1, "function": 2, "module": 3, "package": 4, "role": 5, "per_request": "7"}
+    ) == FunctionCost("1", "2", "3", "4", "5", 7.0)
+
+
+def test_a_records_figures_per_request_and_packages():
+    """Instructions over requests; the Python profile's bytecodes summed; the environment's packages (none without)."""
+    r = _record()
+    assert r.per_request == 1000 / 3 and r.python_per_request == pytest.approx(20.04)
+    assert _record(python_functions=(PY_FN, PY_FN)).python_per_request == pytest.approx(40.08)
+    assert _record(python_functions=()).python_per_request == 0
+    assert r.packages == FULL_ENV["packages"] and _record(environment={}).packages == {}
+    assert r.key == cell_key("waitress-t4", "flask", "json", 3) == "waitress-t4/flask/json/n3"
+
+
+def test_a_records_environment_is_a_read_only_copy():
+    """The environment is copied when the record is made and cannot be changed through it."""
+    env = dict(FULL_ENV)
+    r = _record(environment=env)
+    env["isa"] = "changed"
+    assert r.environment["isa"] == "x86-64-v3"
+    with pytest.raises(TypeError):
+        r.environment["isa"] = "x"
+
+
+def test_the_packages_that_ran_are_those_owning_a_counted_or_profiled_function():
+    """Of the environment's packages, those with a C or Python function; a stored set wins over the derived one."""
+    assert _record().packages_ran == {"flask", "werkzeug"}
+    assert _record(python_functions=()).packages_ran == {"flask"}
+    assert _record(ran=frozenset({"idle"})).packages_ran == {"idle"}
+    assert _record(ran=frozenset()).packages_ran == frozenset()
+    assert ran_packages({"a": "1"}, [FunctionCost("c", "f", "m", "a", "r", 1.0)], [OTHER_FN]) == {"a"}
+    assert ran_packages({"a": "1"}) == frozenset()
+
+
+def test_a_cost_records_json_holds_every_field_rounded():
+    """The record: kind, key, the cell, counts (per request to 0.1), each process with its share, the functions
+    largest first, the Python bytecodes, the sorted ran-set, the environment, the wall time to 0.01, the verdict."""
+    r = _record()
+    assert r.to_record({"status": "pass"}) == {
+        "kind": "cost",
+        "key": "waitress-t4/flask/json/n3",
+        "nodeid": "t::c",
+        "variant": "waitress-t4",
+        "app": "flask",
+        "workload": "json",
+        "path": "/json",
+        "requests": 3,
+        "instructions": 1000,
+        "instructions_per_request": 333.3,
+        "processes": [
+            {"pid": 7, "command": "python -m waitress", "instructions": 700, "per_request": 233.3},
+            {"pid": 8, "command": "w", "instructions": 300, "per_request": 100.0},
+        ],
+        "functions": [C_FN.to_record(), OTHER_FN.to_record()],
+        "python_functions": [PY_FN.to_record()],
+        "python_bytecodes_per_request": 20.0,
+        "ran": ["flask", "werkzeug"],
+        "environment": FULL_ENV,
+        "wall_s": 2.35,
+        "timestamp": "2026-01-01T00:00:00+00:00",
+        "verdict": {"status": "pass"},
+    }
+    assert r.to_record()["verdict"] is None
+    assert _record(functions=(OTHER_FN, C_FN)).to_record()["functions"][0]["function"] == "PyEval"
+
+
+def test_a_record_keeps_only_its_200_largest_functions_per_level(monkeypatch):
+    """A --perf-json record lists at most RECORDED_FUNCTIONS functions per level, the largest."""
+    many = tuple(FunctionCost("c", f"f{i}", "m", "flask", "r", float(i)) for i in range(205))
+    rec = _record(functions=many, python_functions=many).to_record()
+    assert cost.RECORDED_FUNCTIONS == 200
+    assert len(rec["functions"]) == len(rec["python_functions"]) == 200
+    assert rec["functions"][0]["function"] == "f204" and rec["functions"][-1]["function"] == "f5"
+
+
+def test_a_cost_record_reads_back_typed():
+    """Each field from its record, converted; python_functions and ran may be absent (an older record)."""
+    rec = _record().to_record()
+    back = CostRecord.from_record(json.loads(json.dumps(rec)))
+    assert back == _record(
+        functions=tuple(FunctionCost.from_record(f) for f in rec["functions"]),
+        python_functions=(FunctionCost.from_record(rec["python_functions"][0]),),
+        wall_s=2.35,
+    )
+    assert back.ran == {"flask", "werkzeug"} and back.timestamp == "2026-01-01T00:00:00+00:00"
+    old = CostRecord.from_record({k: v for k, v in rec.items() if k not in ("python_functions", "ran")})
+    assert old.python_functions == () and old.ran is None
+    assert CostRecord.from_record({**rec, "ran": None}).ran is None
+    typed = CostRecord.from_record(
+        {
+            **rec,
+            "requests": "3",
+            "instructions": "1000",
+            "wall_s": "2",
+            "processes": [{"pid": "7", "command": 1, "instructions": "5"}],
+            "nodeid": 1,
+            "variant": 2,
+            "app": 3,
+            "workload": 4,
+            "path": 5,
+            "timestamp": 6,
+        }
+    )
+    assert (typed.requests, typed.instructions, typed.wall_s, typed.processes) == (
+        3,
+        1000,
+        2.0,
+        (ProcessCount(7, "1", 5),),
+    )
+    assert (typed.nodeid, typed.variant, typed.app, typed.workload, typed.path, typed.timestamp) == tuple("123456")
+
+
+def test_a_fresh_record_is_stamped_with_the_time_to_the_second():
+    """Without a timestamp a record gets the current UTC time, to the second."""
+    before = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    fields = {k: v for k, v in vars(_record()).items() if k not in ("timestamp", "ran")}
+    stamp = CostRecord(**fields).timestamp
+    assert before <= dt.datetime.fromisoformat(stamp) <= dt.datetime.now(dt.timezone.utc)
+    assert "." not in stamp and stamp.endswith("+00:00")
+
+
+def test_the_environment_id_is_lower_case_filename_safe_text():
+    """Interpreter, ISA, C library and valgrind, lower case, runs of other characters as one dash, no end dashes."""
+    assert environment_id(FULL_ENV) == "cpython-3.11.7-x86-64-v3-glibc-2.36-valgrind-3.19.0"
+    assert environment_id({"interpreter": "_PyPy 7", "isa": "v2", "libc": "musl", "valgrind": "3.2_"}) == (
+        "pypy-7-v2-musl-valgrind-3.2"
+    )
+
+
+def _write_store(tmp_path, entries):
+    store = CostBaselineStore(tmp_path, FULL_ENV)
+    store.path.write_text(json.dumps({"schema": 1, "entries": entries}))
+    return store
+
+
+ENTRY = {
+    "per_request": 333.3,
+    "packages": {"flask": "3.1.3"},
+    "functions": [C_FN.to_record()],
+    "python_functions": [PY_FN.to_record()],
+    "python_per_request": 20.0,
+    "recorded_at": "2026-01-01",
+    "ran": ["flask"],
+}
+
+
+def test_a_cost_baseline_entry_reads_every_field():
+    """Each stored field into its own; a stored ran-set is taken as stored, not derived."""
+    loaded = cost._baseline("k", ENTRY)
+    assert loaded == CostBaseline(
+        "k",
+        333.3,
+        {"flask": "3.1.3"},
+        (FunctionCost.from_record(C_FN.to_record()),),
+        (FunctionCost.from_record(PY_FN.to_record()),),
+        "2026-01-01",
+        20.0,
+        frozenset({"flask"}),
+        False,
+    )
+    old = cost._baseline("k", {k: v for k, v in ENTRY.items() if k not in ("ran", "python_per_request")})
+    assert old.ran == {"flask"} and old.ran_derived is True and old.python_per_request == 0.0
+    typed = cost._baseline("k", {**ENTRY, "per_request": "5", "recorded_at": 7, "python_per_request": "1"})
+    assert (typed.per_request, typed.recorded_at, typed.python_per_request) == (5.0, "7", 1.0)
+
+
+def test_saving_writes_each_cell_and_the_environment_without_packages(tmp_path):
+    """The file holds schema 1, the counting environment without its package versions, and each cell's entry:
+    per-request counts to 0.1, the packages, the top functions per level, the ran-set when a Python profile
+    was taken, the time."""
+    store = CostBaselineStore(tmp_path, FULL_ENV)
+    assert store.path == tmp_path / "cpython-3.11.7-x86-64-v3-glibc-2.36-valgrind-3.19.0.json"
+    assert store.save([_record(), _record(requests=4, python_functions=())]) == [
+        "waitress-t4/flask/json/n3",
+        "waitress-t4/flask/json/n4",
+    ]
+    data = json.loads(store.path.read_text())
+    assert data["schema"] == 1 and data["environment"] == {k: v for k, v in FULL_ENV.items() if k != "packages"}
+    assert data["entries"]["waitress-t4/flask/json/n3"] == {
+        "per_request": 333.3,
+        "packages": FULL_ENV["packages"],
+        "functions": [C_FN.to_record(), OTHER_FN.to_record()],
+        "python_functions": [PY_FN.to_record()],
+        "python_per_request": 20.0,
+        "recorded_at": "2026-01-01T00:00:00+00:00",
+        "ran": ["flask", "werkzeug"],
+    }
+    assert "ran" not in data["entries"]["waitress-t4/flask/json/n4"]
+
+
+def test_saving_keeps_the_stored_cells_and_their_ran_sets(tmp_path):
+    """Other cells are written back as stored; a stored ran-set is kept, a derived one is not stored."""
+    store = _write_store(
+        tmp_path,
+        {
+            "kept": ENTRY,
+            "old": {k: v for k, v in ENTRY.items() if k != "ran"},
+            "none": {**{k: v for k, v in ENTRY.items() if k != "ran"}, "python_functions": []},
+        },
+    )
+    store.save([_record()])
+    entries = json.loads(store.path.read_text())["entries"]
+    assert entries["kept"] == ENTRY
+    assert entries["old"] == {k: v for k, v in ENTRY.items() if k != "ran"}
+    assert "ran" not in entries["none"] and set(entries) == {"kept", "old", "none", "waitress-t4/flask/json/n3"}
+
+
+def test_a_baseline_stores_only_the_60_largest_functions_per_level(tmp_path):
+    """At most STORED_FUNCTIONS functions per level are stored, the largest first."""
+    many = tuple(FunctionCost("c", f"f{i}", "m", "flask", "r", float(i)) for i in range(65))
+    store = CostBaselineStore(tmp_path, FULL_ENV)
+    store.save([_record(functions=many, python_functions=many)])
+    (entry,) = json.loads(store.path.read_text())["entries"].values()
+    assert cost.STORED_FUNCTIONS == 60 and len(entry["functions"]) == len(entry["python_functions"]) == 60
+    assert entry["functions"][0]["function"] == "f64" and entry["functions"][-1]["function"] == "f5"
+
+
+def test_a_mismatched_cost_baseline_is_refused_naming_the_fix(tmp_path):
+    """Another schema or a malformed entry: a BaselineError naming the file and `pytest -m cost --perf-save-baseline`."""
+    for content in ({"schema": 2, "entries": {}}, {"schema": 1, "entries": {"c": {"per_request": 1}}}):
+        store = CostBaselineStore(tmp_path, FULL_ENV)
+        store.path.write_text(json.dumps(content))
+        with pytest.raises(BaselineError) as info:
+            store.load()
+        assert str(info.value).startswith(f"cost baseline file {store.path} cannot be read: ")
+        assert str(info.value).endswith("re-save with `pytest -m cost --perf-save-baseline`.")
+
+
+def test_cost_records_start_a_results_file_when_there_is_none(tmp_path):
+    """No file: one of schema 2 with the version, the time, the machine, no results nor failures, and the records."""
+    path = tmp_path / "r.json"
+    add_to_results_file(path, [{"key": "a"}], {"id": "m"}, "1.0")
+    data = json.loads(path.read_text())
+    created = data.pop("created")
+    assert data == {
+        "schema": 2,
+        "serverbench": "1.0",
+        "machine": {"id": "m"},
+        "results": [],
+        "failures": [],
+        "cost": [{"key": "a"}],
+    }
+    assert "." not in created and dt.datetime.fromisoformat(created).tzinfo is not None
+    add_to_results_file(path, [{"key": "b"}], {"id": "other"}, "2.0")
+    again = json.loads(path.read_text())
+    assert again["cost"] == [{"key": "a"}, {"key": "b"}]
+    assert (again["serverbench"], again["machine"], again["created"]) == ("1.0", {"id": "m"}, created)
+
+
+@pytest.mark.parametrize("content", ["{", "[]", '{"cost": {}}', '"text"'])
+def test_cost_records_are_not_added_to_what_is_not_a_results_file(tmp_path, content):
+    """A file that is not JSON, or not an object with a "cost" list, is refused naming it and the fix, unchanged."""
+    path = tmp_path / "r.json"
+    path.write_text(content)
+    with pytest.raises(ServerbenchError, match="remove it or give --perf-json another path") as info:
+        add_to_results_file(path, [{"key": "a"}], {"id": "m"}, "1.0")
+    assert str(info.value).startswith(str(path)) and path.read_text() == content

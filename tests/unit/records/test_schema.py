@@ -1,0 +1,294 @@
+"""A result's JSON record with every field set: written as docs/records.md says, and read back to the same result."""
+
+from dataclasses import replace
+
+import pytest
+
+from serverbench.catalog.shapes import LoadShape
+from serverbench.records.schema import (
+    BackendUsage,
+    Generator,
+    LoadReport,
+    Result,
+    RunQueue,
+    SlowClientReport,
+    replicated,
+    shape_from_record,
+    shape_record,
+)
+
+ERRORS = {"connect": 1, "read": 2, "write": 3, "timeout": 4, "status": 5}
+
+
+def full() -> Result:
+    """A closed-model oha window on a backend, with slow clients, memory, host CPU and every optional count."""
+    load = LoadReport(
+        "oha",
+        1000,
+        5.0,
+        123_456,
+        {"p50": 1.5, "p75": 2.25, "p90": 3.125, "p99": 9.5, "p999": 20.0, "max": 31.0, "mean": 2.0, "stdev": 0.75},
+        ERRORS,
+        window="steady",
+        think_ms=2.5,
+        error_attribution="timeouts by send time",
+        run_errors={"connect": 2, "read": 3, "write": 4, "timeout": 6, "status": 7},
+        held_through=3,
+        run_requests=1400,
+        precision={"slices": 10, "rps": 0.0123, "latency_mean": 0.0456, "asked": 0.05},
+    )
+    return Result(
+        nodeid="tests/perf/test_throughput.py::test_throughput[x]",
+        test="test_throughput",
+        variant="aiohttp",
+        workload="redis",
+        shape=LoadShape(64, 5),
+        warmup_s=2,
+        url="http://127.0.0.1:1/redis",
+        load=load,
+        generator=Generator("oha", "1.16.0", 2, 3.25, 7.5, 2, 9.0, RunQueue(3.0, 1.5, 7.25)),
+        server_cpu_s=4.5,
+        server_rss_mb=60.25,
+        machine={"id": "m", "cores": 2},
+        python={"implementation": "cpython", "version": "3.11"},
+        timestamp="2026-11-25T22:00:00+00:00",
+        app="aiohttp",
+        warmup_rps=(1800.5, 1900.2),
+        warmup_settled=True,
+        backends=(BackendUsage("redis", "redis-server", 1.25, 5.0, 1, 1010, "answers", 990, 1405),),
+        extra={"note": "x"},
+        kernel={"listen_drops": 7, "listen_overflows": 8},
+        slow_clients=SlowClientReport("idle", 16, 15, (1.5, 2.5), 5.0, {"408": 2}),
+        host_cpu_s=9.75,
+        host_steal_s=0.5,
+        server_pss_mb=50.5,
+        server_pss_end_mb=49.75,
+        memory={"series": {"t_s": [0.0, 1.0]}},
+        host_wall_s=5.25,
+    )
+
+
+def test_every_field_survives_the_record():
+    """A result with every field set (none at its default) is read back equal to itself."""
+    r = full()
+    assert Result.from_record(r.to_record()) == r
+
+
+def test_the_record_writes_each_field_under_its_documented_name():
+    """The record's top-level values, the host's wall time, the run's counts and the load's optional fields."""
+    rec = full().to_record({"status": "pass"}, [{"name": "n", "message": "m"}])
+    assert {
+        k: rec[k]
+        for k in (
+            "nodeid",
+            "test",
+            "variant",
+            "app",
+            "workload",
+            "duration_s",
+            "warmup_s",
+            "warmup_settled",
+            "url",
+            "requests",
+            "bytes",
+            "window",
+            "timestamp",
+        )
+    } == {
+        "nodeid": "tests/perf/test_throughput.py::test_throughput[x]",
+        "test": "test_throughput",
+        "variant": "aiohttp",
+        "app": "aiohttp",
+        "workload": "redis",
+        "duration_s": 5.0,
+        "warmup_s": 2,
+        "warmup_settled": True,
+        "url": "http://127.0.0.1:1/redis",
+        "requests": 1000,
+        "bytes": 123_456,
+        "window": "steady",
+        "timestamp": "2026-11-25T22:00:00+00:00",
+    }
+    assert rec["key"] == "test_throughput::aiohttp/aiohttp/redis/c64"
+    assert rec["rps"] == 199.0 and rec["warmup_rps"] == [1800.5, 1900.2]
+    assert rec["latency_ms"]["p90"] == 3.125 and rec["errors"] == ERRORS
+    assert rec["error_attribution"] == "timeouts by send time" and rec["run_errors"]["timeout"] == 6
+    assert rec["think_ms"] == 2.5 and rec["held_through"] == 3 and rec["run_requests"] == 1400
+    assert rec["host"] == {"cpu_s": 9.75, "steal_s": 0.5, "wall_s": 5.25}
+    assert rec["server"]["pss_mb"] == 50.5 and rec["server"]["pss_end_mb"] == 49.75 and rec["server"]["rss_mb"] == 60.25
+    assert rec["server"]["cpu_us_per_request"] == round(4.5 / (1000 - 5) * 1e6, 2)
+    assert rec["verdict"] == {"status": "pass"} and rec["flags"] == [{"name": "n", "message": "m"}]
+    assert rec["kernel"] == {"listen_drops": 7, "listen_overflows": 8} and rec["extra"] == {"note": "x"}
+    assert rec["slow_clients"]["opened"] == 15 and rec["memory"] == {"series": {"t_s": [0.0, 1.0]}}
+    assert rec["generator"]["run_queue"] == {"cpu_s": 3.0, "wait_s": 1.5, "wall_s": 7.25}
+    assert rec["backends"][0]["run_ops"] == 1405 and rec["backends"][0]["window_ops"] == 990
+
+
+def test_warmup_rates_are_written_to_one_decimal():
+    """Each warm-up rate is rounded to 0.1 rps in the record."""
+    from dataclasses import replace
+
+    assert replace(full(), warmup_rps=(1900.26, 7.04)).to_record()["warmup_rps"] == [1900.3, 7.0]
+
+
+def test_a_result_with_defaults_writes_no_optional_part_and_an_old_record_reads_its_defaults():
+    """No host CPU: no "host"; host CPU without its wall time: no "wall_s"; no extra: no "extra".  An old record
+    without app, window or a backend's wall time reads "", "run" and the load's duration."""
+    from dataclasses import replace
+
+    r = replace(full(), host_cpu_s=None, host_wall_s=None, extra={})
+    rec = r.to_record()
+    assert "host" not in rec and "extra" not in rec
+    assert "wall_s" not in replace(full(), host_wall_s=None).to_record()["host"]
+    old = full().to_record()
+    for key in ("app", "window"):
+        del old[key]
+    del old["backends"][0]["wall_s"]
+    back = Result.from_record(old)
+    assert back.app == "" and back.load.window == "run" and back.backends[0].wall_s == 5.0
+
+
+# Merged from test_load_report.py: A load report's error rate counts each attempt once, and its figures cannot be
+# changed after the fact (records.schema.LoadReport; no server).
+def _report(driver="oha", requests=10, **errors):
+    return LoadReport(
+        driver,
+        requests,
+        5.0,
+        0,
+        {"p50": 1.0},
+        {k: errors.get(k, 0) for k in ("connect", "read", "write", "timeout", "status")},
+    )
+
+
+def test_every_failed_attempt_is_an_attempt():
+    """10 answers beside 10 failed writes, reads or connections are 20 attempts: 50% each."""
+    for kind in ("write", "read", "connect"):
+        assert _report(**{kind: 10}).error_rate == 0.5, kind
+    assert _report(write=5, read=5).error_rate == 0.5
+
+
+def test_no_attempt_is_all_errors_or_none():
+    """Errors with no attempt to put them over (status errors of no answer) are 100%; nothing at all is 0%."""
+    assert _report(requests=0, status=3).error_rate == 1.0
+    assert _report(requests=0).error_rate == 0.0
+
+
+def test_a_reports_figures_are_read_only():
+    """Latencies, errors and the run's errors are frozen mappings: a judge cannot change them by accident."""
+    r = LoadReport("oha", 1, 5.0, 0, {"p50": 1.0}, {"timeout": 0}, run_errors={"timeout": 3})
+    for mapping in (r.latency_ms, r.errors, r.run_errors):
+        with pytest.raises(TypeError):
+            mapping["x"] = 1
+
+
+def test_a_schema_1_generator_is_read_from_its_percentages():
+    """Schema 1 kept cpu_pct and busy_pct only: CPU seconds are cpu_pct of the duration, cores cpu_pct / busy_pct
+    (at least 1), and with no busy figure the threads."""
+    from serverbench.records.schema import Generator
+
+    g = Generator.from_record(
+        {"name": "wrk", "version": "4.2.0", "threads": 2, "cpu_pct": 150.0, "busy_pct": 75.0}, 4.0
+    )
+    assert (g.name, g.version, g.threads, g.cpu_s, g.wall_s, g.cores) == ("wrk", "4.2.0", 2, 6.0, 4.0, 2)
+    assert (
+        Generator.from_record(
+            {"name": "wrk", "version": "4", "threads": 2, "cpu_pct": 10.0, "busy_pct": 40.0}, 4.0
+        ).cores
+        == 1
+    )
+    assert (
+        Generator.from_record({"name": "wrk", "version": "4", "threads": 3, "cpu_pct": 0.0, "busy_pct": 0.0}, 4.0).cores
+        == 3
+    )
+
+
+def test_seconds_are_written_to_a_tenth_of_a_millisecond():
+    """A generator's CPU seconds and a backend's wall seconds are rounded to 4 places under their own keys; a
+    backend record without wall seconds reads the window's."""
+    from serverbench.records.schema import BackendUsage, Generator
+
+    assert Generator("oha", "1", 1, 1.234567, 5.0, 2).to_record()["cpu_s"] == 1.2346
+    b = BackendUsage("redis", "redis-server", 1.0, 5.123456, 1, 10).to_record(10)
+    assert b["wall_s"] == 5.1235 and b["cpu_pct"] == pytest.approx(100 * 1.0 / 5.123456, abs=0.05)
+    rec = {k: v for k, v in b.items() if k != "wall_s"}
+    assert BackendUsage.from_record(rec, 7.0).wall_s == 7.0 and BackendUsage.from_record(b, 7.0).wall_s == 5.1235
+    assert BackendUsage.from_record({**b, "ops": None}, 7.0).ops is None
+
+
+# Merged from test_replicates.py: Replicates are judged by their median-rps run (issue 22), not the fastest or the
+# slowest.
+def test_the_median_replicate_is_judged(make_result):
+    """Three runs at 900, 1100 and 1000 rps: the 1000-rps run is the result, carrying all three."""
+    runs = [make_result(rps=900.0), make_result(rps=1100.0), make_result(rps=1000.0)]
+    chosen = replicated(runs)
+    assert chosen.rps == 1000.0
+    reps = chosen.extra["replicates"]
+    assert reps["n"] == 3 and reps["rps"] == [900.0, 1100.0, 1000.0] and reps["rps_median"] == 1000.0
+    assert reps["dispersion"] == 0.1  # MAD 100 / median 1000
+
+
+def test_an_even_count_judges_the_lower_middle_run(make_result):
+    """Four runs: the slower of the two middle runs is judged (a real run, never the faster one)."""
+    runs = [make_result(rps=v) for v in (1200.0, 900.0, 1100.0, 1000.0)]
+    chosen = replicated(runs)
+    assert chosen.rps == 1000.0 and chosen.extra["replicates"]["rps_median"] == 1050.0
+
+
+def test_one_run_is_returned_unchanged(make_result):
+    """Negative case: a single run is not marked as replicated."""
+    run = make_result(rps=1000.0)
+    assert replicated([run]) is run and "replicates" not in run.extra
+
+
+# Merged from test_mutation_schema_rest.py: records.schema's smaller readers and writers, pinned where mutation
+# testing found them loose (issue 22): the replicates' rounding, a schema-1 shape read from its label, a shape's model
+# key, a slow-client report's answers.
+def _over_3_s(make_result, requests: int):
+    r = make_result()
+    return replace(r, load=replace(r.load, requests=requests, duration_s=3.0))
+
+
+def test_replicates_keep_each_rps_and_their_median_to_one_decimal(make_result):
+    """2,701, 3,302 and 3,001 requests over 3 s (900.33.., 1100.66.., 1000.33.. rps): stored as 900.3, 1100.7 and
+    1000.3, the median 1000.3; not whole numbers, not two decimals."""
+    runs = [_over_3_s(make_result, n) for n in (2701, 3302, 3001)]
+    reps = replicated(runs).extra["replicates"]
+    assert reps["rps"] == [900.3, 1100.7, 1000.3] and reps["rps_median"] == 1000.3
+
+
+def test_a_schema_1_record_without_a_shape_reads_its_connections_as_the_shape():
+    """No "shape" key: the shape is c<connections>, over the window rounded to whole seconds and at least 1."""
+    assert shape_from_record({"connections": 64, "duration_s": 5.2}) == LoadShape(64, 5)
+    assert shape_from_record({"connections": 8, "duration_s": 0.4}).duration == 1
+
+
+@pytest.mark.parametrize(
+    ("label", "field", "value"),
+    [
+        ("c64-rpc1", "requests_per_connection", 1),
+        ("u50-w2", "workers", 2),
+        ("c8-ramp2", "ramp", 2.0),
+        ("r200", "rate", 200.0),
+    ],
+)
+def test_a_schema_1_label_is_read_part_by_part(label, field, value):
+    """A schema-1 label's dash-separated parts each set their field: rpc, w, ramp, r."""
+    shape = shape_from_record({"shape": label, "connections": 64, "duration_s": 5.0})
+    assert getattr(shape, field) == value
+
+
+def test_a_shape_record_names_its_model():
+    """The structured shape carries its model under "model" (closed or open), beside its fields and label."""
+    assert shape_record(LoadShape(64, 5))["model"] == LoadShape(64, 5).model
+    assert shape_record(LoadShape(64, 5, rate=200.0))["model"] == LoadShape(64, 5, rate=200.0).model
+
+
+def test_a_slow_client_reports_answers_cannot_change_after_it_is_made():
+    """The answers mapping is frozen: the caller's dict changing later does not change it, and it refuses writes."""
+    given = {"408": 2}
+    report = SlowClientReport("idle", 16, 15, (2.5, 1.5), 5.0, given)
+    given["408"] = 9
+    assert report.answers == {"408": 2} and report.dropped_s == (1.5, 2.5)
+    with pytest.raises(TypeError):
+        report.answers["400"] = 1
