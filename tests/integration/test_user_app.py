@@ -70,7 +70,7 @@ async def app(scope, receive, send):
 
 SERVICE_CONFTEST = """
 import json
-from serverbench.userapp import endpoint
+from serverbench.catalog.userapp import endpoint
 
 def pytest_perf_endpoints(config):
     return [endpoint("double", "/double", method="POST", body='{"n": 21}', content_type="application/json",

@@ -14,6 +14,7 @@ from serverbench.catalog.contract import Request, check_response
 from serverbench.catalog.matrix import user_cells
 from serverbench.catalog.userapp import (
     AppTarget,
+    endpoint,
     entries,
     parse_backends,
     parse_endpoint,
@@ -26,7 +27,6 @@ from serverbench.drivers.oha import OhaDriver
 from serverbench.drivers.wrk import lua_string, mix_script
 from serverbench.errors import ConfigError
 from serverbench.measure.appinterface import classify, detect
-from serverbench.userapp import endpoint
 
 SHOP = "home GET / status=200 type=text/html contains=Welcome"
 CREATE = (
