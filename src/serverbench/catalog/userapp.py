@@ -28,7 +28,7 @@ from .workloads import Workload
 # The interfaces a user's Python app may offer (node and play are the reference yardsticks' own).
 INTERFACES = ("wsgi", "asgi", "aiohttp", "tornado")
 # The module servers load when they cannot load the user's object directly (see ``App`` below).
-ENTRY_MODULE = "serverbench.appentry"
+ENTRY_MODULE = "serverbench.serverside.appentry"
 TARGET_ENV = "SERVERBENCH_APP"  # tells the entry module which object to load
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
