@@ -18,7 +18,7 @@ from .backends.base import BACKENDS
 from .catalog.matrix import Cell
 from .catalog.userapp import AppTarget
 from .catalog.workloads import Workload
-from .config import OPTIONS_BY_NAME
+from .config.options import OPTIONS_BY_NAME
 from .errors import ConfigError
 from .judge.ab import GATE_BLOCKS, GATE_POLICY
 from .judge.decision import Policy

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from sample_records import record, result
 
 from serverbench.cli import compare, gate, history
-from serverbench.config import Thresholds
+from serverbench.config.options import Thresholds
 from serverbench.errors import BaselineError, ConfigError, ServerbenchError
 from serverbench.judge.ab import GATE_POLICY, decided, judge
 from serverbench.judge.cost import judge_cost

@@ -4,7 +4,7 @@ import math
 
 from test_backend_checks import _result
 
-from serverbench.config import Thresholds
+from serverbench.config.options import Thresholds
 from serverbench.judge.verdict import FAIL, PASS, BaselineCheck, check_ops
 from serverbench.records.baselines import Baseline
 from serverbench.records.schema import BackendUsage

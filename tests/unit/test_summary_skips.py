@@ -1,6 +1,6 @@
 """Skipped cells in the end-of-session summary: a row each, with the reason and its install line."""
 
-from serverbench import config as cfg
+from serverbench.config import options as cfg
 from serverbench.pytest_plugin.session import PerfSession
 from serverbench.report.terminal import summary_table
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from serverbench import config as cfg
 from serverbench.catalog.contract import Request, check_response
 from serverbench.catalog.matrix import user_cells
 from serverbench.catalog.userapp import (
@@ -22,6 +21,7 @@ from serverbench.catalog.userapp import (
     user_app,
 )
 from serverbench.catalog.variants import registry
+from serverbench.config import options as cfg
 from serverbench.drivers.oha import OhaDriver
 from serverbench.drivers.wrk import lua_string, mix_script
 from serverbench.errors import ConfigError

@@ -1,4 +1,4 @@
-from serverbench.config import Thresholds
+from serverbench.config.options import Thresholds
 from serverbench.judge.verdict import FAIL, NO_BASELINE, PASS, BaselineCheck
 from serverbench.records.baselines import Baseline
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..catalog.matrix import Cell
 from ..catalog.userapp import AppTarget
 from ..catalog.workloads import Workload
-from ..config import OPTIONS_BY_NAME
+from ..config.options import OPTIONS_BY_NAME
 from ..errors import ConfigError
 from ..measure.callgrind import valgrind_missing
 from ..measure.commits import Commit

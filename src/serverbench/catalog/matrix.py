@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ..config import select
+from ..config.options import select
 from ..errors import ConfigError
 from .apps import APPS, INTERFACE_RUNTIMES, App
 from .variants import Variant

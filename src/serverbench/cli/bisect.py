@@ -34,7 +34,7 @@ from ..catalog.apps import APPS
 from ..catalog.matrix import Cell
 from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
-from ..config import OPTIONS_BY_NAME, parse_option
+from ..config.options import OPTIONS_BY_NAME, parse_option
 from ..errors import ConfigError, ServerbenchError
 from ..judge.bisect import REGRESSION, Bisection
 from ..judge.cost import attribute

@@ -41,7 +41,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..catalog.shapes import Capabilities, LoadShape
-from ..config import is_loopback
+from ..config.options import is_loopback
 from ..errors import ConfigError, GeneratorError, MissingBinaryError
 from ..measure.executors import LOOPBACK, BackgroundProcess, Reaped, free_port, run_generator
 from ..measure.runqueue import between, combined

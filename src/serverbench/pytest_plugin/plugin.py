@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from .. import config as cfg
 from ..backends.base import BACKENDS
 from ..backends.environment import require_program
 from ..catalog import shapes
 from ..catalog.matrix import cells, every_cell, user_cells
 from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
+from ..config import options as cfg
 from ..errors import ConfigError, ServerbenchError
 from ..measure.executors import raise_open_files
 from ..measure.servers import unavailable_reason

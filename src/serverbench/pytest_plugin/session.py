@@ -29,7 +29,7 @@ from ..catalog.windows import (
     warm_lead_s,
 )
 from ..catalog.workloads import WORKLOADS, Workload
-from ..config import PerfConfig
+from ..config.options import PerfConfig
 from ..drivers.base import Driver, closed_driver, driver_for
 from ..drivers.oha import OhaDriver
 from ..drivers.wrk import WrkDriver

@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from .backends.base import BACKENDS
-from .catalog.faults import Fault
-from .catalog.shards import Shard
-from .catalog.userapp import INTERFACES as APP_INTERFACES
-from .catalog.userapp import AppTarget, parse_backends, parse_endpoints, parse_env
-from .errors import ConfigError
+from ..backends.base import BACKENDS
+from ..catalog.faults import Fault
+from ..catalog.shards import Shard
+from ..catalog.userapp import INTERFACES as APP_INTERFACES
+from ..catalog.userapp import AppTarget, parse_backends, parse_endpoints, parse_env
+from ..errors import ConfigError
 
 
 def _int(lo: int, hi: int | None = None) -> Callable[[str], int]:
@@ -96,7 +96,7 @@ def _reuse_list(raw: str) -> tuple[int | None, ...]:
 
 def _slow_list(raw: str) -> tuple[tuple[str, int] | None, ...]:
     """``none`` and/or ``<kind><count>`` entries (idle16, slowloris8): each a variant of every shape."""
-    from .catalog.shapes import SLOW_KINDS
+    from ..catalog.shapes import SLOW_KINDS
 
     parts = [p for p in str(raw).replace(" ", "").lower().split(",") if p]
     if not parts:
