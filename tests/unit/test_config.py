@@ -2,7 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from serverbench.config.options import OPTIONS, Thresholds, resolve, resolve_thresholds, select
+from serverbench.catalog.matrix import select
+from serverbench.config.options import OPTIONS, Thresholds, resolve, resolve_thresholds
 from serverbench.errors import ConfigError
 
 ROOT = Path("/project")

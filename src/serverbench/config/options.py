@@ -13,7 +13,7 @@ from __future__ import annotations
 import ipaddress
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -698,13 +698,3 @@ def resolve_thresholds(session: Thresholds, marker_kwargs: Mapping[str, Any]) ->
                 raise ConfigError(f"@pytest.mark.perf({key}={value!r}): expected a number > 0")
             absolute[key] = float(value)
     return Thresholds(tolerance, max_error_rate, **absolute)
-
-
-def select(names: Sequence[str], patterns: Sequence[str], kind: str) -> list[str]:
-    """Names matching any glob, in declaration order; a pattern that matches nothing is an error."""
-    from fnmatch import fnmatchcase
-
-    unmatched = [p for p in patterns if not any(fnmatchcase(n, p) for n in names)]
-    if unmatched:
-        raise ConfigError(f"unknown {kind} {', '.join(repr(p) for p in unmatched)}; known {kind}s: {', '.join(names)}")
-    return [n for n in names if any(fnmatchcase(n, p) for p in patterns)]

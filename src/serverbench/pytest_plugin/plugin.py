@@ -7,7 +7,7 @@ import pytest
 from ..backends.base import BACKENDS
 from ..backends.environment import require_program
 from ..catalog import shapes
-from ..catalog.matrix import cells, every_cell, user_cells
+from ..catalog.matrix import cells, every_cell, select, user_cells
 from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
 from ..config import options as cfg
@@ -105,9 +105,9 @@ def pytest_configure(config: pytest.Config) -> None:
         elif user is not None:
             selected = user_cells(list(variants.values()), resolved.variants, user.app, user.ready_path)
         else:
-            names = cfg.select(list(variants), resolved.variants, "variant")
+            names = select(list(variants), resolved.variants, "variant")
             selected = cells([variants[n] for n in names], resolved.apps)
-        workloads = cfg.select(list(user.workloads if user else WORKLOADS), resolved.workloads, "workload")
+        workloads = select(list(user.workloads if user else WORKLOADS), resolved.workloads, "workload")
         if resolved.benchmark_json_path is not None:
             benchmark_json.check_available()
     except ConfigError as exc:
