@@ -22,8 +22,8 @@ from .config.options import OPTIONS_BY_NAME
 from .errors import ConfigError
 from .judge.ab import GATE_BLOCKS, GATE_POLICY
 from .judge.decision import Policy
-from .measure.executors import missing_modules_in
 from .measure.servers import unavailable_reason
+from .processes.executors import missing_modules_in
 
 MODES = ("simultaneous", "sequential")
 DEFAULT_LOAD = 0.25  # the fixed rate: this fraction of the base arm's saturated throughput

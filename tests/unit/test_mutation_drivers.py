@@ -12,7 +12,7 @@ from serverbench.drivers import wrk as wrk_module
 from serverbench.drivers.oha import OhaDriver
 from serverbench.drivers.wrk import REPORTER, WrkDriver
 from serverbench.errors import GeneratorError
-from serverbench.measure.executors import GeneratorRun
+from serverbench.processes.executors import GeneratorRun
 
 WRK_LINE = (
     'SERVERBENCH-WRK {"requests":10,"duration_us":2000000,"bytes":100,"synthetic_removed":0,"latency_us":{"p50":1000,"p75":1000,'

@@ -15,7 +15,7 @@ from serverbench.catalog.shapes import LoadShape
 from serverbench.drivers import locust as locust_module
 from serverbench.drivers.locust import BOOKSHOP, START_S, WAIT_ENV, LocustDriver, LocustRunner, parse_stats
 from serverbench.errors import ConfigError, GeneratorError, MissingBinaryError
-from serverbench.measure.executors import BackgroundProcess
+from serverbench.processes.executors import BackgroundProcess
 from tests.unit.test_locust_driver import (
     EMPTY_FAILURES,
     ERROR_REPORT,

@@ -5,7 +5,7 @@ import os
 import time
 
 from serverbench.drivers.locust import answer_window
-from serverbench.measure.runqueue import RunQueueSampler, between, combined, read
+from serverbench.processes.runqueue import RunQueueSampler, between, combined, read
 from serverbench.records.schema import RunQueue
 
 SAMPLES = ((100.0, 0.0, 0.0), (101.0, 0.5, 0.1), (102.0, 1.2, 0.5), (103.0, 1.9, 0.9), (104.0, 2.0, 1.0))

@@ -21,8 +21,8 @@ from ..config.options import OPTIONS_BY_NAME
 from ..errors import ConfigError
 from ..measure.callgrind import valgrind_missing
 from ..measure.commits import Commit
-from ..measure.executors import missing_modules_in
 from ..measure.servers import unavailable_reason
+from ..processes.executors import missing_modules_in
 
 DEFAULT_THRESHOLD = OPTIONS_BY_NAME["perf_cost_tolerance"].default  # the cost gate's: 2%
 DEFAULT_REQUESTS = OPTIONS_BY_NAME["perf_cost_requests"].default

@@ -10,7 +10,6 @@ Values are tested with ``is not None``, never ``or``, so 0 and False survive.
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import os
 from collections.abc import Mapping
@@ -25,6 +24,7 @@ from ..catalog.shards import Shard
 from ..catalog.userapp import INTERFACES as APP_INTERFACES
 from ..catalog.userapp import AppTarget, parse_backends, parse_endpoints, parse_env
 from ..errors import ConfigError
+from ..processes.ports import is_loopback
 
 
 def _int(lo: int, hi: int | None = None) -> Callable[[str], int]:
@@ -177,16 +177,6 @@ def _closed_driver(raw: str) -> str:
     if text not in ("auto", "oha", "wrk"):
         raise ValueError(f"expected auto, oha or wrk, got {raw!r}")
     return text
-
-
-def is_loopback(host: str) -> bool:
-    """True for localhost, 127.0.0.0/8 and ::1: the only places serverbench sends load."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _loopback_url(schemes: tuple[str, ...]) -> Callable[[str], str]:
