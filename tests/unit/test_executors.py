@@ -1,4 +1,4 @@
-"""measure.executors' pure parts: the last exception a server's log names."""
+"""processes.executors' pure parts: the last exception a server's log names."""
 
 from serverbench.processes.executors import last_exception
 

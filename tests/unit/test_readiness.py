@@ -1,4 +1,4 @@
-"""measure.readiness: which answers to a readiness check mean ready, still starting, or up and broken."""
+"""processes.readiness: which answers to a readiness check mean ready, still starting, or up and broken."""
 
 from serverbench.processes.readiness import GRACE_S, ReadinessWatch
 

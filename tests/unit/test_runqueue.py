@@ -1,4 +1,4 @@
-"""A generator's time on a core and waiting for one (measure.runqueue): readings of the kernel's schedstat, and the
+"""A generator's time on a core and waiting for one (processes.runqueue): readings of the kernel's schedstat, and the
 part of a run that covers a window."""
 
 import os
