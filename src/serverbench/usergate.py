@@ -20,10 +20,10 @@ from .catalog.matrix import Cell, user_cells
 from .catalog.userapp import UserApp
 from .catalog.variants import registry
 from .catalog.workloads import Workload
-from .config import PerfConfig, resolve
+from .config.options import PerfConfig, resolve
+from .config.project import ProjectConfig, find
 from .errors import ConfigError
 from .measure.servers import unavailable_reason
-from .projectconfig import ProjectConfig, find
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from serverbench.backends.mongo import connect_mongo, start_mongo
 from serverbench.backends.upstream import connect_upstream, start_upstream
 from serverbench.catalog.contract import BIG_DOC, MONGO_DB, SMALL_DOC
 from serverbench.errors import BackendUnreachable
-from serverbench.measure.executors import free_port
+from serverbench.processes.executors import free_port
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 

@@ -249,7 +249,7 @@ def _replaced(w: Watched) -> bool:
     return inode != w.__dict__.setdefault("baseline_inode", inode)
 
 
-SERVER = "aiohttp"  # in the server's command line (serverbench.launch ... aiohttp)
+SERVER = "aiohttp"  # in the server's command line (serverbench.serverside.launch ... aiohttp)
 WRK = "wrk -t"
 MOMENTS = [
     Moment("redis-server starting", "start", _appeared("redis-server"), workloads="redis,json"),

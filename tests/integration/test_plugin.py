@@ -11,9 +11,9 @@ import pytest
 
 from serverbench.catalog.variants import registry
 from serverbench.drivers.base import closed_driver
-from serverbench.measure.executors import free_port
 from serverbench.measure.machine import machine_info
 from serverbench.measure.servers import start_variant
+from serverbench.processes.executors import free_port
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 

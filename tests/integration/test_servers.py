@@ -25,10 +25,10 @@ from serverbench.errors import (
     ServerStartError,
     VerificationError,
 )
-from serverbench.measure.executors import free_port, require_binary
 from serverbench.measure.machine import machine_info, python_info
 from serverbench.measure.servers import ServerPool, interpreter, start_variant, unavailable_reason
 from serverbench.measure.trial import Trial, Warmup, run_trial
+from serverbench.processes.executors import free_port, require_binary
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 VARIANTS = registry()

@@ -70,7 +70,7 @@ async def app(scope, receive, send):
 
 SERVICE_CONFTEST = """
 import json
-from serverbench.userapp import endpoint
+from serverbench.catalog.userapp import endpoint
 
 def pytest_perf_endpoints(config):
     return [endpoint("double", "/double", method="POST", body='{"n": 21}', content_type="application/json",
@@ -182,7 +182,7 @@ app.router.add_get("/hi", hello)
     ids=["wsgi-factory", "aiohttp-object"],
 )
 def test_factories_and_framework_objects_are_served(pytester, module, ini, variants):
-    """A WSGI factory and an aiohttp Application object are served (through serverbench.appentry)."""
+    """A WSGI factory and an aiohttp Application object are served (through serverbench.serverside.appentry)."""
     _project(pytester, {"made": module}, "[pytest]\n" + ini)
     result = pytester.runpytest_subprocess(*FAST, f"--perf-variants={variants}", "--perf-json=records.json")
     result.assert_outcomes(passed=2)

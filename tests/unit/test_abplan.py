@@ -12,7 +12,7 @@ from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.cli.gate import main as gate_main
 from serverbench.cli.gate import parser
-from serverbench.config import OPTIONS_BY_NAME
+from serverbench.config.options import OPTIONS_BY_NAME
 from serverbench.errors import ConfigError
 from serverbench.judge.ab import GATE_BLOCKS, GATE_POLICY
 

@@ -22,7 +22,7 @@ from pymongo.errors import PyMongoError
 
 from ..catalog.contract import BIG_DOC, EVENT_SIZES, MONGO_DB, SMALL_DOC, event
 from ..errors import BackendUnreachable, MissingBinaryError
-from ..measure.executors import LOOPBACK, ManagedProcess, free_port
+from ..processes.executors import LOOPBACK, ManagedProcess, free_port
 from .environment import SERVICES_PYTHON, find_program, services_python, where_looked
 
 

@@ -13,7 +13,7 @@ import redis
 
 from ..catalog.contract import REDIS_COUNTER_KEY, REDIS_VALUE, REDIS_VALUE_KEY
 from ..errors import BackendUnreachable
-from ..measure.executors import LOOPBACK, ManagedProcess, free_port
+from ..processes.executors import LOOPBACK, ManagedProcess, free_port
 from .environment import require_program
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..catalog.contract import UPSTREAM_BODY, UPSTREAM_DELAY_S
 from ..errors import BackendUnreachable, MissingBinaryError
-from ..measure.executors import LOOPBACK, ManagedProcess, free_port
+from ..processes.executors import LOOPBACK, ManagedProcess, free_port
 from .environment import require_program
 
 UPSTREAM_PATH = "/delay"

@@ -9,11 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from fnmatch import fnmatchcase
 
-from ..config import select
 from ..errors import ConfigError
 from .apps import APPS, INTERFACE_RUNTIMES, App
 from .variants import Variant
+
+
+def select(names: Sequence[str], patterns: Sequence[str], kind: str) -> list[str]:
+    """Names matching any glob, in declaration order; a pattern that matches nothing is an error."""
+    unmatched = [p for p in patterns if not any(fnmatchcase(n, p) for n in names)]
+    if unmatched:
+        raise ConfigError(f"unknown {kind} {', '.join(repr(p) for p in unmatched)}; known {kind}s: {', '.join(names)}")
+    return [n for n in names if any(fnmatchcase(n, p) for p in patterns)]
 
 
 @dataclass(frozen=True)

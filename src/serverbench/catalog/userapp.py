@@ -7,6 +7,9 @@ each (``home GET / status=200 type=text/html contains=Welcome``) or from its con
 turns them into the catalog's own data: an :class:`~serverbench.catalog.apps.App`, one
 :class:`~serverbench.catalog.workloads.Workload` per endpoint, and the servers' environment.
 Pure: the interface is detected elsewhere (:mod:`serverbench.measure.appinterface`).
+
+What a project that serves its own app imports: ``from serverbench.catalog.userapp import endpoint``
+(``Endpoint`` and ``Request``, the types it builds, are importable from here too; docs/your-app.md).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from .workloads import Workload
 # The interfaces a user's Python app may offer (node and play are the reference yardsticks' own).
 INTERFACES = ("wsgi", "asgi", "aiohttp", "tornado")
 # The module servers load when they cannot load the user's object directly (see ``App`` below).
-ENTRY_MODULE = "serverbench.appentry"
+ENTRY_MODULE = "serverbench.serverside.appentry"
 TARGET_ENV = "SERVERBENCH_APP"  # tells the entry module which object to load
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

@@ -35,7 +35,7 @@ GUNICORN = (
     "-m",
     "gunicorn",
     "-c",
-    "python:serverbench.gunicorn_conf",
+    "python:serverbench.serverside.gunicorn_conf",
     "-b",
     "{host}:{port}",
     "-w",
@@ -46,8 +46,8 @@ GUNICORN = (
 
 
 def launch(server: str, *options: str) -> tuple[str, ...]:
-    """The command of a server without a CLI of its own: ``python -m serverbench.launch``."""
-    return ("{python}", "-m", "serverbench.launch", server, "{host}", "{port}", "{target}") + options
+    """The command of a server without a CLI of its own: ``python -m serverbench.serverside.launch``."""
+    return ("{python}", "-m", "serverbench.serverside.launch", server, "{host}", "{port}", "{target}") + options
 
 
 @dataclass(frozen=True)
@@ -191,7 +191,7 @@ VARIANTS: tuple[Variant, ...] = (
         install="pip install gunicorn",
         settings={"workers": 4},
         env={"SERVERBENCH_GC_FREEZE": "1"},
-        notes="preload_app and gc.freeze() in the master before the workers fork (serverbench.gunicorn_conf), "
+        notes="preload_app and gc.freeze() in the master before the workers fork (serverbench.serverside.gunicorn_conf), "
         "so the collector leaves the shared objects' pages alone (docs/memory.md).",
     ),
     *(_gthread(t) for t in (10, 20, 50, 100, 200, 400, 800, 1000)),

@@ -26,14 +26,15 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, bisection, usergate
+from .. import __version__, usergate
 from ..backends import base as backends
-from ..bisectplan import DEFAULT_REQUESTS, BisectPlan, default_threshold
+from ..bisect import search
+from ..bisect.plan import DEFAULT_REQUESTS, BisectPlan, default_threshold
 from ..catalog.apps import APPS
 from ..catalog.matrix import Cell
 from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
-from ..config import OPTIONS_BY_NAME, parse_option
+from ..config.options import OPTIONS_BY_NAME, parse_option
 from ..errors import ConfigError, ServerbenchError
 from ..judge.bisect import REGRESSION, Bisection
 from ..judge.cost import attribute
@@ -226,7 +227,7 @@ def run_live(args: argparse.Namespace) -> dict[str, Any]:
     )
     with backends.started(needed, urls_of(args)) as services, envs:
         env = server_env(plan, services)
-        attempts, result = bisection.run(plan, envs, env, progress(plan))
+        attempts, result = search.run(plan, envs, env, progress(plan))
         extra = []
         for step in result.steps:
             added: dict[str, Any] = {}

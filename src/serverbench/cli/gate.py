@@ -29,7 +29,7 @@ from ..catalog.apps import APPS
 from ..catalog.matrix import Cell
 from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
-from ..config import OPTIONS_BY_NAME, parse_option
+from ..config.options import OPTIONS_BY_NAME, parse_option
 from ..errors import ConfigError, ServerbenchError
 from ..judge.ab import COST, COST_LABEL, GATE_BLOCKS, GATE_POLICY, min_blocks, rejudge, stored_policy
 from ..judge.cost import Shift, attribute

@@ -14,16 +14,14 @@ drop was found, 2 bad input (a missing or corrupt file, fewer runs than a segmen
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 from ..catalog.apps import APPS
 from ..errors import ConfigError
 from ..judge.changepoints import change_points
 from ..records import results as results_file
-from ..records.results import ResultsFile
+from ..records.results import ResultsFile, series
 
 
 def load_runs(paths: list[str]) -> list[ResultsFile]:
@@ -44,20 +42,6 @@ def load_runs(paths: list[str]) -> list[ResultsFile]:
         except results_file.ResultsFileError as exc:
             raise ConfigError(str(exc)) from None
     return sorted(runs, key=lambda r: r.created)
-
-
-def series(runs: list[ResultsFile]) -> dict[tuple[str, str], list[tuple[str, float]]]:
-    """(machine id, cell key) -> [(created, median rps of that run's replicates)], oldest first."""
-    out: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
-    for run in runs:
-        by_key: dict[str, list[float]] = defaultdict(list)
-        for stored in run.results:
-            if stored.result.rps:
-                by_key[stored.result.key].append(stored.result.rps)
-        machine = str(run.machine.get("id", "unknown"))  # a file may hold any JSON there
-        for key, rps in by_key.items():
-            out[(machine, key)].append((run.created, statistics.median(rps)))
-    return dict(out)
 
 
 def bisect_line(runs: list[ResultsFile], machine: str, key: str, index: int) -> str | None:

@@ -2,7 +2,7 @@
 
 A driver runs one :class:`~serverbench.catalog.shapes.LoadShape` against a URL and returns what it
 measured (a :class:`~serverbench.records.schema.LoadReport`) with its own process's CPU (a
-:class:`~serverbench.measure.executors.GeneratorRun` or a run with the same fields).  It states what
+:class:`~serverbench.processes.executors.GeneratorRun` or a run with the same fields).  It states what
 it can execute as :class:`~serverbench.catalog.shapes.Capabilities`; a shape it cannot run is refused
 before any server starts.
 """

@@ -41,10 +41,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..catalog.shapes import Capabilities, LoadShape
-from ..config import is_loopback
 from ..errors import ConfigError, GeneratorError, MissingBinaryError
-from ..measure.executors import LOOPBACK, BackgroundProcess, Reaped, free_port, run_generator
-from ..measure.runqueue import between, combined
+from ..processes.executors import LOOPBACK, BackgroundProcess, Reaped, free_port, run_generator
+from ..processes.ports import is_loopback
+from ..processes.runqueue import between, combined
 from ..records.schema import ERROR_KEYS, LoadReport, RunQueue
 from .rank import nearest_rank
 
@@ -403,7 +403,7 @@ class LocustRun:
     master_cpu_s: float
     worker_cpu_s: tuple[float, ...] = ()
     worker_returncodes: tuple[int, ...] = ()
-    # The load-sending processes' time on a core and waiting for one over the users' window (measure.runqueue):
+    # The load-sending processes' time on a core and waiting for one over the users' window (processes.runqueue):
     # the workers', or the single process's.  None when not measured.
     run_queue: RunQueue | None = None
 

@@ -28,7 +28,7 @@ from ..catalog.contract import Request
 from ..catalog.shapes import Capabilities, LoadShape
 from ..catalog.timeouts import DEFAULT_TIMEOUT_S
 from ..errors import GeneratorError, MissingBinaryError
-from ..measure.executors import run_generator
+from ..processes.executors import run_generator
 from ..records.schema import ERROR_KEYS, LoadReport
 from .rank import nearest_rank
 

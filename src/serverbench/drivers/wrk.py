@@ -16,7 +16,7 @@ from ..catalog.contract import Request
 from ..catalog.shapes import Capabilities, LoadShape
 from ..catalog.timeouts import DEFAULT_TIMEOUT_S
 from ..errors import GeneratorError
-from ..measure.executors import require_binary, run_generator
+from ..processes.executors import require_binary, run_generator
 from ..records.schema import ERROR_KEYS, LATENCY_KEYS, LoadReport
 
 REPORTER = Path(__file__).with_name("wrk_report.lua")

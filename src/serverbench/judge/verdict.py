@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from ..config import Thresholds
+from ..config.options import Thresholds
 from ..records.baselines import SAVE_COMMAND, Baseline
 from ..records.schema import Result, unanswered
 from .explained import judged_error_rate, syn_drop_errors

@@ -33,9 +33,9 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..catalog.shapes import LoadShape
 from ..catalog.timeouts import cell_timeout_s
 from ..drivers.base import Driver, driver_for
+from ..processes.executors import pin_tree
 from ..records.decisions import Measurement, Window
 from ..records.schema import Result
-from .executors import pin_tree
 from .machine import machine_info, python_info
 from .reset import reset_app
 from .servers import RunningServer, ServerPool, start_variant

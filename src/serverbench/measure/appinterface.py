@@ -96,7 +96,7 @@ def detect(target: str, directory: Path, env: Mapping[str, str] = (), timeout: f
 
 def main(target: str) -> None:
     """In the child: import the target and print its interface as one marked JSON line."""
-    from ..appentry import load
+    from ..serverside.appentry import load
 
     sys.path.insert(0, os.getcwd())
     try:

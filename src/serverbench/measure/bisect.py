@@ -27,7 +27,7 @@ from .reset import reset_app
 from .worktree import worktree
 
 if TYPE_CHECKING:  # the plan imports measurement's checks; the runner only reads its fields
-    from ..bisectplan import BisectPlan
+    from ..bisect.plan import BisectPlan
 
 # What a commit's own code can cause: the commit is skipped with the reason, the search goes on.
 THE_COMMITS_DOING = (ServerStartError, ServerDiedError, VerificationError, ResetError, EnvironmentBuildError)

@@ -29,10 +29,10 @@ from ..catalog.apps import App
 from ..catalog.contract import Endpoint
 from ..catalog.variants import Variant
 from ..catalog.workloads import Workload
+from ..processes.executors import LOOPBACK, free_port
 from ..records.cost import CostRecord, FunctionCost, ProcessCount
 from . import callgrind
 from .callgrind import CountingError, Dump
-from .executors import LOOPBACK, free_port
 from .isa import counted_isa_level
 from .packages import Owners, installed_versions
 from .sequential import SequentialClient, quiet, server_pids

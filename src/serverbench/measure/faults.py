@@ -27,7 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..catalog.faults import Fault
 from ..errors import BackendFault, ConfigError, MissingBinaryError
-from .executors import LOOPBACK, ManagedProcess, free_port
+from ..processes.executors import LOOPBACK, ManagedProcess, free_port
 from .verify import fetch
 
 TOXIPROXY_INSTALL = (

@@ -19,10 +19,10 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+from ..processes.executors import free_port
 from ..records.cost import FunctionCost
 from .callgrind import CountingError
 from .cost import CostPlan, Window, run_window
-from .executors import free_port
 from .sequential import SequentialClient
 from .servers import start_variant
 

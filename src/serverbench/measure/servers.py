@@ -20,7 +20,7 @@ from ..catalog.apps import App
 from ..catalog.contract import Endpoint
 from ..catalog.matrix import Cell
 from ..catalog.variants import Variant
-from .executors import LOOPBACK, ManagedProcess, free_port
+from ..processes.executors import LOOPBACK, ManagedProcess, free_port
 from .verify import verify
 
 HEAP_VAR = "SERVERBENCH_HEAP_DIR"  # the apps' heap knob (apps/injected_work.py): the folder they write to

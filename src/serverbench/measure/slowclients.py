@@ -30,8 +30,8 @@ from urllib.parse import urlsplit
 
 from ..catalog.shapes import SLOW_KINDS, LoadShape
 from ..errors import GeneratorError
+from ..processes.executors import BackgroundProcess
 from ..records.schema import SlowClientReport
-from .executors import BackgroundProcess
 
 CONNECT_TIMEOUT_S = 5.0
 ANSWER_TIMEOUT_S = 5.0  # a keep-alive client waits this long for its one answer before it counts as ready

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import pytest
 
 from .. import __version__
-from ..config import parse_option
+from ..config.options import parse_option
 from ..errors import ConfigError, ServerbenchError
 from ..judge.cost import FAIL, CostVerdict, judge_cost
 from ..measure.cost import CostPlan, measure_cost

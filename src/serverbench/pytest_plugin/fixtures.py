@@ -25,7 +25,7 @@ from ..catalog.matrix import Cell
 from ..catalog.shapes import LoadShape
 from ..catalog.userapp import UserApp
 from ..catalog.workloads import WORKLOADS
-from ..config import PerfConfig, resolve_thresholds
+from ..config.options import PerfConfig, resolve_thresholds
 from ..errors import BackendFault, ConfigError, ServerbenchError
 from ..judge.checks import no_answers
 from ..judge.faults import fault_message

@@ -6,7 +6,7 @@
   other.  Cost tests (``cost``, counted instructions) and functional tests may use ``-n``.
 - Each xdist worker keeps its temporary files (server logs, backend data folders) in its own
   folder under pytest's base temporary directory; its ports come from its own slice of the
-  range, published to what it starts in ``SERVERBENCH_PORTS`` (:mod:`serverbench.measure.ports`).
+  range, published to what it starts in ``SERVERBENCH_PORTS`` (:mod:`serverbench.processes.ports`).
 - A test marked ``alone`` (it judges timings) runs under xdist with no other test beside it
   (:mod:`serverbench.pytest_plugin.alone`); the others run side by side.
 """
@@ -22,7 +22,7 @@ import pytest
 
 from ..catalog.shards import share
 from ..errors import ConfigError
-from ..measure.ports import PORTS_ENV, claim_worker_range
+from ..processes.ports import PORTS_ENV, claim_worker_range
 from .alone import turn
 from .fixtures import perf_session_of
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from .. import config as cfg
 from ..backends.base import BACKENDS
 from ..backends.environment import require_program
 from ..catalog import shapes
-from ..catalog.matrix import cells, every_cell, user_cells
+from ..catalog.matrix import cells, every_cell, select, user_cells
 from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
+from ..config import options as cfg
 from ..errors import ConfigError, ServerbenchError
-from ..measure.executors import raise_open_files
 from ..measure.servers import unavailable_reason
+from ..processes.executors import raise_open_files
 from ..report import benchmark_json, reference
 from ..report.phases import cell_label
 from ..report.phases import lines as phase_lines
@@ -105,9 +105,9 @@ def pytest_configure(config: pytest.Config) -> None:
         elif user is not None:
             selected = user_cells(list(variants.values()), resolved.variants, user.app, user.ready_path)
         else:
-            names = cfg.select(list(variants), resolved.variants, "variant")
+            names = select(list(variants), resolved.variants, "variant")
             selected = cells([variants[n] for n in names], resolved.apps)
-        workloads = cfg.select(list(user.workloads if user else WORKLOADS), resolved.workloads, "workload")
+        workloads = select(list(user.workloads if user else WORKLOADS), resolved.workloads, "workload")
         if resolved.benchmark_json_path is not None:
             benchmark_json.check_available()
     except ConfigError as exc:

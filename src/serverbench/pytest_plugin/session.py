@@ -29,7 +29,7 @@ from ..catalog.windows import (
     warm_lead_s,
 )
 from ..catalog.workloads import WORKLOADS, Workload
-from ..config import PerfConfig
+from ..config.options import PerfConfig
 from ..drivers.base import Driver, closed_driver, driver_for
 from ..drivers.oha import OhaDriver
 from ..drivers.wrk import WrkDriver
@@ -321,7 +321,7 @@ def resolve_user_app(config: PerfConfig, hooked: Iterable[Endpoint]) -> UserApp:
     if wrong:
         raise ConfigError(
             f"pytest_perf_endpoints returned {wrong[0]!r}; return a list of endpoints built with "
-            "serverbench.userapp.endpoint(name, path, ...)"
+            "serverbench.catalog.userapp.endpoint(name, path, ...)"
         )
     interface = config.app_interface
     if interface == "auto":

@@ -18,7 +18,7 @@ from ..errors import ConfigError
 from . import jsonfile
 
 if TYPE_CHECKING:  # records write what measurement and judgement produced; they import neither at run time
-    from ..bisectplan import BisectPlan
+    from ..bisect.plan import BisectPlan
     from ..judge.bisect import Bisection
     from ..measure.bisect import Attempt
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import statistics
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,3 +179,17 @@ def read(path: Path) -> ResultsFile:
         phases if isinstance(phases, dict) else None,
         commit if isinstance(commit, str) else None,
     )
+
+
+def series(runs: list[ResultsFile]) -> dict[tuple[str, str], list[tuple[str, float]]]:
+    """(machine id, cell key) -> [(created, median rps of that run's replicates)], oldest first."""
+    out: dict[tuple[str, str], list[tuple[str, float]]] = defaultdict(list)
+    for run in runs:
+        by_key: dict[str, list[float]] = defaultdict(list)
+        for stored in run.results:
+            if stored.result.rps:
+                by_key[stored.result.key].append(stored.result.rps)
+        machine = str(run.machine.get("id", "unknown"))  # a file may hold any JSON there
+        for key, rps in by_key.items():
+            out[(machine, key)].append((run.created, statistics.median(rps)))
+    return dict(out)

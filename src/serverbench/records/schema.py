@@ -128,7 +128,7 @@ def error_rate(reports: Sequence[LoadReport]) -> float:
 
 @dataclass(frozen=True)
 class RunQueue:
-    """A generator's scheduler time (measure.runqueue) over ``wall_s`` seconds: on a core, and runnable but waiting for one."""
+    """A generator's scheduler time (processes.runqueue) over ``wall_s`` seconds: on a core, and runnable but waiting for one."""
 
     cpu_s: float
     wait_s: float

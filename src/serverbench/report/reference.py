@@ -19,7 +19,7 @@ from ..backends.base import BACKENDS, Backend
 from ..catalog.apps import APPS, DEFAULT_APPS, INTERFACES, App
 from ..catalog.variants import VARIANTS, Variant
 from ..catalog.workloads import WORKLOADS, Workload
-from ..config import OPTIONS, Option
+from ..config.options import OPTIONS, Option
 from . import bisect
 
 COMMAND = "serverbench reference"

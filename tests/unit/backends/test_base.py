@@ -10,7 +10,7 @@ import pytest
 
 from serverbench.backends.base import BACKENDS, Backend, Service
 from serverbench.catalog.faults import BACKEND_NAMES, Fault
-from serverbench.config import OPTIONS_BY_NAME, resolve
+from serverbench.config.options import OPTIONS_BY_NAME, resolve
 from serverbench.report.reference import backends_table
 
 MEMBERS = sorted({name for name in vars(Service) if not name.startswith("_")} | set(Service.__annotations__))
@@ -83,7 +83,7 @@ def test_reading_the_registry_imports_no_backend_module():
         [
             sys.executable,
             "-c",
-            "import sys, serverbench.config; "
+            "import sys, serverbench.config.options; "
             "print(sorted(m for m in sys.modules if m.startswith('serverbench.backends.')))",
         ],
         capture_output=True,

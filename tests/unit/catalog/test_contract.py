@@ -8,7 +8,7 @@ from serverbench.catalog import contract
 from serverbench.catalog.contract import ENDPOINTS, REDIS_VALUE, Request, check_response
 from serverbench.errors import VerificationError
 from serverbench.measure import verify as verify_module
-from serverbench.measure.ports import free_port
+from serverbench.processes.ports import free_port
 
 
 def test_correct_answers_pass():

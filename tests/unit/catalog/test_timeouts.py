@@ -1,11 +1,11 @@
 """A closed-model request's timeout sized to the cell (catalog.timeouts) and recorded: the rule at its boundaries."""
 
-from serverbench import config as cfg
 from serverbench.catalog import timeouts, windows
 from serverbench.catalog.shapes import LoadShape
 from serverbench.catalog.timeouts import cell_timeout_s, closed_timeout_s, designed_queue_s
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
+from serverbench.config.options import options as cfg
 from serverbench.drivers.oha import OhaDriver
 from serverbench.drivers.wrk import WrkDriver
 from serverbench.pytest_plugin.session import PerfSession

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from serverbench import config as cfg
 from serverbench.catalog import windows
 from serverbench.catalog.shapes import LoadShape
 from serverbench.catalog.variants import registry
@@ -18,6 +17,7 @@ from serverbench.catalog.windows import (
     closed_window_s,
 )
 from serverbench.catalog.workloads import WORKLOADS
+from serverbench.config.options import options as cfg
 from serverbench.drivers.oha import OhaDriver
 from serverbench.pytest_plugin.session import PerfSession
 

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from serverbench.measure.executors import GeneratorRun
+from serverbench.processes.executors import GeneratorRun
 
 
 def canned_generator(monkeypatch, module, stdout, returncode=0, stderr=""):

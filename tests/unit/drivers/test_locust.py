@@ -33,7 +33,7 @@ from serverbench.drivers.locust import (
     with_final,
 )
 from serverbench.errors import ConfigError, GeneratorError, MissingBinaryError
-from serverbench.measure.executors import BackgroundProcess
+from serverbench.processes.executors import BackgroundProcess
 from serverbench.records.schema import ERROR_KEYS
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -21,7 +21,7 @@ from serverbench.catalog.matrix import Cell
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.cli import compare, gate, history, report, services
-from serverbench.config import OPTIONS, OPTIONS_BY_NAME, resolve
+from serverbench.config.options import OPTIONS, OPTIONS_BY_NAME, resolve
 from serverbench.errors import ConfigError
 from serverbench.judge.ab import GATE_POLICY
 from serverbench.records import results as results_file

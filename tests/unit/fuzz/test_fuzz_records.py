@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from serverbench.cli import compare, gate, history
-from serverbench.config import Thresholds
+from serverbench.config.options import Thresholds
 from serverbench.errors import BaselineError, ConfigError, ServerbenchError
 from serverbench.judge.ab import GATE_POLICY, decided, judge
 from serverbench.judge.cost import judge_cost

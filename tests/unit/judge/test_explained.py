@@ -2,7 +2,7 @@
 
 from dataclasses import replace
 
-from serverbench.config import Thresholds
+from serverbench.config.options import Thresholds
 from serverbench.judge.explained import SYN_RETRY_S, judged_error_rate, syn_drop_errors, syn_tries
 from serverbench.judge.verdict import FAIL, NO_BASELINE, PASS, BaselineCheck
 from serverbench.records.baselines import Baseline

@@ -9,7 +9,7 @@ import pytest
 
 from serverbench.backends.base import BACKENDS
 from serverbench.catalog.faults import BACKEND_NAMES, Fault
-from serverbench.config import resolve
+from serverbench.config.options import resolve
 from serverbench.errors import ConfigError
 from serverbench.judge.faults import degradation, error_counts, fault_message, time_to_fail
 from serverbench.measure.faults import error_class, toxic_of, with_port

@@ -5,7 +5,7 @@ import pytest
 from serverbench.catalog.contract import ENDPOINTS, check_response, events
 from serverbench.catalog.shapes import LoadShape
 from serverbench.catalog.workloads import SITE_MIX, WORKLOADS
-from serverbench.config import Thresholds, resolve
+from serverbench.config.options import Thresholds, resolve
 from serverbench.drivers.wrk import mix_script
 from serverbench.errors import ConfigError
 from serverbench.judge.verdict import FAIL, NO_BASELINE, PASS, BaselineCheck, check_ops

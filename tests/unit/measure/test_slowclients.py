@@ -142,7 +142,7 @@ def test_perf_slow_clients_multiplies_every_shape():
     an unknown kind is refused naming the option's grammar."""
     import pytest
 
-    from serverbench.config import _slow_list
+    from serverbench.config.options import _slow_list
 
     assert _slow_list("none,idle16,slowloris8") == (None, ("idle", 16), ("slowloris", 8))
     for bad in ("lazy4", "idle", "idle0", ""):

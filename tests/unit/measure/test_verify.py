@@ -136,7 +136,7 @@ def test_fetch_gives_up_after_its_timeout():
     import socket
     import time
 
-    from serverbench.measure.ports import free_port
+    from serverbench.processes.ports import free_port
 
     silent = socket.socket()
     silent.bind(("127.0.0.1", free_port()))

@@ -2,7 +2,7 @@
 
 import re
 
-from serverbench.measure.ports import PORT_RANGE, PORTS_ENV, configured_range
+from serverbench.processes.ports import PORT_RANGE, PORTS_ENV, configured_range
 
 TESTS = '''
 import pytest
@@ -74,7 +74,7 @@ import tempfile
 
 import pytest
 
-from serverbench.measure.ports import configured_range, free_port
+from serverbench.processes.ports import configured_range, free_port
 
 @pytest.mark.parametrize("n", range(4))
 def test_folder(n, worker_id):

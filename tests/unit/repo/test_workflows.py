@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from serverbench.config import OPTIONS_BY_NAME
+from serverbench.config.options import OPTIONS_BY_NAME
 
 ROOT = Path(__file__).resolve().parents[3]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))

@@ -6,8 +6,8 @@ import datetime as dt
 from collections.abc import Sequence
 from statistics import median
 
-from ...cli.history import series
 from ...judge.changepoints import change_points
+from ...records.results import series
 from ..charts import Axis, LineChart, Mark, Note, Section, Series
 from ..inputs import Inputs
 

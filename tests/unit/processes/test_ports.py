@@ -3,7 +3,7 @@
 import pytest
 
 from serverbench.errors import ConfigError
-from serverbench.measure import ports
+from serverbench.processes import ports
 
 
 def worker(n, count):

@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from serverbench import usergate
+from serverbench.config.project import find
 from serverbench.errors import ConfigError
-from serverbench.projectconfig import find
 
 TOML = """
 [tool.pytest.ini_options]

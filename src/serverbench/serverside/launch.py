@@ -1,6 +1,6 @@
 """Start a server that has no command line of its own, inside the server process.
 
-    python -m serverbench.launch SERVER HOST PORT MODULE:CALLABLE [key=value ...]
+    python -m serverbench.serverside.launch SERVER HOST PORT MODULE:CALLABLE [key=value ...]
 
 This module runs in the server's interpreter, not in the harness: the variant table names
 it in a command template, and the executor starts it like any other server.  Each entry is
@@ -147,7 +147,7 @@ SERVERS: Mapping[str, Callable[[str, int, str, Mapping[str, str]], None]] = {
 def main(argv: list[str]) -> None:
     if len(argv) < 4 or argv[0] not in SERVERS:
         sys.exit(
-            f"usage: python -m serverbench.launch {{{'|'.join(SERVERS)}}} HOST PORT MODULE:CALLABLE "
+            f"usage: python -m serverbench.serverside.launch {{{'|'.join(SERVERS)}}} HOST PORT MODULE:CALLABLE "
             f"[key=value ...]; got {argv!r}"
         )
     server, host, port, target, *rest = argv

@@ -1,6 +1,6 @@
-"""measure.readiness: which answers to a readiness check mean ready, still starting, or up and broken."""
+"""processes.readiness: which answers to a readiness check mean ready, still starting, or up and broken."""
 
-from serverbench.measure.readiness import GRACE_S, ReadinessWatch
+from serverbench.processes.readiness import GRACE_S, ReadinessWatch
 
 
 def test_a_2xx_answer_is_ready_at_once():

@@ -2,7 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from serverbench.config import OPTIONS, Thresholds, resolve, resolve_thresholds, select
+from serverbench.catalog.matrix import select
+from serverbench.config.options import OPTIONS, Thresholds, resolve, resolve_thresholds
 from serverbench.errors import ConfigError
 
 ROOT = Path("/project")
@@ -113,7 +114,7 @@ def test_command_line_paths_are_relative_to_the_invocation_directory():
 
 def test_pytest_help_lists_every_option(pytester):
     """`pytest --help` renders every option's help (a bare % in a help text used to crash argparse)."""
-    from serverbench.config import OPTIONS
+    from serverbench.config.options import OPTIONS
 
     result = pytester.runpytest("--help")
     assert result.ret == 0, result.stderr.str()

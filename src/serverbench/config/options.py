@@ -10,21 +10,21 @@ Values are tested with ``is not None``, never ``or``, so 0 and False survive.
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from .backends.base import BACKENDS
-from .catalog.faults import Fault
-from .catalog.shards import Shard
-from .catalog.userapp import INTERFACES as APP_INTERFACES
-from .catalog.userapp import AppTarget, parse_backends, parse_endpoints, parse_env
-from .errors import ConfigError
+from ..backends.base import BACKENDS
+from ..catalog.faults import Fault
+from ..catalog.shards import Shard
+from ..catalog.userapp import INTERFACES as APP_INTERFACES
+from ..catalog.userapp import AppTarget, parse_backends, parse_endpoints, parse_env
+from ..errors import ConfigError
+from ..processes.ports import is_loopback
 
 
 def _int(lo: int, hi: int | None = None) -> Callable[[str], int]:
@@ -96,7 +96,7 @@ def _reuse_list(raw: str) -> tuple[int | None, ...]:
 
 def _slow_list(raw: str) -> tuple[tuple[str, int] | None, ...]:
     """``none`` and/or ``<kind><count>`` entries (idle16, slowloris8): each a variant of every shape."""
-    from .catalog.shapes import SLOW_KINDS
+    from ..catalog.shapes import SLOW_KINDS
 
     parts = [p for p in str(raw).replace(" ", "").lower().split(",") if p]
     if not parts:
@@ -177,16 +177,6 @@ def _closed_driver(raw: str) -> str:
     if text not in ("auto", "oha", "wrk"):
         raise ValueError(f"expected auto, oha or wrk, got {raw!r}")
     return text
-
-
-def is_loopback(host: str) -> bool:
-    """True for localhost, 127.0.0.0/8 and ::1: the only places serverbench sends load."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _loopback_url(schemes: tuple[str, ...]) -> Callable[[str], str]:
@@ -698,13 +688,3 @@ def resolve_thresholds(session: Thresholds, marker_kwargs: Mapping[str, Any]) ->
                 raise ConfigError(f"@pytest.mark.perf({key}={value!r}): expected a number > 0")
             absolute[key] = float(value)
     return Thresholds(tolerance, max_error_rate, **absolute)
-
-
-def select(names: Sequence[str], patterns: Sequence[str], kind: str) -> list[str]:
-    """Names matching any glob, in declaration order; a pattern that matches nothing is an error."""
-    from fnmatch import fnmatchcase
-
-    unmatched = [p for p in patterns if not any(fnmatchcase(n, p) for n in names)]
-    if unmatched:
-        raise ConfigError(f"unknown {kind} {', '.join(repr(p) for p in unmatched)}; known {kind}s: {', '.join(names)}")
-    return [n for n in names if any(fnmatchcase(n, p) for p in patterns)]

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Callable
 
-from .bisectplan import BisectPlan
-from .errors import ConfigError
-from .judge.bisect import Bisection, bisection, next_commit
-from .measure.bisect import Attempt, count_both, count_commit
-from .measure.lockenv import Environments
+from ..errors import ConfigError
+from ..judge.bisect import Bisection, bisection, next_commit
+from ..measure.bisect import Attempt, count_both, count_commit
+from ..measure.lockenv import Environments
+from .plan import BisectPlan
 
 
 class EndNotCounted(ConfigError):

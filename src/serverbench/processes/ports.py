@@ -14,6 +14,7 @@ bound it yet when the next one is picked.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import threading
 from collections import deque
@@ -76,3 +77,13 @@ def free_port() -> int:
         )
         _recent.append(port)
     return port
+
+
+def is_loopback(host: str) -> bool:
+    """True for localhost, 127.0.0.0/8 and ::1: the only places serverbench sends load."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -5,7 +5,7 @@ The A/B gate runs outside pytest (a CI step, ``serverbench gate``) but must see 
 ``perf_app_backends``, ``perf_endpoints`` and ``perf_variants``.  pytest's own search is followed:
 from the folder upwards, the first of ``pytest.ini`` / ``.pytest.ini`` (always), ``pyproject.toml``
 with ``[tool.pytest.ini_options]``, ``tox.ini`` with ``[pytest]``, ``setup.cfg`` with
-``[tool:pytest]``.  Values stay raw (a string, or a TOML list): :func:`serverbench.config.resolve`
+``[tool:pytest]``.  Values stay raw (a string, or a TOML list): :func:`serverbench.config.options.resolve`
 parses them as it parses pytest's.  Endpoints returned by a conftest ``pytest_perf_endpoints`` hook
 are pytest's alone: the gate cannot see them.
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 from iniconfig import IniConfig, ParseError
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -1,4 +1,4 @@
-"""gunicorn settings every gunicorn variant loads (``-c python:serverbench.gunicorn_conf``).
+"""gunicorn settings every gunicorn variant loads (``-c python:serverbench.serverside.gunicorn_conf``).
 
 A config module instead of flags because gunicorn ignores settings it does not know here,
 while an unknown flag is fatal: gunicorn >= 25 opens a control socket in ~/.gunicorn unless

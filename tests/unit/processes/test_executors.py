@@ -1,6 +1,6 @@
-"""measure.executors' pure parts: the last exception a server's log names."""
+"""processes.executors' pure parts: the last exception a server's log names."""
 
-from serverbench.measure.executors import last_exception
+from serverbench.processes.executors import last_exception
 
 
 def test_the_last_exception_line_of_a_log_is_named():

@@ -14,15 +14,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .catalog.matrix import Cell
-from .catalog.userapp import AppTarget
-from .catalog.workloads import Workload
-from .config import OPTIONS_BY_NAME
-from .errors import ConfigError
-from .measure.callgrind import valgrind_missing
-from .measure.commits import Commit
-from .measure.executors import missing_modules_in
-from .measure.servers import unavailable_reason
+from ..catalog.matrix import Cell
+from ..catalog.userapp import AppTarget
+from ..catalog.workloads import Workload
+from ..config.options import OPTIONS_BY_NAME
+from ..errors import ConfigError
+from ..measure.callgrind import valgrind_missing
+from ..measure.commits import Commit
+from ..measure.servers import unavailable_reason
+from ..processes.executors import missing_modules_in
 
 DEFAULT_THRESHOLD = OPTIONS_BY_NAME["perf_cost_tolerance"].default  # the cost gate's: 2%
 DEFAULT_REQUESTS = OPTIONS_BY_NAME["perf_cost_requests"].default

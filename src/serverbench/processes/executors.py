@@ -77,7 +77,7 @@ class _Guarded:
 
 
 class _AnsweredBroken(Exception):
-    """The server answers its readiness check, with a status that says it is broken (measure.readiness)."""
+    """The server answers its readiness check, with a status that says it is broken (processes.readiness)."""
 
     def __init__(self, status: int):
         self.status = status
@@ -338,7 +338,7 @@ class GeneratorRun:
     stderr: str
     wall_s: float
     cpu_s: float
-    # Its threads' scheduler statistics through the run (measure.runqueue): time on a core and waiting for one.
+    # Its threads' scheduler statistics through the run (processes.runqueue): time on a core and waiting for one.
     samples: tuple[Sample, ...] = ()
 
     @property
@@ -367,7 +367,7 @@ def run_generator(
     """Run a load generator to completion, bounded by ``timeout``, and measure its own CPU time.
 
     ``cpus`` pins the generator to those cores (the A/B runner gives each arm its own core).  ``main_thread``: its
-    run queue is its main thread's (measure.runqueue.read), not the sum over its threads.
+    run queue is its main thread's (processes.runqueue.read), not the sum over its threads.
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.monotonic()
@@ -411,7 +411,7 @@ class Reaped:
     returncode: int
     cpu_s: float
     output: str
-    samples: tuple[Sample, ...] = ()  # its threads' scheduler statistics (measure.runqueue)
+    samples: tuple[Sample, ...] = ()  # its threads' scheduler statistics (processes.runqueue)
 
 
 class BackgroundProcess:

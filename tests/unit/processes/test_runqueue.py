@@ -1,11 +1,11 @@
-"""A generator's time on a core and waiting for one (measure.runqueue): readings of the kernel's schedstat, and the
+"""A generator's time on a core and waiting for one (processes.runqueue): readings of the kernel's schedstat, and the
 part of a run that covers a window."""
 
 import os
 import time
 
 from serverbench.drivers.locust import answer_window
-from serverbench.measure.runqueue import RunQueueSampler, between, combined, read
+from serverbench.processes.runqueue import RunQueueSampler, between, combined, read
 from serverbench.records.schema import RunQueue
 
 SAMPLES = ((100.0, 0.0, 0.0), (101.0, 0.5, 0.1), (102.0, 1.2, 0.5), (103.0, 1.9, 0.9), (104.0, 2.0, 1.0))

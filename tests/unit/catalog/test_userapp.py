@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from serverbench import config as cfg
-from serverbench.appentry import load
 from serverbench.catalog.contract import Request, check_response
 from serverbench.catalog.matrix import user_cells
 from serverbench.catalog.userapp import (
     AppTarget,
+    endpoint,
     entries,
     parse_backends,
     parse_endpoint,
@@ -22,11 +21,12 @@ from serverbench.catalog.userapp import (
     user_app,
 )
 from serverbench.catalog.variants import registry
+from serverbench.config.options import options as cfg
 from serverbench.drivers.oha import OhaDriver
 from serverbench.drivers.wrk import lua_string, mix_script
 from serverbench.errors import ConfigError
 from serverbench.measure.appinterface import classify, detect
-from serverbench.userapp import endpoint
+from serverbench.serverside.appentry import load
 
 SHOP = "home GET / status=200 type=text/html contains=Welcome"
 CREATE = (
@@ -133,12 +133,12 @@ def test_user_app_workloads_and_app():
 
 
 def test_factories_and_framework_objects_load_through_the_entry_module():
-    """A WSGI factory or an aiohttp Application object is loaded by serverbench.appentry, named by env."""
+    """A WSGI factory or an aiohttp Application object is loaded by serverbench.serverside.appentry, named by env."""
     factory = _app(target="shop:create_app()")
-    assert factory.app.target == "serverbench.appentry:app"
+    assert factory.app.target == "serverbench.serverside.appentry:app"
     assert factory.server_env({}) == {"SERVERBENCH_APP": "shop:create_app()"}
     aio_object = _app("aiohttp", target="svc:app")
-    assert (aio_object.app.module, aio_object.app.callable) == ("serverbench.appentry", "factory")
+    assert (aio_object.app.module, aio_object.app.callable) == ("serverbench.serverside.appentry", "factory")
     aio_factory = _app("aiohttp", target="svc:init()")
     assert aio_factory.app.target == "svc:init" and aio_factory.server_env({}) == {}
 
@@ -238,7 +238,7 @@ def test_detect_imports_the_app_in_a_child_with_its_folder_and_env(tmp_path):
 
 
 def test_entry_module_loads_objects_and_factories(tmp_path, monkeypatch):
-    """serverbench.appentry.load returns the object, or the factory's result for `()`."""
+    """serverbench.serverside.appentry.load returns the object, or the factory's result for `()`."""
     (tmp_path / "entrymod.py").write_text("made = []\ndef create():\n    made.append(1)\n    return 'app'\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert load("entrymod:create()") == "app" and load("entrymod:made") == [1]

@@ -1,6 +1,6 @@
 """The user's app (``perf_app``) as a server loads it when it cannot load the object itself.
 
-Runs inside the server process, like :mod:`serverbench.launch`.  Servers of the ``wsgi`` and
+Runs inside the server process, like :mod:`serverbench.serverside.launch`.  Servers of the ``wsgi`` and
 ``asgi`` interfaces load an attribute (``module:app``); the ``aiohttp`` and ``tornado``
 launchers call a factory (``module:factory()``).  A user's app that is the other kind (a WSGI
 app made by ``create_app()``, an aiohttp ``Application`` object) is loaded through this module:
@@ -14,7 +14,7 @@ import functools
 import importlib
 import os
 
-from .catalog.userapp import TARGET_ENV
+from ..catalog.userapp import TARGET_ENV
 
 
 def load(target: str):
