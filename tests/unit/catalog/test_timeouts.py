@@ -5,7 +5,7 @@ from serverbench.catalog.shapes import LoadShape
 from serverbench.catalog.timeouts import cell_timeout_s, closed_timeout_s, designed_queue_s
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
-from serverbench.config.options import options as cfg
+from serverbench.config import options as cfg
 from serverbench.drivers.oha import OhaDriver
 from serverbench.drivers.wrk import WrkDriver
 from serverbench.pytest_plugin.session import PerfSession

@@ -21,7 +21,7 @@ from serverbench.catalog.userapp import (
     user_app,
 )
 from serverbench.catalog.variants import registry
-from serverbench.config.options import options as cfg
+from serverbench.config import options as cfg
 from serverbench.drivers.oha import OhaDriver
 from serverbench.drivers.wrk import lua_string, mix_script
 from serverbench.errors import ConfigError

@@ -17,7 +17,7 @@ from serverbench.catalog.windows import (
     closed_window_s,
 )
 from serverbench.catalog.workloads import WORKLOADS
-from serverbench.config.options import options as cfg
+from serverbench.config import options as cfg
 from serverbench.drivers.oha import OhaDriver
 from serverbench.pytest_plugin.session import PerfSession
 

@@ -180,7 +180,7 @@ def test_the_closed_driver_is_wrk_unless_oha_is_asked_for_and_can_run_the_shape(
 
 
 def _session(tmp_path, closed: str, workloads=("json", "site")):
-    from serverbench.config.options import options as cfg
+    from serverbench.config import options as cfg
     from serverbench.pytest_plugin.session import PerfSession
 
     return PerfSession(cfg.resolve({"perf_closed_driver": closed}, {}, tmp_path), {}, [], workloads)

@@ -56,7 +56,7 @@ def test_the_plan_counts_each_cells_sized_window_and_ohas_lead_in_and_trail(tmp_
 
     from serverbench.catalog.shapes import LoadShape
     from serverbench.catalog.variants import registry
-    from serverbench.config.options import options as cfg
+    from serverbench.config import options as cfg
     from serverbench.drivers.oha import OhaDriver
     from serverbench.pytest_plugin.progress import ProgressLine
     from serverbench.pytest_plugin.session import PerfSession

@@ -1,6 +1,6 @@
 """The end-of-session line for cells with no stored timed baseline: one line naming every way forward."""
 
-from serverbench.config.options import options as cfg
+from serverbench.config import options as cfg
 from serverbench.pytest_plugin.session import PerfSession
 from serverbench.report.terminal import missing_baseline_line, summary_table
 
