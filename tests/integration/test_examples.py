@@ -2,13 +2,12 @@
 virtual environment, then the example's own `pytest -m perf`; and the README's "Use it in your project"
 section is the django-notes example, file for file and command for command.
 
-Each run downloads the example's packages with pip (its cache makes reruns quicker where the index allows
-caching), so this test needs PyPI.
+Each run installs the example's packages with uv (`uv pip install`, the README's pip arguments; its cache
+makes reruns quicker), so this test needs PyPI.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -16,11 +15,12 @@ import shlex
 import shutil
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
+
+from serverbench.measure.lockenv import uv_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -86,6 +86,14 @@ def test_readme_section_is_the_django_example():
     assert readme_commands() == [["pip", "install", *perf_extra(example)], ["pytest", "-m", "perf"]]
 
 
+def uv_or_skip() -> str:
+    """The uv ./run installs (or one on PATH): an environment uv made, as ./run's .venv, has no pip."""
+    found = uv_binary(ROOT)
+    if found is None:
+        pytest.skip(f"no uv on PATH, beside {sys.executable} nor in .tools/bin/: run the tests through ./run tests")
+    return found
+
+
 @pytest.fixture(scope="session")
 def wheelhouse(tmp_path_factory) -> Path:
     """serverbench's wheel, built from a copy of this checkout (a build in place would leave build/ here)."""
@@ -94,12 +102,7 @@ def wheelhouse(tmp_path_factory) -> Path:
     shutil.copy(ROOT / "README.md", source)
     shutil.copytree(ROOT / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     wheels = tmp_path_factory.mktemp("wheelhouse")
-    if importlib.util.find_spec("pip") is not None:
-        run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(source)])
-    elif shutil.which("uv") is not None:  # an environment uv made has no pip
-        run(["uv", "build", "--wheel", "-q", "--out-dir", str(wheels), str(source)])
-    else:
-        pytest.skip(f"{sys.executable} has no pip and uv is not on PATH: nothing here builds serverbench's wheel")
+    run([uv_or_skip(), "build", "--wheel", "-q", "--out-dir", str(wheels), str(source)])
     return wheels
 
 
@@ -131,11 +134,14 @@ def test_example_runs_its_perf_tests(name, wheelhouse, tmp_path):
     """The example, installed with serverbench's wheel in a fresh venv, records every endpoint under each variant."""
     project = shutil.copytree(EXAMPLES / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     venv_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True).create(venv_dir)
+    # uv's venv and `uv pip install` take the README's pip arguments unchanged, in seconds (pip's venv and installs
+    # took 105 s for flask-todo here, most of it numpy and scipy); benchmarks/release_check.sh times pip's route.
+    uv = uv_or_skip()
+    run([uv, "venv", "-q", "--python", sys.executable, str(venv_dir)])
     python = str(venv_dir / "bin" / "python")
     env = user_environment(venv_dir)
     # serverbench is not on PyPI: its wheel comes from --find-links, as a user who built it would add.
-    pip = [python, "-m", "pip", "install", "-q", "--find-links", str(wheelhouse)]
+    pip = [uv, "pip", "install", "-q", "--python", python, "--find-links", str(wheelhouse)]
     run([*pip, str(project)], env=env)  # the app and its own dependencies, as the user has them
     for argv in install_commands(name, project):
         run([*pip, *argv[2:]], cwd=project, env=env)
