@@ -171,7 +171,11 @@ def test_run_records_json_and_saves_then_compares_baselines(suite):
     assert set(record["latency_ms"]) == {"p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev"}
     assert set(record["errors"]) == {"connect", "read", "write", "timeout", "status"}
     assert record["requests"] > 0 and record["server"]["cpu_s"] > 0 and "saturated" in record["generator"]
-    assert record["app"] == "flask" and record["warmup_rps"] == []
+    assert record["app"] == "flask"
+    # --perf-warmup 0: no warm-up rounds, unless the window was measured again (it had not converged, e.g. on a busy
+    # machine): its run then had the lead-in it needed (catalog.windows.again_lead_s), whose rounds the record keeps.
+    again = "short_window" in record.get("extra", {})
+    assert record["warmup_rps"] == [] or (again and record["warmup_s"] > 0), (record["warmup_rps"], record["extra"])
 
     path = _baseline_path(suite)
     stored = json.loads(path.read_text())
