@@ -80,6 +80,17 @@ def test_the_cost_job_runs_pytest_dash_m_cost_with_no_path_as_the_docs_write_it(
     assert "pytest -m cost --perf-workloads json " in (ROOT / "docs" / "cost.md").read_text()
 
 
+def test_the_readme_example_job_runs_the_readmes_first_command_as_written():
+    """tests.yml's `readme-example` job runs the README's first example (the code block under "A first example")
+    verbatim."""
+    job = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text())["jobs"]["readme-example"]
+    [command] = [step["run"] for step in job["steps"] if "run" in step]
+    readme = (ROOT / "README.md").read_text()
+    example = readme.split("## A first example", 1)[1]
+    first = example.split("```sh\n", 1)[1].split("\n", 1)[0]
+    assert command == first, (command, first)
+
+
 def test_run_installs_with_passwordless_sudo_when_not_root():
     """./run asks `sudo -n` (never a password prompt) when not root, and names both fixes when it cannot."""
     text = (ROOT / "run").read_text()
