@@ -27,11 +27,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SERVERS = "tests/integration/test_servers.py::"
+SERVERS = "tests/integration/servers/test_servers.py::"
 TESTS = [
-    "tests/integration/test_backends.py::test_mongo_starts_seeded_counts_queries_and_stops",
-    "tests/integration/test_backends.py::test_upstream_answers_after_100_ms_and_counts_requests",
-    "tests/integration/test_backends.py::test_unreachable_upstream_url_names_the_fix",
+    "tests/integration/backends/test_backends.py::test_mongo_starts_seeded_counts_queries_and_stops",
+    "tests/integration/backends/test_backends.py::test_upstream_answers_after_100_ms_and_counts_requests",
+    "tests/integration/backends/test_backends.py::test_unreachable_upstream_url_names_the_fix",
     *(
         SERVERS + name
         for name in (
@@ -48,8 +48,8 @@ TESTS = [
             ),
         )
     ),
-    "tests/integration/test_plugin.py::test_perf_target_drives_an_external_server",
-    "tests/integration/test_plugin.py::test_missing_baseline_is_reported_not_silent",
+    "tests/integration/sessions/test_plugin.py::test_perf_target_drives_an_external_server",
+    "tests/integration/sessions/test_plugin.py::test_missing_baseline_is_reported_not_silent",
 ]
 # What a bind on a taken port prints: the OS error (Python, nginx, redis, node), and serverbench's
 # own check before a start.  The one test that takes a port on purpose passes without printing it.

@@ -15,7 +15,7 @@ from serverbench.report import html
 from serverbench.report.inputs import load
 from serverbench.report.sections import select
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _results_ref() -> str | None:

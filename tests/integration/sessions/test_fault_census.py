@@ -39,7 +39,7 @@ from serverbench.records.baselines import BaselineStore
 # written) or a fraction of a window after it, which a test beside them delays but does not move to another phase, and
 # what they check (nothing left, records and baseline whole) does not depend on time.  The full census keeps the machine.
 TIMED = pytest.mark.alone(reason="each interruption is aimed at a moment of a timed session")
-APPS = Path(__file__).parents[2] / "apps"
+APPS = Path(__file__).parents[3] / "apps"
 MARKER = "SERVERBENCH_CENSUS"  # every process of a watched session inherits it
 PERF_TEST = '''
 import pytest

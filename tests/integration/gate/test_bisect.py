@@ -13,11 +13,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from test_user_app_cost import INI, SHOP
 
 from serverbench.cli import bisect as command
 from serverbench.records import bisects
 from serverbench.report import bisect as report
+from tests.integration.userapps.test_user_app_cost import INI, SHOP
 
 pytestmark = [
     pytest.mark.usefixtures("no_leaks"),
@@ -28,7 +28,7 @@ pytestmark = [
 # regression's exit 1 comes from the counts (any regression fails the decision whatever the timed signals say).
 QUICK_GATE = "--duration 1 --warmup 0 --rate off --cost-repeats 2 --retries 0 --blocks 8"
 BROKEN = "\ndef half_written(:\n"
-APPS = Path(__file__).resolve().parents[2] / "apps"
+APPS = Path(__file__).resolve().parents[3] / "apps"
 JSON_LINE = '    return jsonify(message="Hello, World!")\n'
 # /json logs its answer at debug level, pretty-printed although debug logging is off (built before the logger
 # decides): the regression of the reference apps' range.

@@ -7,7 +7,8 @@ import subprocess
 import sys
 
 import pytest
-from test_user_app_cost import INI, SHOP
+
+from tests.integration.userapps.test_user_app_cost import INI, SHOP
 
 pytestmark = [
     pytest.mark.usefixtures("no_leaks"),

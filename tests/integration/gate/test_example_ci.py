@@ -16,7 +16,8 @@ import venv
 from pathlib import Path
 
 import pytest
-from test_examples import EXAMPLES, run, user_environment, wheelhouse  # noqa: F401 - the session fixture
+
+from tests.integration.userapps.test_examples import EXAMPLES, run, user_environment, wheelhouse  # noqa: F401 - the session fixture
 
 # Deselected by default (`pytest -m example_ci` runs it): 5-9 minutes, over .ci/run's budget.
 pytestmark = [

@@ -22,7 +22,7 @@ from markdown_it import MarkdownIt
 
 from serverbench.measure.lockenv import uv_binary
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples"
 README_SECTION = "Use it in your project"
 README_EXAMPLE = "django-notes"
