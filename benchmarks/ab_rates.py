@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/ab_rates.py summary benchmarks/results/gate-seq-*.json
     .venv/bin/python benchmarks/ab_rates.py render benchmarks/results/gate-seq-*.json    # the table in docs/gate.md
 
-Each run is one whole decision, as ``serverbench gate`` makes it: ``serverbench.ab.run`` of an ``ABPlan`` with
+Each run is one whole decision, as ``serverbench gate`` makes it: ``serverbench.gate.loop.run`` of an ``ABPlan`` with
 the gate's defaults (its policy, looks, windows and counted signal), one attempt.  A condition is
 ``label=knob:value``: ``burn`` (SERVERBENCH_BURN_US, CPU burnt per request, a spin on the thread's CPU clock:
 under valgrind it runs as long, so the counts barely see it: a timed regression), ``work``
@@ -27,12 +27,12 @@ from pathlib import Path
 
 from scipy import stats
 
-from serverbench.ab import run as run_decision
-from serverbench.abplan import ABPlan, Arm
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.matrix import Cell
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
+from serverbench.gate.loop import run as run_decision
+from serverbench.gate.plan import ABPlan, Arm
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "gate.md"

@@ -37,8 +37,8 @@ def test_same_cell_counts_agree(apps_dir, no_leaks):
 def test_the_ab_gate_counts_each_arm_and_flags_injected_work(apps_dir, no_leaks):
     """Two counted runs per arm (aiohttp /json): a candidate doing about 5% more work per request is a cost
     regression, while each arm's own runs agree (the A/A spread the limit is built from)."""
-    from serverbench.abplan import ABPlan, Arm
     from serverbench.catalog.matrix import Cell
+    from serverbench.gate.plan import ABPlan, Arm
     from serverbench.judge.cost import COST_MIN_EFFECT, judge_counts
     from serverbench.measure.ab import count_arms
 

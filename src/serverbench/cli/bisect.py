@@ -26,7 +26,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, usergate
+from .. import __version__
 from ..backends import base as backends
 from ..bisect import search
 from ..bisect.plan import DEFAULT_REQUESTS, BisectPlan, default_threshold
@@ -36,6 +36,7 @@ from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
 from ..config.options import OPTIONS_BY_NAME, parse_option
 from ..errors import ConfigError, ServerbenchError
+from ..gate import user
 from ..judge.bisect import REGRESSION, Bisection
 from ..judge.cost import attribute
 from ..measure import commits as git
@@ -130,7 +131,7 @@ def plan_of(args: argparse.Namespace) -> tuple[BisectPlan, list[str], str]:
     """The validated plan, the backends it needs, and the uv sync arguments; nothing has started yet."""
     if args.good is None:
         raise ConfigError("--good is required: the commit whose count is the old level (or --confirm BISECT.json)")
-    found = usergate.project(Path(args.repo))
+    found = user.project(Path(args.repo))
     if found is not None:
         return _user_plan(args, found)
     args.workload = args.workload or "json"
@@ -165,14 +166,14 @@ def plan_of(args: argparse.Namespace) -> tuple[BisectPlan, list[str], str]:
     return plan, list(plan.workload.backends), args.sync_args or REFERENCE_SYNC
 
 
-def _user_plan(args: argparse.Namespace, found: usergate.UserProject) -> tuple[BisectPlan, list[str], str]:
+def _user_plan(args: argparse.Namespace, found: user.UserProject) -> tuple[BisectPlan, list[str], str]:
     if args.app is not None or args.workload is not None:
         raise ConfigError(
             f"{found.config_file.path} names perf_app = {found.app.target.text}: bisect counts your app; name its "
             "endpoint with --endpoint (--app and --workload are for the reference apps)"
         )
-    workload = usergate.endpoints(found.app, [args.endpoint] if args.endpoint else [])[0]
-    cell = usergate.cell(found, args.variant)
+    workload = user.endpoints(found.app, [args.endpoint] if args.endpoint else [])[0]
+    cell = user.cell(found, args.variant)
     project = found.config_file.rootdir.resolve().relative_to(found.git_top)
     lock = args.lock or str(project / "uv.lock")
     plan = BisectPlan(

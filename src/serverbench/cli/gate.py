@@ -22,8 +22,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .. import ab, usergate
-from ..abplan import DEFAULT_LOAD, ABPlan, Arm, default_mode, pairs_per_block
 from ..backends import base as backends
 from ..catalog.apps import APPS
 from ..catalog.matrix import Cell
@@ -31,6 +29,8 @@ from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
 from ..config.options import OPTIONS_BY_NAME, parse_option
 from ..errors import ConfigError, ServerbenchError
+from ..gate import loop, user
+from ..gate.plan import DEFAULT_LOAD, ABPlan, Arm, default_mode, pairs_per_block
 from ..judge.ab import COST, COST_LABEL, GATE_BLOCKS, GATE_POLICY, min_blocks, rejudge, stored_policy
 from ..judge.cost import Shift, attribute
 from ..judge.decision import Policy
@@ -368,7 +368,7 @@ def check_blocks(args: argparse.Namespace, policy: Policy, rate: float | str | N
 def run_live(args: argparse.Namespace) -> list[tuple[ABDecision, tuple[Shift, ...]]]:
     """Resolve the command line into plans, start the backends and the base worktree, and run the decisions
     (one; in a project with perf_app, one per endpoint), each with the functions of a cost regression."""
-    found = usergate.project(Path(args.repo))
+    found = user.project(Path(args.repo))
     if found is not None:
         return run_user(args, found)
     args.workload = args.workload or "json"
@@ -409,7 +409,7 @@ def run_live(args: argparse.Namespace) -> list[tuple[ABDecision, tuple[Shift, ..
         return [decided_with_shifts(plan)]
 
 
-def run_user(args: argparse.Namespace, found: usergate.UserProject) -> list[tuple[ABDecision, tuple[Shift, ...]]]:
+def run_user(args: argparse.Namespace, found: user.UserProject) -> list[tuple[ABDecision, tuple[Shift, ...]]]:
     """The gate on the user's app: its code at --base-ref (a worktree of their repository) against the working
     tree, one decision per endpoint, alpha split between them (unless --cells says otherwise)."""
     if args.app is not None or args.workload is not None:
@@ -418,8 +418,8 @@ def run_user(args: argparse.Namespace, found: usergate.UserProject) -> list[tupl
             "your app; name its endpoints with --endpoint (--app and --workload are for the "
             "reference apps)"
         )
-    workloads = usergate.endpoints(found.app, args.endpoint)
-    cell = usergate.cell(found, args.variant)
+    workloads = user.endpoints(found.app, args.endpoint)
+    cell = user.cell(found, args.variant)
     shared = shared_options(args)
     policy = policy_of(args, replace(GATE_POLICY, cells=len(workloads)))
     rate = _rate(args.rate)
@@ -437,14 +437,14 @@ def run_user(args: argparse.Namespace, found: usergate.UserProject) -> list[tupl
                 "base",
                 args.base_python,
                 found.app_dir_in(base_root),
-                usergate.arm_env(found.app, given, _env(args.base_env)),
+                user.arm_env(found.app, given, _env(args.base_env)),
                 found.app.reset,
             ),
             Arm(
                 "candidate",
                 args.cand_python,
                 found.app.directory,
-                usergate.arm_env(found.app, given, _env(args.cand_env)),
+                user.arm_env(found.app, given, _env(args.cand_env)),
                 found.app.reset,
             ),
         )
@@ -479,7 +479,7 @@ def run_user(args: argparse.Namespace, found: usergate.UserProject) -> list[tupl
 def decided_with_shifts(plan: ABPlan) -> tuple[ABDecision, tuple[Shift, ...]]:
     """The decision on ``plan`` and, when its counted cost regressed, the functions it came from (one more
     profiled count of each arm)."""
-    run = ab.run(plan, on_retry=_say_retry)
+    run = loop.run(plan, on_retry=_say_retry)
     cost = run.decisions.get(COST)
     if cost is None or cost.verdict != "regression":
         return run, ()
@@ -549,7 +549,7 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 def main(argv: list[str] | None = None) -> int:
     p = parser()
     args = p.parse_args(argv)
-    if args.rejudge is None and args.variant is None and not usergate.names_app(Path(args.repo)):
+    if args.rejudge is None and args.variant is None and not user.names_app(Path(args.repo)):
         p.error(
             "the following arguments are required: --variant (or run it in a project whose pytest "
             "configuration names perf_app)"

@@ -14,7 +14,7 @@ while ``retries`` are left, each attempt judged at alpha / (retries + 1).
 
 The counted signal (instructions per request) is judged before any timed block (:func:`judge_counted`): a
 regression there ends the decision, since any gated regression fails it.  The judge starts nothing:
-:mod:`serverbench.ab` alternates it with the runner, and a stored decision is judged again by :func:`rejudge`
+:mod:`serverbench.gate.loop` alternates it with the runner, and a stored decision is judged again by :func:`rejudge`
 with no server.
 """
 

@@ -1,4 +1,4 @@
-"""Same-session A/B measurement: the base and candidate arms of an :class:`~serverbench.abplan.ABPlan`
+"""Same-session A/B measurement: the base and candidate arms of an :class:`~serverbench.gate.plan.ABPlan`
 measured in one session, as paired values per signal.  Measurement only: nothing here judges (the pairs
 go to :mod:`serverbench.judge.ab` as a :class:`~serverbench.records.decisions.Measurement`).  Two designs:
 
@@ -42,7 +42,7 @@ from .servers import RunningServer, ServerPool, start_variant
 from .trial import Trial, Warmup, drain, measure, run_trial, warm_up
 
 if TYPE_CHECKING:  # the plan imports the judge's policy; the runner only reads the plan's fields
-    from ..abplan import ABPlan, Arm
+    from ..gate.plan import ABPlan, Arm
     from ..records.cost import CostRecord
 
 

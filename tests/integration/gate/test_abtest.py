@@ -2,13 +2,13 @@
 
 import pytest
 
-from serverbench import ab
-from serverbench.abplan import ABPlan, Arm
 from serverbench.catalog.matrix import Cell
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.cli.gate import main as gate_main
 from serverbench.errors import ConfigError, MissingBinaryError, ServerStartError
+from serverbench.gate import loop
+from serverbench.gate.plan import ABPlan, Arm
 from serverbench.records import decisions
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
@@ -25,7 +25,7 @@ INJECTED = dict(blocks=10, duration=1, warmup=0, retries=0)
 
 def run_ab(variant, workload, base, cand, retries=0, **kwargs):
     """One attempt (no retry) of a decision on ``variant`` serving its reference app."""
-    return ab.run(ABPlan(Cell(variant, variant.default_app), workload, base, cand, retries=retries, **kwargs))
+    return loop.run(ABPlan(Cell(variant, variant.default_app), workload, base, cand, retries=retries, **kwargs))
 
 
 def run_gated(variant, workload, base, cand, retries=1, **kwargs):

@@ -124,9 +124,9 @@ def test_the_node_server_without_its_packages_names_npm_ci(tmp_path):
 @needs_node
 def test_the_ab_gate_names_a_node_variant():
     """An A/B plan of node-cluster-w2 is valid with each arm's apps folder installed, and names the cell."""
-    from serverbench.abplan import ABPlan, Arm
     from serverbench.catalog.matrix import Cell
     from serverbench.catalog.workloads import WORKLOADS
+    from serverbench.gate.plan import ABPlan, Arm
 
     variant = registry()["node-cluster-w2"]
     plan = ABPlan(
@@ -141,10 +141,10 @@ def test_the_ab_gate_names_a_node_variant():
 
 def test_an_ab_arm_without_the_node_install_or_with_counted_cost_is_refused(tmp_path):
     """A base arm whose apps folder lacks node_modules (a fresh git worktree) and a cost signal are both refused."""
-    from serverbench.abplan import ABPlan, Arm
     from serverbench.catalog.matrix import Cell
     from serverbench.catalog.workloads import WORKLOADS
     from serverbench.errors import ConfigError
+    from serverbench.gate.plan import ABPlan, Arm
 
     variant = registry()["node-http"]
     with pytest.raises(ConfigError) as info:

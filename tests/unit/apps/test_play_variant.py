@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from serverbench.abplan import ABPlan, Arm
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.matrix import Cell, every_cell
 from serverbench.catalog.variants import VARIANTS, registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.errors import ConfigError
+from serverbench.gate.plan import ABPlan, Arm
 from serverbench.measure.servers import unavailable_reason
 
 PLAY = registry()["play-pekko"]

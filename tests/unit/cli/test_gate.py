@@ -492,7 +492,7 @@ def test_a_cost_regression_is_attributed_to_functions(monkeypatch, capsys):
         ran.append((p, on_retry))
         return run
 
-    monkeypatch.setattr(gate.ab, "run", runner)
+    monkeypatch.setattr(gate.loop, "run", runner)
     monkeypatch.setattr(gate, "profile_arms", lambda p: profiled.append(p) or (base, cand))
     got, shifts = gate.decided_with_shifts(plan)
     assert got is run and ran == [(plan, gate._say_retry)] and profiled == [plan]
@@ -508,7 +508,7 @@ def test_no_profile_without_a_cost_regression(monkeypatch, verdict):
     run = replace(
         run, decisions={**run.decisions, "throughput": replace(run.decisions["throughput"], verdict="regression")}
     )
-    monkeypatch.setattr(gate.ab, "run", lambda p, on_retry: run)
+    monkeypatch.setattr(gate.loop, "run", lambda p, on_retry: run)
     monkeypatch.setattr(gate, "profile_arms", lambda p: pytest.fail("profiled without a cost regression"))
     assert gate.decided_with_shifts(object()) == (run, ())
 
@@ -658,7 +658,7 @@ def test_a_project_without_a_variant_gates_the_first_that_runs_here(plans, servi
     monkeypatch.setattr(gate, "valgrind_missing", lambda: None)
     project = _project(tmp_path / "shop")
     gate.run_live(gate.parser().parse_args(["--repo", str(project)]))
-    first = gate.usergate.cell(gate.usergate.project(project), None).variant.name
+    first = gate.user.cell(gate.user.project(project), None).variant.name
     assert [p.cell.variant.name for p in plans] == [first, first]
     assert [p.cost_repeats for p in plans] == [gate.COST_REPEATS] * 2
 

@@ -1,12 +1,7 @@
-"""The gate reads a project's pytest configuration without pytest, as pytest finds it; the user's gate
-resolves endpoints by name.  No servers."""
-
-import subprocess
-import sys
+"""The gate reads a project's pytest configuration without pytest, as pytest finds it.  No servers."""
 
 import pytest
 
-from serverbench import usergate
 from serverbench.config.project import find
 from serverbench.errors import ConfigError
 
@@ -38,22 +33,3 @@ def test_setup_cfg_and_no_configuration(tmp_path):
         find(tmp_path)
     (tmp_path / "setup.cfg").write_text("[tool:pytest]\nperf_app = shop:app\n")
     assert find(tmp_path).ini == {"perf_app": "shop:app"}
-
-
-def test_user_project_endpoints_by_name(tmp_path):
-    """A git project naming perf_app resolves without pytest; --endpoint picks by name, unknown names are listed."""
-    (tmp_path / "pyproject.toml").write_text(TOML)
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    found = usergate.project(tmp_path)
-    assert found.app.target.text == "shop:app" and found.git_top == tmp_path.resolve()
-    assert [w.name for w in usergate.endpoints(found.app, [])] == ["home", "create"]
-    assert [w.spec.request.method for w in usergate.endpoints(found.app, ["create"])] == ["POST"]
-    with pytest.raises(ConfigError, match="unknown endpoint.*'lst'.*home, create"):
-        usergate.endpoints(found.app, ["lst"])
-    assert found.app_dir_in(tmp_path) == tmp_path.resolve()
-
-
-def test_gate_does_not_import_pytest():
-    """The gate command and the project reader load without pytest."""
-    code = "import sys, serverbench.cli.gate, serverbench.usergate; sys.exit('_pytest' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serverbench.abplan import ABPlan, Arm
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.matrix import Cell
 from serverbench.catalog.variants import registry
@@ -23,6 +22,7 @@ from serverbench.catalog.workloads import WORKLOADS
 from serverbench.cli import compare, gate, history, report, services
 from serverbench.config.options import OPTIONS, OPTIONS_BY_NAME, resolve
 from serverbench.errors import ConfigError
+from serverbench.gate.plan import ABPlan, Arm
 from serverbench.judge.ab import GATE_POLICY
 from serverbench.records import results as results_file
 from tests.unit.fuzzing import census, fuzz  # noqa: F401 (census: a fixture)

@@ -15,12 +15,12 @@ import time
 from dataclasses import replace
 from typing import Callable
 
-from .abplan import ABPlan
-from .judge.ab import COST, UNREACHED, Judgement, decided, judge, judge_counted
-from .judge.memory import growth_pairs
-from .judge.signals import GROWTH
-from .measure.ab import count_arms, run_blocks
-from .records.decisions import ABDecision, Measurement
+from ..judge.ab import COST, UNREACHED, Judgement, decided, judge, judge_counted
+from ..judge.memory import growth_pairs
+from ..judge.signals import GROWTH
+from ..measure.ab import count_arms, run_blocks
+from ..records.decisions import ABDecision, Measurement
+from .plan import ABPlan
 
 Counts = tuple[tuple[float, ...], tuple[float, ...]]
 

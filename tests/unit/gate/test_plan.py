@@ -5,7 +5,6 @@ import sys
 
 import pytest
 
-from serverbench.abplan import ABPlan, Arm
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.matrix import Cell
 from serverbench.catalog.variants import registry
@@ -14,6 +13,7 @@ from serverbench.cli.gate import main as gate_main
 from serverbench.cli.gate import parser
 from serverbench.config.options import OPTIONS_BY_NAME
 from serverbench.errors import ConfigError
+from serverbench.gate.plan import ABPlan, Arm
 from serverbench.judge.ab import GATE_BLOCKS, GATE_POLICY
 
 AIOHTTP = registry()["aiohttp"]

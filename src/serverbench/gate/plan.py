@@ -1,8 +1,8 @@
 """What one same-session A/B decision runs, resolved and validated in one place: the :class:`ABPlan`.
 
 The runner (:mod:`serverbench.measure.ab`) reads what to measure from it, the judge
-(:mod:`serverbench.judge.ab`) how to decide and when to measure more; :mod:`serverbench.ab` hands it to
-both.  Its defaults are the gate's proven configuration: the window, warm-up and connections come from
+(:mod:`serverbench.judge.ab`) how to decide and when to measure more; :mod:`serverbench.gate.loop` hands it
+to both.  Its defaults are the gate's proven configuration: the window, warm-up and connections come from
 the option table's gate defaults (:mod:`serverbench.config.options`), the policy and blocks from the judge.
 """
 
@@ -14,16 +14,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .backends.base import BACKENDS
-from .catalog.matrix import Cell
-from .catalog.userapp import AppTarget
-from .catalog.workloads import Workload
-from .config.options import OPTIONS_BY_NAME
-from .errors import ConfigError
-from .judge.ab import GATE_BLOCKS, GATE_POLICY, Looks, looks_for
-from .judge.decision import Policy
-from .measure.servers import unavailable_reason
-from .processes.executors import missing_modules_in
+from ..backends.base import BACKENDS
+from ..catalog.matrix import Cell
+from ..catalog.userapp import AppTarget
+from ..catalog.workloads import Workload
+from ..config.options import OPTIONS_BY_NAME
+from ..errors import ConfigError
+from ..judge.ab import GATE_BLOCKS, GATE_POLICY, Looks, looks_for
+from ..judge.decision import Policy
+from ..measure.servers import unavailable_reason
+from ..processes.executors import missing_modules_in
 
 MODES = ("simultaneous", "sequential")
 DEFAULT_LOAD = 0.25  # the fixed rate: this fraction of the base arm's saturated throughput

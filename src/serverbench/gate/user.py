@@ -1,12 +1,12 @@
 """The A/B gate on a user's own app: their project, their endpoints, their code at a git ref.
 
-In a project whose pytest configuration names ``perf_app`` (read by :mod:`.projectconfig`, without
-pytest), ``serverbench gate --base-ref origin/main`` compares the app's folder (``perf_app_dir``) in a
+In a project whose pytest configuration names ``perf_app`` (read by :mod:`serverbench.config.project`,
+without pytest), ``serverbench gate --base-ref origin/main`` compares the app's folder (``perf_app_dir``) in a
 worktree of *their* repository at the ref (the base arm) with the working tree (the candidate), one
 decision per endpoint of ``perf_endpoints`` (``--endpoint NAME``, repeatable; default: every one),
 under one variant (``--variant``; default the first of ``perf_variants`` that can run here).  Both arms
 get the working tree's ``perf_app_env`` and the URLs of its ``perf_app_backends``.  This module resolves
-all that into :class:`~serverbench.abplan.ABPlan` s; :mod:`serverbench.cli.gate` runs and reports them.
+all that into :class:`~serverbench.gate.plan.ABPlan` s; :mod:`serverbench.cli.gate` runs and reports them.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .catalog.matrix import Cell, user_cells
-from .catalog.userapp import UserApp
-from .catalog.variants import registry
-from .catalog.workloads import Workload
-from .config.options import PerfConfig, resolve
-from .config.project import ProjectConfig, find
-from .errors import ConfigError
-from .measure.servers import unavailable_reason
+from ..catalog.matrix import Cell, user_cells
+from ..catalog.userapp import UserApp
+from ..catalog.variants import registry
+from ..catalog.workloads import Workload
+from ..config.options import PerfConfig, resolve
+from ..config.project import ProjectConfig, find
+from ..errors import ConfigError
+from ..measure.servers import unavailable_reason
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def project(folder: Path) -> UserProject | None:
         return None
     if not found.ini.get("perf_app"):
         return None
-    from .pytest_plugin.session import resolve_user_app  # no pytest import: the session's resolver alone
+    from ..pytest_plugin.session import resolve_user_app  # no pytest import: the session's resolver alone
 
     settings = resolve({}, found.ini, found.rootdir)
     app = resolve_user_app(settings, [])

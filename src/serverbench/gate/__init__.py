@@ -1,0 +1,11 @@
+"""The A/B gate between its command and the layers it alternates: ``plan`` (what one decision runs: the cell,
+the workload, the two arms, the schedule and the policy, validated before anything starts), ``loop`` (count, then
+measure blocks up to each look and judge, until the judge stops) and ``user`` (a user's own project: its app,
+endpoints and variant, resolved for the plans).
+
+Measuring the arms is :mod:`serverbench.measure.ab`'s, judging them :mod:`serverbench.judge.ab`'s, the decision
+file :mod:`serverbench.records.decisions`'s, the command and its report :mod:`serverbench.cli.gate`'s.  May
+import: ``pytest_plugin`` (the session's resolver of a user's app, which loads no pytest), ``measure``,
+``judge``, ``records``, ``config``, ``backends``, ``processes``, ``catalog``, ``errors``; never ``cli``.
+Inside, ``loop`` imports ``plan``; ``user`` imports neither.
+"""
