@@ -16,6 +16,7 @@ from serverbench.judge.ab import (
     GATE_BLOCKS,
     GATE_POLICY,
     Looks,
+    _at,
     decided,
     exit_status,
     judge,
@@ -26,7 +27,8 @@ from serverbench.judge.ab import (
     rejudge,
     stored_policy,
 )
-from serverbench.judge.decision import Policy, _decide_batch, combine, decide
+from serverbench.judge.decision import VERDICTS, Policy, _decide_batch, combine, decide
+from serverbench.judge.signals import alpha_shares, gated_signals
 from serverbench.records import decisions
 from serverbench.records.decisions import DecisionFileError, Measurement
 from tests.unit.fuzzing import fuzz
@@ -139,9 +141,12 @@ def test_the_looks_spend_alpha_and_beta_once(blocks, beta):
 @fuzz(200)
 @given(st.lists(st.integers(1, 60), min_size=1, max_size=5, unique=True), st.integers(1, 80))
 def test_looks_up_to_end_at_the_blocks_given(blocks, most):
-    """``up_to`` keeps the looks below the most blocks and ends with it."""
+    """``up_to`` keeps the looks below the most blocks and ends with it; the settle-only looks it keeps are those
+    below the last, so the last can always find a regression."""
     looks = Looks(tuple(sorted(blocks))).up_to(most)
     assert looks.blocks[-1] == most and all(b < most for b in looks.blocks[:-1])
+    settling = Looks(tuple(sorted(blocks)), settle_only=len(blocks) - 1).up_to(most)
+    assert settling.settle_only == min(len(blocks) - 1, len(settling.blocks) - 1)
 
 
 def test_looks_refuse_blocks_out_of_order_and_beta_out_of_range():
@@ -611,3 +616,66 @@ def test_rejudge_judges_the_fixed_rate_signals_when_they_were_measured():
         max_error_rate=0.01,
     )
     assert rejudge(stored, GATE_POLICY, 0.01).gated == ("throughput", "cpu")
+
+
+# Properties (issue 35): the alpha the looks spend, the exit status, the stored policy.
+@fuzz(200)
+@given(
+    st.lists(st.integers(1, 200), min_size=1, max_size=6, unique=True),
+    st.data(),
+    st.floats(1e-4, 0.5),
+    st.booleans(),
+)
+def test_the_looks_judge_each_signal_within_its_alpha(blocks, data, alpha, rate):
+    """Over the looks that can find a regression, each gated signal is judged at alphas adding up to its own share
+    of the cell's alpha, never more; a settle-only look spends none, and only the last look stops settling."""
+    looks = Looks(tuple(sorted(blocks)), settle_only=data.draw(st.integers(0, len(blocks) - 1)))
+    gate = Policy(alpha=alpha)
+    gated = gated_signals(rate)
+    each = [looks.look(k) for k in range(len(looks.blocks))]
+    assert all(look.spent == 0.0 for look in each[: looks.settle_only])
+    for s in gated:
+        own = s.policy(gate, alpha_shares(gated))
+        at = [_at(own, look) for look in each]
+        assert sum(p.alpha for p, look in zip(at, each) if not look.settles_only) == pytest.approx(own.alpha)
+        assert [p.detect for p in at] == [own.detect] * (len(each) - 1) + [None]
+
+
+@given(st.sampled_from(VERDICTS), st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+def test_the_exit_status_is_one_for_a_failure_three_for_no_verdict(verdict, base, cand, limit):
+    """Exit 1 for a regression or an arm's error rate over the limit, else 3 for a verdict not reached (rerun,
+    inconclusive), else 0 (pass, improvement)."""
+    status = exit_status(verdict, {"base": base, "candidate": cand}, limit)
+    if verdict == "regression" or max(base, cand) > limit:
+        assert status == 1
+    else:
+        assert status == (3 if verdict in ("rerun", "inconclusive") else 0)
+
+
+@given(
+    st.floats(1e-3, 0.5),
+    st.integers(1, 9),
+    st.floats(0.0, 0.5),
+    st.booleans(),
+    st.none() | st.floats(0.01, 0.5),
+    st.floats(0.01, 0.5),
+)
+def test_a_stored_policy_keeps_the_gates_limits_and_none_of_a_signals(alpha, cells, effect, higher, detect, beta):
+    """A decision file keeps the gate's limits and reads them back; a signal's direction, detect and beta are each
+    signal's, so they are not stored and read back as the defaults."""
+    policy = Policy(alpha=alpha, cells=cells, min_effect=effect, higher_is_better=higher, detect=detect, beta=beta)
+    record = policy_record(policy)
+    assert not {"higher_is_better", "detect", "beta"} & set(record)
+    assert Policy(**record) == replace(policy, higher_is_better=True, detect=None, beta=Policy().beta)
+
+
+@fuzz(200)
+@given(st.floats(1.0, 1e9), st.floats(0.5, 2.0), st.floats(1.0, 2.0))
+def test_a_larger_count_never_turns_a_counted_regression_into_anything_else(base, ratio, more):
+    """One count per arm: a candidate counted higher still is still a regression; swapping the arms never makes
+    both a regression, and the change's sign flips."""
+    cand = base * ratio
+    if judge_counted([base], [cand]).verdict == "regression":
+        assert judge_counted([base], [cand * more]).verdict == "regression"
+    ab, ba = judge_counted([base], [cand]), judge_counted([cand], [base])
+    assert not (ab.verdict == ba.verdict == "regression") and ab.delta * ba.delta <= 0

@@ -749,3 +749,81 @@ def test_a_pass_with_no_change_at_all_calls_it_a_change_not_a_worsening():
     """Mean log ratio exactly 0 (worse by 0%): the reason speaks of 'the change', not of a worsening."""
     d = _judge(mean=0.0, p=0.5)
     assert d.verdict == "pass" and d.reason.startswith("No regression: the change is not significant")
+
+
+# Properties (issue 35): invariants a rule keeps whatever its inputs, held against mutants of kinds mutmut does not
+# make (a call replaced by one of its arguments, an element dropped from a tuple: benchmarks/mutants_extra.py).
+MIRROR = {"regression": "improvement", "improvement": "regression"}
+LIMITS = {
+    "alpha": st.floats(1e-3, 0.2),
+    "max_dispersion": st.floats(0.01, 0.5),
+    "higher": st.booleans(),
+}
+
+
+# Untied, non-zero log ratios: scipy's Wilcoxon takes its exact path (ties send it to a slow permutation test).
+UNTIED = st.lists(st.floats(-0.3, 0.3).filter(lambda r: abs(r) > 1e-6), min_size=2, max_size=16, unique_by=abs)
+
+
+def _arms(ratios):
+    return [100.0] * len(ratios), [100.0 * math.exp(r) for r in ratios]
+
+
+@fuzz(25)  # each example decides twice or more with exact Wilcoxon tests
+@given(ratios=UNTIED, **LIMITS)
+def test_swapping_the_arms_mirrors_the_decision(ratios, alpha, max_dispersion, higher):
+    """decide(cand, base) is decide(base, cand) seen from the other arm: a regression becomes an improvement and
+    back, any other verdict stays; the change inverts (1 / (1 + delta) - 1), so do its interval's ends; n and the
+    dispersion stay (at min_effect 0, where a worsening of x and the gain 1 / (1 - x) - 1 both clear it)."""
+    base, cand = _arms(ratios)
+    policy = Policy(alpha=alpha, min_effect=0.0, max_dispersion=max_dispersion, higher_is_better=higher)
+    ab, ba = decide(base, cand, policy), decide(cand, base, policy)
+    assert ba.verdict == MIRROR.get(ab.verdict, ab.verdict)
+    assert ba.delta == pytest.approx(1 / (1 + ab.delta) - 1, rel=1e-9, abs=1e-12)
+    ends = (*ab.ci, *ba.ci)
+    logs = [math.log1p(x) for x in ends] if min(ends) > -1 else [math.inf]  # -1: exp of a huge negative end
+    if max(map(abs, logs)) < 690:  # an end of two pairs' interval at a tiny alpha saturates (decision._expm1)
+        assert logs[2:] == [pytest.approx(-logs[1], rel=1e-6), pytest.approx(-logs[0], rel=1e-6)]
+    assert (ba.n, ba.dispersion) == (ab.n, pytest.approx(ab.dispersion, abs=1e-12))
+
+
+@fuzz(25)
+@given(ratios=UNTIED, min_effect=st.floats(0.0, 0.2), **LIMITS)
+def test_a_regression_is_never_a_regression_of_the_other_arm(ratios, min_effect, alpha, max_dispersion, higher):
+    """Whatever the limits, the two arms cannot both be worse than each other, and the change's sign flips."""
+    base, cand = _arms(ratios)
+    policy = Policy(alpha=alpha, min_effect=min_effect, max_dispersion=max_dispersion, higher_is_better=higher)
+    ab, ba = decide(base, cand, policy), decide(cand, base, policy)
+    assert not (ab.verdict == ba.verdict == "regression")
+    assert ab.delta * ba.delta <= 0
+
+
+@fuzz(25)
+@given(ratios=UNTIED, min_effect=st.floats(0.0, 0.2), alpha=st.floats(1e-3, 0.2))
+def test_turning_the_direction_mirrors_the_verdict_and_keeps_the_change(ratios, min_effect, alpha):
+    """The same pairs under "higher is better" and "lower is better": a regression under one is an improvement
+    under the other (with the same borderline), other verdicts stay, and the change and its interval are the same."""
+    base, cand = _arms(ratios)
+    up = Policy(alpha=alpha, min_effect=min_effect, higher_is_better=True)
+    a, b = decide(base, cand, up), decide(base, cand, replace(up, higher_is_better=False))
+    assert b.verdict == MIRROR.get(a.verdict, a.verdict)
+    assert (b.delta, b.ci, b.n, b.dispersion) == (a.delta, a.ci, a.n, a.dispersion)
+    if a.verdict in MIRROR:
+        assert b.borderline == a.borderline
+
+
+@fuzz(25)
+@given(ratios=UNTIED, worse=st.floats(0.0, 0.5), min_effect=st.floats(0.0, 0.2), **LIMITS)
+def test_a_larger_worsening_never_turns_a_regression_into_anything_else(
+    ratios, worse, min_effect, alpha, max_dispersion, higher
+):
+    """Making every candidate value worse by the same factor keeps a regression a regression (and an improvement
+    of the worse candidate was one of the better candidate): a bigger worsening never passes."""
+    base, cand = _arms(ratios)
+    factor = math.exp(-worse if higher else worse)
+    policy = Policy(alpha=alpha, min_effect=min_effect, max_dispersion=max_dispersion, higher_is_better=higher)
+    before, after = decide(base, cand, policy), decide(base, [c * factor for c in cand], policy)
+    if before.verdict == "regression":
+        assert after.verdict == "regression"
+    if after.verdict == "improvement":
+        assert before.verdict == "improvement"

@@ -1,7 +1,14 @@
-"""Each signal's own limits reach its policy (issue 22, mutation survivors of judge.signals)."""
+"""Each signal's own limits reach its policy (issue 22, mutation survivors of judge.signals); the alpha shares
+stay within the cell's alpha (issue 35, properties)."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from serverbench.judge.ab import GATE_POLICY
-from serverbench.judge.signals import SIGNALS
+from serverbench.judge.decision import Policy
+from serverbench.judge.signals import SIGNALS, alpha_shares, gated_signals, judged_signals
+from tests.unit.fuzzing import fuzz
 
 
 def test_a_signals_own_dispersion_limit_replaces_the_gates():
@@ -9,3 +16,34 @@ def test_a_signals_own_dispersion_limit_replaces_the_gates():
     by_name = {s.name: s for s in SIGNALS}
     assert by_name["p50"].policy(GATE_POLICY, 4).max_dispersion == 0.30
     assert by_name["cpu"].policy(GATE_POLICY, 4).max_dispersion == GATE_POLICY.max_dispersion == 0.15
+
+
+@fuzz(200)
+@given(
+    st.lists(st.sampled_from(SIGNALS), unique_by=lambda s: s.name),
+    st.floats(1e-4, 0.5),
+    st.integers(1, 40),
+)
+def test_the_gated_signals_alpha_adds_up_to_the_cells_alpha_at_most(signals, alpha, cells):
+    """Whatever signals are judged, the per-cell alphas of the gated ones that share alpha add up to the gate's
+    per-cell alpha (Bonferroni), and a signal that takes no share keeps the whole of it."""
+    gate = Policy(alpha=alpha, cells=cells)
+    shares = alpha_shares(signals)
+    assert shares == sum(1 for s in signals if s.gated and s.shares_alpha) <= len(signals)
+    sharing = [s.policy(gate, shares).cell_alpha for s in signals if s.gated and s.shares_alpha]
+    assert sum(sharing) == pytest.approx(gate.cell_alpha) if sharing else shares == 0
+    for s in signals:
+        own = s.policy(gate, shares)
+        if not (s.gated and s.shares_alpha):
+            assert own.cell_alpha == gate.cell_alpha
+        assert own.higher_is_better == s.higher_is_better and own.detect == s.detect
+        assert own.min_effect == (gate.min_effect if s.min_effect is None else s.min_effect)
+
+
+@given(st.booleans())
+def test_the_gated_signals_are_the_judged_ones_that_gate(rate):
+    """With or without fixed-rate windows, the gated signals are the judged ones that gate, in their order, and
+    the fixed-rate ones only with them."""
+    judged = judged_signals(rate)
+    assert gated_signals(rate) == [s for s in judged if s.gated]
+    assert judged == [s for s in SIGNALS if rate or not s.rate_only]

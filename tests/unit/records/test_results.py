@@ -3,10 +3,13 @@ survivors of records.results)."""
 
 import datetime as dt
 import json
+import statistics
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from serverbench.records import results
 from serverbench.records.decisions import Measurement, Window
@@ -219,3 +222,36 @@ def test_a_merged_file_without_cost_records_has_no_cost_list(tmp_path: Path):
     f = ResultsFile(Path("s.json"), 2, "2026-11-23T00:00:00+00:00", {"id": "m"}, (Stored(r, None, r.to_record()),), ())
     results.write_merged(tmp_path / "m.json", [f], {"id": "m"}, "0")
     assert "cost" not in json.loads((tmp_path / "m.json").read_text())
+
+
+# Properties (issue 35): what the history's grouping key separates.
+KEYS = ["t::v/a/json/c8", "t::v/a/json/c16", "t::w/a/json/c8", "t::v/b/json/c8", "u::v/a/json/c8", "t::v/a/redis/c8"]
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["m1", "m2", 2]), st.lists(st.tuples(st.sampled_from(KEYS), st.integers(1, 9)))),
+        max_size=5,
+    )
+)
+def test_history_series_keep_apart_every_machine_and_cell(runs):
+    """Each series is one machine's runs of one cell: two results that differ in the machine or in any field of the
+    cell's key never share a series, and each run adds to a series the median rps of its replicates of that cell;
+    the machine's id is named as text, whatever JSON the file holds there."""
+    files = [
+        ResultsFile(
+            Path(f"r{i}.json"),
+            2,
+            f"2026-11-{i + 10}",
+            {"id": machine},
+            tuple(Stored(result(key, rps * 100.0), None) for key, rps in cells),
+            (),
+        )
+        for i, (machine, cells) in enumerate(runs)
+    ]
+    expected = {}
+    for f, (machine, cells) in zip(files, runs):
+        for key in dict.fromkeys(k for k, _ in cells):
+            rps = [r * 100.0 for k, r in cells if k == key]
+            expected.setdefault((str(machine), key), []).append((f.created, pytest.approx(statistics.median(rps))))
+    assert results.series(files) == expected

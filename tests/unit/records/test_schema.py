@@ -3,6 +3,8 @@
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from serverbench.catalog.shapes import LoadShape
 from serverbench.records.schema import (
@@ -292,3 +294,46 @@ def test_a_slow_client_reports_answers_cannot_change_after_it_is_made():
     assert report.answers == {"408": 2} and report.dropped_s == (1.5, 2.5)
     with pytest.raises(TypeError):
         report.answers["400"] = 1
+
+
+# Properties (issue 35): what a key separates, the shares a generator's CPU stays within.
+NAME = st.text("abcxyz-_.0123456789", min_size=1, max_size=6)
+KEY_FIELDS = {"test": NAME, "variant": NAME, "app": st.just("") | NAME, "workload": NAME}
+
+
+@given(st.fixed_dictionaries(KEY_FIELDS), st.integers(1, 512), st.sampled_from([*KEY_FIELDS, "connections"]), st.data())
+def test_results_that_differ_in_any_field_of_the_key_have_different_keys(fields, connections, changed, data):
+    """A result's key (what its baseline is stored under) separates results that differ in the test, the variant,
+    the app, the workload or the load shape."""
+    one = replace(full(), shape=LoadShape(connections, 5), **fields)
+    if changed == "connections":
+        other = replace(one, shape=LoadShape(data.draw(st.integers(1, 512).filter(lambda c: c != connections)), 5))
+    else:
+        value = data.draw(KEY_FIELDS[changed].filter(lambda v: v != fields[changed]))
+        other = replace(one, **{changed: value})
+    assert one.key != other.key
+    assert replace(one, url="http://127.0.0.1:2/", timestamp="later").key == one.key  # not part of the identity
+
+
+@given(st.integers(1, 64), st.integers(1, 64), st.floats(0.0, 1.0), st.floats(0.01, 100.0))
+def test_a_generators_busy_share_is_its_cpu_over_the_cores_it_can_use(threads, cores, used, wall):
+    """For any thread and core count, a generator using ``used`` of the cores it can use (its threads, at most the
+    machine's cores) is ``used`` busy: 100% at most, saturated at its limit; its run queue's share likewise."""
+    usable = min(threads, cores)
+    g = Generator("wrk", "4", threads, used * wall * usable, wall, cores)
+    assert g.busy_pct == pytest.approx(100 * used) and g.busy_pct <= 100 + 1e-9
+    queued = replace(g, run_queue=RunQueue(used * wall * usable / 2, used * wall * usable / 2, wall))
+    assert queued.runnable_pct == pytest.approx(100 * used)
+    assert Generator("wrk", "4", threads, wall * usable, wall, cores).saturated
+
+
+@given(st.lists(st.floats(1.0, 1e5), min_size=1, max_size=9))
+def test_the_replicated_run_is_the_median_one_and_carries_every_replicate(rps):
+    """Of any replicates, the run kept is the lower median by rps, and it carries each replicate's rps in order."""
+    runs = [replace(full(), load=replace(full().load, requests=int(x * 5), duration_s=5.0)) for x in rps]
+    kept = replicated(runs)
+    ordered = sorted(r.rps for r in runs)
+    assert kept.rps == ordered[(len(runs) - 1) // 2]
+    if len(runs) > 1:
+        assert kept.extra["replicates"]["n"] == len(runs)
+        assert kept.extra["replicates"]["rps"] == [round(r.rps, 1) for r in runs]
