@@ -3,6 +3,7 @@ CI=true) no silent skip for want of a tool ./run installs."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -117,6 +118,25 @@ def pytest_collection_modifyitems(config, items):
     first = [i for i in items if (not _integration(i) if os.environ.get("SERVERBENCH_OHA_BUILD") else _slow(i))]
     taken = {i.nodeid for i in first}
     items[:] = first + [i for i in items if i.nodeid not in taken]
+
+
+def pytest_runtest_logreport(report):
+    """With SERVERBENCH_TIMELINE=FILE, one JSON line per test phase (worker, start, stop): where a run's wall time went,
+    read by benchmarks/timeline.py (idle workers, tests that waited for an alone test's turn)."""
+    path = os.environ.get("SERVERBENCH_TIMELINE")
+    if not path or os.environ.get("PYTEST_XDIST_WORKER"):  # written once, by the process that gathers the reports
+        return
+    row = {
+        "test": report.nodeid,
+        "when": report.when,
+        "worker": report.node.gateway.id if hasattr(report, "node") else "main",
+        "start": report.start,
+        "stop": report.stop,
+        "outcome": report.outcome,
+        "alone": "alone" in report.keywords,
+    }
+    with open(path, "a") as f:
+        f.write(json.dumps(row) + "\n")
 
 
 @pytest.fixture(autouse=True)
