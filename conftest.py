@@ -113,11 +113,17 @@ def pytest_cmdline_main(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The slow tests first, so that the tests the xdist workers share out last are short; stable otherwise.  While
-    ./run builds oha the integration tests go last instead: the tests that start no server run during the build."""
-    first = [i for i in items if (not _integration(i) if os.environ.get("SERVERBENCH_OHA_BUILD") else _slow(i))]
-    taken = {i.nodeid for i in first}
-    items[:] = first + [i for i in items if i.nodeid not in taken]
+    """The tests marked ``alone`` first, then the other slow ones, so that the tests the xdist workers share out last
+    are short; stable otherwise.  An alone test waits for the test on the other worker to end: first, it waits for
+    milliseconds (the other worker's first tests are unit tests), later it could wait a minute of a bisect beside it.
+    While ./run builds oha the integration tests go last instead: the tests that start no server run during the build."""
+    building = bool(os.environ.get("SERVERBENCH_OHA_BUILD"))
+    items.sort(  # sort is stable: the order of collection otherwise
+        key=lambda i: (
+            _integration(i) if building else 0,
+            0 if i.get_closest_marker("alone") else 1 if _slow(i) else 2,
+        )
+    )
 
 
 def pytest_runtest_logreport(report):

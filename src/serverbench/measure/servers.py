@@ -87,6 +87,18 @@ def unavailable_reason(variant: Variant, app: App | None = None, apps_dir: Path 
     return None
 
 
+def bytecode_cache(environ: Mapping[str, str]) -> dict[str, str]:
+    """Where a server keeps the bytecode of its imports when the environment says not to write it beside the source
+    (PYTHONDONTWRITEBYTECODE, set by some shells and containers, and on this project's machine): in serverbench's own
+    cache (PYTHONPYCACHEPREFIX), so a server does not compile every module it imports from source each time it starts
+    (the gate starts fresh servers for every block; measured: aiohttp ready in 0.6-1.3 s instead of 2.0-2.2 s).  An
+    environment that already names a prefix, or that writes bytecode, is left as it is."""
+    if not environ.get("PYTHONDONTWRITEBYTECODE") or environ.get("PYTHONPYCACHEPREFIX"):
+        return {}
+    cache = Path(environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "serverbench" / "pycache"
+    return {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": str(cache)}
+
+
 def start_variant(
     variant: Variant,
     *,
@@ -116,7 +128,13 @@ def start_variant(
         apps_dir=str(apps_dir),
     )
     pythonpath = os.pathsep.join(p for p in (str(apps_dir), os.environ.get("PYTHONPATH", "")) if p)
-    full_env = {"PYTHONPATH": pythonpath, "PYTHONUNBUFFERED": "1", **variant.env, **(env or {})}
+    full_env = {
+        "PYTHONPATH": pythonpath,
+        "PYTHONUNBUFFERED": "1",
+        **bytecode_cache(os.environ),
+        **variant.env,
+        **(env or {}),
+    }
     name = f"{variant.name}/{app.name}"
     process = ManagedProcess(
         name, argv, port, ready_path=variant.ready_path, cwd=apps_dir, env=full_env, timeout=timeout, log_dir=log_dir
