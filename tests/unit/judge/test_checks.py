@@ -1187,3 +1187,28 @@ def test_syn_drops_retransmit_window_includes_both_ends():
     assert early.message.startswith("latency p99 980 ms at the SYN retransmit times (1 s, 3 s): connections")
     assert late.message.startswith("latency p99 3,110 ms at the SYN retransmit times")
     assert checks.syn_drops(record(p50=p50, tail={"p90": 1.0, "p99": 979.0, "p999": 1.0})) is None
+
+
+def test_littles_law_gives_its_cause_as_a_stable_code_beside_the_message():
+    """Each story's code (what the time census counts): the first cause outside the harness the record measured,
+    else the harness's reason, "unexplained" where the record measured nothing that accounts for the gap."""
+    low = dict(rps=2000, connections=8, mean=2.0)
+    window = 64 * 5.0
+    cases = {
+        "syn-drops": record(**low, kernel={"listen_drops": 9}, errors={"timeout": 5}),
+        "generator-saturated": record(**low, gen_cpu_s=9.8),
+        "generator's users waited": _waited(10.0),
+        "locust's CPU": _locust(100, 1, 5.0, gen_cpu_s=2.5),
+        "failed connections": record(**low, errors={"timeout": 5}),
+        "held connections": _held(0.23, 49),
+        "first requests waited": _first_waits(0.55, 0.48 * window, held=22),
+        "window edges": _edges(1.09, 8.0, 35.0),
+        "unexplained": record(rps=2000, connections=8, mean=1.33),
+    }
+    for code, r in cases.items():
+        flag = checks.littles_law(r)
+        assert flag is not None and flag.cause == code, (code, flag)
+    assert {checks.littles_law(r).cause for r in (_held(0.5, 1), record(rps=4756, connections=8, mean=9.67))} == {
+        "unexplained"
+    }
+    assert checks.generator_saturated(record(gen_cpu_s=9.8)).cause is None  # the other rules: their name says it
