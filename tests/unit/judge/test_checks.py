@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from serverbench.catalog.shapes import LoadShape
 from serverbench.judge import checks
 from serverbench.judge.checks import Flag, check, check_session
@@ -552,25 +554,33 @@ def test_littles_law_has_no_window_correction_any_more():
     assert checks.littles_law(record(rps=34.5, connections=64, mean=1000.0, duration=2.0)) is not None
 
 
-def test_stall_idle_limit_is_thirty_percent_of_a_core():
-    """Server 29.9% busy with slow requests is a stall; 30% busy is not."""
-    slow = dict(rps=200, connections=8, gen_cpu_s=0.1)  # p50 40 ms against ~1.5 ms of CPU per request
-    assert checks.stall(record(**slow, server_cpu_s=1.495)) is not None
-    assert checks.stall(record(**slow, server_cpu_s=1.5)) is None
-
-
-def test_stall_factor_is_five_times_the_service_time():
-    """2 ms of CPU per request: a p50 of 10.1 ms is a stall, 9.9 ms is not (5x)."""
-    base = dict(rps=100, connections=8, server_cpu_s=1.0, gen_cpu_s=0.1)  # 20% busy, 2 ms per request
-    assert checks.stall(record(**base, p50=10.1)) is not None
-    assert checks.stall(record(**base, p50=9.9)) is None
-
-
-def test_stall_needs_five_milliseconds_beyond_the_service_time():
-    """0.5 ms of CPU per request (5x is 2.5 ms): a p50 of 5.6 ms is a stall, 5.4 ms is not (5 ms floor)."""
-    base = dict(rps=200, connections=8, server_cpu_s=0.5, gen_cpu_s=0.1)
-    assert checks.stall(record(**base, p50=5.6)) is not None
-    assert checks.stall(record(**base, p50=5.4)) is None
+@pytest.mark.parametrize(
+    "base, stalled, not_stalled",
+    [
+        pytest.param(  # p50 40 ms against ~1.5 ms of CPU per request
+            dict(rps=200, connections=8, gen_cpu_s=0.1),
+            dict(server_cpu_s=1.495),
+            dict(server_cpu_s=1.5),
+            id="idle limit: a server 29.9% busy with slow requests is a stall, 30% busy is not",
+        ),
+        pytest.param(  # 20% busy, 2 ms per request
+            dict(rps=100, connections=8, server_cpu_s=1.0, gen_cpu_s=0.1),
+            dict(p50=10.1),
+            dict(p50=9.9),
+            id="factor: 2 ms of CPU per request, a p50 of 10.1 ms is a stall, 9.9 ms is not (5x)",
+        ),
+        pytest.param(
+            dict(rps=200, connections=8, server_cpu_s=0.5, gen_cpu_s=0.1),
+            dict(p50=5.6),
+            dict(p50=5.4),
+            id="floor: 0.5 ms of CPU per request (5x is 2.5 ms), a p50 of 5.6 ms is a stall, 5.4 ms is not (5 ms)",
+        ),
+    ],
+)
+def test_stall_limits_are_pinned_just_inside_and_outside(base, stalled, not_stalled):
+    """Each stall limit: the record just inside it is a stall, the one just outside is not."""
+    assert checks.stall(record(**base, **stalled)) is not None
+    assert checks.stall(record(**base, **not_stalled)) is None
 
 
 def test_stall_counts_a_busy_generator():
@@ -828,16 +838,17 @@ def _busy(cost_us, base_us, **kw):
     return checks.busy_waiting(_cost(cost_us, "redis", **kw), [_cost(base_us, "json")])
 
 
-def test_busy_waiting_ratio_is_one_and_a_half_times_inclusive():
-    """Against 2,400 µs on json: 3,600 µs (1.5x, 1,200 µs more) is busy waiting, 3,599 µs is not."""
-    assert _busy(3600, 2400) is not None
-    assert _busy(3599, 2400) is None
-
-
-def test_busy_waiting_needs_a_millisecond_more_inclusive():
-    """Against 100 µs on json: 1,100 µs (11x, 1,000 µs more) is busy waiting, 1,099 µs is not."""
-    assert _busy(1100, 100) is not None
-    assert _busy(1099, 100) is None
+@pytest.mark.parametrize(
+    "base_us, at_limit_us",
+    [
+        pytest.param(2400, 3600, id="against 2,400 µs on json: 3,600 µs (1.5x, 1,200 µs more) is, 3,599 µs is not"),
+        pytest.param(100, 1100, id="against 100 µs on json: 1,100 µs (11x, 1,000 µs more) is, 1,099 µs is not"),
+    ],
+)
+def test_busy_waiting_limits_are_inclusive(base_us, at_limit_us):
+    """1.5 times the lighter workload's cost and 1 ms more: at the limit busy waiting, 1 µs below it not."""
+    assert _busy(at_limit_us, base_us) is not None
+    assert _busy(at_limit_us - 1, base_us) is None
 
 
 def test_busy_waiting_needs_the_server_twenty_percent_busy_inclusive():
