@@ -196,6 +196,16 @@ def show(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> None:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="serverbench gate", description=__doc__.splitlines()[0])
+    _add_cell_options(p)
+    _add_arm_options(p)
+    _add_shared_options(p)
+    _add_judge_options(p)
+    _add_output_options(p)
+    return p
+
+
+def _add_cell_options(p: argparse.ArgumentParser) -> None:
+    """The cell and what it serves: --variant, --app, --workload (a reference app's) or --endpoint (yours)."""
     p.add_argument(
         "--variant",
         help="the server variant to gate (required unless --rejudge, or in a project "
@@ -215,6 +225,11 @@ def parser() -> argparse.ArgumentParser:
         help="in a project with perf_app: an endpoint of perf_endpoints to gate, by name; repeatable "
         "(default: every endpoint, one decision each, alpha split between them)",
     )
+
+
+def _add_arm_options(p: argparse.ArgumentParser) -> None:
+    """The two arms (base, candidate) and how they are run: where each one's code comes from, its interpreter
+    and environment, simultaneous or sequential, and the blocks."""
     p.add_argument(
         "--base-ref",
         help="git ref whose apps/ folder (in a project with perf_app: whose perf_app_dir) "
@@ -237,6 +252,10 @@ def parser() -> argparse.ArgumentParser:
         help="the most fresh-server blocks (one pair each when simultaneous, two when sequential); the judge looks "
         "after the fewest that can show a regression at half of alpha, and after all of them",
     )
+
+
+def _add_shared_options(p: argparse.ArgumentParser) -> None:
+    """The options the gate shares with the pytest session (SHARED), each with the gate's own default."""
     for name in SHARED:
         option = OPTIONS_BY_NAME[name]
         default = option.default_in("gate")
@@ -250,6 +269,11 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument(
             option.command_flag, dest=name, metavar=name.removeprefix("perf_").upper(), help=option.help + here
         )
+
+
+def _add_judge_options(p: argparse.ArgumentParser) -> None:
+    """What is measured and how it is judged: the fixed rate, alpha, cells, the smallest effect, retries and
+    the counted cost's repeats."""
     p.add_argument(
         "--rate",
         default="auto",
@@ -293,6 +317,10 @@ def parser() -> argparse.ArgumentParser:
         "each arm once (twice when ambiguous), 2 or more gate against their own A/A spread; 0: none "
         f"(default {COST_REPEATS} when valgrind is installed, else 0)",
     )
+
+
+def _add_output_options(p: argparse.ArgumentParser) -> None:
+    """Where the decision goes (--markdown, --json), or a stored one judged again (--rejudge)."""
     p.add_argument("--markdown", help="append a step-summary table to this file ($GITHUB_STEP_SUMMARY)")
     p.add_argument("--json", help="write the whole decision (verdicts, pairs, every window) to this file")
     p.add_argument(
@@ -301,7 +329,6 @@ def parser() -> argparse.ArgumentParser:
         help="judge the pairs of a stored --json decision again (with --alpha, --cells, --min-effect); "
         "no server is started",
     )
-    return p
 
 
 def shared_options(args: argparse.Namespace) -> dict[str, Any]:
