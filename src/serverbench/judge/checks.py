@@ -9,7 +9,7 @@ The rules judge; they never measure (the kernel's listen counters a rule reads w
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Callable
 
@@ -100,11 +100,12 @@ class Flag:
     """One rule's finding on one record: its name (a key of MEANINGS) and what was seen, meant, and to do.
 
     ``cause``: the littles-law flag's cause as a short stable code (OUTSIDE_CAUSES, HARNESS_CAUSES), for counting
-    without reading the message; None on the other rules.  Not stored: the check gives it again from the result."""
+    without reading the message; None on the other rules.  Not stored (the check gives it again from the result), so
+    not compared either: a flag read back from its record equals the one the check made."""
 
     name: str
     message: str
-    cause: str | None = None
+    cause: str | None = field(default=None, compare=False)
 
     def to_record(self) -> dict[str, str]:
         return {"name": self.name, "message": self.message}

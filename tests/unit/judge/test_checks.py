@@ -1016,3 +1016,5 @@ def test_littles_law_gives_its_cause_as_a_stable_code_beside_the_message():
         "unexplained"
     }
     assert checks.generator_saturated(record(gen_cpu_s=9.8)).cause is None  # the other rules: their name says it
+    stored = checks.littles_law(cases["held connections"])
+    assert Flag.from_record(stored.to_record()) == stored and Flag.from_record(stored.to_record()).cause is None
