@@ -24,27 +24,15 @@ from serverbench.records import results as results_file
 from serverbench.report.phases import cell_label
 from serverbench.report.progress import clock
 
-# What a littles-law flag's message names (judge.checks.littles_law), in the order the check tries them; a record
-# flagged for a cause outside the harness is counted under that flag.
-NAMED = (
-    ("held connections", "sent no request in the window"),
-    ("first requests waited", "waiting on the run's first requests"),
-    ("generator's users waited", "users waited"),
-    ("locust's CPU", "of its own CPU per request"),
-    ("failed connections", "connections failed or timed out"),
-    ("window edges", "the window's edges did not cancel"),
-)
-
 
 def littles_cause(stored) -> str:
-    """The cause a cell outside Little's law names: a flag for a cause outside the harness, else what the littles-law
-    flag's message names, else "unexplained"."""
+    """The cause a cell outside Little's law names: a flag for a cause outside the harness, else the littles-law
+    flag's cause code (judge.checks: OUTSIDE_CAUSES, HARNESS_CAUSES; "unexplained" where the record measured none)."""
     flag = next((f for f in ("syn-drops", "generator-saturated", "at-capacity") if f in stored.flags), None)
     if flag:
         return flag
     flag = littles_law(stored.result)
-    message = flag.message if flag is not None else ""
-    return next((name for name, text in NAMED if text in message), "unexplained")
+    return flag.cause if flag is not None and flag.cause is not None else "unexplained"
 
 
 def figures(path: Path) -> dict:

@@ -1,4 +1,4 @@
-"""Complete result records for tests of the commands that read results files (pure data, no server)."""
+"""Complete records for tests of the code that reads records (pure data, no server): results, and a bisection."""
 
 from __future__ import annotations
 
@@ -43,3 +43,43 @@ def result(key: str, rps: float, impl: str = "cpython", warm=(), p99: float = 12
 def record(key: str, rps: float, **kwargs) -> dict:
     """The JSON record of :func:`result`."""
     return result(key, rps, **kwargs).to_record()
+
+
+def bisection(counts, threshold=0.02, steps=()) -> dict:
+    """A bisection file's record (records.bisects) of commits c0.. with these counts (None: skipped; "untried": not
+    tried)."""
+    commits = []
+    for i, count in enumerate(counts):
+        tried = count != "untried"
+        commits.append(
+            {
+                "sha": f"{i:x}" * 40,
+                "subject": f"c{i}",
+                "lock": None,
+                "per_request": count if tried else None,
+                "tried": tried,
+                "skipped": "did not start: SyntaxError" if tried and count is None else None,
+                "seconds": 9.0 if tried else None,
+                "python": "/venv/bin/python",
+            }
+        )
+    tried = [c for c in commits if c["tried"]]
+    return {
+        "kind": "bisect",
+        "schema": 1,
+        "repo": "/repo",
+        "project": ".",
+        "user": True,
+        "cell": "waitress-t4/shop home",
+        "endpoint": "GET /",
+        "variant": "waitress-t4",
+        "app": "shop",
+        "workload": "home",
+        "threshold": threshold,
+        "requests": 40,
+        "commits": commits,
+        "steps": list(steps),
+        "counted": len([c for c in tried if c["per_request"] is not None]),
+        "skipped": len([c for c in tried if c["per_request"] is None]),
+        "seconds": 61.0,
+    }

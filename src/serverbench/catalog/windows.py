@@ -189,8 +189,9 @@ EDGE_TOLERANCE = 0.03
 # A steady window has converged when its throughput is known within this share (the 95% interval's half-width,
 # relative: drivers.oha.window_precision) and its edges within EDGE_TOLERANCE (so its mean latency is the
 # connections over its throughput within them: Little's law).  Measured on this shared 2-core machine (2026-11-27,
-# 50 cells of the default run's workloads, benchmarks/results/calibration-windows.json): 2 s windows reached a median
-# of 10% (6-22%), 8 s windows 7%: the machine's speed moves within a second by more than a window's requests vary.
+# 50 cells of the default run's workloads, at commit 2d56b1e; the run's file was never kept): 2 s windows
+# reached a median of 10% (6-22%), 8 s windows 7%: the machine's speed moves within a second by more than a window's
+# requests vary.  The default run's median since: precision_rps_median in benchmarks/results/answers.json.
 PRECISION = 0.20
 # A window that has not converged is measured once more, at most this many times as long (and at most the ceiling).
 LONGER_WINDOWS = 4

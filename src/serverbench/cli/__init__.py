@@ -1,7 +1,7 @@
 """The ``serverbench`` command: one tool whose subcommands are the modules of this package.
 
     serverbench gate --variant aiohttp --workload json --base-ref origin/main
-    serverbench report benchmarks/results/ -o report.html
+    serverbench report RESULTS.json -o report.html
     serverbench compare A.json B.json
     serverbench history benchmarks/history/
     serverbench bisect --good HEAD~5 --endpoint home --json bisect.json

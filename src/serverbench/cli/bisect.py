@@ -239,7 +239,7 @@ def run_live(args: argparse.Namespace) -> dict[str, Any]:
                     before, after = plan.commits[step.before], plan.commits[step.after]
                     added["gate"] = confirm(plan_fields(plan), before, after, envs, urls, args.gate_args)
             extra.append(added)
-        return bisects.to_record(plan, attempts, result, time.monotonic() - started, __version__, extra)
+        return search.to_record(plan, attempts, result, time.monotonic() - started, __version__, extra)
 
 
 def _attribution(

@@ -16,7 +16,7 @@ import argparse
 import math
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -26,7 +26,7 @@ from ..backends import base as backends
 from ..catalog.apps import APPS
 from ..catalog.matrix import Cell
 from ..catalog.variants import registry
-from ..catalog.workloads import WORKLOADS
+from ..catalog.workloads import WORKLOADS, Workload
 from ..config.options import OPTIONS_BY_NAME, parse_option
 from ..errors import ConfigError, ServerbenchError
 from ..gate import loop, user
@@ -196,6 +196,16 @@ def show(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> None:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="serverbench gate", description=__doc__.splitlines()[0])
+    _add_cell_options(p)
+    _add_arm_options(p)
+    _add_shared_options(p)
+    _add_judge_options(p)
+    _add_output_options(p)
+    return p
+
+
+def _add_cell_options(p: argparse.ArgumentParser) -> None:
+    """The cell and what it serves: --variant, --app, --workload (a reference app's) or --endpoint (yours)."""
     p.add_argument(
         "--variant",
         help="the server variant to gate (required unless --rejudge, or in a project "
@@ -215,6 +225,11 @@ def parser() -> argparse.ArgumentParser:
         help="in a project with perf_app: an endpoint of perf_endpoints to gate, by name; repeatable "
         "(default: every endpoint, one decision each, alpha split between them)",
     )
+
+
+def _add_arm_options(p: argparse.ArgumentParser) -> None:
+    """The two arms (base, candidate) and how they are run: where each one's code comes from, its interpreter
+    and environment, simultaneous or sequential, and the blocks."""
     p.add_argument(
         "--base-ref",
         help="git ref whose apps/ folder (in a project with perf_app: whose perf_app_dir) "
@@ -237,6 +252,10 @@ def parser() -> argparse.ArgumentParser:
         help="the most fresh-server blocks (one pair each when simultaneous, two when sequential); the judge looks "
         "after the fewest that can show a regression at half of alpha, and after all of them",
     )
+
+
+def _add_shared_options(p: argparse.ArgumentParser) -> None:
+    """The options the gate shares with the pytest session (SHARED), each with the gate's own default."""
     for name in SHARED:
         option = OPTIONS_BY_NAME[name]
         default = option.default_in("gate")
@@ -250,6 +269,11 @@ def parser() -> argparse.ArgumentParser:
         p.add_argument(
             option.command_flag, dest=name, metavar=name.removeprefix("perf_").upper(), help=option.help + here
         )
+
+
+def _add_judge_options(p: argparse.ArgumentParser) -> None:
+    """What is measured and how it is judged: the fixed rate, alpha, cells, the smallest effect, retries and
+    the counted cost's repeats."""
     p.add_argument(
         "--rate",
         default="auto",
@@ -293,6 +317,10 @@ def parser() -> argparse.ArgumentParser:
         "each arm once (twice when ambiguous), 2 or more gate against their own A/A spread; 0: none "
         f"(default {COST_REPEATS} when valgrind is installed, else 0)",
     )
+
+
+def _add_output_options(p: argparse.ArgumentParser) -> None:
+    """Where the decision goes (--markdown, --json), or a stored one judged again (--rejudge)."""
     p.add_argument("--markdown", help="append a step-summary table to this file ($GITHUB_STEP_SUMMARY)")
     p.add_argument("--json", help="write the whole decision (verdicts, pairs, every window) to this file")
     p.add_argument(
@@ -301,7 +329,6 @@ def parser() -> argparse.ArgumentParser:
         help="judge the pairs of a stored --json decision again (with --alpha, --cells, --min-effect); "
         "no server is started",
     )
-    return p
 
 
 def shared_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -365,6 +392,59 @@ def check_blocks(args: argparse.Namespace, policy: Policy, rate: float | str | N
         )
 
 
+def reference_cell(args: argparse.Namespace) -> Cell:
+    """The cell --variant and --app name (--app: the variant's own app when not given)."""
+    variant = registry()[args.variant]
+    return Cell(variant, APPS[args.app] if args.app else variant.default_app)
+
+
+def reference_arms(args: argparse.Namespace, base_root: Path, root: Path) -> tuple[Arm, Arm]:
+    """Base and candidate serving the reference apps of ``base_root`` and ``root``, each with its interpreter and
+    environment from the command line."""
+    return (
+        Arm("base", args.base_python, base_root / "apps", _env(args.base_env)),
+        Arm("candidate", args.cand_python, root / "apps", _env(args.cand_env)),
+    )
+
+
+def plan_of(
+    args: argparse.Namespace,
+    cell: Cell,
+    workload: Workload,
+    arms: tuple[Arm, Arm],
+    *,
+    shared: dict[str, Any],
+    policy: Policy,
+    rate: float | str | None,
+    repeats: int,
+    backend_env: Mapping[str, str],
+    cost_requests: int = ABPlan.cost_requests,
+) -> ABPlan:
+    """The one place the command line becomes a plan: ``cell`` under ``workload``, ``arms`` (base, candidate), with
+    what was resolved from ``args`` before anything started (the ``shared`` options, ``policy``, ``rate`` and cost
+    ``repeats``).  run_live, run_user and the options' fuzz test all call it, so a new plan field is set once."""
+    base, candidate = arms
+    return ABPlan(
+        cell,
+        workload,
+        base,
+        candidate,
+        mode=args.mode,
+        blocks=args.blocks,
+        connections=shared["perf_connections"][0],
+        duration=shared["perf_duration"],
+        warmup=shared["perf_warmup"],
+        rate=rate,
+        load=args.load,
+        policy=policy,
+        retries=args.retries,
+        backend_env=backend_env,
+        max_error_rate=shared["perf_max_error_rate"],
+        cost_repeats=repeats,
+        cost_requests=cost_requests,
+    )
+
+
 def run_live(args: argparse.Namespace) -> list[tuple[ABDecision, tuple[Shift, ...]]]:
     """Resolve the command line into plans, start the backends and the base worktree, and run the decisions
     (one; in a project with perf_app, one per endpoint), each with the functions of a cost regression."""
@@ -378,7 +458,7 @@ def run_live(args: argparse.Namespace) -> list[tuple[ABDecision, tuple[Shift, ..
     rate = _rate(args.rate)
     check_blocks(args, policy, rate)
     repeats = cost_repeats(args)
-    variant, workload = registry()[args.variant], WORKLOADS[args.workload]
+    workload = WORKLOADS[args.workload]
     repo = Path(args.repo).resolve()
     urls = {b.name: shared[b.url_option] for b in backends.BACKENDS.values()}
     with (
@@ -388,23 +468,16 @@ def run_live(args: argparse.Namespace) -> list[tuple[ABDecision, tuple[Shift, ..
         for root in (base_root, repo):
             if not (root / "apps").is_dir():
                 raise ConfigError(f"{root} has no apps/ folder to serve")
-        plan = ABPlan(
-            Cell(variant, APPS[args.app] if args.app else variant.default_app),
+        plan = plan_of(
+            args,
+            reference_cell(args),
             workload,
-            Arm("base", args.base_python, base_root / "apps", _env(args.base_env)),
-            Arm("candidate", args.cand_python, repo / "apps", _env(args.cand_env)),
-            mode=args.mode,
-            blocks=args.blocks,
-            connections=shared["perf_connections"][0],
-            duration=shared["perf_duration"],
-            warmup=shared["perf_warmup"],
-            rate=rate,
-            load=args.load,
+            reference_arms(args, base_root, repo),
+            shared=shared,
             policy=policy,
-            retries=args.retries,
+            rate=rate,
+            repeats=repeats,
             backend_env=backends.env(services),
-            max_error_rate=shared["perf_max_error_rate"],
-            cost_repeats=repeats,
         )
         return [decided_with_shifts(plan)]
 
@@ -454,22 +527,16 @@ def run_user(args: argparse.Namespace, found: user.UserProject) -> list[tuple[AB
                 print(f"{arm.label}: perf_app_setup ran in {seconds:.1f} s in {arm.apps_dir}", file=sys.stderr)
         out = []
         for workload in workloads:
-            plan = ABPlan(
+            plan = plan_of(
+                args,
                 cell,
                 workload,
-                *arms,
-                mode=args.mode,
-                blocks=args.blocks,
-                connections=shared["perf_connections"][0],
-                duration=shared["perf_duration"],
-                warmup=shared["perf_warmup"],
-                rate=rate,
-                load=args.load,
+                arms,
+                shared=shared,
                 policy=policy,
-                retries=args.retries,
+                rate=rate,
+                repeats=repeats,
                 backend_env=backends.env(services),
-                max_error_rate=shared["perf_max_error_rate"],
-                cost_repeats=repeats,
                 cost_requests=found.settings.cost_requests,
             )
             out.append(decided_with_shifts(plan))

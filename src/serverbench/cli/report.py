@@ -1,11 +1,12 @@
 """One self-contained HTML report (plots inline, opens from disk with no network) from stored records.
 
     serverbench report RESULTS.json [MORE.json ...] [DECISION.json ...] -o report.html
-    serverbench report benchmarks/results/ -o report.html      # every *.json in the folder
+    serverbench report ../serverbench-results/benchmarks/results/ -o report.html   # every *.json in a folder
 
 Results files are --perf-json outputs (several sessions, machines or interpreters); decision files
-are `serverbench gate --json` outputs (or proof runs of the gate).  Exit status: 0 written,
-2 bad input.
+are `serverbench gate --json` outputs (or proof runs of the gate).  This repository's raw records are
+on its `results` branch (`git worktree add ../serverbench-results origin/results` gives the folder
+above); benchmarks/results/ on main keeps only summaries.  Exit status: 0 written, 2 bad input.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ The rules judge; they never measure (the kernel's listen counters a rule reads w
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Callable
 
@@ -97,10 +97,15 @@ MEANINGS: Mapping[str, str] = {
 
 @dataclass(frozen=True)
 class Flag:
-    """One rule's finding on one record: its name (a key of MEANINGS) and what was seen, meant, and to do."""
+    """One rule's finding on one record: its name (a key of MEANINGS) and what was seen, meant, and to do.
+
+    ``cause``: the littles-law flag's cause as a short stable code (OUTSIDE_CAUSES, HARNESS_CAUSES), for counting
+    without reading the message; None on the other rules.  Not stored (the check gives it again from the result), so
+    not compared either: a flag read back from its record equals the one the check made."""
 
     name: str
     message: str
+    cause: str | None = field(default=None, compare=False)
 
     def to_record(self) -> dict[str, str]:
         return {"name": self.name, "message": self.message}
@@ -139,50 +144,81 @@ def _in_flight_share(r: Result, cycle_ms: float) -> float:
     return r.requests / r.load.duration_s * cycle_ms / 1000.0 / r.connections
 
 
-def _outside_causes(r: Result, ratio: float) -> list[str]:
-    """What the record measured outside the harness that explains a ratio off 1: the kernel's dropped
-    connections, a saturated generator, the server's failed connections.  Not neighbours: they slow the
-    server and the generator alike, and Little's law still holds between them."""
-    causes = []
+def _kernel_dropped(r: Result, ratio: float) -> str | None:
     overflows, drops = r.kernel.get("listen_overflows", 0), r.kernel.get("listen_drops", 0)
-    if overflows or drops:
-        causes.append(
-            f"the kernel dropped connection attempts ({overflows:,} listen overflows, {drops:,} drops; "
-            "see syn-drops): time connecting is outside any timed request"
-        )
-    if r.generator.saturated:
-        causes.append(
-            f"the generator was {_short_of_cpu(r.generator)} (see generator-saturated): it sent each "
-            "connection's next request late"
-        )
-    if ratio < 1 and (wait := _users_wait(r)) is not None:
-        idle_ms, with_wait = wait
-        causes.append(
-            f"{r.generator.name}'s users waited {idle_ms:.2f} ms per request between an answer and their "
-            "next request beyond any think time (measured by the users: the generator's own Python and its "
-            "turn on its one event loop, in no response time); with that wait their time covers "
-            f"{with_wait:.0%} of the window: the generator could not keep its users busy"
-        )
-    elif ratio < 1 and r.shape.workers is not None and r.requests and r.generator.cpu_s and r.load.gap_ms is None:
-        # A record without the users' measured gaps: a locust user runs its own Python between an answer and its
-        # next request (task choice, the answer's checks, statistics), in no response time.  Its CPU per request
-        # bounds that time.
-        missing_ms = (1 - ratio) * r.connections / (r.requests / r.load.duration_s) * 1000.0
-        cpu_ms = r.generator.cpu_s / r.requests * 1000.0
-        if missing_ms <= cpu_ms:
-            causes.append(
-                f"locust spent {cpu_ms:.2f} ms of its own CPU per request (its users' Python between an "
-                f"answer and the next request, in no response time) against {missing_ms:.2f} ms per "
-                "request the latencies do not cover"
-            )
-    if ratio < 1:
-        failed = sum(r.load.errors[k] for k in ("connect", "read", "write", "timeout"))
-        if failed:
-            causes.append(
-                f"{failed:,} connections failed or timed out (the server's errors): reconnecting is "
-                "outside any timed request"
-            )
-    return causes
+    if not (overflows or drops):
+        return None
+    return (
+        f"the kernel dropped connection attempts ({overflows:,} listen overflows, {drops:,} drops; "
+        "see syn-drops): time connecting is outside any timed request"
+    )
+
+
+def _generator_late(r: Result, ratio: float) -> str | None:
+    if not r.generator.saturated:
+        return None
+    return (
+        f"the generator was {_short_of_cpu(r.generator)} (see generator-saturated): it sent each "
+        "connection's next request late"
+    )
+
+
+def _users_waited(r: Result, ratio: float) -> str | None:
+    wait = _users_wait(r) if ratio < 1 else None
+    if wait is None:
+        return None
+    idle_ms, with_wait = wait
+    return (
+        f"{r.generator.name}'s users waited {idle_ms:.2f} ms per request between an answer and their "
+        "next request beyond any think time (measured by the users: the generator's own Python and its "
+        "turn on its one event loop, in no response time); with that wait their time covers "
+        f"{with_wait:.0%} of the window: the generator could not keep its users busy"
+    )
+
+
+def _locust_cpu(r: Result, ratio: float) -> str | None:
+    # A record without the users' measured gaps (with them, _users_waited speaks): a locust user runs its own Python
+    # between an answer and its next request (task choice, the answer's checks, statistics), in no response time.
+    # Its CPU per request bounds that time.
+    if not (ratio < 1 and r.shape.workers is not None and r.requests and r.generator.cpu_s and r.load.gap_ms is None):
+        return None
+    missing_ms = (1 - ratio) * r.connections / (r.requests / r.load.duration_s) * 1000.0
+    cpu_ms = r.generator.cpu_s / r.requests * 1000.0
+    if missing_ms > cpu_ms:
+        return None
+    return (
+        f"locust spent {cpu_ms:.2f} ms of its own CPU per request (its users' Python between an "
+        f"answer and the next request, in no response time) against {missing_ms:.2f} ms per "
+        "request the latencies do not cover"
+    )
+
+
+def _connections_failed(r: Result, ratio: float) -> str | None:
+    failed = sum(r.load.errors[k] for k in ("connect", "read", "write", "timeout")) if ratio < 1 else 0
+    if not failed:
+        return None
+    return (
+        f"{failed:,} connections failed or timed out (the server's errors): reconnecting is outside any timed request"
+    )
+
+
+# What the record measured outside the harness that explains a ratio off 1, in the order a message names them:
+# (cause code, what was seen or None).  The codes are those benchmarks/time_breakdown.py counts (two of them the
+# flags that say more).  Not neighbours: they slow the server and the generator alike, and Little's law still holds
+# between them.
+OUTSIDE_CAUSES: tuple[tuple[str, Callable[[Result, float], str | None]], ...] = (
+    ("syn-drops", _kernel_dropped),
+    ("generator-saturated", _generator_late),
+    ("generator's users waited", _users_waited),
+    ("locust's CPU", _locust_cpu),
+    ("failed connections", _connections_failed),
+)
+
+
+def _outside_causes(r: Result, ratio: float) -> list[tuple[str, str]]:
+    """Every cause outside the harness the record measured for ``ratio``: (code, what was seen), in OUTSIDE_CAUSES
+    order."""
+    return [(code, seen) for code, cause in OUTSIDE_CAUSES if (seen := cause(r, ratio)) is not None]
 
 
 def _users_wait(r: Result) -> tuple[float, float] | None:
@@ -198,92 +234,141 @@ def _users_wait(r: Result) -> tuple[float, float] | None:
     return r.load.gap_ms - (r.load.think_ms or 0.0), with_wait
 
 
+def _held_meaning(r: Result, ratio: float) -> str:
+    held = r.load.held_through
+    return (
+        f"{held} of {r.connections} connections sent no request in the window: each waited through it on a "
+        "request sent before it and answered after it, or never (the server answered the other connections first; "
+        f"a wait longer than the window), so the window's requests are the other {r.connections - held} "
+        "connections' and their latencies are not the server's for all of them. The latencies are hidden "
+        "from the summary; a window longer than the longest wait measures every connection"
+    )
+
+
+def _first_waits_meaning(r: Result, ratio: float) -> str:
+    share = _first_wait_share(r)
+    return (
+        f"the connections spent {share:.0%} of the window waiting on the run's first requests, sent as it "
+        f"began, or on requests never answered ({r.load.held_through or 0} of {r.connections} connections "
+        "through the whole window): the server took its connections in turn, not at once, so some waited "
+        f"from the run's start into the window; with that wait their time covers {ratio + share:.0%} of "
+        "it. The window's requests are those of the connections the server had taken, and their latencies "
+        "are not the server's for all of them: hidden from the summary"
+    )
+
+
+def _edges_meaning(r: Result, ratio: float) -> str:
+    carried_in = waits_carried_in_s(r.load)
+    whole = r.connections * r.load.duration_s
+    return (
+        f"the window's edges did not cancel: its connections carried {r.load.carried_out_s / whole:.0%} of "
+        f"it out (the rest of its last requests) and {carried_in / whole:.0%} in (the rest of the "
+        f"requests in flight as it opened), moving the ratio by {edge_share(r.load, r.connections):+.2f}: "
+        f"the server's waits are long and uneven against a {r.load.duration_s:g} s window (the perf suite "
+        f"measures such a window once more, {LONGER_WINDOWS} times as long, up to {MAX_WINDOW_S} s). The "
+        "latencies are hidden from the summary; measure longer (--perf-duration)"
+    )
+
+
+def _said(template: str) -> Callable[[Result, float], str]:
+    """A meaning that is ``template`` filled in with the record ``r``, its ``ratio`` and the saturation ``limit``."""
+    return lambda r, ratio: template.format(r=r, ratio=ratio, limit=SATURATION_BUSY_PCT)
+
+
+_IDLE_IN_STEADY = _said(
+    "the connections' timed requests cover {ratio:.0%} of a steady-state window with no cause "
+    "outside the harness measured: {r.generator.name} left its connections idle between an answer "
+    "and the next request. The latencies are hidden from the summary"
+)
+_LOCUST_RUNNABLE = _said(
+    "the users' timed requests (and think time) cover {ratio:.0%} of the window with no cause outside "
+    "the harness measured: locust was runnable {r.generator.runnable_pct:.0f}% of the window (under "
+    "the {limit:.0f}% limit) and its users still waited between an answer and their "
+    "next request. The latencies are hidden from the summary; measure again on a quieter machine"
+)
+_LOCUST_COUNTS = _said(
+    "the users' timed requests (and think time) cover {ratio:.0%} of the window with no cause outside "
+    "the harness measured: locust's counts or window are not its users' (records measured before "
+    "serverbench read locust's final statistics counted from its CSV, which misses up to the last "
+    "second, over -t, while the users answered for about a second less). The latencies are hidden "
+    "from the summary; measure again"
+)
+_DRAINED_START = _said(
+    "the connections' timed requests cover {ratio:.0%} of the window with no cause outside the "
+    "harness measured: {r.generator.name}'s window did not measure a steady state (it started on "
+    "a drained server, so its first answers are an empty queue's, and dropped the requests in flight "
+    "at its end). The latencies are hidden from the summary; measure longer (--perf-duration) or "
+    "measure with --perf-closed-driver oha (a steady-state window)"
+)
+_OMISSION_SAMPLES = _said(
+    "{r.generator.name}'s latencies add up to more time than its connections had: the throughput "
+    "holds, the latencies do not and are hidden from the summary. wrk adds a synthetic sample for "
+    "coordinated omission below every slow request (wrk.c's stats_correct; wg/wrk#438): records "
+    "measured before serverbench removed those samples (its wrk reporter) carry them, 2-15x on "
+    "gevent servers. Measure again, or with --perf-closed-driver oha"
+)
+
+
+@dataclass(frozen=True)
+class HarnessCause:
+    """A reason inside the harness for a ratio off 1 with no cause outside it: its code (what
+    benchmarks/time_breakdown.py counts: "unexplained" where the record measured nothing that accounts for the
+    gap and the message names the likely reason), when it applies, and what the message says."""
+
+    code: str
+    applies: Callable[[Result, float], bool]
+    meaning: Callable[[Result, float], str]
+
+
+# Tried in order; the first that applies is the one named (the last applies to any ratio above 1).
+HARNESS_CAUSES: tuple[HarnessCause, ...] = (
+    HarnessCause("held connections", lambda r, ratio: ratio < 1 and _held_through_explains(r, ratio), _held_meaning),
+    HarnessCause(
+        "first requests waited", lambda r, ratio: ratio < 1 and _first_waits_explain(r, ratio), _first_waits_meaning
+    ),
+    HarnessCause("window edges", lambda r, ratio: _edges_apart(r), _edges_meaning),
+    HarnessCause("unexplained", lambda r, ratio: ratio < 1 and r.load.window == "steady", _IDLE_IN_STEADY),
+    HarnessCause(
+        "unexplained",
+        lambda r, ratio: ratio < 1 and r.shape.workers is not None and r.generator.runnable_pct is not None,
+        _LOCUST_RUNNABLE,
+    ),
+    HarnessCause("unexplained", lambda r, ratio: ratio < 1 and r.shape.workers is not None, _LOCUST_COUNTS),
+    HarnessCause("unexplained", lambda r, ratio: ratio < 1, _DRAINED_START),
+    HarnessCause("unexplained", lambda r, ratio: True, _OMISSION_SAMPLES),
+)
+
+
+def _littles_cause(r: Result, ratio: float) -> tuple[str, str]:
+    """The cause of a ratio off 1 (code, meaning): every cause outside the harness the record measured (the first
+    one's code), else the first of HARNESS_CAUSES that applies."""
+    outside = _outside_causes(r, ratio)
+    if outside:
+        return outside[0][0], "measured cause outside the harness: " + "; ".join(seen for _, seen in outside)
+    cause = next(c for c in HARNESS_CAUSES if c.applies(r, ratio))
+    return cause.code, cause.meaning(r, ratio)
+
+
+def _cycle_text(r: Result) -> str:
+    """A connection's cycle as the message shows it: the mean latency, plus the think time where there is one."""
+    cycle = f"{r.load.latency_ms['mean']:.2f} ms mean"
+    return f"({cycle} + {r.load.think_ms:.2f} ms think time)" if r.load.think_ms else cycle
+
+
 def littles_law(r: Result) -> Flag | None:
     """Closed model only: rps x (mean latency + think time) / connections within LITTLE_TOLERANCE of 1, or the
-    cause named."""
+    cause named (the flag's ``cause``: its code)."""
     ratio = littles_ratio(r)
     if ratio is None or abs(ratio - 1) <= LITTLE_TOLERANCE:
         return None
-    in_flight = ratio * r.connections
-    causes = _outside_causes(r, ratio)
-    if causes:
-        meaning = "measured cause outside the harness: " + "; ".join(causes)
-    elif ratio < 1 and _held_through_explains(r, ratio):
-        held = r.load.held_through
-        meaning = (
-            f"{held} of {r.connections} connections sent no request in the window: each waited through it on a "
-            "request sent before it and answered after it, or never (the server answered the other connections first; "
-            f"a wait longer than the window), so the window's requests are the other {r.connections - held} "
-            "connections' and their latencies are not the server's for all of them. The latencies are hidden "
-            "from the summary; a window longer than the longest wait measures every connection"
-        )
-    elif ratio < 1 and _first_waits_explain(r, ratio):
-        share = _first_wait_share(r)
-        meaning = (
-            f"the connections spent {share:.0%} of the window waiting on the run's first requests, sent as it "
-            f"began, or on requests never answered ({r.load.held_through or 0} of {r.connections} connections "
-            "through the whole window): the server took its connections in turn, not at once, so some waited "
-            f"from the run's start into the window; with that wait their time covers {ratio + share:.0%} of "
-            "it. The window's requests are those of the connections the server had taken, and their latencies "
-            "are not the server's for all of them: hidden from the summary"
-        )
-    elif _edges_apart(r):
-        carried_in = waits_carried_in_s(r.load)
-        whole = r.connections * r.load.duration_s
-        meaning = (
-            f"the window's edges did not cancel: its connections carried {r.load.carried_out_s / whole:.0%} of "
-            f"it out (the rest of its last requests) and {carried_in / whole:.0%} in (the rest of the "
-            f"requests in flight as it opened), moving the ratio by {edge_share(r.load, r.connections):+.2f}: "
-            f"the server's waits are long and uneven against a {r.load.duration_s:g} s window (the perf suite "
-            f"measures such a window once more, {LONGER_WINDOWS} times as long, up to {MAX_WINDOW_S} s). The "
-            "latencies are hidden from the summary; measure longer (--perf-duration)"
-        )
-    elif ratio < 1 and r.load.window == "steady":
-        meaning = (
-            f"the connections' timed requests cover {ratio:.0%} of a steady-state window with no cause "
-            f"outside the harness measured: {r.generator.name} left its connections idle between an answer "
-            "and the next request. The latencies are hidden from the summary"
-        )
-    elif ratio < 1 and r.shape.workers is not None and r.generator.runnable_pct is not None:
-        meaning = (
-            f"the users' timed requests (and think time) cover {ratio:.0%} of the window with no cause outside "
-            f"the harness measured: locust was runnable {r.generator.runnable_pct:.0f}% of the window (under "
-            f"the {SATURATION_BUSY_PCT:.0f}% limit) and its users still waited between an answer and their "
-            "next request. The latencies are hidden from the summary; measure again on a quieter machine"
-        )
-    elif ratio < 1 and r.shape.workers is not None:
-        meaning = (
-            f"the users' timed requests (and think time) cover {ratio:.0%} of the window with no cause outside "
-            "the harness measured: locust's counts or window are not its users' (records measured before "
-            "serverbench read locust's final statistics counted from its CSV, which misses up to the last "
-            "second, over -t, while the users answered for about a second less). The latencies are hidden "
-            "from the summary; measure again"
-        )
-    elif ratio < 1:
-        meaning = (
-            f"the connections' timed requests cover {ratio:.0%} of the window with no cause outside the "
-            f"harness measured: {r.generator.name}'s window did not measure a steady state (it started on "
-            "a drained server, so its first answers are an empty queue's, and dropped the requests in flight "
-            "at its end). The latencies are hidden from the summary; measure longer (--perf-duration) or "
-            "measure with --perf-closed-driver oha (a steady-state window)"
-        )
-    else:
-        meaning = (
-            f"{r.generator.name}'s latencies add up to more time than its connections had: the throughput "
-            "holds, the latencies do not and are hidden from the summary. wrk adds a synthetic sample for "
-            "coordinated omission below every slow request (wrk.c's stats_correct; wg/wrk#438): records "
-            "measured before serverbench removed those samples (its wrk reporter) carry them, 2-15x on "
-            "gevent servers. Measure again, or with --perf-closed-driver oha"
-        )
-    cycle = f"{r.load.latency_ms['mean']:.2f} ms mean"
-    if r.load.think_ms:
-        cycle = f"({cycle} + {r.load.think_ms:.2f} ms think time)"
+    code, meaning = _littles_cause(r, ratio)
     who = "users" if r.shape.workers is not None else "connections"
     return Flag(
         "littles-law",
-        f"{r.requests / r.load.duration_s:,.1f} rps x {cycle} = {in_flight:.1f} requests in "
+        f"{r.requests / r.load.duration_s:,.1f} rps x {_cycle_text(r)} = {ratio * r.connections:.1f} requests in "
         f"flight against {r.connections} {who} (ratio {ratio:.2f}, "
         f"healthy {1 - LITTLE_TOLERANCE:.2f}-{1 + LITTLE_TOLERANCE:.2f}): {meaning}",
+        cause=code,
     )
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Callable
 
 from ..catalog.shapes import LoadShape
 
@@ -394,11 +394,6 @@ class Result:
     ) -> dict[str, Any]:
         """The JSON record (schema 2, docs/records.md); ``flags``: the consistency checks' findings (judge.checks)."""
         load = self.load
-        per_request = (
-            self.server_cpu_s / load.good_requests * 1e6
-            if self.server_cpu_s is not None and load.good_requests
-            else None
-        )
         return {
             "nodeid": self.nodeid,
             "key": self.key,
@@ -420,56 +415,42 @@ class Result:
             "errors": {k: load.errors[k] for k in ERROR_KEYS},
             "error_rate": round(load.error_rate, 6),
             "window": load.window,
-            **(
-                {}
-                if not load.error_attribution
-                else {
-                    "error_attribution": load.error_attribution,
-                    "run_errors": {k: load.run_errors[k] for k in ERROR_KEYS},
-                }
-            ),
-            **({} if load.think_ms == 0 else {"think_ms": load.think_ms}),
-            **({} if load.held_through is None else {"held_through": load.held_through}),
-            **({} if load.first_wait_s is None else {"first_wait_s": round(load.first_wait_s, 3)}),
-            **({} if load.carried_in_s is None else {"carried_in_s": round(load.carried_in_s, 3)}),
-            **({} if load.carried_out_s is None else {"carried_out_s": round(load.carried_out_s, 3)}),
-            **({} if load.run_requests is None else {"run_requests": load.run_requests}),
-            **({} if load.gap_ms is None else {"gap_ms": round(load.gap_ms, 3)}),
-            **({} if load.precision is None else {"precision": _rounded(load.precision)}),
-            **({} if load.lead_s is None else {"lead_s": round(load.lead_s, 3)}),
-            **({} if load.first_answered_s is None else {"first_answered_s": round(load.first_answered_s, 3)}),
-            "server": {
-                "cpu_s": self.server_cpu_s,
-                "rss_mb": self.server_rss_mb,
-                "cpu_us_per_request": None if per_request is None else round(per_request, 2),
-                **(
-                    {"pss_mb": self.server_pss_mb, "pss_end_mb": self.server_pss_end_mb}
-                    if self.server_pss_mb is not None
-                    else {}
-                ),
-            },
+            **_optional_load_fields(load),
+            "server": self._server_record(),
             "generator": self.generator.to_record(),
             "machine": dict(self.machine),
             "python": dict(self.python),
             "timestamp": self.timestamp,
             "verdict": dict(verdict) if verdict is not None else None,
             "kernel": dict(self.kernel),
-            **(
-                {
-                    "host": {
-                        "cpu_s": self.host_cpu_s,
-                        "steal_s": self.host_steal_s,
-                        **({} if self.host_wall_s is None else {"wall_s": self.host_wall_s}),
-                    }
-                }
-                if self.host_cpu_s is not None
-                else {}
-            ),
+            **self._host_fields(),
             **({"flags": [dict(f) for f in flags]} if flags is not None else {}),
             **({"slow_clients": self.slow_clients.to_record()} if self.slow_clients is not None else {}),
             **({"extra": dict(self.extra)} if self.extra else {}),
             **({"memory": dict(self.memory)} if self.memory else {}),
         }
+
+    def _server_record(self) -> dict[str, Any]:
+        """The server's CPU, memory and CPU per answered request (its PSS where measured)."""
+        good = self.load.good_requests
+        per_request = self.server_cpu_s / good * 1e6 if self.server_cpu_s is not None and good else None
+        return {
+            "cpu_s": self.server_cpu_s,
+            "rss_mb": self.server_rss_mb,
+            "cpu_us_per_request": None if per_request is None else round(per_request, 2),
+            **(
+                {"pss_mb": self.server_pss_mb, "pss_end_mb": self.server_pss_end_mb}
+                if self.server_pss_mb is not None
+                else {}
+            ),
+        }
+
+    def _host_fields(self) -> dict[str, Any]:
+        """``host``: the machine's CPU, stolen time and the wall time its counters covered, where measured."""
+        if self.host_cpu_s is None:
+            return {}
+        wall = {} if self.host_wall_s is None else {"wall_s": self.host_wall_s}
+        return {"host": {"cpu_s": self.host_cpu_s, "steal_s": self.host_steal_s, **wall}}
 
     @classmethod
     def from_record(cls, rec: Mapping[str, Any]) -> Result:
@@ -530,6 +511,44 @@ class Result:
 
 def _rounded(precision: Mapping[str, Any]) -> dict[str, Any]:
     return {k: round(v, 4) if isinstance(v, float) else v for k, v in precision.items()}
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
+def _ms(value: float) -> float:
+    return round(value, 3)
+
+
+# A load's optional fields in the record's order: each written only when known (not None), as this makes it.
+_OPTIONAL_LOAD: tuple[tuple[str, Callable[[Any], Any]], ...] = (
+    ("held_through", _as_is),
+    ("first_wait_s", _ms),
+    ("carried_in_s", _ms),
+    ("carried_out_s", _ms),
+    ("run_requests", _as_is),
+    ("gap_ms", _ms),
+    ("precision", _rounded),
+    ("lead_s", _ms),
+    ("first_answered_s", _ms),
+)
+
+
+def _optional_load_fields(load: LoadReport) -> dict[str, Any]:
+    """What a load's record holds beyond its counts: the errors' attribution and the run's errors where the driver
+    attributes them, a think time other than 0, and each of _OPTIONAL_LOAD that is known."""
+    out: dict[str, Any] = {}
+    if load.error_attribution:
+        out["error_attribution"] = load.error_attribution
+        out["run_errors"] = {k: load.run_errors[k] for k in ERROR_KEYS}
+    if load.think_ms != 0:
+        out["think_ms"] = load.think_ms
+    for name, made in _OPTIONAL_LOAD:
+        value = getattr(load, name)
+        if value is not None:
+            out[name] = made(value)
+    return out
 
 
 def _precision(value: Any) -> Mapping[str, Any] | None:

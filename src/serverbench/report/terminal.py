@@ -15,7 +15,7 @@ from ..judge.checks import MEANINGS, check_session, latency_known_wrong
 from ..judge.explained import syn_drop_errors
 from ..judge.verdict import NO_BASELINE, Verdict
 from ..records.results import Failure
-from ..records.schema import Result
+from ..records.schema import BackendUsage, Result
 
 SHOWN_ELSEWHERE = ("generator-saturated", "backend-bound")  # SAT in "gen cpu", BND in "backend cpu"
 
@@ -44,6 +44,24 @@ def variant_table(rows: Sequence[tuple[Cell | Variant, str | None]], width: int)
     return out.getvalue()
 
 
+# The summary's columns, in order, with how each is justified.
+SUMMARY_COLUMNS = (
+    ("variant", "left"),
+    ("workload", "left"),
+    ("shape", "right"),
+    ("rps", "right"),
+    ("p50 ms", "right"),
+    ("p99 ms", "right"),
+    ("errors", "right"),
+    ("srv cpu s", "right"),
+    ("gen cpu", "right"),
+    ("backend cpu, ops/req", "left"),
+    ("flags", "left"),
+    ("verdict", "left"),
+)
+NOTHING = "-"  # a column a row has no figure for
+
+
 def summary_table(
     results: Sequence[tuple[Result, Verdict]],
     failures: Sequence[Failure],
@@ -55,91 +73,85 @@ def summary_table(
     follows the table, whole, since a table cell would cut it."""
     skipped = skipped or {}
     table = Table(title="serverbench results", title_justify="left", show_lines=False)
-    for column, justify in (
-        ("variant", "left"),
-        ("workload", "left"),
-        ("shape", "right"),
-        ("rps", "right"),
-        ("p50 ms", "right"),
-        ("p99 ms", "right"),
-        ("errors", "right"),
-        ("srv cpu s", "right"),
-        ("gen cpu", "right"),
-        ("backend cpu, ops/req", "left"),
-        ("flags", "left"),
-        ("verdict", "left"),
-    ):
+    for column, justify in SUMMARY_COLUMNS:
         table.add_column(column, justify=justify, no_wrap=True)
-    any_saturated = any_bound = False
     raised: dict[str, None] = {}
     syn_lines: list[str] = []
     for (r, v), judged in zip(results, check_session([r for r, _ in results])):
         flags = [f.name for f in judged if f.name not in SHOWN_ELSEWHERE]
         raised.update(dict.fromkeys(flags))
-        backend = []
-        for b in r.backends:
-            pct = "-" if b.cpu_pct is None else f"{b.cpu_pct:.0f}%"
-            ratio = "" if b.ops is None or not r.requests else f" {b.ops / r.requests:.3f}"
-            backend.append(f"{b.name} {pct}{' BND' if b.bound else ''}{ratio}")
-            any_bound |= b.bound
-        errors = sum(r.load.errors.values())
-        gen = f"{r.generator.cpu_pct:.0f}%"
-        if r.generator.saturated:
-            gen += " SAT"
-            any_saturated = True
-        verdict = v.status if v.ratio is None else f"{v.status} ({v.ratio - 1:+.1%})"
-        if saving and v.status == NO_BASELINE:
-            verdict = "saved"
-        reps = r.extra.get("replicates")
-        rps_text = f"{r.rps:,.0f}" + (f" (n={reps['n']}, ±{reps['dispersion']:.0%})" if reps else "")
-        # a latency the checks know to be wrong (Little's law off, no cause outside the harness) is not shown, nor
-        # one of a cell whose timeouts the kernel's SYN drops explain (the retransmit timer's, not the server's)
         explained = syn_drop_errors(r)
         if explained is not None:
             syn_lines.append(
                 f"SYN {r.variant}/{r.app if r.app else '-'} {r.workload} {r.shape.label}: {explained.cause}"
             )
-        p50, p99 = (
-            ("?", "?")
-            if latency_known_wrong(r)
-            else ("SYN", "SYN")
-            if explained is not None
-            else (f"{r.load.latency_ms['p50']:.2f}", f"{r.load.latency_ms['p99']:.2f}")
-        )
-        table.add_row(
-            f"{r.variant}/{r.app}" if r.app else r.variant,
-            r.workload,
-            r.shape.label,
-            rps_text,
-            p50,
-            p99,
-            f"{errors} ({r.error_rate:.1%})" if errors else "0",
-            "-" if r.server_cpu_s is None else f"{r.server_cpu_s:.1f}",
-            gen,
-            ", ".join(backend) or "-",
-            " ".join(flags) or "-",
-            verdict,
-        )
+        table.add_row(*_result_row(r, v, flags, saving, syn_explained=explained is not None))
     for f in failures:
-        table.add_row(
-            f"{f.variant}/{f.app}" if f.app else f.variant,
-            f.workload,
-            f"c{f.connections}",
-            "-",
-            "-",
-            "-",
-            "-",
-            "-",
-            "-",
-            "-",
-            "-",
-            "error",
-        )
+        cell = f"{f.variant}/{f.app}" if f.app else f.variant
+        table.add_row(cell, f.workload, f"c{f.connections}", *[NOTHING] * 8, "error")
     for n, ((cell, _), workloads) in enumerate(skipped.items(), 1):
-        table.add_row(cell, ",".join(workloads), "-", "-", "-", "-", "-", "-", "-", "-", "-", f"skipped [{n}]")
+        table.add_row(cell, ",".join(workloads), *[NOTHING] * 9, f"skipped [{n}]")
     out = io.StringIO()
     Console(file=out, width=max(width, 200), color_system=None, force_terminal=False).print(table)
-    text = out.getvalue()
+    any_bound = any(b.bound for r, _ in results for b in r.backends)
+    any_saturated = any(r.generator.saturated for r, _ in results)
+    return out.getvalue() + _notes(any_bound, any_saturated, raised, syn_lines, skipped)
+
+
+def _result_row(r: Result, v: Verdict, flags: Sequence[str], saving: bool, syn_explained: bool) -> tuple[str, ...]:
+    """One result's cells, in SUMMARY_COLUMNS order."""
+    errors = sum(r.load.errors.values())
+    gen = f"{r.generator.cpu_pct:.0f}%" + (" SAT" if r.generator.saturated else "")
+    verdict = v.status if v.ratio is None else f"{v.status} ({v.ratio - 1:+.1%})"
+    if saving and v.status == NO_BASELINE:
+        verdict = "saved"
+    reps = r.extra.get("replicates")
+    rps_text = f"{r.rps:,.0f}" + (f" (n={reps['n']}, ±{reps['dispersion']:.0%})" if reps else "")
+    p50, p99 = _latency_cells(r, syn_explained)
+    return (
+        f"{r.variant}/{r.app}" if r.app else r.variant,
+        r.workload,
+        r.shape.label,
+        rps_text,
+        p50,
+        p99,
+        f"{errors} ({r.error_rate:.1%})" if errors else "0",
+        NOTHING if r.server_cpu_s is None else f"{r.server_cpu_s:.1f}",
+        gen,
+        ", ".join(_backend_cell(r, b) for b in r.backends) or NOTHING,
+        " ".join(flags) or NOTHING,
+        verdict,
+    )
+
+
+def _latency_cells(r: Result, syn_explained: bool) -> tuple[str, str]:
+    """p50 and p99, or why not: a latency the checks know to be wrong (Little's law off, no cause outside the harness)
+    is "?", one of a cell whose timeouts the kernel's SYN drops explain (the retransmit timer's, not the server's)
+    "SYN"."""
+    if latency_known_wrong(r):
+        return "?", "?"
+    if syn_explained:
+        return "SYN", "SYN"
+    return f"{r.load.latency_ms['p50']:.2f}", f"{r.load.latency_ms['p99']:.2f}"
+
+
+def _backend_cell(r: Result, b: BackendUsage) -> str:
+    """A backend's CPU share (BND when it bound the throughput) and its operations per request."""
+    pct = NOTHING if b.cpu_pct is None else f"{b.cpu_pct:.0f}%"
+    ratio = "" if b.ops is None or not r.requests else f" {b.ops / r.requests:.3f}"
+    return f"{b.name} {pct}{' BND' if b.bound else ''}{ratio}"
+
+
+def _notes(
+    any_bound: bool,
+    any_saturated: bool,
+    raised: Mapping[str, None],
+    syn_lines: Sequence[str],
+    skipped: Mapping[tuple[str, str], Sequence[str]],
+) -> str:
+    """The lines under the table: what BND, SAT and ? mean where shown, each flag raised, the SYN cells and every
+    skipped cell's reason."""
+    text = ""
     if any_bound:
         text += (
             "BND: a backend was >= 90% busy (of the cores it can use): the backend, not the server under "

@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pytest
 
+from serverbench.catalog.faults import Fault
 from serverbench.catalog.matrix import select
 from serverbench.config.options import OPTIONS, Thresholds, resolve, resolve_thresholds
 from serverbench.errors import ConfigError
@@ -129,3 +130,13 @@ def test_app_setup_is_a_shell_command_and_an_empty_one_is_refused():
     assert resolve({}, {}, Path("/tmp")).app_setup is None
     with pytest.raises(ConfigError, match="perf-app-setup.*expected a shell command"):
         resolve({"perf_app_setup": "   "}, {}, Path("/tmp"))
+
+
+def test_option_resolves_and_must_fall_inside_the_window():
+    """--perf-fault resolves to a Fault; one later than the window is a usage error naming both options."""
+    assert resolve({"perf_fault": "kill-redis@1s"}, {}, Path("/p")).fault == Fault("kill", "redis", 1.0)
+    assert resolve({}, {}, Path("/p")).fault is None
+    with pytest.raises(ConfigError, match=r"--perf-fault kill-redis@9s comes 9 s into a 2 s window.*--perf-duration"):
+        resolve({"perf_fault": "kill-redis@9s"}, {}, Path("/p"))
+    with pytest.raises(ConfigError, match=r"--perf-fault='kill-nginx'.*unknown backend"):
+        resolve({"perf_fault": "kill-nginx"}, {}, Path("/p"))

@@ -678,51 +678,58 @@ def test_a_rank_just_above_a_whole_number_goes_up():
     assert round(report.latency_ms["p999"], 6) == 20.0
 
 
-def test_the_windows_edges_are_the_wait_carried_in_past_the_first_requests_and_the_wait_carried_out():
-    """Window [2, 7): connection A's first request (sent at 0, answered at 3) is a first wait, not carried in; its
-    second (sent at 3, answered at 8) carries 1 s out; B's second request (sent at 1.5, answered at 2.5) carries
-    0.5 s in; C's (sent at 1, answered after the window) carries the whole 5 s in; a request sent in the trail carries
-    nothing."""
+@pytest.mark.parametrize(
+    "rows, near, exact",
+    [
+        # Window [2, 7): connection A's first request (sent at 0, answered at 3) is a first wait, not carried in; its
+        # second (sent at 3, answered at 8) carries 1 s out; B's second request (sent at 1.5, answered at 2.5) carries
+        # 0.5 s in; C's (sent at 1, answered after the window) carries the whole 5 s in; a request sent in the trail
+        # carries nothing.
+        pytest.param(
+            [
+                (0.0, 3.0, 200, 10),
+                (3.0, 8.0, 200, 10),  # A
+                (0.0, 1.5, 200, 10),
+                (1.5, 2.5, 200, 10),
+                (2.5, 6.9, 200, 10),
+                (6.9, 7.5, 200, 10),  # B
+                (0.0, 1.0, 200, 10),
+                (1.0, 7.2, 200, 10),
+                (7.2, 7.8, 200, 10),  # C
+            ],
+            {"first_wait_s": 1.0, "carried_in_s": 0.5 + 5.0, "carried_out_s": 1.0 + 0.5},
+            {"held_through": 1, "requests": 3},
+            id="first waits, carried in and out",
+        ),
+        # Window [2, 7): D's request sent at 2.0 exactly and answered at 7.5 carries 0.5 s out and nothing in; E's sent
+        # at 1.0 carries 4 s in, its next (6.0 to 7.0, answered as the window closes) nothing out, and the one sent at
+        # 7.0 exactly (the trail's) nothing; F's request answered at 2.0 exactly carries nothing in.
+        pytest.param(
+            [
+                (0.0, 2.0, 200, 10),
+                (2.0, 7.5, 200, 10),  # D
+                (0.0, 1.0, 200, 10),
+                (1.0, 6.0, 200, 10),
+                (6.0, 7.0, 200, 10),
+                (7.0, 7.6, 200, 10),  # E
+                (0.0, 1.0, 200, 10),
+                (1.0, 2.0, 200, 10),
+                (2.0, 7.0, 200, 10),  # F
+            ],
+            {"carried_in_s": 4.0, "carried_out_s": 0.5},
+            {"first_wait_s": 0.0, "requests": 3},
+            id="requests sent or answered exactly at an edge",
+        ),
+    ],
+)
+def test_the_windows_edges_are_the_wait_carried_in_past_the_first_requests_and_the_wait_carried_out(rows, near, exact):
+    """Each connection's requests around the window [2, 7) (1 s of trail): the first waits, the wait carried in and
+    out, the connections held through it and the window's requests."""
     from serverbench.drivers.oha import window_report
 
-    rows = [
-        (0.0, 3.0, 200, 10),
-        (3.0, 8.0, 200, 10),  # A
-        (0.0, 1.5, 200, 10),
-        (1.5, 2.5, 200, 10),
-        (2.5, 6.9, 200, 10),
-        (6.9, 7.5, 200, 10),  # B
-        (0.0, 1.0, 200, 10),
-        (1.0, 7.2, 200, 10),
-        (7.2, 7.8, 200, 10),
-    ]  # C
     report = window_report(rows, 2.0, 5.0, _errors(), connections=3, timeout_s=10.0, trail_s=1.0)
-    assert report.first_wait_s == pytest.approx(1.0)
-    assert report.carried_in_s == pytest.approx(0.5 + 5.0)
-    assert report.carried_out_s == pytest.approx(1.0 + 0.5)
-    assert report.held_through == 1 and report.requests == 3
-
-
-def test_a_request_sent_as_the_window_opens_is_the_windows_and_one_sent_as_it_closes_is_the_trails():
-    """Window [2, 7): D's request sent at 2.0 exactly and answered at 7.5 carries 0.5 s out and nothing in; E's sent at
-    1.0 carries 4 s in, its next (6.0 to 7.0, answered as the window closes) nothing out, and the one sent at 7.0
-    exactly (the trail's) nothing; F's request answered at 2.0 exactly carries nothing in."""
-    from serverbench.drivers.oha import window_report
-
-    rows = [
-        (0.0, 2.0, 200, 10),
-        (2.0, 7.5, 200, 10),  # D
-        (0.0, 1.0, 200, 10),
-        (1.0, 6.0, 200, 10),
-        (6.0, 7.0, 200, 10),
-        (7.0, 7.6, 200, 10),  # E
-        (0.0, 1.0, 200, 10),
-        (1.0, 2.0, 200, 10),
-        (2.0, 7.0, 200, 10),
-    ]  # F
-    report = window_report(rows, 2.0, 5.0, _errors(), connections=3, timeout_s=10.0, trail_s=1.0)
-    assert report.carried_in_s == pytest.approx(4.0) and report.carried_out_s == pytest.approx(0.5)
-    assert report.first_wait_s == 0.0 and report.requests == 3
+    assert {k: getattr(report, k) for k in near} == pytest.approx(near)
+    assert {k: getattr(report, k) for k in exact} == exact
 
 
 def test_timeouts_sent_late_in_the_window_are_the_windows_with_a_trail_after_it():

@@ -16,13 +16,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from serverbench.catalog.apps import APPS
-from serverbench.catalog.matrix import Cell
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.cli import compare, gate, history, report, services
 from serverbench.config.options import OPTIONS, OPTIONS_BY_NAME, resolve
 from serverbench.errors import ConfigError
-from serverbench.gate.plan import ABPlan, Arm
 from serverbench.judge.ab import GATE_POLICY
 from serverbench.records import results as results_file
 from tests.unit.fuzzing import census, fuzz  # noqa: F401 (census: a fixture)
@@ -141,23 +139,16 @@ def _gate_checks(args, plan: bool = True) -> None:
     repeats = gate.cost_repeats(args) if args.cost_repeats is not None else 0
     if not plan:
         return
-    variant = registry()[args.variant]
-    ABPlan(
-        Cell(variant, APPS[args.app] if args.app else variant.default_app),
+    gate.plan_of(
+        args,
+        gate.reference_cell(args),
         WORKLOADS[args.workload],
-        Arm("base", args.base_python, ROOT / "apps", gate._env(args.base_env)),
-        Arm("candidate", args.cand_python, ROOT / "apps", gate._env(args.cand_env)),
-        mode=args.mode,
-        blocks=args.blocks,
-        connections=shared["perf_connections"][0],
-        duration=shared["perf_duration"],
-        warmup=shared["perf_warmup"],
-        rate=rate,
-        load=args.load,
+        gate.reference_arms(args, ROOT, ROOT),
+        shared=shared,
         policy=policy,
-        retries=args.retries,
-        max_error_rate=shared["perf_max_error_rate"],
-        cost_repeats=repeats,
+        rate=rate,
+        repeats=repeats,
+        backend_env={},
     )
 
 

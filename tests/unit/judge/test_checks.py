@@ -3,73 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
+
+import pytest
 
 from serverbench.catalog.shapes import LoadShape
 from serverbench.judge import checks
 from serverbench.judge.checks import Flag, check, check_session
-from serverbench.judge.verdict import Verdict
-from serverbench.measure.kernel import parse_netstat, window
-from serverbench.records.results import ResultsFile, Stored
-from serverbench.records.schema import BackendUsage, Generator, LoadReport, Result, RunQueue, SlowClientReport
-from serverbench.report.charts import Fold
-from serverbench.report.inputs import Inputs
-from serverbench.report.sections import select
-from serverbench.report.terminal import summary_table
-
-ERRORS = {"connect": 0, "read": 0, "write": 0, "timeout": 0, "status": 0}
-
-
-def record(
-    rps=2000.0,
-    connections=8,
-    p50=None,
-    mean=None,
-    tail=None,
-    server_cpu_s=4.0,
-    gen_cpu_s=2.0,
-    workload="json",
-    shape=None,
-    backends=(),
-    errors=None,
-    kernel=None,
-    variant="v",
-    duration=5.0,
-) -> Result:
-    """A record (5 s by default), healthy unless told: Little's law holds (mean = connections / rps), 80% busy."""
-    mean = connections / rps * 1000.0 if mean is None else mean
-    p50 = mean if p50 is None else p50
-    latency = {
-        "p50": p50,
-        "p75": p50 * 1.1,
-        "p90": p50 * 1.2,
-        "p99": p50 * 2,
-        "p999": p50 * 3,
-        "max": p50 * 4,
-        "mean": mean,
-        "stdev": 1.0,
-        **(tail or {}),
-    }
-    load = LoadReport("wrk", int(rps * duration), duration, 0, latency, {**ERRORS, **(errors or {})})
-    return Result(
-        nodeid="t",
-        test="test_throughput",
-        variant=variant,
-        app="flask",
-        workload=workload,
-        shape=shape or LoadShape(connections, 5),
-        warmup_s=0,
-        url="http://127.0.0.1:1/",
-        load=load,
-        generator=Generator("wrk", "4.2.0", 2, gen_cpu_s, 5.0, 2),
-        server_cpu_s=server_cpu_s,
-        server_rss_mb=40.0,
-        machine={},
-        python={"implementation": "cpython", "version": "3.11"},
-        timestamp="2026-11-23T00:00:00+00:00",
-        backends=tuple(backends),
-        kernel=kernel or {},
-    )
+from serverbench.records.schema import BackendUsage, Generator, Result, RunQueue, SlowClientReport
+from tests.unit.synthetic import (
+    ERRORS,
+    edges_result,
+    first_waits_result,
+    held_result,
+    locust_result,
+    record,
+    waited_result,
+)
 
 
 def names(result: Result) -> list[str]:
@@ -105,14 +54,11 @@ def test_littles_law_holds_within_five_percent_either_side_and_skips_the_open_mo
 
 def test_littles_law_flags_a_window_that_started_on_a_drained_server():
     """gunicorn-sync-w2 on /sleep at c64: 19.6 rps x 2.21 s = 0.68 of the connections, no outside cause: flagged,
-    and the summary hides its latencies."""
+    and its latencies known wrong (the summary hides them: report/test_terminal.py)."""
     r = record(rps=19.6, connections=64, mean=2210.0, server_cpu_s=0.1, gen_cpu_s=0.05, workload="sleep")
     flag = checks.littles_law(r)
     assert flag is not None and "ratio 0.68" in flag.message and "drained server" in flag.message
     assert checks.latency_known_wrong(r)
-    text = summary_table([(r, Verdict("no-baseline", "no baseline", None, None))], [], 200)
-    row = next(line for line in text.splitlines() if "v/flask" in line)
-    assert "2210" not in row.replace(",", "") and "?" in row and "?: a latency the littles-law check" in text
 
 
 def test_littles_law_names_a_measured_cause_outside_the_harness_and_keeps_the_latency():
@@ -362,134 +308,57 @@ def test_flags_round_trip_through_the_record():
     assert Result.from_record(old).kernel == {}
 
 
-def test_kernel_listen_counters_are_read_from_netstat_text():
-    """ListenOverflows and ListenDrops come from the TcpExt lines; the window is their rise."""
-    text = "TcpExt: SyncookiesSent ListenOverflows ListenDrops\nTcpExt: 0 7 9\nIpExt: InNoRoutes\nIpExt: 0\n"
-    before = parse_netstat(text)
-    assert before == {"listen_overflows": 7, "listen_drops": 9}
-    assert window(before, {"listen_overflows": 10, "listen_drops": 13}) == {"listen_overflows": 3, "listen_drops": 4}
-    assert parse_netstat("IpExt: InNoRoutes\nIpExt: 0\n") == {}
-
-
-def test_terminal_summary_shows_each_records_flags_and_what_they_mean():
-    """The summary table has a flags column, and one line under it per flag raised."""
-    stalled = record(rps=200, connections=8, server_cpu_s=0.3, gen_cpu_s=0.1)
-    verdict = Verdict("no-baseline", "no baseline", None, None)
-    text = summary_table([(record(), verdict), (stalled, verdict)], [], 200)
-    rows = [line for line in text.splitlines() if "v/flask" in line]
-    assert "stall" not in rows[0] and "stall" in rows[1]
-    assert "stall: server, backends and generator all idle" in text and "docs/checks.md" in text
-
-
-def test_html_summary_shows_the_stored_flags_with_their_messages():
-    """A stored record's flags are named in the summary's flags column and listed with their messages."""
-    stalled = record(rps=200, connections=8, server_cpu_s=0.3, gen_cpu_s=0.1)
-    flags = [f.to_record() for f in check(stalled)]
-    run = ResultsFile(
-        Path("s.json"),
-        2,
-        "2026-11-23T00:00:00+00:00",
-        {"id": "m"},
-        (Stored(stalled, None, stalled.to_record(None, flags)),),
-        (),
-    )
-    summary = next(s for s in select(Inputs((run,), ())) if s.id == "summary")
-    table = summary.blocks[0]
-    row = {c.name: cell for c, cell in zip(table.columns, table.rows[0])}
-    assert row["flags"].text == "stall"
-    fold = next(b for b in summary.blocks if isinstance(b, Fold))
-    assert fold.blocks[0].rows[0][-1].text == flags[0]["message"]
-
-
-def _locust(rps: float, users: int, mean: float, think_ms: float | None = 0.0, gen_cpu_s: float = 2.0) -> Result:
-    """A locust scenario's record (users in one process) with its mean latency and the users' think time."""
-    r = record(
-        rps=rps,
-        connections=users,
-        mean=mean,
-        workload="site",
-        shape=LoadShape(users, 5, workers=0),
-        gen_cpu_s=gen_cpu_s,
-    )
-    return replace(
-        r,
-        load=replace(r.load, driver="locust", think_ms=think_ms),
-        generator=replace(r.generator, name="locust", threads=1),
-    )
-
-
 def test_locust_users_are_held_to_littles_law_with_their_think_time():
     """64 users at 1,105 rps x 57.6 ms hold (0.99); with a 10 ms think time the same latency is 0.85 of the users,
     and 64 users with 10 ms think at 947 rps x 57.6 ms hold."""
-    assert abs(checks.littles_ratio(_locust(1105, 64, 57.6)) - 0.9945) < 1e-3
-    assert checks.littles_law(_locust(1105, 64, 57.6)) is None
-    assert checks.littles_law(_locust(947, 64, 57.6, think_ms=10.0)) is None
-    flag = checks.littles_law(_locust(947, 64, 57.6))
+    assert abs(checks.littles_ratio(locust_result(1105, 64, 57.6)) - 0.9945) < 1e-3
+    assert checks.littles_law(locust_result(1105, 64, 57.6)) is None
+    assert checks.littles_law(locust_result(947, 64, 57.6, think_ms=10.0)) is None
+    flag = checks.littles_law(locust_result(947, 64, 57.6))
     assert flag is not None and "64 users" in flag.message and "final statistics" in flag.message
 
 
 def test_a_locust_record_counted_from_its_csv_over_minus_t_is_flagged_and_its_latency_hidden():
     """The old count (the CSV misses the last second; rps over -t): 2,797 requests / 5 s x 66.2 ms / 64 = 0.58."""
-    r = _locust(2797 / 5, 64, 66.2)
+    r = locust_result(2797 / 5, 64, 66.2)
     assert checks.latency_known_wrong(r) and "ratio 0.58" in checks.littles_law(r).message
-    thinking = checks.littles_law(_locust(2797 / 5, 64, 66.2, think_ms=1.0)).message
+    thinking = checks.littles_law(locust_result(2797 / 5, 64, 66.2, think_ms=1.0)).message
     assert "559.4 rps x (66.20 ms mean + 1.00 ms think time)" in thinking
 
 
 def test_a_saturated_locust_is_a_cause_named_and_a_locustfile_of_unknown_wait_is_not_judged():
     """A locust at 99% of its core is the measured cause (latencies stay); an unknown think time is no ratio."""
-    busy = _locust(700, 64, 57.6, gen_cpu_s=4.95)
+    busy = locust_result(700, 64, 57.6, gen_cpu_s=4.95)
     assert "generator was 99% busy" in checks.littles_law(busy).message and not checks.latency_known_wrong(busy)
-    assert checks.littles_ratio(_locust(700, 64, 57.6, think_ms=None)) is None
-
-
-def test_a_think_time_survives_the_record_and_old_records_have_none():
-    """think_ms is stored when set (None too: unknown), and a record without the key reads as 0."""
-    for think in (10.0, None, 0.0):
-        r = _locust(947, 64, 57.6, think_ms=think)
-        stored = r.to_record(None)
-        assert ("think_ms" in stored) == (think != 0.0)
-        assert Result.from_record(stored).load.think_ms == think
+    assert checks.littles_ratio(locust_result(700, 64, 57.6, think_ms=None)) is None
 
 
 def test_locusts_own_cpu_per_request_names_the_time_between_an_answer_and_the_next_request():
     """5 users at 1,386 rps x 2.80 ms (0.78): 0.80 ms a request uncovered, locust burnt 1.5 ms a request: named;
     the old CSV count (0.58 at 64 users: 48 ms a request uncovered) is not explained by 1.4 ms of CPU."""
-    fast = _locust(1386.5, 5, 2.80, gen_cpu_s=1386.5 * 5 * 1.5 / 1000)
+    fast = locust_result(1386.5, 5, 2.80, gen_cpu_s=1386.5 * 5 * 1.5 / 1000)
     assert "locust spent 1.50 ms of its own CPU per request" in checks.littles_law(fast).message
     assert not checks.latency_known_wrong(fast)
-    old = _locust(2797 / 5, 64, 66.2, gen_cpu_s=4.0)
+    old = locust_result(2797 / 5, 64, 66.2, gen_cpu_s=4.0)
     assert checks.latency_known_wrong(old)
-
-
-def _held(ratio: float, held: int, connections: int = 64) -> Result:
-    """A steady oha window at ``ratio`` of Little's law with ``held`` connections that sent nothing in it."""
-    r = record(rps=10.0, connections=connections, mean=connections / 10.0 * 1000.0 * ratio, workload="upstream")
-    return replace(r, load=replace(r.load, driver="oha", window="steady", held_through=held))
 
 
 def test_connections_held_through_the_window_are_named_when_they_account_for_the_ratio():
     """bjoern /upstream at 64 connections: 49 held through the window leave 15 of 64 (0.23) to the window's requests;
     at ratio 0.23 (and 0.19, 0.28: within 5%) the flag names them and keeps the latencies hidden."""
     for ratio in (0.23, 0.19, 0.28):
-        flag = checks.littles_law(_held(ratio, 49))
+        flag = checks.littles_law(held_result(ratio, 49))
         assert flag is not None and "49 of 64 connections sent no request in the window" in flag.message, ratio
-        assert checks.latency_known_wrong(_held(ratio, 49))
+        assert checks.latency_known_wrong(held_result(ratio, 49))
 
 
 def test_held_connections_that_do_not_account_for_the_ratio_are_not_the_story():
     """One held connection leaves 63 of 64 (0.98): it does not explain a ratio of 0.5; 49 held (0.23) do not explain
     0.17 or 0.29 (outside 5%); no held connection, no such story."""
     for ratio, held in ((0.5, 1), (0.17, 49), (0.29, 49), (0.5, 0)):
-        flag = checks.littles_law(_held(ratio, held))
+        flag = checks.littles_law(held_result(ratio, held))
         assert flag is not None and "sent no request in the window" not in flag.message, (ratio, held)
         assert "steady-state window" in flag.message and "left its connections idle" in flag.message
-
-
-def _first_waits(ratio: float, first_wait_s: float, held: int = 0) -> Result:
-    """A steady oha window (5 s, 64 connections) at ``ratio`` with ``first_wait_s`` of it spent on first requests."""
-    r = _held(ratio, held)
-    return replace(r, load=replace(r.load, first_wait_s=first_wait_s))
 
 
 def test_waits_on_the_runs_first_requests_are_named_when_they_account_for_the_ratio():
@@ -498,43 +367,26 @@ def test_waits_on_the_runs_first_requests_are_named_when_they_account_for_the_ra
     are 0.48 + 0.48 and 0.56 + 0.48; the flag names the wait and the latencies stay hidden."""
     window = 64 * 5.0
     for ratio in (0.55, 0.48, 0.56):
-        flag = checks.littles_law(_first_waits(ratio, 0.48 * window, held=22))
+        flag = checks.littles_law(first_waits_result(ratio, 0.48 * window, held=22))
         assert flag is not None and "waiting on the run's first requests" in flag.message, ratio
         assert "spent 48% of the window" in flag.message and "22 of 64 connections" in flag.message
         assert f"covers {ratio + 0.48:.0%} of it" in flag.message
-        assert checks.latency_known_wrong(_first_waits(ratio, 0.48 * window))
+        assert checks.latency_known_wrong(first_waits_result(ratio, 0.48 * window))
 
 
 def test_first_waits_that_do_not_account_for_the_ratio_are_not_the_story():
     """0.46 + 0.48 and 0.58 + 0.48 are outside 5% of 1; no first wait (0 or unknown) is no such story."""
     window = 64 * 5.0
     for ratio, wait in ((0.46, 0.48 * window), (0.58, 0.48 * window), (0.9, 0.0), (0.9, None)):
-        flag = checks.littles_law(_first_waits(ratio, wait))
+        flag = checks.littles_law(first_waits_result(ratio, wait))
         assert flag is not None and "first requests" not in flag.message, (ratio, wait)
         assert "left its connections idle" in flag.message
 
 
 def test_the_first_wait_share_is_of_the_connections_whole_window():
     """first_wait_s over connections x the window: 80 s of 64 x 5 s is 0.25; unknown is 0."""
-    assert checks._first_wait_share(_first_waits(0.5, 80.0)) == 0.25
-    assert checks._first_wait_share(_first_waits(0.5, None)) == 0.0
-
-
-def test_first_wait_survives_the_record_and_is_absent_where_unknown():
-    """first_wait_s is written (to the millisecond) and read back; a record without it reads as None."""
-    r = _first_waits(0.5, 80.12345)
-    assert r.to_record()["first_wait_s"] == 80.123
-    assert Result.from_record(r.to_record()).load.first_wait_s == 80.123
-    assert "first_wait_s" not in record().to_record()
-    assert Result.from_record(record().to_record()).load.first_wait_s is None
-
-
-def test_held_through_survives_the_record_and_is_absent_where_unknown():
-    """held_through is written and read back; a record without it (wrk, older oha) reads as None."""
-    r = _held(0.23, 49)
-    assert Result.from_record(r.to_record()).load.held_through == 49
-    assert Result.from_record(record().to_record()).load.held_through is None
-    assert "held_through" not in record().to_record()
+    assert checks._first_wait_share(first_waits_result(0.5, 80.0)) == 0.25
+    assert checks._first_wait_share(first_waits_result(0.5, None)) == 0.0
 
 
 def test_latencies_above_the_cycle_are_the_same_story_in_every_kind_of_window():
@@ -566,7 +418,7 @@ def test_several_causes_outside_the_harness_are_listed_in_one_line():
 def _waiting_locust(runnable_pct: float, busy_pct: float = 55.0) -> Result:
     """granian-wsgi's locust cell on a shared machine: 0.67 of Little's law, locust on its core ``busy_pct`` of the
     window and runnable ``runnable_pct`` (the rest waiting for a core, from schedstat)."""
-    r = _locust(1310.0, 50, 25.75)
+    r = locust_result(1310.0, 50, 25.75)
     queue = RunQueue(cpu_s=busy_pct / 100 * 3.2, wait_s=(runnable_pct - busy_pct) / 100 * 3.2, wall_s=3.2)
     return replace(r, generator=replace(r.generator, cpu_s=busy_pct / 100 * r.generator.wall_s, run_queue=queue))
 
@@ -592,26 +444,6 @@ def test_a_busy_generator_is_still_named_busy_when_it_also_waited():
     assert "95% busy" in checks.generator_saturated(busy).message
 
 
-def test_runnable_share_divides_by_the_cores_the_generator_can_use():
-    """Two threads on two cores, each on a core 50% and waiting 40% of 10 s: runnable 90%; on one thread, 180%."""
-    queue = RunQueue(cpu_s=10.0, wait_s=8.0, wall_s=10.0)
-    assert Generator("oha", "1", 2, 10.0, 10.0, 2, run_queue=queue).runnable_pct == 90.0
-    assert Generator("oha", "1", 1, 10.0, 10.0, 2, run_queue=queue).runnable_pct == 180.0
-    assert Generator("oha", "1", 1, 1.0, 10.0, 2).runnable_pct is None
-    assert RunQueue(1.0, 1.0, 0.0).runnable_pct(1) == 0.0
-
-
-def test_the_run_queue_survives_the_record_and_old_records_have_none():
-    """The generator's run_queue and runnable share are stored; a record without them reads as unmeasured."""
-    queue = RunQueue(cpu_s=1.4042, wait_s=1.9548, wall_s=3.2735)
-    stored = Generator("locust", "2.47.0", 1, 3.63, 6.41, 2, run_queue=queue).to_record()
-    assert stored["run_queue"] == {"cpu_s": 1.4042, "wait_s": 1.9548, "wall_s": 3.2735}
-    assert stored["runnable_pct"] == 102.6
-    assert Generator.from_record(stored, 5.0).run_queue == queue
-    plain = Generator("wrk", "4.2.0", 2, 2.0, 5.0, 2).to_record()
-    assert "run_queue" not in plain and Generator.from_record(plain, 5.0).run_queue is None
-
-
 def test_the_waiting_share_is_per_usable_core_and_busy_at_exactly_the_limit_is_named_busy():
     """Two threads on two cores, on a core 40% and waiting 60% of each: "waiting for one 60%", runnable 100%; a
     generator exactly 90% busy is named by its busy share."""
@@ -620,12 +452,6 @@ def test_the_waiting_share_is_per_usable_core_and_busy_at_exactly_the_limit_is_n
     assert "runnable 100% of the time (on a core 40%, waiting for one 60%" in message
     at_limit = Generator("oha", "1.16.0", 1, 4.5, 5.0, 2, run_queue=RunQueue(cpu_s=4.5, wait_s=0.5, wall_s=5.0))
     assert "oha was 90% busy" in checks.generator_saturated(replace(record(), generator=at_limit)).message
-
-
-def test_the_run_queue_keeps_four_decimals_and_a_short_window_still_counts():
-    """Seconds are stored to 4 decimals; a window of half a second gives its runnable share."""
-    assert RunQueue(1.23456, 0.65432, 2.34567).to_record() == {"cpu_s": 1.2346, "wait_s": 0.6543, "wall_s": 2.3457}
-    assert RunQueue(0.25, 0.2, 0.5).runnable_pct(1) == 90.0
 
 
 def test_a_locust_ratio_above_one_is_latencies_too_long_whatever_its_run_queue():
@@ -638,7 +464,7 @@ def test_a_locust_ratio_above_one_is_latencies_too_long_whatever_its_run_queue()
 def test_neighbours_divide_by_the_wall_time_the_hosts_counters_covered():
     """locust's users answered for 2.5 s of a run whose 8.6 s the host's counters covered: 2 s of others is 23% of a
     core over 8.6 s (not flagged), where over 2.5 s it read 137%; the host's wall time survives the record."""
-    r = replace(_locust(920.0, 50, 4.0), server_cpu_s=3.0, host_cpu_s=7.0, host_steal_s=0.0, host_wall_s=8.6)
+    r = replace(locust_result(920.0, 50, 4.0), server_cpu_s=3.0, host_cpu_s=7.0, host_steal_s=0.0, host_wall_s=8.6)
     r = replace(r, load=replace(r.load, duration_s=2.5), generator=replace(r.generator, cpu_s=2.0, wall_s=8.6))
     assert checks.neighbours(r) is None
     assert "other processes used 137% of a core" in checks.neighbours(replace(r, host_wall_s=None)).message
@@ -667,41 +493,24 @@ def test_neighbours_take_a_generator_without_wall_time_or_a_short_run_as_it_is()
     assert "other processes used 25% of a core" in checks.neighbours(longer).message  # 8.15 - 4 - 2 = 2.15 s / 8.6
 
 
-def _edges(ratio: float, carried_in: float | None, carried_out: float | None, first: float = 0.0) -> Result:
-    """A steady oha window (5 s, 64 connections: 320 connection-seconds) at ``ratio`` with its edges."""
-    r = _first_waits(ratio, first)
-    return replace(r, load=replace(r.load, carried_in_s=carried_in, carried_out_s=carried_out))
-
-
-def test_the_edges_survive_the_record_and_are_absent_where_unknown():
-    """carried_in_s and carried_out_s are written to the millisecond and read back; a record without them reads None."""
-    r = _edges(1.0, 4.12345, 36.50049)
-    assert (r.to_record()["carried_in_s"], r.to_record()["carried_out_s"]) == (4.123, 36.5)
-    back = Result.from_record(r.to_record()).load
-    assert (back.carried_in_s, back.carried_out_s) == (4.123, 36.5)
-    assert "carried_in_s" not in record().to_record() and "carried_out_s" not in record().to_record()
-    plain = Result.from_record(record().to_record()).load
-    assert plain.carried_in_s is None and plain.carried_out_s is None
-
-
 def test_a_window_whose_edges_did_not_cancel_says_so_either_way_and_hides_its_latencies():
     """1.09 with 35 s carried out and 8 s in (+0.08): the edges, not wrk's synthetic samples; 0.91 with 8 s out and
     40 s in (-0.10): the edges, not idle connections."""
-    over = checks.littles_law(_edges(1.09, 8.0, 35.0))
+    over = checks.littles_law(edges_result(1.09, 8.0, 35.0))
     assert over is not None and "edges did not cancel" in over.message and "+0.08" in over.message
     assert "11% of it out" in over.message and "2% in" in over.message and "a 5 s window" in over.message
-    assert "synthetic" not in over.message and checks.latency_known_wrong(_edges(1.09, 8.0, 35.0))
-    under = checks.littles_law(_edges(0.91, 40.0, 8.0))
+    assert "synthetic" not in over.message and checks.latency_known_wrong(edges_result(1.09, 8.0, 35.0))
+    under = checks.littles_law(edges_result(0.91, 40.0, 8.0))
     assert under is not None and "edges did not cancel" in under.message and "-0.10" in under.message
     assert "12% in" in under.message and "idle" not in under.message
-    first = checks.littles_law(_edges(1.09, 8.0, 51.0, first=24.0))  # the first waits are carried in too
+    first = checks.littles_law(edges_result(1.09, 8.0, 51.0, first=24.0))  # the first waits are carried in too
     assert first is not None and "10% in" in first.message and "+0.06" in first.message
 
 
 def test_edges_within_the_tolerance_or_unknown_are_not_the_story():
     """Edges that moved the ratio by 0.03 exactly, or unknown, leave the ratio to the other stories."""
     for load in ((0.0, 9.6), (9.6, 0.0), (None, 35.0), (8.0, None)):
-        flag = checks.littles_law(_edges(0.91, *load))
+        flag = checks.littles_law(edges_result(0.91, *load))
         assert flag is not None and "edges did not cancel" not in flag.message, load
         assert "left its connections idle" in flag.message
 
@@ -745,25 +554,33 @@ def test_littles_law_has_no_window_correction_any_more():
     assert checks.littles_law(record(rps=34.5, connections=64, mean=1000.0, duration=2.0)) is not None
 
 
-def test_stall_idle_limit_is_thirty_percent_of_a_core():
-    """Server 29.9% busy with slow requests is a stall; 30% busy is not."""
-    slow = dict(rps=200, connections=8, gen_cpu_s=0.1)  # p50 40 ms against ~1.5 ms of CPU per request
-    assert checks.stall(record(**slow, server_cpu_s=1.495)) is not None
-    assert checks.stall(record(**slow, server_cpu_s=1.5)) is None
-
-
-def test_stall_factor_is_five_times_the_service_time():
-    """2 ms of CPU per request: a p50 of 10.1 ms is a stall, 9.9 ms is not (5x)."""
-    base = dict(rps=100, connections=8, server_cpu_s=1.0, gen_cpu_s=0.1)  # 20% busy, 2 ms per request
-    assert checks.stall(record(**base, p50=10.1)) is not None
-    assert checks.stall(record(**base, p50=9.9)) is None
-
-
-def test_stall_needs_five_milliseconds_beyond_the_service_time():
-    """0.5 ms of CPU per request (5x is 2.5 ms): a p50 of 5.6 ms is a stall, 5.4 ms is not (5 ms floor)."""
-    base = dict(rps=200, connections=8, server_cpu_s=0.5, gen_cpu_s=0.1)
-    assert checks.stall(record(**base, p50=5.6)) is not None
-    assert checks.stall(record(**base, p50=5.4)) is None
+@pytest.mark.parametrize(
+    "base, stalled, not_stalled",
+    [
+        pytest.param(  # p50 40 ms against ~1.5 ms of CPU per request
+            dict(rps=200, connections=8, gen_cpu_s=0.1),
+            dict(server_cpu_s=1.495),
+            dict(server_cpu_s=1.5),
+            id="idle limit: a server 29.9% busy with slow requests is a stall, 30% busy is not",
+        ),
+        pytest.param(  # 20% busy, 2 ms per request
+            dict(rps=100, connections=8, server_cpu_s=1.0, gen_cpu_s=0.1),
+            dict(p50=10.1),
+            dict(p50=9.9),
+            id="factor: 2 ms of CPU per request, a p50 of 10.1 ms is a stall, 9.9 ms is not (5x)",
+        ),
+        pytest.param(
+            dict(rps=200, connections=8, server_cpu_s=0.5, gen_cpu_s=0.1),
+            dict(p50=5.6),
+            dict(p50=5.4),
+            id="floor: 0.5 ms of CPU per request (5x is 2.5 ms), a p50 of 5.6 ms is a stall, 5.4 ms is not (5 ms)",
+        ),
+    ],
+)
+def test_stall_limits_are_pinned_just_inside_and_outside(base, stalled, not_stalled):
+    """Each stall limit: the record just inside it is a stall, the one just outside is not."""
+    assert checks.stall(record(**base, **stalled)) is not None
+    assert checks.stall(record(**base, **not_stalled)) is None
 
 
 def test_stall_counts_a_busy_generator():
@@ -832,11 +649,11 @@ def test_failed_connections_do_not_explain_latencies_above_the_cycle():
 def test_locusts_cpu_explains_the_uncovered_time_up_to_exactly_its_own():
     """1 user at 100 rps x 5 ms (0.5): 5 ms a request uncovered; 5 ms of locust CPU a request explains it, 4.999 ms
     does not."""
-    assert checks.littles_ratio(_locust(100, 1, 5.0)) == 0.5
-    equal = checks.littles_law(_locust(100, 1, 5.0, gen_cpu_s=2.5))
+    assert checks.littles_ratio(locust_result(100, 1, 5.0)) == 0.5
+    equal = checks.littles_law(locust_result(100, 1, 5.0, gen_cpu_s=2.5))
     assert "locust spent 5.00 ms of its own CPU per request" in equal.message
     assert "against 5.00 ms per request the latencies do not cover" in equal.message
-    short = _locust(100, 1, 5.0, gen_cpu_s=2.4995)
+    short = locust_result(100, 1, 5.0, gen_cpu_s=2.4995)
     assert "locust spent" not in checks.littles_law(short).message and checks.latency_known_wrong(short)
 
 
@@ -1021,16 +838,17 @@ def _busy(cost_us, base_us, **kw):
     return checks.busy_waiting(_cost(cost_us, "redis", **kw), [_cost(base_us, "json")])
 
 
-def test_busy_waiting_ratio_is_one_and_a_half_times_inclusive():
-    """Against 2,400 µs on json: 3,600 µs (1.5x, 1,200 µs more) is busy waiting, 3,599 µs is not."""
-    assert _busy(3600, 2400) is not None
-    assert _busy(3599, 2400) is None
-
-
-def test_busy_waiting_needs_a_millisecond_more_inclusive():
-    """Against 100 µs on json: 1,100 µs (11x, 1,000 µs more) is busy waiting, 1,099 µs is not."""
-    assert _busy(1100, 100) is not None
-    assert _busy(1099, 100) is None
+@pytest.mark.parametrize(
+    "base_us, at_limit_us",
+    [
+        pytest.param(2400, 3600, id="against 2,400 µs on json: 3,600 µs (1.5x, 1,200 µs more) is, 3,599 µs is not"),
+        pytest.param(100, 1100, id="against 100 µs on json: 1,100 µs (11x, 1,000 µs more) is, 1,099 µs is not"),
+    ],
+)
+def test_busy_waiting_limits_are_inclusive(base_us, at_limit_us):
+    """1.5 times the lighter workload's cost and 1 ms more: at the limit busy waiting, 1 µs below it not."""
+    assert _busy(at_limit_us, base_us) is not None
+    assert _busy(at_limit_us - 1, base_us) is None
 
 
 def test_busy_waiting_needs_the_server_twenty_percent_busy_inclusive():
@@ -1062,62 +880,48 @@ def test_busy_waiting_compares_only_the_same_python():
         assert check_session([replace(json, python=python), redis])[1] == [], python
 
 
-def _waited(gap_ms: float | None, think_ms: float = 0.0, mean: float = 90.0) -> Result:
-    """1 locust user at 10 rps x 90 ms (ratio 0.9 without think time) whose users measured ``gap_ms`` per request."""
-    r = _locust(10, 1, mean, think_ms=think_ms, gen_cpu_s=0.0)
-    return replace(r, load=replace(r.load, gap_ms=gap_ms))
-
-
 def test_the_users_measured_wait_names_the_cause_when_it_accounts_for_their_time_within_5_percent():
     """Ratio 0.9: a measured gap of 10 ms makes the users' cycle 100 ms a request (1.00): named, latencies kept;
     5.01 ms (0.9501) and 14.99 ms (1.0499) are just inside the band, 4.99 ms (0.9499) and 15.01 ms (1.0501) just
     outside it, and name nothing."""
-    named = checks.littles_law(_waited(10.0))
+    named = checks.littles_law(waited_result(10.0))
     assert (
         "locust's users waited 10.00 ms per request between an answer and their next request" in named.message
         and "their time covers 100% of the window" in named.message
     )
-    assert not checks.latency_known_wrong(_waited(10.0))
-    assert "locust's users waited 5.01 ms" in checks.littles_law(_waited(5.01)).message
-    assert "locust's users waited 14.99 ms" in checks.littles_law(_waited(14.99)).message
+    assert not checks.latency_known_wrong(waited_result(10.0))
+    assert "locust's users waited 5.01 ms" in checks.littles_law(waited_result(5.01)).message
+    assert "locust's users waited 14.99 ms" in checks.littles_law(waited_result(14.99)).message
     for gap in (4.99, 15.01, None):
-        assert "users waited" not in checks.littles_law(_waited(gap)).message, gap
-        assert checks.latency_known_wrong(_waited(gap)), gap
+        assert "users waited" not in checks.littles_law(waited_result(gap)).message, gap
+        assert checks.latency_known_wrong(waited_result(gap)), gap
 
 
 def test_the_users_wait_is_counted_per_user():
     """64 users at 576 rps x 100 ms (0.90): a 11.1 ms gap makes 576 x 111.1 ms / 64 = 1.00, named; the same gap does
     not account for 16 users at the same rps (4.0)."""
-    r = _locust(576, 64, 100.0, gen_cpu_s=0.0)
+    r = locust_result(576, 64, 100.0, gen_cpu_s=0.0)
     assert "users waited 11.10 ms" in checks.littles_law(replace(r, load=replace(r.load, gap_ms=11.1))).message
-    few = _locust(576, 16, 100.0, gen_cpu_s=0.0)
+    few = locust_result(576, 16, 100.0, gen_cpu_s=0.0)
     assert "users waited" not in checks.littles_law(replace(few, load=replace(few.load, gap_ms=11.1))).message
 
 
 def test_the_users_wait_beyond_their_think_time_is_what_the_message_names():
     """A 20 ms think time and a 30 ms measured gap: 10 rps x (70 + 20) ms = 0.9; the gap makes it 1.00 and the wait
     beyond thinking is 10 ms."""
-    flag = checks.littles_law(_waited(30.0, think_ms=20.0, mean=70.0))
+    flag = checks.littles_law(waited_result(30.0, think_ms=20.0, mean=70.0))
     assert "locust's users waited 10.00 ms per request" in flag.message
 
 
 def test_a_measured_gap_replaces_the_cpu_bound_and_does_not_name_a_ratio_above_1():
     """With the gap measured, locust's CPU per request no longer names a cause (the measurement decides); a ratio
     above 1 is never explained by users waiting."""
-    r = _waited(0.0)
+    r = waited_result(0.0)
     cpu = replace(r, generator=replace(r.generator, cpu_s=0.5))  # 10 ms a request: the bound would name it
     assert "locust spent" not in checks.littles_law(cpu).message and checks.latency_known_wrong(cpu)
-    fast = _locust(12, 1, 100.0, gen_cpu_s=0.0)
+    fast = locust_result(12, 1, 100.0, gen_cpu_s=0.0)
     over = replace(fast, load=replace(fast.load, gap_ms=0.0))
     assert checks.littles_ratio(over) > 1.05 and "users waited" not in checks.littles_law(over).message
-
-
-def test_a_gap_survives_the_record_and_old_records_have_none():
-    """gap_ms is stored when measured and reads back; a record without it reads as None."""
-    stored = _waited(12.3456).to_record(None)
-    assert stored["gap_ms"] == 12.346 and Result.from_record(stored).load.gap_ms == 12.346
-    old = _waited(None).to_record(None)
-    assert "gap_ms" not in old and Result.from_record(old).load.gap_ms is None
 
 
 # Merged from test_mutation_checks.py: The consistency checks at exact equality and on missing counters (issue 22,
@@ -1187,3 +991,30 @@ def test_syn_drops_retransmit_window_includes_both_ends():
     assert early.message.startswith("latency p99 980 ms at the SYN retransmit times (1 s, 3 s): connections")
     assert late.message.startswith("latency p99 3,110 ms at the SYN retransmit times")
     assert checks.syn_drops(record(p50=p50, tail={"p90": 1.0, "p99": 979.0, "p999": 1.0})) is None
+
+
+def test_littles_law_gives_its_cause_as_a_stable_code_beside_the_message():
+    """Each story's code (what the time census counts): the first cause outside the harness the record measured,
+    else the harness's reason, "unexplained" where the record measured nothing that accounts for the gap."""
+    low = dict(rps=2000, connections=8, mean=2.0)
+    window = 64 * 5.0
+    cases = {
+        "syn-drops": record(**low, kernel={"listen_drops": 9}, errors={"timeout": 5}),
+        "generator-saturated": record(**low, gen_cpu_s=9.8),
+        "generator's users waited": waited_result(10.0),
+        "locust's CPU": locust_result(100, 1, 5.0, gen_cpu_s=2.5),
+        "failed connections": record(**low, errors={"timeout": 5}),
+        "held connections": held_result(0.23, 49),
+        "first requests waited": first_waits_result(0.55, 0.48 * window, held=22),
+        "window edges": edges_result(1.09, 8.0, 35.0),
+        "unexplained": record(rps=2000, connections=8, mean=1.33),
+    }
+    for code, r in cases.items():
+        flag = checks.littles_law(r)
+        assert flag is not None and flag.cause == code, (code, flag)
+    assert {checks.littles_law(r).cause for r in (held_result(0.5, 1), record(rps=4756, connections=8, mean=9.67))} == {
+        "unexplained"
+    }
+    assert checks.generator_saturated(record(gen_cpu_s=9.8)).cause is None  # the other rules: their name says it
+    stored = checks.littles_law(cases["held connections"])
+    assert Flag.from_record(stored.to_record()) == stored and Flag.from_record(stored.to_record()).cause is None

@@ -253,7 +253,10 @@ ENV = {
 }
 
 
-def _record(per_request, functions=()):
+def _record(per_request, functions=(), packages=None):
+    """A counted record of ``per_request`` instructions a request (100 requests), its environment ENV's but for
+    ``packages``."""
+    env = ENV if packages is None else {**ENV, "packages": packages}
     return CostRecord(
         "t::c",
         "gunicorn-sync-w2",
@@ -264,7 +267,7 @@ def _record(per_request, functions=()):
         int(per_request * 100),
         (),
         tuple(functions),
-        ENV,
+        env,
         1.0,
     )
 
@@ -279,35 +282,41 @@ def test_stored_baseline_tolerance_is_inclusive():
     assert judge_cost(_record(102_010), _baseline(100_000), 0.02).status == FAIL
 
 
-def test_judge_counts_limit_follows_the_candidates_spread():
-    """A tight base and a noisy candidate: the limit is 3x the candidate's spread, so a 5% rise passes."""
-    base = [1000.0, 1000.0, 1000.0]
-    candidate = [1030.0, 1050.0, 1070.0]  # spread 40/1050 = 3.8%: limit 11.4%
+@pytest.mark.parametrize(
+    "base, candidate, dispersion",
+    [
+        pytest.param(
+            [1000.0, 1000.0, 1000.0],
+            [1030.0, 1050.0, 1070.0],  # spread 40/1050 = 3.8%: limit 11.4%
+            40 / 1050,
+            id="a tight base and a noisy candidate: 3x the candidate's spread",
+        ),
+        pytest.param([980.0, 1000.0, 1020.0], [1050.0, 1050.0, 1050.0], 0.04, id="a noisy base: 3x the base's spread"),
+    ],
+)
+def test_judge_counts_limit_follows_the_noisier_arms_spread(base, candidate, dispersion):
+    """The limit is 3x the spread of the noisier arm, so a 5% rise passes."""
     d = judge_counts(base, candidate)
-    assert d.verdict == "pass" and d.dispersion == pytest.approx(40 / 1050)
+    assert d.verdict == "pass" and d.dispersion == pytest.approx(dispersion)
 
 
-def test_judge_counts_limit_follows_the_bases_spread():
-    """A noisy base and a tight candidate: the limit is 3x the base's spread, so a 5% rise passes."""
-    d = judge_counts([980.0, 1000.0, 1020.0], [1050.0, 1050.0, 1050.0])
-    assert d.verdict == "pass" and d.dispersion == pytest.approx(0.04)
-
-
-def test_judge_counts_min_effect_floor_at_its_boundary():
-    """Identical repeats (no spread): a rise of 0.9% passes, 1.1% is a regression, a 1.1% fall an improvement."""
-    base = [1000.0, 1000.0]
+@pytest.mark.parametrize(
+    "base, candidate, verdict",
+    [
+        # Identical repeats (no spread): the COST_MIN_EFFECT floor of 1% either way.
+        pytest.param([1000.0, 1000.0], [1009.0, 1009.0], "pass", id="no spread, +0.9%"),
+        pytest.param([1000.0, 1000.0], [1011.0, 1011.0], "regression", id="no spread, +1.1%"),
+        pytest.param([1000.0, 1000.0], [989.0, 989.0], "improvement", id="no spread, -1.1%"),
+        pytest.param([1000.0, 1000.0], [991.0, 991.0], "pass", id="no spread, -0.9%"),
+        # A/A spread 1% in an arm (10/1000): the limit is 3%.
+        pytest.param([995.0, 1000.0, 1005.0], [1029.0] * 3, "pass", id="1% spread, +2.9%"),
+        pytest.param([995.0, 1000.0, 1005.0], [1031.0] * 3, "regression", id="1% spread, +3.1%"),
+    ],
+)
+def test_judge_counts_min_effect_floor_and_spread_factor_at_their_boundaries(base, candidate, verdict):
+    """Just inside and just outside the 1% floor and the 3x spread: pass, regression or improvement."""
     assert COST_MIN_EFFECT == 0.01
-    assert judge_counts(base, [1009.0, 1009.0]).verdict == "pass"
-    assert judge_counts(base, [1011.0, 1011.0]).verdict == "regression"
-    assert judge_counts(base, [989.0, 989.0]).verdict == "improvement"
-    assert judge_counts(base, [991.0, 991.0]).verdict == "pass"
-
-
-def test_judge_counts_spread_factor_at_its_boundary():
-    """A/A spread 1% in an arm: a rise of 2.9% passes (limit 3%), 3.1% is a regression."""
-    base = [995.0, 1000.0, 1005.0]  # spread 10/1000 = 1%
-    assert judge_counts(base, [1029.0] * 3).verdict == "pass"
-    assert judge_counts(base, [1031.0] * 3).verdict == "regression"
+    assert judge_counts(base, candidate).verdict == verdict
 
 
 def test_judge_counts_needs_two_counts_in_each_arm():
@@ -624,27 +633,10 @@ def test_diff_of_a_function_gone_keeps_its_identity():
     ]
 
 
-def _moved_record(per_request, functions, packages):
-    env = {**ENV, "packages": packages}
-    return CostRecord(
-        "t::c",
-        "gunicorn-sync-w2",
-        "flask",
-        "json",
-        "/json",
-        100,
-        int(per_request * 100),
-        (),
-        tuple(functions),
-        env,
-        1.0,
-    )
-
-
 def test_a_pass_without_a_move_carries_no_attribution():
     """Within tolerance and nothing moved: no functions are attributed, though their counts differ."""
     base = CostBaseline("k", 100.0, dict(ENV["packages"]), (_fn("f", 50.0),), (), "2026-01-01")
-    verdict = judge_cost(_moved_record(101, [_fn("f", 51.0)], dict(ENV["packages"])), base, 0.02)
+    verdict = judge_cost(_record(101, [_fn("f", 51.0)], dict(ENV["packages"])), base, 0.02)
     assert verdict.status == PASS and verdict.shifts == ()
 
 
@@ -652,7 +644,7 @@ def test_a_move_names_every_package_and_the_top_three_functions():
     """Two moved packages are joined by '; ', and at most three functions are named; none is 'none'."""
     base = CostBaseline("k", 100.0, {"a": "1", "b": "1"}, tuple(_fn(f"f{i}", 10.0) for i in range(4)), (), "2026-01-01")
     grown = [_fn(f"f{i}", 10.0 + i + 1) for i in range(4)]
-    verdict = judge_cost(_moved_record(101, grown, {"a": "2", "b": "2"}), base, 0.02)
+    verdict = judge_cost(_record(101, grown, {"a": "2", "b": "2"}), base, 0.02)
     assert verdict.status == PASS and len(verdict.shifts) == 4
     assert verdict.message == (
         "+1.00% after a 1 -> 2; b 1 -> 2: 101 instructions/request vs baseline 100 "
@@ -660,7 +652,7 @@ def test_a_move_names_every_package_and_the_top_three_functions():
         "pkg m.so:f2 +3.00%, pkg m.so:f1 +2.00%"
     )
     assert judge_cost(
-        _moved_record(100, [], {"a": "2", "b": "1"}), CostBaseline("k", 100.0, {"a": "1", "b": "1"}, (), (), "x"), 0.02
+        _record(100, [], {"a": "2", "b": "1"}), CostBaseline("k", 100.0, {"a": "1", "b": "1"}, (), (), "x"), 0.02
     ).message.endswith("top functions by change: none")
 
 

@@ -9,7 +9,7 @@ from serverbench.catalog.userapp import AppTarget
 from serverbench.errors import ResetError
 from serverbench.judge.drift import size_drift
 from serverbench.measure.reset import reset_app
-from tests.unit.judge.test_checks import record
+from tests.unit.synthetic import record
 
 
 def cells(*bytes_per_response, app="flask", requests=10_000):

@@ -1,18 +1,13 @@
-"""Backend faults: parsing --perf-fault, the toxics it asks for, and the failure message of a faulted trial."""
+"""A faulted trial judged (judge.faults): how the server took the fault, the time to fail, and the failure message."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-from serverbench.backends.base import BACKENDS
-from serverbench.catalog.faults import BACKEND_NAMES, Fault
-from serverbench.config.options import resolve
-from serverbench.errors import ConfigError
+from serverbench.catalog.faults import Fault
 from serverbench.judge.faults import degradation, error_counts, fault_message, time_to_fail
-from serverbench.measure.faults import error_class, toxic_of, with_port
 from serverbench.records.schema import ERROR_KEYS, LoadReport
 
 
@@ -30,94 +25,6 @@ class Run:
 
 def load(requests=1000, **errors):
     return LoadReport("wrk", requests, 5.0, 0, {"p99": 40.0}, {k: errors.get(k, 0) for k in ERROR_KEYS})
-
-
-@pytest.mark.parametrize(
-    "raw,expected",
-    [
-        ("kill-redis@2s", Fault("kill", "redis", 2.0)),
-        ("kill-mongo@2.5", Fault("kill", "mongo", 2.5)),
-        ("kill-upstream@500ms", Fault("kill", "upstream", 0.5)),
-        ("slow-redis:200ms", Fault("slow", "redis", 1.0, 200.0)),
-        ("slow-redis:0.2s@3s", Fault("slow", "redis", 3.0, 200.0)),
-        ("slow-redis:150", Fault("slow", "redis", 1.0, 150.0)),
-        ("drop-mongo", Fault("drop", "mongo")),
-        (" Reset-Upstream ", Fault("reset", "upstream")),
-    ],
-)
-def test_faults_parse(raw, expected):
-    """The documented forms parse to the fault they name (latency in ms, moment in s, default 1 s)."""
-    assert Fault.parse(raw) == expected
-
-
-@pytest.mark.parametrize(
-    "raw,found",
-    [
-        ("explode-redis", "unknown fault action 'explode'"),
-        ("kill-postgres", "unknown backend 'postgres'"),
-        ("slow-redis", "needs its latency"),
-        ("slow-redis:0ms", "more than 0 ms"),
-        ("kill-redis:200ms", "only slow-redis takes a latency"),
-        ("kill-redis@soon", "is not a duration"),
-        ("kill-redis@-1s", "is not a duration"),
-        ("kill-redis@99999s", "out of range"),
-        ("redis", "expected ACTION-BACKEND"),
-        ("", "expected ACTION-BACKEND"),
-    ],
-)
-def test_bad_faults_say_what_is_wrong(raw, found):
-    """A malformed fault is a ValueError naming the wrong part."""
-    with pytest.raises(ValueError, match=found):
-        Fault.parse(raw)
-
-
-def test_fault_backends_are_the_registry():
-    """The backends a fault may name are exactly the backend registry's."""
-    assert BACKEND_NAMES == tuple(BACKENDS)
-
-
-def test_label_round_trips_and_says_what_happened():
-    """A fault's label parses back to it; its words name the backend and the latency."""
-    fault = Fault.parse("slow-redis:200ms@2s")
-    assert Fault.parse(fault.label) == fault
-    assert fault.what == "redis was slowed by 200 ms per answer"
-    assert fault.proxied and not Fault.parse("kill-redis").proxied
-
-
-def test_option_resolves_and_must_fall_inside_the_window():
-    """--perf-fault resolves to a Fault; one later than the window is a usage error naming both options."""
-    assert resolve({"perf_fault": "kill-redis@1s"}, {}, Path("/p")).fault == Fault("kill", "redis", 1.0)
-    assert resolve({}, {}, Path("/p")).fault is None
-    with pytest.raises(ConfigError, match=r"--perf-fault kill-redis@9s comes 9 s into a 2 s window.*--perf-duration"):
-        resolve({"perf_fault": "kill-redis@9s"}, {}, Path("/p"))
-    with pytest.raises(ConfigError, match=r"--perf-fault='kill-nginx'.*unknown backend"):
-        resolve({"perf_fault": "kill-nginx"}, {}, Path("/p"))
-
-
-def test_toxics_match_the_faults():
-    """slow is a latency toxic, drop a timeout of 0 (nothing passes), reset a reset_peer; all downstream."""
-    assert toxic_of(Fault.parse("slow-redis:200ms"))["attributes"] == {"latency": 200, "jitter": 0}
-    assert toxic_of(Fault.parse("drop-mongo"))["type"] == "timeout"
-    assert toxic_of(Fault.parse("reset-upstream"))["type"] == "reset_peer"
-    assert {toxic_of(Fault.parse(f))["stream"] for f in ("slow-redis:1", "drop-redis", "reset-redis")} == {"downstream"}
-
-
-def test_proxy_urls_keep_everything_but_the_port():
-    """A backend's URL through the proxy differs only in its port."""
-    assert with_port("redis://127.0.0.1:6379/0", 7000) == "redis://127.0.0.1:7000/0"
-    assert (
-        with_port("mongodb://127.0.0.1:27017/?directConnection=true", 7001)
-        == "mongodb://127.0.0.1:7001/?directConnection=true"
-    )
-    assert with_port("http://127.0.0.1:8080/delay", 7002) == "http://127.0.0.1:7002/delay"
-
-
-def test_probe_errors_use_the_drivers_classes():
-    """A refused connection is connect, a timeout is timeout, a reset is read, a broken pipe write."""
-    assert error_class(ConnectionRefusedError()) == "connect"
-    assert error_class(TimeoutError()) == "timeout"
-    assert error_class(ConnectionResetError()) == "read"
-    assert error_class(BrokenPipeError()) == "write"
 
 
 def test_a_killed_backend_fails_the_trial_naming_it_and_when():

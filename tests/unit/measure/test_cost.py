@@ -1,120 +1,13 @@
-"""The cost measurement's pure parts: callgrind's file format, who owns a module or object, the
-listening-socket lookup for pre-fork workers, and the server's fixed environment."""
+"""The counted server's fixed environment (measure.cost): a constant size, gunicorn's worker timeout, and no
+variable vgdb names its FIFOs by."""
 
 import os
-import socket
 
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
-from serverbench.measure.callgrind import VGDB_NAME_VARIABLES, VGDB_PREFIX, read_dump, remove_pipes, vgdb_environment
+from serverbench.measure.callgrind import VGDB_NAME_VARIABLES, vgdb_environment
 from serverbench.measure.cost import PAD_VARIABLE, STACK_BLOCK, CostPlan, fixed_environment
-from serverbench.measure.packages import Owners, isa_level
-from serverbench.measure.pytrace import _module_of_path
-from serverbench.measure.workers import holders, listening_inode
-
-DUMP = """# callgrind format
-version: 1
-creator: callgrind-3.19.0
-pid: 4242
-cmd:  /venv/bin/python -m gunicorn app:app
-part: 1
-positions: line
-events: Ir
-summary: 1600
-
-ob=(1) /usr/lib/libpython3.11.so.1.0
-fl=(1) ceval.c
-fn=(1) _PyEval_EvalFrameDefault
-10 1000
-+2 200
-cob=(2) /usr/lib/x86_64-linux-gnu/libc.so.6
-cfl=(2) memcpy.S
-cfn=(2) memcpy
-calls=3 0
-12 300
-ob=(2)
-fl=(2)
-fn=(2)
-0 300
-ob=(1)
-fn=(1)
-14 100
-"""
-
-
-def test_dump_keeps_self_cost_per_function(tmp_path):
-    """Self cost goes to (object, function); a call's inclusive cost is not counted twice."""
-    path = tmp_path / "callgrind.4242.1"
-    path.write_text(DUMP)
-    dump = read_dump(path)
-    assert (dump.pid, dump.instructions) == (4242, 1600)
-    assert dump.command == "/venv/bin/python -m gunicorn app:app"
-    assert dump.functions == {
-        ("/usr/lib/libpython3.11.so.1.0", "_PyEval_EvalFrameDefault"): 1300,
-        ("/usr/lib/x86_64-linux-gnu/libc.so.6", "memcpy"): 300,
-    }
-
-
-def test_the_pipes_of_a_killed_server_are_removed_and_no_others(tmp_path):
-    """remove_pipes removes vgdb's pipes of the pids that logged into the folder, and leaves another pid's."""
-    (tmp_path / "valgrind.999991.log").write_text("")
-    mine = [
-        f"{VGDB_PREFIX}-from-vgdb-to-999991-by-root-on-host",
-        f"{VGDB_PREFIX}-shared-mem-vgdb-999991-by-root-on-host",
-    ]
-    other = f"{VGDB_PREFIX}-from-vgdb-to-9999912-by-root-on-host"
-    for name in [*mine, other]:
-        open(name, "w").close()
-    try:
-        remove_pipes(tmp_path)
-        assert [os.path.exists(n) for n in mine] == [False, False] and os.path.exists(other)
-    finally:
-        for name in [*mine, other]:
-            if os.path.exists(name):
-                os.unlink(name)
-
-
-def test_owners_name_package_and_role():
-    """Modules and shared objects map to the server, framework, driver, app, stdlib, interpreter or system."""
-    owners = Owners.of(["gunicorn"], ["flask_app", "sitedata"], ["flask", "redis", "pymongo"])
-    assert owners.of_module("gunicorn.http.message") == ("gunicorn", "server")
-    assert owners.of_module("werkzeug.routing.map") == ("werkzeug", "framework")
-    assert owners.of_module("redis.client") == ("redis", "driver")
-    assert owners.of_module("flask_app") == ("flask_app", "app")
-    assert owners.of_module("json.encoder") == ("json", "standard library")
-    assert owners.of_object("/root/.pyenv/versions/3.11.7/lib/libpython3.11.so.1.0") == ("cpython", "interpreter")
-    assert owners.of_object("/x/lib/python3.11/lib-dynload/_json.cpython-311-x86_64-linux-gnu.so") == (
-        "_json",
-        "standard library",
-    )
-    assert owners.of_object("/v/lib/python3.11/site-packages/markupsafe/_speedups.cpython-311.so") == (
-        "markupsafe",
-        "framework",
-    )
-    assert owners.of_object("/usr/lib/x86_64-linux-gnu/libc.so.6")[1] == "system"
-
-
-def test_module_of_a_file_no_module_claims():
-    """A file under site-packages gets its dotted module name; others their stem."""
-    assert _module_of_path("/v/lib/python3.11/site-packages/werkzeug/routing/map.py") == "werkzeug.routing.map"
-    assert _module_of_path("/v/lib/python3.11/site-packages/gunicorn/__init__.py") == "gunicorn"
-    assert _module_of_path("<frozen importlib._bootstrap>") == "importlib._bootstrap"
-
-
-def test_isa_level_is_a_level_not_a_model():
-    """The counting environment names an x86-64 level (or the machine), never a CPU model."""
-    assert isa_level().startswith("x86-64") or "x86" not in isa_level()
-
-
-def test_listening_socket_holders_are_found():
-    """The process holding a listening socket is found through /proc."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        sock.listen()
-        inode = listening_inode(sock.getsockname()[1])
-        assert inode is not None
-        assert holders([os.getpid()], inode) == [os.getpid()]
 
 
 def test_fixed_environment_has_a_constant_size(apps_dir):
@@ -139,21 +32,6 @@ def test_fixed_environment_has_a_constant_size(apps_dir):
     assert size(10000, {}) == size(32767, {"SERVERBENCH_REDIS_URL": "redis://127.0.0.1:16379/0"}) == STACK_BLOCK
 
 
-def test_only_runtime_extras_key_a_cost_baseline():
-    """A runtime extra's requirement counts; test, development, meta and other-platform extras do not
-    (twisted's lists hypothesis and pyflakes, which never run in a server)."""
-    from packaging.requirements import Requirement
-
-    from serverbench.measure.packages import _applies
-
-    extras = ["tls", "http2", "dev", "dev-release", "test", "all-non-platform", "windows-platform", "mypy"]
-    assert _applies(Requirement("pyopenssl; extra == 'tls'"), extras)
-    assert _applies(Requirement("h2; extra == 'http2'"), extras)
-    for extra in extras[2:]:
-        assert not _applies(Requirement(f"hypothesis; extra == '{extra}'"), extras), extra
-    assert _applies(Requirement("click"), [])
-
-
 def test_paused_gunicorn_workers_outlive_a_long_window(apps_dir):
     """The counted server's environment raises gunicorn's worker timeout above any window: the workers paused
     while one serves send no heartbeat, and at the default 30 s the arbiter killed them mid-window on /upstream."""
@@ -163,30 +41,6 @@ def test_paused_gunicorn_workers_outlive_a_long_window(apps_dir):
     env = dict(p.split("=", 1) for p in fixed_environment(plan, 10000)[2:])
     assert env["GUNICORN_CMD_ARGS"] == f"--timeout {PAUSED_WORKER_TIMEOUT_S}"
     assert PAUSED_WORKER_TIMEOUT_S > 200 * 0.1 * 10  # 200 requests of 100 ms, ten times slower under valgrind
-
-
-def test_the_counted_server_is_read_once_its_process_tree_settles():
-    """A worker forked after the first look (gunicorn --preload forks one by one) is waited for: the pids come
-    back only once the tree has not changed for the settle time."""
-    from serverbench.measure.workers import settled
-
-    looks = iter([[1, 2], [1, 2, 3], [1, 2, 3, 4]])
-    last = [[1, 2, 3, 4]]
-
-    def tree(leader):
-        return next(looks, last[0])
-
-    assert settled(1, 1, tree, settle_s=0.05, cap_s=5) == [1, 2, 3, 4]
-
-
-def test_a_tree_that_never_settles_is_read_at_the_cap():
-    """A server that keeps forking is not waited for forever: the pids at the cap are used."""
-    import itertools
-
-    from serverbench.measure.workers import settled
-
-    counter = itertools.count(2)
-    assert len(settled(1, 1, lambda leader: [1, next(counter)], settle_s=0.05, cap_s=0.3)) == 2
 
 
 def test_vgdb_and_the_counted_server_name_their_fifos_alike(apps_dir, monkeypatch):

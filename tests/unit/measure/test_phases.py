@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from serverbench.measure.phases import PHASES, PhaseClock, phase_name
 
 
@@ -15,54 +17,38 @@ class Tick:
         return self.t
 
 
-def test_each_phase_lasts_until_the_next_begins():
-    """A phase's seconds run from its report to the next report, the last to the test's end."""
-    tick = Tick()
-    clock = PhaseClock(tick)
-    clock.begin("t1")
-    tick.t = 0.5
-    clock.phase("start")
-    tick.t = 2.0
-    clock.phase("verify")
-    tick.t = 2.25
-    clock.phase("lead-in")
-    tick.t = 3.25
-    clock.phase("measure")
-    tick.t = 5.25
-    clock.phase("trail")
-    tick.t = 5.5
-    clock.end()
-    assert clock.of("t1") == {"other": 0.5, "start": 1.5, "verify": 0.25, "lead-in": 1.0, "window": 2.0, "trail": 0.25}
-
-
-def test_a_second_window_counts_as_again():
-    """After "again", the second measurement's lead-in and window are the again phase's, until the test ends."""
-    tick = Tick()
-    clock = PhaseClock(tick)
-    clock.begin("t")
-    clock.phase("measure")
-    tick.t = 2.0
-    clock.phase("again")
-    tick.t = 3.0
-    clock.phase("lead-in")
-    tick.t = 11.0
-    clock.phase("measure")
-    tick.t = 12.0
-    clock.end()
-    assert clock.of("t") == {"window": 2.0, "again": 10.0}
-
-
-def test_the_next_cells_stop_is_its_own_phase_even_after_again():
-    """A stop reported after "again" is counted as stop."""
+@pytest.mark.parametrize(
+    "script, expected",
+    [
+        pytest.param(
+            [(0.5, "start"), (2.0, "verify"), (2.25, "lead-in"), (3.25, "measure"), (5.25, "trail"), (5.5, None)],
+            {"other": 0.5, "start": 1.5, "verify": 0.25, "lead-in": 1.0, "window": 2.0, "trail": 0.25},
+            id="each phase lasts until the next begins, the last to the test's end",
+        ),
+        pytest.param(
+            [(0.0, "measure"), (2.0, "again"), (3.0, "lead-in"), (11.0, "measure"), (12.0, None)],
+            {"window": 2.0, "again": 10.0},
+            id="after again, the second lead-in and window are again's until the test ends",
+        ),
+        pytest.param(
+            [(0.0, "again"), (1.0, "stop"), (1.5, None)],
+            {"again": 1.0, "stop": 0.5},
+            id="the next cell's stop is its own phase even after again",
+        ),
+    ],
+)
+def test_a_phase_lasts_from_its_report_to_the_next(script, expected):
+    """A test begun at 0 s, each phase reported at its time (None: the test ends then), gives these seconds."""
     tick = Tick()
     clock = PhaseClock(tick)
     clock.begin("t")
-    clock.phase("again")
-    tick.t = 1.0
-    clock.phase("stop")
-    tick.t = 1.5
-    clock.end()
-    assert clock.of("t") == {"again": 1.0, "stop": 0.5}
+    for t, phase in script:
+        tick.t = t
+        if phase is None:
+            clock.end()
+        else:
+            clock.phase(phase)
+    assert clock.of("t") == expected
 
 
 def test_reports_outside_a_test_are_ignored_and_a_new_test_ends_the_last():

@@ -7,7 +7,7 @@ import pytest
 
 from serverbench.measure import trial as trial_module
 from serverbench.measure.trial import Warmup, run_trial, settled
-from tests.unit.judge.test_checks import _edges
+from tests.unit.synthetic import edges_result
 
 
 def _patched(monkeypatch, results):
@@ -43,7 +43,7 @@ class _Trial:
 def test_a_window_whose_edges_missed_is_measured_again_four_times_as_long_and_the_first_is_kept(monkeypatch):
     """Edges moving the ratio by +0.08 (35 s out, 8 s in of 320): a second window of 20 s from the ``longer`` trial;
     the result is the second, with the first's numbers kept under extra["short_window"]."""
-    short, long = _edges(1.09, 8.0, 35.0), replace(_edges(1.0, 30.0, 31.0), extra={"replicates": 1})
+    short, long = edges_result(1.09, 8.0, 35.0), replace(edges_result(1.0, 30.0, 31.0), extra={"replicates": 1})
     given = _patched(monkeypatch, [short, long])
     asked = []
     first = _Trial(64)
@@ -66,10 +66,10 @@ def test_a_window_whose_edges_missed_is_measured_again_four_times_as_long_and_th
 def test_edges_that_cancel_or_no_longer_trial_measure_once(monkeypatch):
     """Edges within 0.03, unknown edges, no ``longer`` (the A/B gate), or SYNs the kernel dropped over the run or in
     the window (a record with no run counters): one window, returned as measured."""
-    missed = _edges(1.09, 8.0, 35.0)
+    missed = edges_result(1.09, 8.0, 35.0)
     for result, longer in (
-        (_edges(1.0, 9.6, 0.0), lambda s, lead=None: "x"),
-        (_edges(1.09, None, 35.0), lambda s, lead=None: "x"),
+        (edges_result(1.0, 9.6, 0.0), lambda s, lead=None: "x"),
+        (edges_result(1.09, None, 35.0), lambda s, lead=None: "x"),
         (missed, None),
         (replace(missed, kernel={"run_listen_drops": 3}), lambda s, lead=None: "x"),
         (replace(missed, kernel={"listen_drops": 2}), lambda s, lead=None: "x"),
@@ -86,7 +86,7 @@ def test_a_driver_with_a_lead_in_warms_up_in_it_unless_more_rounds_are_asked(mon
     monkeypatch.setattr(trial_module, "warm_up", lambda trial, warmup: calls.append("warm-up") or (1.0, 1.0))
     monkeypatch.setattr(trial_module, "drain", lambda server, workload: calls.append("drain"))
     monkeypatch.setattr(trial_module, "measure", lambda trial, warmup=None, warmup_rps=(): calls.append(warmup_rps))
-    monkeypatch.setattr(trial_module, "asked", lambda result, policy: _edges(1.0, 0.0, 0.0))
+    monkeypatch.setattr(trial_module, "asked", lambda result, policy: edges_result(1.0, 0.0, 0.0))
     run_trial(_Trial(64, OhaDriver(lead_s=2)), Warmup(1))
     assert calls == [()]
     calls.clear()

@@ -1,4 +1,5 @@
-"""A result's JSON record with every field set: written as docs/records.md says, and read back to the same result."""
+"""A result's JSON record (records.schema): every field set written as docs/records.md says and read back to the same
+result; each optional field absent where unknown; the generator's run queue and shares."""
 
 from dataclasses import replace
 
@@ -18,6 +19,7 @@ from serverbench.records.schema import (
     shape_from_record,
     shape_record,
 )
+from tests.unit.synthetic import edges_result, first_waits_result, held_result, locust_result, record, waited_result
 
 ERRORS = {"connect": 1, "read": 2, "write": 3, "timeout": 4, "status": 5}
 
@@ -337,3 +339,74 @@ def test_the_replicated_run_is_the_median_one_and_carries_every_replicate(rps):
     if len(runs) > 1:
         assert kept.extra["replicates"]["n"] == len(runs)
         assert kept.extra["replicates"]["rps"] == [round(r.rps, 1) for r in runs]
+
+
+def test_a_think_time_survives_the_record_and_old_records_have_none():
+    """think_ms is stored when set (None too: unknown), and a record without the key reads as 0."""
+    for think in (10.0, None, 0.0):
+        r = locust_result(947, 64, 57.6, think_ms=think)
+        stored = r.to_record(None)
+        assert ("think_ms" in stored) == (think != 0.0)
+        assert Result.from_record(stored).load.think_ms == think
+
+
+def test_first_wait_survives_the_record_and_is_absent_where_unknown():
+    """first_wait_s is written (to the millisecond) and read back; a record without it reads as None."""
+    r = first_waits_result(0.5, 80.12345)
+    assert r.to_record()["first_wait_s"] == 80.123
+    assert Result.from_record(r.to_record()).load.first_wait_s == 80.123
+    assert "first_wait_s" not in record().to_record()
+    assert Result.from_record(record().to_record()).load.first_wait_s is None
+
+
+def test_held_through_survives_the_record_and_is_absent_where_unknown():
+    """held_through is written and read back; a record without it (wrk, older oha) reads as None."""
+    r = held_result(0.23, 49)
+    assert Result.from_record(r.to_record()).load.held_through == 49
+    assert Result.from_record(record().to_record()).load.held_through is None
+    assert "held_through" not in record().to_record()
+
+
+def test_runnable_share_divides_by_the_cores_the_generator_can_use():
+    """Two threads on two cores, each on a core 50% and waiting 40% of 10 s: runnable 90%; on one thread, 180%."""
+    queue = RunQueue(cpu_s=10.0, wait_s=8.0, wall_s=10.0)
+    assert Generator("oha", "1", 2, 10.0, 10.0, 2, run_queue=queue).runnable_pct == 90.0
+    assert Generator("oha", "1", 1, 10.0, 10.0, 2, run_queue=queue).runnable_pct == 180.0
+    assert Generator("oha", "1", 1, 1.0, 10.0, 2).runnable_pct is None
+    assert RunQueue(1.0, 1.0, 0.0).runnable_pct(1) == 0.0
+
+
+def test_the_run_queue_survives_the_record_and_old_records_have_none():
+    """The generator's run_queue and runnable share are stored; a record without them reads as unmeasured."""
+    queue = RunQueue(cpu_s=1.4042, wait_s=1.9548, wall_s=3.2735)
+    stored = Generator("locust", "2.47.0", 1, 3.63, 6.41, 2, run_queue=queue).to_record()
+    assert stored["run_queue"] == {"cpu_s": 1.4042, "wait_s": 1.9548, "wall_s": 3.2735}
+    assert stored["runnable_pct"] == 102.6
+    assert Generator.from_record(stored, 5.0).run_queue == queue
+    plain = Generator("wrk", "4.2.0", 2, 2.0, 5.0, 2).to_record()
+    assert "run_queue" not in plain and Generator.from_record(plain, 5.0).run_queue is None
+
+
+def test_the_run_queue_keeps_four_decimals_and_a_short_window_still_counts():
+    """Seconds are stored to 4 decimals; a window of half a second gives its runnable share."""
+    assert RunQueue(1.23456, 0.65432, 2.34567).to_record() == {"cpu_s": 1.2346, "wait_s": 0.6543, "wall_s": 2.3457}
+    assert RunQueue(0.25, 0.2, 0.5).runnable_pct(1) == 90.0
+
+
+def test_the_edges_survive_the_record_and_are_absent_where_unknown():
+    """carried_in_s and carried_out_s are written to the millisecond and read back; a record without them reads None."""
+    r = edges_result(1.0, 4.12345, 36.50049)
+    assert (r.to_record()["carried_in_s"], r.to_record()["carried_out_s"]) == (4.123, 36.5)
+    back = Result.from_record(r.to_record()).load
+    assert (back.carried_in_s, back.carried_out_s) == (4.123, 36.5)
+    assert "carried_in_s" not in record().to_record() and "carried_out_s" not in record().to_record()
+    plain = Result.from_record(record().to_record()).load
+    assert plain.carried_in_s is None and plain.carried_out_s is None
+
+
+def test_a_gap_survives_the_record_and_old_records_have_none():
+    """gap_ms is stored when measured and reads back; a record without it reads as None."""
+    stored = waited_result(12.3456).to_record(None)
+    assert stored["gap_ms"] == 12.346 and Result.from_record(stored).load.gap_ms == 12.346
+    old = waited_result(None).to_record(None)
+    assert "gap_ms" not in old and Result.from_record(old).load.gap_ms is None

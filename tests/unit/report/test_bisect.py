@@ -1,57 +1,15 @@
-"""report.bisect and records.bisects: a bisection file read back (its kind, schema and keys checked, each error naming
-the fix) and rendered as text and step summary, the steps judged again from its stored counts."""
+"""A bisection file rendered (report.bisect): as text and step summary, the steps judged again from its stored counts,
+and the benchmark scripts' tables."""
 
 import json
 
-import pytest
-
-from serverbench.errors import ConfigError
-from serverbench.records import bisects
 from serverbench.report import bisect as report
-
-
-def _record(counts, threshold=0.02, steps=()):
-    """A bisection record of commits c0.. with these counts (None: skipped; absent: not tried)."""
-    commits = []
-    for i, count in enumerate(counts):
-        tried = count != "untried"
-        commits.append(
-            {
-                "sha": f"{i:x}" * 40,
-                "subject": f"c{i}",
-                "lock": None,
-                "per_request": count if tried else None,
-                "tried": tried,
-                "skipped": "did not start: SyntaxError" if tried and count is None else None,
-                "seconds": 9.0 if tried else None,
-                "python": "/venv/bin/python",
-            }
-        )
-    tried = [c for c in commits if c["tried"]]
-    return {
-        "kind": "bisect",
-        "schema": 1,
-        "repo": "/repo",
-        "project": ".",
-        "user": True,
-        "cell": "waitress-t4/shop home",
-        "endpoint": "GET /",
-        "variant": "waitress-t4",
-        "app": "shop",
-        "workload": "home",
-        "threshold": threshold,
-        "requests": 40,
-        "commits": commits,
-        "steps": list(steps),
-        "counted": len([c for c in tried if c["per_request"] is not None]),
-        "skipped": len([c for c in tried if c["per_request"] is None]),
-        "seconds": 61.0,
-    }
+from tests.unit.sample_records import bisection
 
 
 def test_the_text_lists_the_commits_tried_their_changes_and_the_verdict():
     """Tried commits in range order with their change against the previous counted one; skipped ones with why."""
-    record = _record([100_000.0, "untried", None, 100_100.0, 110_000.0], steps=[{"gate": {"error": "oha missing"}}])
+    record = bisection([100_000.0, "untried", None, 100_100.0, 110_000.0], steps=[{"gate": {"error": "oha missing"}}])
     text = report.text(record).splitlines()
     assert text[0].startswith("bisect waitress-t4/shop home (GET /): 5 commits, 0000000000 (c0) .. 4444444444 (c4)")
     assert "skipped: did not start: SyntaxError  [c2]" in text[3]
@@ -65,14 +23,14 @@ def test_the_text_lists_the_commits_tried_their_changes_and_the_verdict():
 def test_the_gates_verdict_is_printed_with_its_time_and_each_signal():
     """A confirmed step: the gate's verdict, exit status and wall time, then one line per signal."""
     gate = {"verdict": "regression", "exit_status": 1, "signals": {"throughput": "-9.1%"}, "seconds": 212.4}
-    lines = report.text(_record([100_000.0, 110_000.0], steps=[{"gate": gate}])).splitlines()
+    lines = report.text(bisection([100_000.0, 110_000.0], steps=[{"gate": gate}])).splitlines()
     assert lines[-2] == "  timed gate, parent against culprit: regression (exit 1, 212 s)"
     assert lines[-1].split() == ["throughput", "-9.1%"]
 
 
 def test_a_range_that_moved_in_small_steps_names_no_culprit():
     """+1.5% and +1.5% in two halves of a 2% threshold: the spread verdict, exit 3, in text and summary."""
-    record = _record([100.0, "untried", 101.5, "untried", 103.0])
+    record = bisection([100.0, "untried", 101.5, "untried", 103.0])
     assert report.judged(record).exit_status == 3
     assert "verdict: spread (exit 3): the range moved +3.00% but no single counted interval" in report.text(record)
     assert report.markdown(record).startswith("### serverbench bisect: waitress-t4/shop home (GET /): **spread**")
@@ -80,33 +38,8 @@ def test_a_range_that_moved_in_small_steps_names_no_culprit():
 
 def test_the_steps_are_judged_again_from_the_stored_counts():
     """A stored threshold is applied to the stored counts: 3% is a step at 2%, none at 5%."""
-    assert report.judged(_record([100.0, 103.0])).verdict == "regression"
-    assert report.judged(_record([100.0, 103.0], threshold=0.05)).verdict == "none"
-
-
-def test_a_bisection_file_round_trips(tmp_path):
-    """write then read gives the record back."""
-    record = _record([100.0, 103.0])
-    bisects.write(tmp_path / "b.json", record)
-    assert bisects.read(tmp_path / "b.json") == record
-
-
-@pytest.mark.parametrize(
-    "content, said",
-    [
-        ("not json", "not a readable bisection file"),
-        ('{"kind": "ab"}', 'not a bisection file (no "kind": "bisect")'),
-        ('{"kind": "bisect", "schema": 9}', "schema 9, this serverbench reads 1; bisect again with this version"),
-        ('{"kind": "bisect", "schema": 1, "commits": []}', "a bisection file without steps, variant"),
-    ],
-)
-def test_a_bad_bisection_file_is_named_with_the_fix(tmp_path, content, said):
-    """Each unreadable file names itself and what to pass instead."""
-    path = tmp_path / "b.json"
-    path.write_text(content)
-    with pytest.raises(ConfigError, match=str(path)) as raised:
-        bisects.read(path)
-    assert said in str(raised.value)
+    assert report.judged(bisection([100.0, 103.0])).verdict == "regression"
+    assert report.judged(bisection([100.0, 103.0], threshold=0.05)).verdict == "none"
 
 
 def test_the_tables_render_the_benchmarks_files(tmp_path):

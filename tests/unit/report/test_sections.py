@@ -8,11 +8,13 @@ import pytest
 
 from serverbench.catalog.shapes import LoadShape
 from serverbench.errors import ConfigError
+from serverbench.judge.checks import check
 from serverbench.records.results import Failure, ResultsFile, Stored
 from serverbench.report.charts import BarChart, Fold, IntervalChart, LineChart, Table
 from serverbench.report.inputs import Inputs, load, read_decision
 from serverbench.report.sections import select
 from tests.unit.sample_records import result
+from tests.unit.synthetic import record
 
 KEY = "test_throughput::{}/flask/json/c64"
 
@@ -230,3 +232,23 @@ def test_load_names_a_file_that_is_neither(tmp_path):
     assert load([tmp_path]).skipped == (tmp_path / "other.json",)
     with pytest.raises(ConfigError, match="nope.json: no such file"):
         load([tmp_path / "nope.json"])
+
+
+def test_html_summary_shows_the_stored_flags_with_their_messages():
+    """A stored record's flags are named in the summary's flags column and listed with their messages."""
+    stalled = record(rps=200, connections=8, server_cpu_s=0.3, gen_cpu_s=0.1)
+    flags = [f.to_record() for f in check(stalled)]
+    run = ResultsFile(
+        Path("s.json"),
+        2,
+        "2026-11-23T00:00:00+00:00",
+        {"id": "m"},
+        (Stored(stalled, None, stalled.to_record(None, flags)),),
+        (),
+    )
+    summary = next(s for s in select(Inputs((run,), ())) if s.id == "summary")
+    table = summary.blocks[0]
+    row = {c.name: cell for c, cell in zip(table.columns, table.rows[0])}
+    assert row["flags"].text == "stall"
+    fold = next(b for b in summary.blocks if isinstance(b, Fold))
+    assert fold.blocks[0].rows[0][-1].text == flags[0]["message"]

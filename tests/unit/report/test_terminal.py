@@ -1,8 +1,11 @@
-"""The end-of-session line for cells with no stored timed baseline: one line naming every way forward."""
+"""The terminal summary (report.terminal): the end-of-session line for cells with no stored timed baseline (one line
+naming every way forward), skipped cells, each record's flags and a latency known wrong."""
 
 from serverbench.config import options as cfg
+from serverbench.judge.verdict import Verdict
 from serverbench.pytest_plugin.session import PerfSession
 from serverbench.report.terminal import missing_baseline_line, summary_table
+from tests.unit.synthetic import record
 
 
 def test_the_line_names_saving_the_gate_and_the_cost_test():
@@ -34,3 +37,22 @@ def test_session_records_each_skip_once_per_workload(tmp_path):
     for workload in ("json", "json", "plaintext"):
         assert session.record_skip("v/app", workload, "not installed: pip install v") == "not installed: pip install v"
     assert session.skipped == {("v/app", "not installed: pip install v"): ["json", "plaintext"]}
+
+
+def test_terminal_summary_shows_each_records_flags_and_what_they_mean():
+    """The summary table has a flags column, and one line under it per flag raised."""
+    stalled = record(rps=200, connections=8, server_cpu_s=0.3, gen_cpu_s=0.1)
+    verdict = Verdict("no-baseline", "no baseline", None, None)
+    text = summary_table([(record(), verdict), (stalled, verdict)], [], 200)
+    rows = [line for line in text.splitlines() if "v/flask" in line]
+    assert "stall" not in rows[0] and "stall" in rows[1]
+    assert "stall: server, backends and generator all idle" in text and "docs/checks.md" in text
+
+
+def test_the_summary_hides_a_latency_the_littles_law_check_knows_is_wrong():
+    """gunicorn-sync-w2 on /sleep at c64 (19.6 rps x 2.21 s = 0.68 of the connections, no outside cause): its row shows
+    "?" for the latency, and a line under the table says why."""
+    r = record(rps=19.6, connections=64, mean=2210.0, server_cpu_s=0.1, gen_cpu_s=0.05, workload="sleep")
+    text = summary_table([(r, Verdict("no-baseline", "no baseline", None, None))], [], 200)
+    row = next(line for line in text.splitlines() if "v/flask" in line)
+    assert "2210" not in row.replace(",", "") and "?" in row and "?: a latency the littles-law check" in text

@@ -1,0 +1,40 @@
+"""The counted server's processes: the listening socket's holders and a process tree that settles (measure.workers)."""
+
+import os
+import socket
+
+from serverbench.measure.workers import holders, listening_inode
+
+
+def test_listening_socket_holders_are_found():
+    """The process holding a listening socket is found through /proc."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        inode = listening_inode(sock.getsockname()[1])
+        assert inode is not None
+        assert holders([os.getpid()], inode) == [os.getpid()]
+
+
+def test_the_counted_server_is_read_once_its_process_tree_settles():
+    """A worker forked after the first look (gunicorn --preload forks one by one) is waited for: the pids come
+    back only once the tree has not changed for the settle time."""
+    from serverbench.measure.workers import settled
+
+    looks = iter([[1, 2], [1, 2, 3], [1, 2, 3, 4]])
+    last = [[1, 2, 3, 4]]
+
+    def tree(leader):
+        return next(looks, last[0])
+
+    assert settled(1, 1, tree, settle_s=0.05, cap_s=5) == [1, 2, 3, 4]
+
+
+def test_a_tree_that_never_settles_is_read_at_the_cap():
+    """A server that keeps forking is not waited for forever: the pids at the cap are used."""
+    import itertools
+
+    from serverbench.measure.workers import settled
+
+    counter = itertools.count(2)
+    assert len(settled(1, 1, lambda leader: [1, next(counter)], settle_s=0.05, cap_s=0.3)) == 2
