@@ -3,6 +3,7 @@
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 
@@ -220,14 +221,30 @@ def test_interrupted_run_leaves_no_server(suite):
             stdout=out,
             stderr=out,
         )
-    deadline = time.monotonic() + 30
+    began = time.monotonic()
+    deadline = began + 30
     while time.monotonic() < deadline and not any(
         c.laddr and c.laddr.port == port and c.status == psutil.CONN_LISTEN for c in psutil.net_connections("tcp")
     ):
         time.sleep(0.2)
     time.sleep(1.5)
+    sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=60)
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:  # Ctrl-C was not obeyed: end it (nothing may outlive the test), show its output
+        session = psutil.Process(proc.pid)
+        for child in [*session.children(recursive=True), session]:
+            try:
+                child.kill()
+            except psutil.NoSuchProcess:
+                continue
+        proc.wait()
+        tail = (suite.path / "out.txt").read_text()[-3000:]
+        pytest.fail(
+            f"the session did not exit within 60 s of SIGINT, sent {sent - began:.1f} s after it started; "
+            f"its output:\n{tail}"
+        )
     time.sleep(0.5)
     listeners = [
         c for c in psutil.net_connections("tcp") if c.laddr and c.laddr.port == port and c.status == psutil.CONN_LISTEN
