@@ -1,7 +1,7 @@
 """Answers in minutes (issue 33): the times the README and docs state, measured and rendered from one file.
 
     # a fresh clone's ./run tests, each line stamped "HH:MM:SS +SECONDSs LINE" (benchmarks/stamp.sh), with --junitxml:
-    .venv/bin/python benchmarks/answers.py tests tests.log junit.xml --as tests-after
+    .venv/bin/python benchmarks/answers.py tests tests.log junit.xml --as tests-after [--timeline tl.jsonl]
     # a perf run's results file (--perf-json), and for the README's first example its terminal output too:
     .venv/bin/python benchmarks/answers.py perf run.json --as default-run-after
     .venv/bin/python benchmarks/answers.py example example.txt example.json --as readme-example
@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from time_breakdown import figures  # noqa: E402 (a sibling script)
+from timeline import summary, tests_of  # noqa: E402 (a sibling script)
 
 from serverbench.report.progress import clock  # noqa: E402
 
@@ -176,8 +177,23 @@ def blocks(data: dict) -> dict[str, str]:
                 if tests.get("steps_s")
                 else ""
             )
+            + (_timeline_line(tests["timeline"]) if tests.get("timeline") else "")
         )
     return out
+
+
+def _timeline_line(t: dict) -> str:
+    """The xdist workers' busy and idle time, and the alone tests' share (benchmarks/timeline.py)."""
+    workers = "; ".join(
+        f"{name} busy {clock(w['busy_s'])}, idle {clock(w['idle_s'])}"
+        for name, w in t["workers"].items()
+        if name != "main"
+    )
+    folders = ", ".join(f"{k} {clock(v)}" for k, v in t["busy_by_folder_s"].items())
+    return (
+        f"\nFrom the first test to the last, {clock(t['wall_s'])}: {workers}. The tests marked `alone` (they judge "
+        f"timings, so the other worker waits) held the machine {clock(t['alone_s'])}. Test time by folder: {folders}.\n"
+    )
 
 
 def render(paths: tuple[Path, ...] = (ROOT / "README.md", ROOT / "docs" / "measurements.md"), write: bool = True):
@@ -201,6 +217,7 @@ def main(argv: list[str]) -> int:
     t.add_argument("junit", type=Path)
     t.add_argument("--as", dest="name", required=True)
     t.add_argument("--conditions", help="what the machine already had, in words (e.g. 'a fresh machine')")
+    t.add_argument("--timeline", type=Path, help="the run's SERVERBENCH_TIMELINE file: the workers' busy and idle time")
     p = sub.add_parser("perf")
     p.add_argument("results", type=Path)
     p.add_argument("--log", type=Path, help="its pytest output with --durations=0 (for a file without phases)")
@@ -214,7 +231,11 @@ def main(argv: list[str]) -> int:
     if args.what == "tests":
         merge(
             args.name,
-            {**tests_figures(args.log, args.junit), **({"conditions": args.conditions} if args.conditions else {})},
+            {
+                **tests_figures(args.log, args.junit),
+                **({"conditions": args.conditions} if args.conditions else {}),
+                **({"timeline": summary(tests_of(args.timeline))} if args.timeline else {}),
+            },
         )
     elif args.what == "perf":
         merge(args.name, perf_figures(args.results, args.log))
