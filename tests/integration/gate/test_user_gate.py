@@ -18,6 +18,7 @@ pytestmark = [
 # --blocks 8: with --rate off alpha 0.01 is split over throughput and CPU (0.005 each), which the exact Wilcoxon
 # floor 0.5**n passes from n = 8 (judge.ab.min_blocks), the fewest the gate accepts; the default 12 buys power
 # these tests do not assert (a regression's exit 1 comes from the counts; a comment-only change may exit 3).
+# --cost-repeats 1, the shipped default: one count per arm, both at once, a second only when the pair is ambiguous.
 QUICK = [
     "--endpoint",
     "home",
@@ -28,7 +29,7 @@ QUICK = [
     "--rate",
     "off",
     "--cost-repeats",
-    "2",
+    "1",
     "--retries",
     "0",
     "--blocks",
