@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
@@ -17,6 +17,7 @@ from ..catalog.windows import DEFAULT_POLICY, WindowPolicy, again_lead_s, edge_s
 from ..catalog.workloads import Workload
 from ..drivers.base import Driver
 from ..errors import ServerDiedError
+from ..processes.executors import stop_generators
 from ..records.schema import BackendUsage, Generator, Result
 from .hostcpu import HostSampler
 from .kernel import listen_counters, window
@@ -111,6 +112,18 @@ def warm_up(trial: Trial, warmup: Warmup) -> tuple[float, ...]:
     return tuple(rps)
 
 
+@contextmanager
+def _generators_stopped_on_interrupt() -> Iterator[None]:
+    """Ctrl-C (or SIGTERM's exit) while a lead-in run loads the server from the pool's thread: the generators are killed
+    before the pool waits for that thread, so the session stops now, not when the run would have ended (up to a minute;
+    the thread does not see the main thread's KeyboardInterrupt).  Another error waits for the run, as before."""
+    try:
+        yield
+    except (KeyboardInterrupt, SystemExit):
+        stop_generators()
+        raise
+
+
 def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[float] = ()) -> Result:
     """One measured window: the driver's report, the server's CPU, peak RSS and PSS (and its memory over
     time), the generator's CPU, and for each backend its CPU and the operations it counted during the window.  ``warmup`` and
@@ -119,7 +132,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
     # A driver with a lead-in (oha's closed model) loads the server before its window in the same run:
     # the samplers below open when its window does, and the run ends after the window's in-flight answers.
     lead = lead_in_s(trial)
-    with ThreadPoolExecutor(1) as pool:
+    with ThreadPoolExecutor(1) as pool, _generators_stopped_on_interrupt():
         # The counters before the run too: its answered requests (lead-in and window) are compared with what the
         # backends counted until it had every answer, with no clock to align between oha and this process.
         run_before = {name: b.count() for name, b in backends.items()} if lead else {}

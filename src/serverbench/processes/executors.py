@@ -374,6 +374,7 @@ def run_generator(
         process = subprocess.Popen(
             list(argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, preexec_fn=_child_setup(cpus)
         )
+        _GENERATORS.add(process.pid)
         watchdog = threading.Timer(timeout, _kill_group, args=(process.pid,))
         watchdog.start()
         sampler = RunQueueSampler(process.pid, main_thread=main_thread)
@@ -384,6 +385,7 @@ def run_generator(
             os.waitpid(process.pid, 0)
             raise
         finally:
+            _GENERATORS.discard(process.pid)
             watchdog.cancel()
             samples = sampler.stop()
         wall = time.monotonic() - started
@@ -479,6 +481,18 @@ class BackgroundProcess:
             if time.monotonic() >= deadline:
                 return None
             time.sleep(0.05)
+
+
+# The load generators running now, from any thread: a run waited for in another thread (oha's lead-in run) does not see
+# the main thread's Ctrl-C, so whoever catches it stops them (stop_generators) instead of waiting for the run to end.
+_GENERATORS: set[int] = set()
+
+
+def stop_generators() -> None:
+    """Kill every load generator :func:`run_generator` is running now (in any thread) with its process group; each
+    run then ends at once, as killed."""
+    for pid in list(_GENERATORS):
+        _kill_group(pid)
 
 
 def _kill_group(pid: int) -> None:

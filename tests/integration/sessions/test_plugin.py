@@ -212,12 +212,29 @@ def test_perf_target_drives_an_external_server(suite, apps_dir):
         server.stop()
 
 
+def _generator_running(pid: int) -> bool:
+    """Whether a load generator (oha or wrk) runs under the process ``pid``."""
+    try:
+        return any(p.name() in ("oha", "wrk") for p in psutil.Process(pid).children(recursive=True))
+    except psutil.Error:
+        return False
+
+
 def test_interrupted_run_leaves_no_server(suite):
-    """Ctrl-C during a trial still stops the server and its workers."""
+    """Ctrl-C a second into a trial's load run (with a warm-up, oha's lead-in runs it in another thread): the session
+    stops at once, interrupted, before its 20 s window would end, and stops the server and its workers."""
     port = free_port()
     with open(suite.path / "out.txt", "w") as out:
         proc = suite.popen(
-            [*suite._getpytestargs(), *FAST, "--perf-duration=20", f"--perf-port={port}", "-k", "throughput"],
+            [
+                *suite._getpytestargs(),
+                *FAST,
+                "--perf-duration=20",
+                "--perf-warmup=1",
+                f"--perf-port={port}",
+                "-k",
+                "throughput",
+            ],
             stdout=out,
             stderr=out,
         )
@@ -227,11 +244,13 @@ def test_interrupted_run_leaves_no_server(suite):
         c.laddr and c.laddr.port == port and c.status == psutil.CONN_LISTEN for c in psutil.net_connections("tcp")
     ):
         time.sleep(0.2)
-    time.sleep(1.5)
+    while time.monotonic() < deadline and not _generator_running(proc.pid):  # the window's run, in its lead-in
+        time.sleep(0.05)
+    time.sleep(1.0)
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    try:
-        proc.wait(timeout=60)
+    try:  # well before the 20 s window would end: a session that finishes its window first did not obey Ctrl-C
+        proc.wait(timeout=15)
     except subprocess.TimeoutExpired:  # Ctrl-C was not obeyed: end it (nothing may outlive the test), show its output
         session = psutil.Process(proc.pid)
         for child in [*session.children(recursive=True), session]:
@@ -242,9 +261,10 @@ def test_interrupted_run_leaves_no_server(suite):
         proc.wait()
         tail = (suite.path / "out.txt").read_text()[-3000:]
         pytest.fail(
-            f"the session did not exit within 60 s of SIGINT, sent {sent - began:.1f} s after it started; "
+            f"the session did not exit within 15 s of SIGINT, sent {sent - began:.1f} s after it started; "
             f"its output:\n{tail}"
         )
+    assert proc.returncode == pytest.ExitCode.INTERRUPTED, (suite.path / "out.txt").read_text()[-3000:]
     time.sleep(0.5)
     listeners = [
         c for c in psutil.net_connections("tcp") if c.laddr and c.laddr.port == port and c.status == psutil.CONN_LISTEN
