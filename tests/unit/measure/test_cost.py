@@ -189,6 +189,45 @@ def test_a_tree_that_never_settles_is_read_at_the_cap():
     assert len(settled(1, 1, lambda leader: [1, next(counter)], settle_s=0.05, cap_s=0.3)) == 2
 
 
+def test_a_tree_whose_declared_workers_hold_the_socket_is_read_before_the_settle_time():
+    """When as many workers as the variant declares hold the listening socket, the tree is read without waiting
+    the whole settle time (every worker holds the socket from its fork on)."""
+    import subprocess
+    import sys
+    import time
+
+    from serverbench.measure.workers import settled
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], pass_fds=[sock.fileno()])
+        try:
+            tree = [1, os.getpid(), child.pid]
+            began = time.monotonic()
+            assert settled(1, port, lambda leader: tree, workers=2, settle_s=20, cap_s=30) == tree
+            assert time.monotonic() - began < 5
+            assert settled(1, port, lambda leader: tree, workers=3, settle_s=0.05, cap_s=0.5) == tree  # one short
+        finally:
+            child.kill()
+            child.wait()
+
+
+def test_a_vgdb_command_that_reaches_no_process_names_the_pid():
+    """A monitor command sent to a pid no valgrind runs fails with the pid and vgdb's own words."""
+    import shutil
+
+    import pytest
+
+    from serverbench.measure.callgrind import CountingError, control
+
+    if shutil.which("vgdb") is None:
+        pytest.skip("valgrind is not installed (`apt-get install valgrind`)")
+    with pytest.raises(CountingError, match="for pid 4194303 failed"):
+        control([4194303], "dump")
+
+
 def test_vgdb_and_the_counted_server_name_their_fifos_alike(apps_dir, monkeypatch):
     """The counted server's environment has none of the variables valgrind names its FIFOs by, and vgdb is run
     without them too, whoever the caller is (a login shell sets USER and LOGNAME)."""
