@@ -9,7 +9,9 @@ run the same way (valgrind, the same options and fixed environment): the interpr
 the interpreter importing the server and the app (no socket, no fork).
 
     flock -s /tmp/serverbench-quiet.lock .venv/bin/python benchmarks/count_phases.py \\
-        --cells gunicorn-sync-w2/flask,waitress-t4/flask --repeats 3 --out /tmp/phases.json
+        --cells gunicorn-sync-w2/flask,waitress-t4/flask --repeats 3 --label after --out benchmarks/results/count-phases.json
+
+``--label before`` with ``PYTHONPATH=<a checkout of main>/src`` times main's code on the same venv and apps.
 """
 
 from __future__ import annotations
@@ -118,6 +120,7 @@ def main() -> None:
     p.add_argument("--requests", type=int, default=50, help="counted and warm-up requests (the gate's: 50)")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--probes", type=int, default=1, help="0: no start-up probes")
+    p.add_argument("--label", default="this checkout", help="the key the results go under in --out (before, after)")
     p.add_argument("--out", type=Path)
     args = p.parse_args()
     data = {}
@@ -150,7 +153,9 @@ def main() -> None:
             print(f"  probe {k:20s} {statistics.median(vals):6.2f} s")
         print(f"  per request: {[round(r['per_request']) for r in runs]}", flush=True)
     if args.out:
-        args.out.write_text(json.dumps(data, indent=1) + "\n")
+        kept = json.loads(args.out.read_text()) if args.out.exists() else {}
+        kept[args.label] = {"serverbench": cost.__file__, "cells": data}
+        args.out.write_text(json.dumps(kept, indent=1) + "\n")
 
 
 if __name__ == "__main__":
