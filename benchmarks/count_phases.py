@@ -154,7 +154,9 @@ def main() -> None:
         print(f"  per request: {[round(r['per_request']) for r in runs]}", flush=True)
     if args.out:
         kept = json.loads(args.out.read_text()) if args.out.exists() else {}
-        kept[args.label] = {"serverbench": cost.__file__, "cells": data}
+        tree = Path(cost.__file__).parent  # the checkout whose serverbench ran (PYTHONPATH may name another)
+        commit = subprocess.run(["git", "-C", tree, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+        kept[args.label] = {"serverbench": commit.stdout.strip() or str(tree), "cells": data}
         args.out.write_text(json.dumps(kept, indent=1) + "\n")
 
 
