@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -88,27 +89,43 @@ def vgdb_environment(environ: Mapping[str, str]) -> dict[str, str]:
 
 
 def control(pids: Iterable[int], *command: str) -> None:
-    """Send a callgrind monitor command (``instrumentation on``, ``dump``) to each process."""
-    for pid in pids:
-        try:
-            out = subprocess.run(
+    """Send a callgrind monitor command (``instrumentation on``, ``dump``) to each process, all at once: the server
+    is quiet while it is switched (no request in flight), so the order does not matter, and one vgdb takes about
+    0.2 s (a pre-fork server's three processes took 0.6 s one after the other)."""
+    calls = [
+        (
+            pid,
+            subprocess.Popen(
                 ["vgdb", f"--vgdb-prefix={VGDB_PREFIX}", f"--pid={pid}", "--max-invoke-ms=20", *command],
-                capture_output=True,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 text=True,
-                timeout=CONTROL_TIMEOUT_S,
                 env=vgdb_environment(os.environ),
-            )
+            ),
+        )
+        for pid in pids
+    ]
+    deadline = time.monotonic() + CONTROL_TIMEOUT_S
+    failed = None
+    for pid, call in calls:
+        try:
+            out, err = call.communicate(timeout=max(deadline - time.monotonic(), 0.0))
         except subprocess.TimeoutExpired:
-            raise CountingError(
+            call.kill()
+            call.communicate()
+            failed = failed or CountingError(
                 f"vgdb did not reach pid {pid} within {CONTROL_TIMEOUT_S:g} s to send {' '.join(command)!r}: "
                 "it needs ptrace to wake a process blocked in a system call. Run as root, or allow ptrace "
                 "(`sysctl kernel.yama.ptrace_scope=0`, or the container capability SYS_PTRACE)"
-            ) from None
-        if out.returncode != 0:
-            raise CountingError(
-                f"vgdb {' '.join(command)!r} for pid {pid} failed (exit {out.returncode}): "
-                f"{(out.stderr or out.stdout).strip()[-400:]}"
             )
+            continue
+        if call.returncode != 0:
+            failed = failed or CountingError(
+                f"vgdb {' '.join(command)!r} for pid {pid} failed (exit {call.returncode}): "
+                f"{(err or out).strip()[-400:]}"
+            )
+    if failed is not None:  # raised once every vgdb has ended: none is left running
+        raise failed
 
 
 @dataclass(frozen=True)

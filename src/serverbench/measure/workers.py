@@ -66,6 +66,7 @@ def accepting_workers(pids: Sequence[int], leader: int, port: int) -> list[int]:
 
 
 SETTLE_S = 2.0  # the process tree unchanged this long (a fork under valgrind takes a few tenths of a second)
+SETTLE_WORKERS_S = 0.3  # ... or this long once as many workers as the variant declares hold the socket
 SETTLE_CAP_S = 60.0
 
 
@@ -76,23 +77,31 @@ def settled(
     workers: int | None = None,
     settle_s: float = SETTLE_S,
     cap_s: float = SETTLE_CAP_S,
+    workers_settle_s: float = SETTLE_WORKERS_S,
 ) -> list[int]:
-    """The server's pids once its process tree has stopped changing for ``settle_s`` and, when the variant
-    says how many pre-fork workers it runs, that many hold the listening socket (at most ``cap_s``).
+    """The server's pids once its process tree has stopped changing for ``settle_s`` or, when the variant
+    says how many pre-fork workers it runs, once that many hold the listening socket and the tree has not
+    changed for ``workers_settle_s`` (at most ``cap_s``).
 
     A master that preloads the app (gunicorn --preload) answers as soon as its first worker is forked and
     forks the rest one by one; under valgrind that takes seconds, and a worker forked after the pids were
-    read served part of the window unpaused and uncounted (the count fell by half, or by 90%)."""
+    read served part of the window unpaused and uncounted (the count fell by half, or by 90%).  A worker holds
+    the socket from its fork on, so the declared count holding it is the whole tree: waiting the full settle
+    time after that took 2 s of each count of gunicorn-sync-w2."""
     deadline = time.monotonic() + cap_s
     pids, since = tree(leader), time.monotonic()
+    declared = workers is not None and workers >= 2
     while time.monotonic() < deadline:
-        time.sleep(min(0.2, settle_s))
+        time.sleep(min(0.1, settle_s, workers_settle_s))
         now = tree(leader)
         if now != pids:
             pids, since = now, time.monotonic()
             continue
-        enough = workers is None or workers < 2 or len(accepting_workers(pids, leader, port)) >= workers
-        if enough and time.monotonic() - since >= settle_s:
+        still = time.monotonic() - since
+        if declared:
+            if still >= workers_settle_s and len(accepting_workers(pids, leader, port)) >= workers:
+                break
+        elif still >= settle_s:
             break
     return pids
 

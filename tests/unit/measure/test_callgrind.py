@@ -64,3 +64,17 @@ def test_the_pipes_of_a_killed_server_are_removed_and_no_others(tmp_path):
         for name in [*mine, other]:
             if os.path.exists(name):
                 os.unlink(name)
+
+
+def test_a_vgdb_command_that_reaches_no_process_names_the_pid():
+    """A monitor command sent to a pid no valgrind runs fails with the pid and vgdb's own words."""
+    import shutil
+
+    import pytest
+
+    from serverbench.measure.callgrind import CountingError, control
+
+    if shutil.which("vgdb") is None:
+        pytest.skip("valgrind is not installed (`apt-get install valgrind`)")
+    with pytest.raises(CountingError, match="for pid 4194303 failed"):
+        control([4194303], "dump")

@@ -38,3 +38,28 @@ def test_a_tree_that_never_settles_is_read_at_the_cap():
 
     counter = itertools.count(2)
     assert len(settled(1, 1, lambda leader: [1, next(counter)], settle_s=0.05, cap_s=0.3)) == 2
+
+
+def test_a_tree_whose_declared_workers_hold_the_socket_is_read_before_the_settle_time():
+    """When as many workers as the variant declares hold the listening socket, the tree is read without waiting
+    the whole settle time (every worker holds the socket from its fork on)."""
+    import subprocess
+    import sys
+    import time
+
+    from serverbench.measure.workers import settled
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], pass_fds=[sock.fileno()])
+        try:
+            tree = [1, os.getpid(), child.pid]
+            began = time.monotonic()
+            assert settled(1, port, lambda leader: tree, workers=2, settle_s=20, cap_s=30) == tree
+            assert time.monotonic() - began < 5
+            assert settled(1, port, lambda leader: tree, workers=3, settle_s=0.05, cap_s=0.5) == tree  # one short
+        finally:
+            child.kill()
+            child.wait()
