@@ -67,7 +67,8 @@ for action in $ACTIONS; do
       git --git-dir="$git_dir" cat-file -p "$commit:$path" >"$dest/$path" 2>/dev/null || rm -f "$dest/$path"
     done
   fi
-  for entry in $(sed -n "s/^ *\(main\|post\|pre\): *['\"]\{0,1\}\([^'\"]*\).*/\2/p" "$dest/action.yml" 2>/dev/null); do
+  # (tr: some action.yml files have CRLF line ends; a path ending in \r is never there)
+  for entry in $(tr -d '\r' <"$dest/action.yml" 2>/dev/null | sed -n "s/^ *\(main\|post\|pre\): *['\"]\{0,1\}\([^'\"]*\).*/\2/p"); do
     [ -e "$dest/$entry" ] || echo "rehearse: note: $action lacks $entry in its mirror: a job that runs it fails here" >&2
   done
   local_repos+=(--local-repository "$action=$dest")

@@ -9,7 +9,12 @@ import pytest
 from serverbench.catalog.apps import PYTHON_APPS as APPS
 from serverbench.catalog.contract import ENDPOINTS, check_response
 
-pytestmark = pytest.mark.handler
+pytestmark = [
+    pytest.mark.handler,
+    # pyramid imports pkg_resources, which setuptools 81+ deprecates with a UserWarning at import: in process (here,
+    # not in a served cell's own interpreter) filterwarnings = error made every pyramid handler test fail.
+    pytest.mark.filterwarnings("ignore:pkg_resources is deprecated as an API:UserWarning"),
+]
 ASYNC_APPS = [name for name, app in APPS.items() if app.interface != "wsgi"]
 
 

@@ -2,6 +2,9 @@
 and the moment; the session goes on (Redis restarted) and leaves nothing running."""
 
 import json
+import re
+import shlex
+from pathlib import Path
 
 import pytest
 
@@ -42,11 +45,11 @@ def test_redis(perf_trial):
     perf_trial()
 '''
 
-FAST = [
-    "-m",
-    "perf",
+ROOT = Path(__file__).resolve().parents[3]
+# The examples of docs/backend-faults.md, one per line of its first code block.
+DOCUMENTED = re.findall(r"^pytest -m perf .*--perf-fault=.*$", (ROOT / "docs" / "backend-faults.md").read_text(), re.M)
+NARROW = [  # one server, a short window; the documented lines name the workload and the fault
     "--perf-variants=gunicorn-sync-w2",
-    "--perf-workloads=redis",
     "--perf-duration=3",
     "--perf-warmup=0",
     "--perf-connections=8",
@@ -55,6 +58,7 @@ FAST = [
     "-p",
     "no:cacheprovider",
 ]
+FAST = ["-m", "perf", *NARROW, "--perf-workloads=redis"]
 
 
 @pytest.fixture
@@ -97,3 +101,26 @@ def test_toxiproxy_reset_fails_the_trial_with_classified_errors(project):
             "(reset-redis@1s)*request errors*status*"
         ]
     )
+
+
+@pytest.mark.documented
+@pytest.mark.parametrize("line", DOCUMENTED, ids=lambda line: line.rsplit("=", 1)[1])
+def test_each_documented_fault_fails_its_trial_naming_the_backend(project, line):
+    """Each example of docs/backend-faults.md as written (on one server, a 3 s window): the trial fails naming the
+    backend, the moment and the fault, and nothing is recorded as a result (a drop stretches the window: its
+    requests wait out their timeouts)."""
+    args = shlex.split(line)
+    assert args[:3] == ["pytest", "-m", "perf"], line
+    spec = args[-1].split("=", 1)[1]
+    backend = spec.split("-", 1)[1].split(":")[0].split("@")[0]
+    if not spec.startswith("kill-"):
+        try:
+            toxiproxy_binary()
+        except MissingBinaryError:
+            pytest.skip(f"toxiproxy-server is not installed: {TOXIPROXY_INSTALL}")
+    project.makepyfile(test_perf=ONE_TEST)
+    result = project.runpytest_subprocess(*args[1:], *NARROW, timeout=120)
+    result.assert_outcomes(failed=1)
+    at = spec.split("@")[1].rstrip("s") if "@" in spec else "1"
+    result.stdout.fnmatch_lines([f"backend fault: {backend} * {at}.* s into the * s window ({spec}*)*"])
+    assert json.loads((project.path / "out.json").read_text())["results"] == []

@@ -1,4 +1,10 @@
-"""Slow clients against real servers: a shape that holds them beside the load, and a known hold time."""
+"""Slow clients against real servers: a shape that holds them beside the load, a known hold time, and the
+documented `--perf-slow-clients` session."""
+
+import json
+import re
+import shlex
+from pathlib import Path
 
 import pytest
 
@@ -58,3 +64,44 @@ def test_gunicorn_gevent_drops_a_silent_connection_after_its_keepalive(apps_dir)
         server.stop()
     assert report.opened == 1 and len(report.dropped_s) == 1
     assert 1.5 < report.dropped_s[0] < 3.5, report.dropped_s
+
+
+ROOT = Path(__file__).resolve().parents[3]
+ONE_TEST = '''
+import pytest
+
+@pytest.mark.perf
+def test_json(perf_trial):
+    """One cell, at each slow-client shape of the session."""
+    perf_trial()
+'''
+
+
+@pytest.mark.documented
+def test_the_documented_slow_client_session_records_each_shape(pytester, apps_dir):
+    """docs/slow-clients.md's `pytest -m perf --perf-slow-clients none,idle16,slowloris16` (aiohttp on /json, 1 s
+    windows): one test per shape, c64, c64+idle16 and c64+slowloris16, each recorded, the slow ones with their 16
+    clients opened."""
+    [line] = re.findall(
+        r"`(pytest -m perf --perf-slow-clients [^`]+)`", (ROOT / "docs" / "slow-clients.md").read_text()
+    )
+    pytester.makeini(f"[pytest]\nperf_apps_dir = {apps_dir}\n")
+    pytester.makepyfile(test_perf=ONE_TEST)
+    narrow = ["--perf-variants=aiohttp", "--perf-workloads=json", "--perf-connections=64", "--perf-duration=1"]
+    result = pytester.runpytest_subprocess(
+        *shlex.split(line)[1:],
+        *narrow,
+        "--perf-warmup=0",
+        "--perf-json=out.json",
+        "-p",
+        "no:cacheprovider",
+        timeout=120,
+    )
+    result.assert_outcomes(passed=3)
+    records = json.loads((pytester.path / "out.json").read_text())["results"]
+    shapes = {r["shape"]["label"]: r.get("slow_clients") for r in records}
+    assert sorted(shapes) == ["c64", "c64+idle16", "c64+slowloris16"], shapes
+    assert shapes["c64"] is None
+    for kind in ("idle", "slowloris"):
+        slow = shapes[f"c64+{kind}16"]
+        assert (slow["kind"], slow["asked"], slow["opened"]) == (kind, 16, 16), slow

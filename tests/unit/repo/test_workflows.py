@@ -199,3 +199,19 @@ def test_run_tests_collects_as_an_unprivileged_user_with_sudo(sudo_user):
     assert "serverbench: installed the environment in" in run.stderr, out[-3000:]  # its own venv, built
     assert run.returncode == 0, out[-3000:]
     assert "tests collected" in run.stdout, out[-3000:]
+
+
+def test_the_documented_job_runs_every_test_marked_documented():
+    """tests.yml's `documented` job runs `./run tests -m documented`, the tests that run a documented command as
+    written and that the default run deselects (./run lock's resolving forms, the install lines, the timed examples),
+    then docs/your-app.md's `./run tests -m example_ci -n 0` and docs/handlers.md's `pytest -m handler` (one process)."""
+    job = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text())["jobs"]["documented"]
+    commands = [step["run"] for step in job["steps"] if "run" in step]
+    assert commands[0].split()[:4] == ["./run", "tests", "-m", "documented"], commands
+    assert "and not documented" in (ROOT / "pyproject.toml").read_text(), "addopts no longer deselects them"
+    recipe = "./run tests -m example_ci -n 0"
+    assert commands[1].startswith(recipe + " ") and f"`{recipe}`" in (ROOT / "docs" / "your-app.md").read_text()
+    assert (
+        commands[2].startswith("./run tests -m handler -n 0 ")
+        and "    pytest -m handler  " in (ROOT / "docs" / "handlers.md").read_text()
+    )
