@@ -82,8 +82,16 @@ class Watched:
         env = {**os.environ, MARKER: self.token, "TMPDIR": str(self.tmp)}
         self.log = folder / "session.log"
         with open(self.log, "wb") as log:  # a file, not a pipe: a full pipe would stall the session
-            self.process = subprocess.Popen(
-                argv, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            self.process = (
+                subprocess.Popen(  # Ctrl-C's default restored: see test_gate_worktree_removed_on_every_exit_path
+                    argv,
+                    cwd=folder,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+                )
             )
         self.seen: dict[int, tuple[float, int, str]] = {}  # pid: (start time, process group, command line)
         self.gone: set[int] = set()

@@ -237,6 +237,9 @@ def test_interrupted_run_leaves_no_server(suite):
             ],
             stdout=out,
             stderr=out,
+            # Ctrl-C's default restored in the child: a shell that started this run in the background (`cmd &`, as a CI
+            # harness may) ignores SIGINT, every process inherits that, and Python then installs no KeyboardInterrupt.
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
     began = time.monotonic()
     deadline = began + 30
