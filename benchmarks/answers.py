@@ -189,7 +189,7 @@ def _timeline_line(t: dict) -> str:
         for name, w in t["workers"].items()
         if name != "main"
     )
-    folders = ", ".join(f"{k} {clock(v)}" for k, v in t["busy_by_folder_s"].items())
+    folders = ", ".join(f"{k} {clock(v)}" for k, v in sorted(t["busy_by_folder_s"].items(), key=lambda kv: -kv[1]))
     return (
         f"\nFrom the first test to the last, {clock(t['wall_s'])}: {workers}. The tests marked `alone` (they judge "
         f"timings, so the other worker waits) held the machine {clock(t['alone_s'])}. Test time by folder: {folders}.\n"
