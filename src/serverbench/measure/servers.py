@@ -21,6 +21,7 @@ from ..catalog.contract import Endpoint
 from ..catalog.matrix import Cell
 from ..catalog.variants import Variant
 from ..processes.executors import LOOPBACK, ManagedProcess, free_port
+from .bytecode import bytecode_cache
 from .verify import verify
 
 HEAP_VAR = "SERVERBENCH_HEAP_DIR"  # the apps' heap knob (apps/injected_work.py): the folder they write to
@@ -85,18 +86,6 @@ def unavailable_reason(variant: Variant, app: App | None = None, apps_dir: Path 
             f"`{sys.executable} -m pip install {' '.join(missing)}` (or {variant.install}; {app.install})"
         )
     return None
-
-
-def bytecode_cache(environ: Mapping[str, str]) -> dict[str, str]:
-    """Where a server keeps the bytecode of its imports when the environment says not to write it beside the source
-    (PYTHONDONTWRITEBYTECODE, set by some shells and containers, and on this project's machine): in serverbench's own
-    cache (PYTHONPYCACHEPREFIX), so a server does not compile every module it imports from source each time it starts
-    (the gate starts fresh servers for every block; measured: aiohttp ready in 0.6-1.3 s instead of 2.0-2.2 s).  An
-    environment that already names a prefix, or that writes bytecode, is left as it is."""
-    if not environ.get("PYTHONDONTWRITEBYTECODE") or environ.get("PYTHONPYCACHEPREFIX"):
-        return {}
-    cache = Path(environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "serverbench" / "pycache"
-    return {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": str(cache)}
 
 
 def start_variant(

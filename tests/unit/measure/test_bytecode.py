@@ -1,8 +1,9 @@
-"""Compiling a counted server's files before it starts under valgrind."""
+"""measure.bytecode: a counted server's files compiled before it starts, and where a server keeps its bytecode."""
 
 import sys
+from pathlib import Path
 
-from serverbench.measure.bytecode import app_paths, compile_server
+from serverbench.measure.bytecode import app_paths, bytecode_cache, compile_server
 
 
 def test_the_apps_modules_and_packages_are_compiled_and_nothing_else(tmp_path):
@@ -25,3 +26,18 @@ def test_a_file_that_does_not_compile_is_left_to_the_server(tmp_path):
     (tmp_path / "broken.py").write_text("def (:\n")
     compile_server(sys.executable, (), tmp_path)
     assert not (tmp_path / "__pycache__").exists()
+
+
+def test_a_server_caches_its_bytecode_out_of_the_tree_when_the_environment_forbids_writing_it():
+    """PYTHONDONTWRITEBYTECODE set: the server writes and reads bytecode in serverbench's cache, not beside the source."""
+    env = bytecode_cache({"PYTHONDONTWRITEBYTECODE": "1", "XDG_CACHE_HOME": "/var/cache/u"})
+    assert env == {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": "/var/cache/u/serverbench/pycache"}
+    home = bytecode_cache({"PYTHONDONTWRITEBYTECODE": "1"})["PYTHONPYCACHEPREFIX"]
+    assert home == str(Path.home() / ".cache" / "serverbench" / "pycache")
+
+
+def test_an_environment_that_writes_bytecode_or_names_a_prefix_is_left_alone():
+    """No setting, an empty one, or a prefix the user chose: nothing is changed."""
+    assert bytecode_cache({}) == {}
+    assert bytecode_cache({"PYTHONDONTWRITEBYTECODE": ""}) == {}
+    assert bytecode_cache({"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": "/elsewhere"}) == {}
