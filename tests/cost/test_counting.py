@@ -38,6 +38,7 @@ def test_the_ab_gate_counts_each_arm_and_flags_injected_work(apps_dir, no_leaks)
     """Two counted runs per arm (aiohttp /json): a candidate doing about 5% more work per request is a cost
     regression, while each arm's own runs agree (the A/A spread the limit is built from)."""
     from serverbench.catalog.matrix import Cell
+    from serverbench.gate.loop import Counted
     from serverbench.gate.plan import ABPlan, Arm
     from serverbench.judge.cost import COST_MIN_EFFECT, judge_counts
     from serverbench.measure.ab import count_arms
@@ -50,7 +51,7 @@ def test_the_ab_gate_counts_each_arm_and_flags_injected_work(apps_dir, no_leaks)
         Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_WORK_ITERS": "30"}),
         rate=None,
     )
-    base, candidate = count_arms(plan, 2)
+    base, candidate = Counted(*count_arms(plan, 2)).counts
     assert len(base) == len(candidate) == 2
     decision = judge_counts(base, candidate)
     assert decision.verdict == "regression", decision.reason

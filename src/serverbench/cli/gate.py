@@ -544,14 +544,14 @@ def run_user(args: argparse.Namespace, found: user.UserProject) -> list[tuple[AB
 
 
 def decided_with_shifts(plan: ABPlan) -> tuple[ABDecision, tuple[Shift, ...]]:
-    """The decision on ``plan`` and, when its counted cost regressed, the functions it came from (one more
-    profiled count of each arm)."""
-    run = loop.run(plan, on_retry=_say_retry)
+    """The decision on ``plan`` and, when its counted cost regressed, the functions it came from (the decision's
+    own counts, and one untimed Python-level pass of each arm)."""
+    run, runs = loop.decide(plan, on_retry=_say_retry)
     cost = run.decisions.get(COST)
-    if cost is None or cost.verdict != "regression":
+    if cost is None or cost.verdict != "regression" or runs is None:
         return run, ()
     print(f"{run.cell}: counted cost regression; profiling both arms for the functions it came from", file=sys.stderr)
-    base, candidate = profile_arms(plan)
+    base, candidate = profile_arms(plan, runs.last)
     return run, attribute(as_baseline(base), candidate)
 
 

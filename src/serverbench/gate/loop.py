@@ -6,30 +6,58 @@ runs per arm under valgrind): one count per arm, both at once, and a second when
 counted regression ends the decision there (any gated regression fails it).  Then the timed blocks, judged at
 each of the plan's looks: a regression or every signal settled ends it, else the next look follows, up to the
 last.  An unreached verdict at the last look is retried while ``plan.retries`` are left.
-``serverbench gate`` and the tests call :func:`run`.
+``serverbench gate`` calls :func:`decide` (the decision and the records of its counts, which a cost regression's
+attribution reuses); the tests call :func:`run`.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from ..judge.ab import COST, UNREACHED, Judgement, decided, judge, judge_counted
 from ..judge.memory import growth_pairs
 from ..judge.signals import GROWTH
 from ..measure.ab import count_arms, run_blocks
+from ..records.cost import CostRecord
 from ..records.decisions import ABDecision, Measurement
 from .plan import ABPlan
 
 Counts = tuple[tuple[float, ...], tuple[float, ...]]
 
 
+@dataclass(frozen=True)
+class Counted:
+    """The counted runs of each arm, in the order they ran (their C functions kept)."""
+
+    base: tuple[CostRecord, ...]
+    candidate: tuple[CostRecord, ...]
+
+    @property
+    def counts(self) -> Counts:
+        """Instructions per request of each run, per arm: the counted signal's pairs."""
+        return tuple(r.per_request for r in self.base), tuple(r.per_request for r in self.candidate)
+
+    @property
+    def last(self) -> tuple[CostRecord, CostRecord]:
+        """The last run of each arm (base, candidate): what a regression's attribution starts from."""
+        return self.base[-1], self.candidate[-1]
+
+
 def run(plan: ABPlan, on_retry: Callable[[ABDecision, int], None] | None = None) -> ABDecision:
     """The decision on ``plan``; ``on_retry(decision, blocks)`` is told each unreached decision before it is
     retried with ``blocks`` blocks."""
+    return decide(plan, on_retry)[0]
+
+
+def decide(
+    plan: ABPlan, on_retry: Callable[[ABDecision, int], None] | None = None
+) -> tuple[ABDecision, Counted | None]:
+    """The decision on ``plan`` (as :func:`run`) and the counted runs it judged (None: no counted signal)."""
     started = time.monotonic()
-    counts = counted(plan)
+    runs = counted(plan)
+    counts = runs.counts if runs is not None else None
     count_s = time.monotonic() - started
     phases = {"count": count_s} if counts else {}
     policy = plan.attempt_policy
@@ -39,7 +67,7 @@ def run(plan: ABPlan, on_retry: Callable[[ABDecision, int], None] | None = None)
             plan.mode, (plan.base.label, plan.candidate.label), {COST: counts}, (), 0, 0, None, count_s, phases
         )
         judgement = Judgement({COST: judge_counted(*counts)}, (COST,))
-        return decided(
+        decision = decided(
             plan.name,
             measurement,
             judgement,
@@ -48,6 +76,7 @@ def run(plan: ABPlan, on_retry: Callable[[ABDecision, int], None] | None = None)
             looks=looks,
             stopped="counted",
         )
+        return decision, runs
 
     def with_counts_and_growth(m: Measurement) -> Measurement:
         """The counts (measured once) and the growth pairs the judge reads off the windows (soaks only)."""
@@ -71,19 +100,19 @@ def run(plan: ABPlan, on_retry: Callable[[ABDecision, int], None] | None = None)
                 break
         decision = decided(plan.name, whole, judgement, policy=policy, max_error_rate=plan.max_error_rate, looks=looks)
         if decision.verdict not in UNREACHED or attempt >= plan.retries:
-            return decision
+            return decision, runs
         if on_retry is not None:
             on_retry(decision, looks.blocks[-1])
         attempt += 1
 
 
-def counted(plan: ABPlan) -> Counts | None:
-    """Instructions per request per arm: ``plan.cost_repeats`` counts each; with 1, a second count each when the
-    first pair is ambiguous (between the 1% floor and the single-count limit).  None: no counted signal."""
+def counted(plan: ABPlan) -> Counted | None:
+    """The counted runs per arm: ``plan.cost_repeats`` counts each; with 1, a second count each when the first
+    pair is ambiguous (between the 1% floor and the single-count limit).  None: no counted signal."""
     if plan.cost_repeats <= 0:
         return None
-    counts = count_arms(plan, plan.cost_repeats)
-    if plan.cost_repeats == 1 and judge_counted(*counts).verdict == "inconclusive":
+    runs = Counted(*count_arms(plan, plan.cost_repeats))
+    if plan.cost_repeats == 1 and judge_counted(*runs.counts).verdict == "inconclusive":
         more = count_arms(plan, 1)
-        counts = (counts[0] + more[0], counts[1] + more[1])
-    return counts
+        runs = Counted(runs.base + more[0], runs.candidate + more[1])
+    return runs

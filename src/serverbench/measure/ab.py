@@ -44,6 +44,7 @@ from .trial import Trial, Warmup, drain, measure, run_trial, warm_up
 if TYPE_CHECKING:  # the plan imports the judge's policy; the runner only reads the plan's fields
     from ..gate.plan import ABPlan, Arm
     from ..records.cost import CostRecord
+    from .cost import CostPlan
 
 
 def abba_order(blocks: int) -> list[str]:
@@ -398,59 +399,53 @@ def run_blocks(plan: ABPlan, blocks: int, first_block: int = 0, rate: float | No
     )
 
 
-def count_arms(plan: ABPlan, repeats: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
-    """Instructions per request of ``repeats`` fresh counted runs per arm (valgrind; see :mod:`.cost`),
-    base and candidate at the same time (one core each): a count does not depend on the machine's load.  Each
-    server is warmed up with as many requests as it is counted over (``plan.cost_requests``)."""
-    from .cost import CostPlan, measure_cost  # imported when used: the timed path never needs valgrind
+def _cost_plan(plan: ABPlan, arm: Arm) -> CostPlan:
+    """What an arm's count (and its profile) runs: the cell from the arm's tree, warmed up with as many requests as
+    it is counted over (``plan.cost_requests``)."""
+    from .cost import CostPlan  # imported when used: the timed path never needs valgrind
 
-    def count(arm: Arm) -> Callable[[], float]:
-        cost = CostPlan(
-            plan.cell.variant,
-            plan.cell.app,
-            plan.workload,
-            requests=plan.cost_requests,
-            warmup=plan.cost_requests,
-            apps_dir=arm.apps_dir,
-            env={**plan.backend_env, **arm.env},
-            python=arm.python,
-            nodeid=f"ab::{arm.label}::cost",
-        )
+    return CostPlan(
+        plan.cell.variant,
+        plan.cell.app,
+        plan.workload,
+        requests=plan.cost_requests,
+        warmup=plan.cost_requests,
+        apps_dir=arm.apps_dir,
+        env={**plan.backend_env, **arm.env},
+        python=arm.python,
+        nodeid=f"ab::{arm.label}::cost",
+    )
 
-        def counted() -> float:
+
+def count_arms(plan: ABPlan, repeats: int) -> tuple[tuple[CostRecord, ...], tuple[CostRecord, ...]]:
+    """``repeats`` fresh counted runs per arm (valgrind; see :mod:`.cost`), base and candidate at the same time
+    (one core each): a count does not depend on the machine's load.  Each record keeps its C functions, so a
+    regression's attribution needs only the Python pass (:func:`profile_arms`)."""
+    from .cost import measure_cost
+
+    def count(arm: Arm) -> Callable[[], CostRecord]:
+        def counted() -> CostRecord:
             reset(plan, arm)
-            return measure_cost(cost).per_request
+            return measure_cost(_cost_plan(plan, arm))
 
         return counted
 
     calls = [count(arm) for _ in range(repeats) for arm in (plan.base, plan.candidate)]
-    values = [v for i in range(0, len(calls), 2) for v in _parallel(calls[i : i + 2])]
-    return tuple(values[0::2]), tuple(values[1::2])
+    records = [r for i in range(0, len(calls), 2) for r in _parallel(calls[i : i + 2])]
+    return tuple(records[0::2]), tuple(records[1::2])
 
 
-def profile_arms(plan: ABPlan) -> tuple[CostRecord, CostRecord]:
-    """One counted run of each arm with its Python-level profile (a second, untimed pass): what the top
-    functions of a cost regression are read from.  Run only after a cost regression: it takes as long again."""
-    from .cost import CostPlan, measure_cost
+def profile_arms(plan: ABPlan, counted: tuple[CostRecord, CostRecord]) -> tuple[CostRecord, CostRecord]:
+    """The arms' counted records (base, candidate: the decision's own counts) with their Python-level profile: one
+    untimed pass per arm, both at once, over the same window.  Run only after a cost regression, to read the top
+    functions it came from."""
     from .pytrace import profile_python
 
-    def profiled(arm: Arm) -> CostRecord:
-        cost = CostPlan(
-            plan.cell.variant,
-            plan.cell.app,
-            plan.workload,
-            requests=plan.cost_requests,
-            apps_dir=arm.apps_dir,
-            env={**plan.backend_env, **arm.env},
-            python=arm.python,
-            nodeid=f"ab::{arm.label}::cost",
-        )
+    def profiled(arm: Arm, record: CostRecord) -> CostRecord:
         reset(plan, arm)
-        record = measure_cost(cost)
-        reset(plan, arm)
-        return replace(record, python_functions=profile_python(cost))
+        return replace(record, python_functions=profile_python(_cost_plan(plan, arm)))
 
-    base, candidate = _parallel([lambda: profiled(plan.base), lambda: profiled(plan.candidate)])
+    base, candidate = _parallel([lambda: profiled(plan.base, counted[0]), lambda: profiled(plan.candidate, counted[1])])
     return base, candidate
 
 

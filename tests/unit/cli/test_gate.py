@@ -478,7 +478,8 @@ def _with_cost(verdict):
 
 
 def test_a_cost_regression_is_attributed_to_functions(monkeypatch, capsys):
-    """A counted cost regression profiles both arms of the same plan and names the functions it came from."""
+    """A counted cost regression profiles both arms of the same plan from the decision's last counts (not counted
+    again) and names the functions it came from."""
     plan, run = object(), _with_cost("regression")
     ran, profiled = [], []
     base = _count(100_000)
@@ -488,14 +489,16 @@ def test_a_cost_regression_is_attributed_to_functions(monkeypatch, capsys):
         (replace(PY_FUNCTIONS[0], per_request=90.0),),
     )
 
+    counted = gate.loop.Counted((_count(99_000), base), (_count(131_000), cand))
+
     def runner(p, on_retry):
         ran.append((p, on_retry))
-        return run
+        return run, counted
 
-    monkeypatch.setattr(gate.loop, "run", runner)
-    monkeypatch.setattr(gate, "profile_arms", lambda p: profiled.append(p) or (base, cand))
+    monkeypatch.setattr(gate.loop, "decide", runner)
+    monkeypatch.setattr(gate, "profile_arms", lambda p, records: profiled.append((p, records)) or records)
     got, shifts = gate.decided_with_shifts(plan)
-    assert got is run and ran == [(plan, gate._say_retry)] and profiled == [plan]
+    assert got is run and ran == [(plan, gate._say_retry)] and profiled == [(plan, (base, cand))]
     assert shifts == attribute(gate.as_baseline(base), cand) and len(shifts) >= 2
     assert {(s.level, s.function) for s in shifts} >= {("c", "handle"), ("python", "view")}
     assert "aiohttp/aiohttp json c32: counted cost regression; profiling both arms" in capsys.readouterr().err
@@ -508,8 +511,9 @@ def test_no_profile_without_a_cost_regression(monkeypatch, verdict):
     run = replace(
         run, decisions={**run.decisions, "throughput": replace(run.decisions["throughput"], verdict="regression")}
     )
-    monkeypatch.setattr(gate.loop, "run", lambda p, on_retry: run)
-    monkeypatch.setattr(gate, "profile_arms", lambda p: pytest.fail("profiled without a cost regression"))
+    counted = None if verdict is None else gate.loop.Counted((_count(100_000),), (_count(100_000),))
+    monkeypatch.setattr(gate.loop, "decide", lambda p, on_retry: (run, counted))
+    monkeypatch.setattr(gate, "profile_arms", lambda p, records: pytest.fail("profiled without a cost regression"))
     assert gate.decided_with_shifts(object()) == (run, ())
 
 

@@ -1,0 +1,44 @@
+from types import SimpleNamespace
+
+import pytest
+
+from serverbench.gate import loop
+from serverbench.records.cost import CostRecord
+
+
+def _record(instructions, requests=100):
+    return CostRecord("t::c", "waitress-t4", "flask", "json", "/json", requests, instructions, (), (), {}, 1.0)
+
+
+def test_counted_gives_per_request_pairs_and_the_last_run_of_each_arm():
+    """Counted.counts is instructions per request per run, in run order; last is each arm's final run."""
+    runs = loop.Counted((_record(100_000), _record(101_000)), (_record(120_000), _record(119_000)))
+    assert runs.counts == ((1000.0, 1010.0), (1200.0, 1190.0))
+    assert runs.last == (runs.base[1], runs.candidate[1])
+
+
+@pytest.mark.parametrize(
+    ("first", "calls", "counts"),
+    [
+        ((100_000, 130_000), 1, ((1000.0,), (1300.0,))),  # clear regression: one count per arm
+        ((100_000, 100_500), 1, ((1000.0,), (1005.0,))),  # within the floor: a pass, one count
+        ((100_000, 102_000), 2, ((1000.0, 1000.0), (1020.0, 1020.0))),  # ambiguous: each arm counted once more
+    ],
+)
+def test_one_repeat_counts_again_only_when_the_first_pair_is_ambiguous(monkeypatch, first, calls, counts):
+    """With cost_repeats=1 a second count per arm follows only an inconclusive first pair, appended in order."""
+    asked = []
+
+    def count_arms(plan, repeats):
+        asked.append(repeats)
+        return (_record(first[0]),), (_record(first[1]),)
+
+    monkeypatch.setattr(loop, "count_arms", count_arms)
+    runs = loop.counted(SimpleNamespace(cost_repeats=1))
+    assert asked == [1] * calls and runs.counts == counts
+
+
+def test_no_counted_signal_without_repeats(monkeypatch):
+    """cost_repeats=0: nothing is counted and the decision has no counted runs."""
+    monkeypatch.setattr(loop, "count_arms", lambda plan, repeats: pytest.fail("counted"))
+    assert loop.counted(SimpleNamespace(cost_repeats=0)) is None
