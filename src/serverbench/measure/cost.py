@@ -159,7 +159,8 @@ def run_window(plan: CostPlan, leader: int, port: int, window: Window) -> list[i
     returns the server's pids.  A pre-fork server's workers warm up one at a time and one of them
     serves the whole window, the others stopped: every run starts the window from the same state."""
     verify(f"http://{LOOPBACK}:{port}", plan.workload.specs, f"{plan.variant.name}/{plan.app.name} (port {port})")
-    pids = settled(leader, port, server_pids, plan.variant.settings.get("workers"))
+    declared = 0 if plan.variant.one_process else plan.variant.settings.get("workers")
+    pids = settled(leader, port, server_pids, declared)
     workers = accepting_workers(pids, leader, port)
     if len(workers) < 2:
         workers = []

@@ -66,7 +66,7 @@ def accepting_workers(pids: Sequence[int], leader: int, port: int) -> list[int]:
 
 
 SETTLE_S = 2.0  # the process tree unchanged this long (a fork under valgrind takes a few tenths of a second)
-SETTLE_WORKERS_S = 0.3  # ... or this long once as many workers as the variant declares hold the socket
+SETTLE_WORKERS_S = 0.3  # ... or this long once as many workers as the variant declares hold the socket (0: the leader)
 SETTLE_CAP_S = 60.0
 
 
@@ -81,7 +81,9 @@ def settled(
 ) -> list[int]:
     """The server's pids once its process tree has stopped changing for ``settle_s`` or, when the variant
     says how many pre-fork workers it runs, once that many hold the listening socket and the tree has not
-    changed for ``workers_settle_s`` (at most ``cap_s``).
+    changed for ``workers_settle_s`` (at most ``cap_s``).  ``workers=0``: a server that never forks (the catalog's
+    ``one_process``) is read once its leader alone holds the socket, with no child, or after ``settle_s`` as any
+    other if a child appears.
 
     A master that preloads the app (gunicorn --preload) answers as soon as its first worker is forked and
     forks the rest one by one; under valgrind that takes seconds, and a worker forked after the pids were
@@ -90,7 +92,7 @@ def settled(
     time after that took 2 s of each count of gunicorn-sync-w2."""
     deadline = time.monotonic() + cap_s
     pids, since = tree(leader), time.monotonic()
-    declared = workers is not None and workers >= 2
+    declared = workers is not None and workers >= 1
     while time.monotonic() < deadline:
         time.sleep(min(0.1, settle_s, workers_settle_s))
         now = tree(leader)
@@ -101,9 +103,17 @@ def settled(
         if declared:
             if still >= workers_settle_s and len(accepting_workers(pids, leader, port)) >= workers:
                 break
+        elif workers == 0 and still >= workers_settle_s and pids == [leader] and _holds(leader, port):
+            break
         elif still >= settle_s:
             break
     return pids
+
+
+def _holds(pid: int, port: int) -> bool:
+    """Whether ``pid`` holds the socket listening on ``port``."""
+    inode = listening_inode(port)
+    return inode is not None and holders([pid], inode) == [pid]
 
 
 @contextmanager

@@ -3,6 +3,8 @@
 import os
 import socket
 
+import pytest
+
 from serverbench.measure.workers import holders, listening_inode
 
 
@@ -63,3 +65,42 @@ def test_a_tree_whose_declared_workers_hold_the_socket_is_read_before_the_settle
         finally:
             child.kill()
             child.wait()
+
+
+@pytest.fixture
+def listening():
+    """A socket of this process listening on a free loopback port: (socket, port)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        yield sock, sock.getsockname()[1]
+
+
+def test_a_server_that_never_forks_is_read_once_its_leader_holds_the_socket(listening):
+    """workers=0 (the catalog's one_process): the leader alone holding the listening socket is read at once, not
+    after the whole settle time; a leader that does not hold it waits the settle time as any server."""
+    import time
+
+    from serverbench.measure.workers import settled
+
+    sock, port = listening
+    me = os.getpid()
+    began = time.monotonic()
+    assert settled(me, port, lambda leader: [me], workers=0, settle_s=20, cap_s=30) == [me]
+    assert time.monotonic() - began < 5
+    sock.close()
+    began = time.monotonic()
+    assert settled(me, port, lambda leader: [me], workers=0, settle_s=0.5, cap_s=30) == [me]
+    assert time.monotonic() - began >= 0.5
+
+
+def test_a_server_marked_one_process_that_forks_is_waited_for(listening):
+    """workers=0 with a child in the tree: the pids come back only after the settle time, the child included."""
+    import time
+
+    from serverbench.measure.workers import settled
+
+    me, port = os.getpid(), listening[1]
+    began = time.monotonic()
+    assert settled(me, port, lambda leader: [me, 99999], workers=0, settle_s=0.5, cap_s=30) == [me, 99999]
+    assert time.monotonic() - began >= 0.5
