@@ -18,6 +18,12 @@
 #                        once on one host); perf.yml's MongoDB and Redis are service containers, which need Docker.
 #                        Not in the default list: each is far longer than this script's other runs together.
 #                        (act's dry run, -n, is no substitute: on the host it still runs some jobs' steps.)
+#   steps:WORKFLOW:JOB   one job of .github/workflows/WORKFLOW without act: its `run:` steps in order, each as the
+#                        runner's user in a depth-1 clone (bash -eo pipefail, CI=true, GITHUB_ACTIONS=true, ACT=true
+#                        as act sets them), Python 3.11 of the tool cache first on PATH (setup-python), oha in
+#                        ~/.local/bin (the cache's hit); it stops at the first step that fails, as a runner does.
+#                        LOCKS=1 takes the load locks (turnstile, load, shared quiet) around each step, not the whole
+#                        job, so a long job holds them a step at a time.  E.g. steps:tests.yml:documented.
 #
 # What it needs: act (ACT=path, else built: go install github.com/nektos/act@v0.2.89), the actions the workflows
 # use as git mirrors (ACTIONS_MIRROR/owner+name/repo; github.com is not reachable from this host), patchelf and sudo
@@ -159,8 +165,10 @@ chmod -R a+rX "$out/serverbench.git"
 serverbench="serverbench @ git+file://localhost$out/serverbench.git@$(git rev-parse HEAD)"  # pip wants a host
 
 results=()
-run() {  # run LABEL EXPECTED_EXIT COMMAND...: time it, keep its log, say what it printed last
-  local label=$1 want=$2 started=$SECONDS status=0
+status=0
+run() {  # run LABEL EXPECTED_EXIT COMMAND...: time it, keep its log, say what it printed last (its exit in $status)
+  local label=$1 want=$2 started=$SECONDS
+  status=0
   shift 2
   echo "=== $label" >&2
   "$@" >"$out/$label.log" 2>&1 || status=$?
@@ -172,7 +180,8 @@ run() {  # run LABEL EXPECTED_EXIT COMMAND...: time it, keep its log, say what i
   [ "$status" = "$want" ] || verdict="UNEXPECTED (exit $status, expected $want)"
   results+=("$label: exit $status in ${took} s: $verdict")
   echo "$label: exit $status in ${took} s: $verdict (log $out/$label.log)" >&2
-  grep -E "serverbench (cost|gate|A/B)|Job (succeeded|failed)|not measured|could not decide|error:" "$out/$label.log" | tail -8 >&2
+  grep -E "serverbench (cost|gate|A/B)|Job (succeeded|failed)|not measured|could not decide|error:|[0-9]+ (passed|failed)|step began" \
+    "$out/$label.log" | tail -8 >&2
 }
 
 runs=("$@")
@@ -222,6 +231,33 @@ for spec in "${runs[@]}"; do
         release) run release 0 act_run "$work" "$name" "$out/event-$workflow.json" ".github/workflows/$workflow" -j build ;;
         full:*) run "$spec" 0 act_run "$work" "$name" "$out/event-$workflow.json" ".github/workflows/$workflow" ;;
       esac ;;
+    steps:*)
+      fresh_user
+      work="$out/work/serverbench"
+      rm -rf "$work" && git clone -q --depth 1 "file://$root" "$work" && chown -R "$user:$user" "$work"
+      IFS=: read -r _ workflow job <<<"$spec"
+      python311=$(ls -d "/home/$user/.cache/act/tool_cache/Python/3.11."*/x64/bin 2>/dev/null | head -1)
+      [ -n "$python311" ] || die "no Python 3.11 in PYTHONS for setup-python's 3.11"
+      gobin=""  # the hosted image has Go on PATH (./run builds actionlint and toxiproxy-server with it)
+      command -v go >/dev/null && gobin="$(dirname "$(readlink -f "$(command -v go)")"):"
+      install -d -o "$user" "/home/$user/tmp"
+      lock=()
+      [ "${LOCKS:-0}" = 1 ] && lock=(flock /tmp/serverbench-load.lock flock -s /tmp/serverbench-quiet.lock)
+      number=0
+      while IFS= read -r -d '' script; do
+        number=$((number + 1))
+        printf '%s\n' "$script" >"$out/step-$number.sh" && chmod 644 "$out/step-$number.sh"
+        [ ${#lock[@]} = 0 ] || flock /tmp/serverbench-turn.lock true
+        # shellcheck disable=SC2016  # expanded by the inner bash
+        run "$spec#$number" 0 "${lock[@]}" bash -c 'echo "step began $(date -u +%T)"; exec "$@"' - \
+          as_user "$work" env PATH="$python311:/home/$user/.local/bin:$gobin/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
+          CI=true GITHUB_ACTIONS=true ACT=true GITHUB_WORKSPACE="$work" RUNNER_OS=Linux RUNNER_TEMP="/home/$user/tmp" \
+          bash --noprofile --norc -eo pipefail "$out/step-$number.sh"
+        echo "  step $number: $(head -1 "$out/step-$number.sh")" >&2
+        [ "$status" = 0 ] || break
+      done < <(.venv/bin/python -c 'import sys, yaml
+steps = yaml.safe_load(open(sys.argv[1]))["jobs"][sys.argv[2]]["steps"]
+sys.stdout.write("".join(step["run"] + "\0" for step in steps if "run" in step))' ".github/workflows/$workflow" "$job") ;;
     *) die "unknown run $spec (see the list at the top of $0)" ;;
   esac
 done
