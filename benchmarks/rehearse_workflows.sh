@@ -104,7 +104,13 @@ fresh_user() {  # fresh_user [nosudo]
   chown -R "$user:$user" "$out/serverbench.git"  # its git reads only repositories it owns
 }
 
+user_argv=()
 as_user() {  # as_user DIR COMMAND...: in DIR, as the runner's user, with a hosted runner's PATH
+  user_command "$@"
+  "${user_argv[@]}"
+}
+
+user_command() {  # user_command DIR COMMAND...: as_user's command line, in user_argv (for flock to run)
   local dir=$1
   shift
   # This host reaches the package registries through its own CA bundle: the variables naming it go along (a
@@ -113,9 +119,9 @@ as_user() {  # as_user DIR COMMAND...: in DIR, as the runner's user, with a host
   for name in SSL_CERT_FILE SSL_CERT_DIR NODE_EXTRA_CA_CERTS GIT_SSL_CAINFO CURL_CA_BUNDLE REQUESTS_CA_BUNDLE PIP_CERT; do
     [ -z "${!name:-}" ] || ca+=("$name=${!name}")
   done
-  timeout "${RUN_TIMEOUT:-3600}" sudo -u "$user" -H env -i HOME="/home/$user" USER="$user" LANG=C.UTF-8 "${ca[@]}" \
-    PATH="/home/$user/.local/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
-    bash -c 'cd "$0" && exec "$@"' "$dir" "$@"
+  user_argv=(timeout "${RUN_TIMEOUT:-3600}" sudo -u "$user" -H env -i HOME="/home/$user" USER="$user" LANG=C.UTF-8
+    "${ca[@]}" PATH="/home/$user/.local/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+    bash -c 'cd "$0" && exec "$@"' "$dir" "$@")
 }
 
 act_run() {  # act_run DIR EVENT_NAME EVENT_JSON WORKFLOW [act arguments]
@@ -246,14 +252,14 @@ for spec in "${runs[@]}"; do
       number=0
       while IFS= read -r -d '' script; do
         number=$((number + 1))
-        printf '%s\n' "$script" >"$out/step-$number.sh" && chmod 644 "$out/step-$number.sh"
+        # shellcheck disable=SC2016  # the step's own shell expands it
+        printf 'echo "step began $(date -u +%%T)"\n%s\n' "$script" >"$out/step-$number.sh" && chmod 644 "$out/step-$number.sh"
         [ ${#lock[@]} = 0 ] || flock /tmp/serverbench-turn.lock true
-        # shellcheck disable=SC2016  # expanded by the inner bash
-        run "$spec#$number" 0 "${lock[@]}" bash -c 'echo "step began $(date -u +%T)"; exec "$@"' - \
-          as_user "$work" env PATH="$python311:/home/$user/.local/bin:$gobin/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
+        user_command "$work" env PATH="$python311:/home/$user/.local/bin:$gobin/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
           CI=true GITHUB_ACTIONS=true ACT=true GITHUB_WORKSPACE="$work" RUNNER_OS=Linux RUNNER_TEMP="/home/$user/tmp" \
           bash --noprofile --norc -eo pipefail "$out/step-$number.sh"
-        echo "  step $number: $(head -1 "$out/step-$number.sh")" >&2
+        run "$spec#$number" 0 "${lock[@]}" "${user_argv[@]}"
+        echo "  step $number: $(sed -n 2p "$out/step-$number.sh")" >&2
         [ "$status" = 0 ] || break
       done < <(.venv/bin/python -c 'import sys, yaml
 steps = yaml.safe_load(open(sys.argv[1]))["jobs"][sys.argv[2]]["steps"]
