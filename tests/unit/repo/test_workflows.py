@@ -166,6 +166,11 @@ def _path_without(program: str, folder: Path) -> str:
     return str(folder)
 
 
+# A host that reaches the package registries through its own CA bundle names it in these; sudo drops them (a hosted
+# runner's TLS works as it is).
+CA_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "PIP_CERT")
+
+
 @pytest.mark.fresh_checkout
 def test_run_tests_collects_as_an_unprivileged_user_with_sudo(sudo_user):
     """`./run tests -n 0 --collect-only -q` in a fresh clone as a non-root user with passwordless sudo, chromium hidden
@@ -180,6 +185,7 @@ def test_run_tests_collects_as_an_unprivileged_user_with_sudo(sudo_user):
             "-H",
             "env",
             f"PATH={path}",
+            *(f"{name}={os.environ[name]}" for name in CA_VARIABLES if name in os.environ),
             "bash",
             "-c",
             f"cd {sudo_user} && ./run tests -n 0 --collect-only -q -p no:cacheprovider",
