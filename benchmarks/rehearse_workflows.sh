@@ -86,7 +86,13 @@ fresh_user() {  # fresh_user [nosudo]
   userdel -r "$user" >/dev/null 2>&1 || true
   rm -f "/etc/sudoers.d/$user"
   useradd --create-home --shell /bin/bash "$user"
-  [ "${1:-}" = nosudo ] || { echo "$user ALL=(ALL) NOPASSWD:ALL" >"/etc/sudoers.d/$user"; chmod 440 "/etc/sudoers.d/$user"; }
+  # (sudo keeps this host's CA bundle variables, see as_user: a step run through sudo reaches the registries too)
+  [ "${1:-}" = nosudo ] || {
+    printf '%s ALL=(ALL) NOPASSWD:ALL\nDefaults:%s env_keep += "%s"\n' "$user" "$user" \
+      "SSL_CERT_FILE SSL_CERT_DIR NODE_EXTRA_CA_CERTS GIT_SSL_CAINFO CURL_CA_BUNDLE REQUESTS_CA_BUNDLE PIP_CERT" \
+      >"/etc/sudoers.d/$user"
+    chmod 440 "/etc/sudoers.d/$user"
+  }
   local home="/home/$user" cache="/home/$user/.cache/act/tool_cache/Python"
   for prefix in $pythons; do  # as the hosted image has them: <tool cache>/Python/<version>/x64 and x64.complete
     local version
