@@ -212,7 +212,7 @@ def test_run_tests_collects_as_an_unprivileged_user_with_sudo(sudo_user):
         sep="\n  ",
     )
     assert "serverbench: installing chromium with sudo -n apt-get" in run.stderr, out[-3000:]
-    assert "serverbench: installed the environment in" in run.stderr, out[-3000:]  # its own venv, built
+    assert "serverbench: uv-sync: done in" in run.stderr, out[-3000:]  # its own venv, built
     assert run.returncode == 0, out[-3000:]
     assert "tests collected" in run.stdout, out[-3000:]
 
