@@ -85,6 +85,9 @@ chmod -R a+rX "$out/actions"
 fresh_user() {  # fresh_user [nosudo]
   userdel -r "$user" >/dev/null 2>&1 || true
   rm -f "/etc/sudoers.d/$user"
+  # what an earlier runner user of that name left in /tmp (pytest refuses a basetemp another uid owns); a hosted
+  # runner starts from a fresh machine
+  rm -rf "/tmp/pytest-of-$user"
   useradd --create-home --shell /bin/bash "$user"
   # (sudo keeps this host's CA bundle variables, see as_user: a step run through sudo reaches the registries too)
   [ "${1:-}" = nosudo ] || {
