@@ -126,9 +126,15 @@ def test_install_md_builds_the_wheel_both_ways_and_installs_it_with_find_links(c
     assert "gunicorn" in shell("pip list", tmp_path, user_env(project))
 
 
+IDENTITY = {"NAME": "serverbench tests", "EMAIL": "tests@serverbench.invalid"}
+
+
 def git_out(*args: str) -> str:
-    """What git prints for ARGS in this checkout."""
-    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True).stdout.strip()
+    """What git prints for ARGS in this checkout (a runner's git has no identity: commit-tree gets one)."""
+    who = {f"GIT_{role}_{field}": value for role in ("AUTHOR", "COMMITTER") for field, value in IDENTITY.items()}
+    done = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, env={**os.environ, **who})
+    assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"
+    return done.stdout.strip()
 
 
 def test_install_md_git_route_installs_a_pinned_commit(tmp_path):
