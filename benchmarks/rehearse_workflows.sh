@@ -23,7 +23,8 @@
 #                        as act sets them), Python 3.11 of the tool cache first on PATH (setup-python), oha in
 #                        ~/.local/bin (the cache's hit); it stops at the first step that fails, as a runner does.
 #                        LOCKS=1 takes the load locks (turnstile, load, shared quiet) around each step, not the whole
-#                        job, so a long job holds them a step at a time.  E.g. steps:tests.yml:documented.
+#                        job, so a long job holds them a step at a time; FROM=N starts at the Nth run: step.
+#                        E.g. steps:tests.yml:documented.
 #
 # What it needs: act (ACT=path, else built: go install github.com/nektos/act@v0.2.89), the actions the workflows
 # use as git mirrors (ACTIONS_MIRROR/owner+name/repo; github.com is not reachable from this host), patchelf and sudo
@@ -261,6 +262,7 @@ for spec in "${runs[@]}"; do
       number=0
       while IFS= read -r -d '' script; do
         number=$((number + 1))
+        [ "$number" -ge "${FROM:-1}" ] || continue  # FROM=N: the job from its Nth run: step (a rerun after a fix)
         # shellcheck disable=SC2016  # the step's own shell expands it
         printf 'echo "step began $(date -u +%%T)"\n%s\n' "$script" >"$out/step-$number.sh" && chmod 644 "$out/step-$number.sh"
         [ ${#lock[@]} = 0 ] || flock /tmp/serverbench-turn.lock true
