@@ -20,7 +20,9 @@
 #                        (act's dry run, -n, is no substitute: on the host it still runs some jobs' steps.)
 #   steps:WORKFLOW:JOB   one job of .github/workflows/WORKFLOW without act: its `run:` steps in order, each as the
 #                        runner's user in a depth-1 clone (bash -eo pipefail, CI=true, GITHUB_ACTIONS=true, ACT=true
-#                        as act sets them), Python 3.11 of the tool cache first on PATH (setup-python), oha in
+#                        as act sets them), Python 3.11 of the tool cache first on PATH and its lib/ in
+#                        LD_LIBRARY_PATH as setup-python exports it (a venv of a venv loaded Debian's older
+#                        libpython3.11 without it: "_ssl...: undefined symbol: _PyModule_Add"), oha in
 #                        ~/.local/bin (the cache's hit); it stops at the first step that fails, as a runner does.
 #                        LOCKS=1 takes the load locks (turnstile, load, shared quiet) around each step, not the whole
 #                        job, so a long job holds them a step at a time; FROM=N starts at the Nth run: step.
@@ -268,6 +270,7 @@ for spec in "${runs[@]}"; do
         [ ${#lock[@]} = 0 ] || flock /tmp/serverbench-turn.lock true
         user_command "$work" env PATH="$python311:/home/$user/.local/bin:$gobin/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
           CI=true GITHUB_ACTIONS=true ACT=true GITHUB_WORKSPACE="$work" RUNNER_OS=Linux RUNNER_TEMP="/home/$user/tmp" \
+          pythonLocation="${python311%/bin}" LD_LIBRARY_PATH="${python311%/bin}/lib" \
           bash --noprofile --norc -eo pipefail "$out/step-$number.sh"
         run "$spec#$number" 0 "${lock[@]}" "${user_argv[@]}"
         echo "  step $number: $(sed -n 2p "$out/step-$number.sh")" >&2
