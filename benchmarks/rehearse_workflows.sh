@@ -18,6 +18,15 @@
 #                        once on one host); perf.yml's MongoDB and Redis are service containers, which need Docker.
 #                        Not in the default list: each is far longer than this script's other runs together.
 #                        (act's dry run, -n, is no substitute: on the host it still runs some jobs' steps.)
+#   steps:WORKFLOW:JOB   one job of .github/workflows/WORKFLOW without act: its `run:` steps in order, each as the
+#                        runner's user in a depth-1 clone (bash -eo pipefail, CI=true, GITHUB_ACTIONS=true, ACT=true
+#                        as act sets them), Python 3.11 of the tool cache first on PATH and its lib/ in
+#                        LD_LIBRARY_PATH as setup-python exports it (a venv of a venv loaded Debian's older
+#                        libpython3.11 without it: "_ssl...: undefined symbol: _PyModule_Add"), oha in
+#                        ~/.local/bin (the cache's hit); it stops at the first step that fails, as a runner does.
+#                        LOCKS=1 takes the load locks (turnstile, load, shared quiet) around each step, not the whole
+#                        job, so a long job holds them a step at a time; FROM=N starts at the Nth run: step.
+#                        E.g. steps:tests.yml:documented.
 #
 # What it needs: act (ACT=path, else built: go install github.com/nektos/act@v0.2.89), the actions the workflows
 # use as git mirrors (ACTIONS_MIRROR/owner+name/repo; github.com is not reachable from this host), patchelf and sudo
@@ -79,8 +88,17 @@ chmod -R a+rX "$out/actions"
 fresh_user() {  # fresh_user [nosudo]
   userdel -r "$user" >/dev/null 2>&1 || true
   rm -f "/etc/sudoers.d/$user"
+  # what an earlier runner user of that name left in /tmp (pytest refuses a basetemp another uid owns); a hosted
+  # runner starts from a fresh machine
+  rm -rf "/tmp/pytest-of-$user"
   useradd --create-home --shell /bin/bash "$user"
-  [ "${1:-}" = nosudo ] || { echo "$user ALL=(ALL) NOPASSWD:ALL" >"/etc/sudoers.d/$user"; chmod 440 "/etc/sudoers.d/$user"; }
+  # (sudo keeps this host's CA bundle variables, see as_user: a step run through sudo reaches the registries too)
+  [ "${1:-}" = nosudo ] || {
+    printf '%s ALL=(ALL) NOPASSWD:ALL\nDefaults:%s env_keep += "%s"\n' "$user" "$user" \
+      "SSL_CERT_FILE SSL_CERT_DIR NODE_EXTRA_CA_CERTS GIT_SSL_CAINFO CURL_CA_BUNDLE REQUESTS_CA_BUNDLE PIP_CERT" \
+      >"/etc/sudoers.d/$user"
+    chmod 440 "/etc/sudoers.d/$user"
+  }
   local home="/home/$user" cache="/home/$user/.cache/act/tool_cache/Python"
   for prefix in $pythons; do  # as the hosted image has them: <tool cache>/Python/<version>/x64 and x64.complete
     local version
@@ -98,7 +116,13 @@ fresh_user() {  # fresh_user [nosudo]
   chown -R "$user:$user" "$out/serverbench.git"  # its git reads only repositories it owns
 }
 
+user_argv=()
 as_user() {  # as_user DIR COMMAND...: in DIR, as the runner's user, with a hosted runner's PATH
+  user_command "$@"
+  "${user_argv[@]}"
+}
+
+user_command() {  # user_command DIR COMMAND...: as_user's command line, in user_argv (for flock to run)
   local dir=$1
   shift
   # This host reaches the package registries through its own CA bundle: the variables naming it go along (a
@@ -107,9 +131,9 @@ as_user() {  # as_user DIR COMMAND...: in DIR, as the runner's user, with a host
   for name in SSL_CERT_FILE SSL_CERT_DIR NODE_EXTRA_CA_CERTS GIT_SSL_CAINFO CURL_CA_BUNDLE REQUESTS_CA_BUNDLE PIP_CERT; do
     [ -z "${!name:-}" ] || ca+=("$name=${!name}")
   done
-  timeout "${RUN_TIMEOUT:-3600}" sudo -u "$user" -H env -i HOME="/home/$user" USER="$user" LANG=C.UTF-8 "${ca[@]}" \
-    PATH="/home/$user/.local/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
-    bash -c 'cd "$0" && exec "$@"' "$dir" "$@"
+  user_argv=(timeout "${RUN_TIMEOUT:-3600}" sudo -u "$user" -H env -i HOME="/home/$user" USER="$user" LANG=C.UTF-8
+    "${ca[@]}" PATH="/home/$user/.local/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+    bash -c 'cd "$0" && exec "$@"' "$dir" "$@")
 }
 
 act_run() {  # act_run DIR EVENT_NAME EVENT_JSON WORKFLOW [act arguments]
@@ -159,8 +183,10 @@ chmod -R a+rX "$out/serverbench.git"
 serverbench="serverbench @ git+file://localhost$out/serverbench.git@$(git rev-parse HEAD)"  # pip wants a host
 
 results=()
-run() {  # run LABEL EXPECTED_EXIT COMMAND...: time it, keep its log, say what it printed last
-  local label=$1 want=$2 started=$SECONDS status=0
+status=0
+run() {  # run LABEL EXPECTED_EXIT COMMAND...: time it, keep its log, say what it printed last (its exit in $status)
+  local label=$1 want=$2 started=$SECONDS
+  status=0
   shift 2
   echo "=== $label" >&2
   "$@" >"$out/$label.log" 2>&1 || status=$?
@@ -172,7 +198,8 @@ run() {  # run LABEL EXPECTED_EXIT COMMAND...: time it, keep its log, say what i
   [ "$status" = "$want" ] || verdict="UNEXPECTED (exit $status, expected $want)"
   results+=("$label: exit $status in ${took} s: $verdict")
   echo "$label: exit $status in ${took} s: $verdict (log $out/$label.log)" >&2
-  grep -E "serverbench (cost|gate|A/B)|Job (succeeded|failed)|not measured|could not decide|error:" "$out/$label.log" | tail -8 >&2
+  grep -E "serverbench (cost|gate|A/B)|Job (succeeded|failed)|not measured|could not decide|error:|[0-9]+ (passed|failed)|step began" \
+    "$out/$label.log" | tail -8 >&2
 }
 
 runs=("$@")
@@ -222,6 +249,35 @@ for spec in "${runs[@]}"; do
         release) run release 0 act_run "$work" "$name" "$out/event-$workflow.json" ".github/workflows/$workflow" -j build ;;
         full:*) run "$spec" 0 act_run "$work" "$name" "$out/event-$workflow.json" ".github/workflows/$workflow" ;;
       esac ;;
+    steps:*)
+      fresh_user
+      work="$out/work/serverbench"
+      rm -rf "$work" && git clone -q --depth 1 "file://$root" "$work" && chown -R "$user:$user" "$work"
+      IFS=: read -r _ workflow job <<<"$spec"
+      python311=$(ls -d "/home/$user/.cache/act/tool_cache/Python/3.11."*/x64/bin 2>/dev/null | head -1)
+      [ -n "$python311" ] || die "no Python 3.11 in PYTHONS for setup-python's 3.11"
+      gobin=""  # the hosted image has Go on PATH (./run builds actionlint and toxiproxy-server with it)
+      command -v go >/dev/null && gobin="$(dirname "$(readlink -f "$(command -v go)")"):"
+      install -d -o "$user" "/home/$user/tmp"
+      lock=()
+      [ "${LOCKS:-0}" = 1 ] && lock=(flock /tmp/serverbench-load.lock flock -s /tmp/serverbench-quiet.lock)
+      number=0
+      while IFS= read -r -d '' script; do
+        number=$((number + 1))
+        [ "$number" -ge "${FROM:-1}" ] || continue  # FROM=N: the job from its Nth run: step (a rerun after a fix)
+        # shellcheck disable=SC2016  # the step's own shell expands it
+        printf 'echo "step began $(date -u +%%T)"\n%s\n' "$script" >"$out/step-$number.sh" && chmod 644 "$out/step-$number.sh"
+        [ ${#lock[@]} = 0 ] || flock /tmp/serverbench-turn.lock true
+        user_command "$work" env PATH="$python311:/home/$user/.local/bin:$gobin/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
+          CI=true GITHUB_ACTIONS=true ACT=true GITHUB_WORKSPACE="$work" RUNNER_OS=Linux RUNNER_TEMP="/home/$user/tmp" \
+          pythonLocation="${python311%/bin}" LD_LIBRARY_PATH="${python311%/bin}/lib" \
+          bash --noprofile --norc -eo pipefail "$out/step-$number.sh"
+        run "$spec#$number" 0 "${lock[@]}" "${user_argv[@]}"
+        echo "  step $number: $(sed -n 2p "$out/step-$number.sh")" >&2
+        [ "$status" = 0 ] || break
+      done < <(.venv/bin/python -c 'import sys, yaml
+steps = yaml.safe_load(open(sys.argv[1]))["jobs"][sys.argv[2]]["steps"]
+sys.stdout.write("".join(step["run"] + "\0" for step in steps if "run" in step))' ".github/workflows/$workflow" "$job") ;;
     *) die "unknown run $spec (see the list at the top of $0)" ;;
   esac
 done

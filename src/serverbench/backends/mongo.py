@@ -111,8 +111,11 @@ def _start(
     timeout: float,
     log_dir: Path | None,
 ) -> MongoService:
+    # TMPDIR: SecantusDB's in-memory store makes a folder of its own there (secantus_wt_*), which a server killed
+    # while it starts cannot remove; inside ours it goes when ours does.
+    env = {"TMPDIR": tmp.name}
     try:
-        process = ManagedProcess(what, argv, port, ready_path=None, timeout=timeout, log_dir=log_dir).start()
+        process = ManagedProcess(what, argv, port, ready_path=None, env=env, timeout=timeout, log_dir=log_dir).start()
     except Exception:
         tmp.cleanup()
         raise

@@ -5,8 +5,9 @@
 
 Results files are --perf-json outputs (several sessions, machines or interpreters); decision files
 are `serverbench gate --json` outputs (or proof runs of the gate).  This repository's raw records are
-on its `results` branch (`git worktree add ../serverbench-results origin/results` gives the folder
-above); benchmarks/results/ on main keeps only summaries.  Exit status: 0 written, 2 bad input.
+on its `results` branch (`git fetch origin +results:refs/remotes/origin/results`, then
+`git worktree add ../serverbench-results origin/results` gives the folder above); benchmarks/results/
+on main keeps only summaries.  Exit status: 0 written, 2 bad input.
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ def toxiproxy_binary() -> str:
         raise MissingBinaryError(
             "toxiproxy-server",
             fix=f"not found on PATH or in ~/go/bin. Build it with Go: "
-            f"`{TOXIPROXY_INSTALL}` (./run tests does it when Go is installed)",
+            f"`{TOXIPROXY_INSTALL}` (./run does it when Go is installed and a fault needs it)",
         )
     return found or str(built)
 

@@ -1,7 +1,10 @@
 """Backend faults in a real session: a killed Redis and a toxiproxy fault fail their trial, naming the backend
 and the moment; the session goes on (Redis restarted) and leaves nothing running."""
 
+from __future__ import annotations
+
 import json
+import os
 import re
 import shlex
 from pathlib import Path
@@ -61,9 +64,22 @@ NARROW = [  # one server, a short window; the documented lines name the workload
 FAST = ["-m", "perf", *NARROW, "--perf-workloads=redis"]
 
 
+def _toxiproxy() -> str | None:
+    try:
+        return toxiproxy_binary()
+    except MissingBinaryError:
+        return None
+
+
+# Found before pytester points HOME at its folder: ./run builds it into the real ~/go/bin, which need not be on PATH.
+TOXIPROXY = _toxiproxy()
+
+
 @pytest.fixture
-def project(pytester, apps_dir):
+def project(pytester, apps_dir, monkeypatch):
     pytester.makeini(f"[pytest]\nperf_apps_dir = {apps_dir}\n")
+    if TOXIPROXY is not None:  # the session's serverbench and the tests below find it on PATH
+        monkeypatch.setenv("PATH", f"{Path(TOXIPROXY).parent}{os.pathsep}{os.environ['PATH']}")
     return pytester
 
 

@@ -14,20 +14,12 @@ import pytest
 from serverbench.report import html
 from serverbench.report.inputs import load
 from serverbench.report.sections import select
+from tests.results_branch import FETCH, results_ref
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def _results_ref() -> str | None:
-    """The `results` branch holding the raw run files (local, or the remote's after a plain clone), or None."""
-    for ref in ("results", "origin/results"):
-        found = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", ref], capture_output=True)
-        if found.returncode == 0:
-            return ref
-    return None
-
-
-REF = _results_ref()
+REF = results_ref()
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 sync_api = pytest.importorskip(
@@ -38,7 +30,7 @@ pytestmark = [
     pytest.mark.skipif(
         CHROMIUM is None, reason="no chromium on PATH: apt-get install -y chromium (./run tests installs it)"
     ),
-    pytest.mark.skipif(REF is None, reason="no `results` branch in this clone: git fetch origin results:results"),
+    pytest.mark.skipif(REF is None, reason=f"no `results` branch in this clone: {' '.join(FETCH)}"),
 ]
 
 

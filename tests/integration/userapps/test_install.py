@@ -126,20 +126,37 @@ def test_install_md_builds_the_wheel_both_ways_and_installs_it_with_find_links(c
     assert "gunicorn" in shell("pip list", tmp_path, user_env(project))
 
 
+IDENTITY = {"NAME": "serverbench tests", "EMAIL": "tests@serverbench.invalid"}
+
+
+def git_out(*args: str) -> str:
+    """What git prints for ARGS in this checkout (a runner's git has no identity: commit-tree gets one)."""
+    who = {f"GIT_{role}_{field}": value for role in ("AUTHOR", "COMMITTER") for field, value in IDENTITY.items()}
+    done = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, env={**os.environ, **who})
+    assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"
+    return done.stdout.strip()
+
+
 def test_install_md_git_route_installs_a_pinned_commit(tmp_path):
     """docs/install.md's git route, `pip install 'serverbench @ git+https://github.com/<its repository>@<commit>'`:
     on GitHub Actions this repository at this commit; elsewhere (no github.com) the same pip route from a bare
     clone of this checkout (git+file). pip builds the wheel from that commit, which it records."""
     line = code_span(ROOT / "docs" / "install.md", r"pip install 'serverbench @ git\+https://github\.com/.*@<commit>'")
-    commit = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    commit = git_out("rev-parse", "HEAD")
     if os.environ.get("GITHUB_ACTIONS") == "true" and not os.environ.get("ACT"):
         url = f"{os.environ['GITHUB_SERVER_URL']}/{os.environ['GITHUB_REPOSITORY']}"
         commit = os.environ["GITHUB_SHA"]
     else:
         bare = tmp_path / "serverbench.git"
-        subprocess.run(["git", "clone", "-q", "--bare", str(ROOT), str(bare)], check=True)
+        if git_out("rev-parse", "--is-shallow-repository") == "true":
+            # A depth-1 checkout (a runner's, rehearsed): pip's `git clone --filter=blob:none` from a shallow
+            # repository fetches missing objects from itself without end (thousands of nested fetches). Its commit's
+            # tree as a commit of its own, in a repository that is not shallow.
+            commit = git_out("commit-tree", "HEAD^{tree}", "-m", f"the tree of {commit} (a depth-1 checkout)")
+            subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+            subprocess.run(["git", "-C", str(ROOT), "push", "-q", str(bare), f"{commit}:refs/heads/main"], check=True)
+        else:
+            subprocess.run(["git", "clone", "-q", "--bare", str(ROOT), str(bare)], check=True)
         url = f"file://localhost{bare}"  # pip wants a host
     line = re.sub(r"https://github\.com/<its repository>@<commit>", f"{url}@{commit}", line)
     project = venv(tmp_path / "project-venv")

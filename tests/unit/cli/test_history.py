@@ -3,6 +3,11 @@ command from the last run before the change to the first after it; runs without 
 And results files keep that commit (records.results)."""
 
 import json
+import re
+import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +17,7 @@ from serverbench.records import results as results_file
 from tests.unit.sample_records import record
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "bisect.md"
+DOCS_HISTORY = DOC.with_name("history.md")
 
 KEY = "test_throughput::aiohttp/aiohttp/json/c64"
 USER_KEY = "test_throughput::waitress-t4/todo.app/list/c64"
@@ -256,3 +262,25 @@ def test_a_change_of_exactly_nothing_is_not_a_drop(tmp_path, capsys):
     _history_of(tmp_path, [10.0, 11.0, 3.0, 1.0, 6.0, 10.0, 7.0, 1.0])
     assert history_main([str(tmp_path), "--min-effect", "0", "--alpha", "0.99"]) == 0
     assert "6 -> 6 rps (+0.0%" in capsys.readouterr().out
+
+
+@pytest.mark.documented
+def test_the_documented_line_reads_a_folder_of_stored_runs(results_branch, tmp_path):
+    """docs/history.md's `serverbench history FOLDER --min-effect 0.10` on a folder of real --perf-json files (the
+    `results` branch's): exit 0 or 1 (a drop found), one line per machine and cell, nothing on stderr."""
+    line = re.search(r"^serverbench history FOLDER .*$", DOCS_HISTORY.read_text(), re.M)
+    assert line is not None, "docs/history.md no longer shows the line"
+    folder = tmp_path / "FOLDER"
+    folder.mkdir()
+    for path in (results_branch.parent / "serverbench-results" / "benchmarks" / "results").glob("*.json"):
+        try:
+            results_file.read(path)
+        except results_file.ResultsFileError:
+            continue  # an A/B decision or a summary: not a --perf-json file
+        shutil.copy2(path, folder)
+    assert len(list(folder.iterdir())) >= 2
+    args = shlex.split(line.group(0).split("#")[0])
+    serverbench = Path(sys.executable).parent / "serverbench"
+    done = subprocess.run([str(serverbench), *args[1:]], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode in (0, 1) and done.stderr == "", done.stderr
+    assert all(re.search(r"\d+ runs, latest [\d,]+ rps: ", row) for row in done.stdout.splitlines()), done.stdout

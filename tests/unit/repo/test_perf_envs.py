@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import re
+import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
 
+import pytest
 import yaml
 from packaging.requirements import Requirement
 
@@ -63,3 +67,39 @@ def test_the_page_shows_the_recorded_run():
     page = bench.DOC.read_text()
     block = page[page.index(bench.DOC_START) + len(bench.DOC_START) : page.index(bench.DOC_END)]
     assert block == bench.render(record), "regenerate with `.venv/bin/python benchmarks/tox_pypy.py render`"
+
+
+def _tox_forms() -> list[str]:
+    """Every tox command the docs and tox.ini give: cpython-vs-pypy.md's blocks (continuation lines joined), its
+    line run outside ./run and its "more cells" example, setup.md's, tox.ini's comment."""
+    page = (ROOT / "docs" / "cpython-vs-pypy.md").read_text()
+    forms = re.findall(r"^(\./run tox -e .*)$", page.replace("\\\n", ""), re.M)
+    forms += re.findall(r"`(SERVERBENCH_SERVICES_PYTHON=\S+ tox -e [^`]+)`", page)
+    cells = re.search(r"More\s+cells: name them,\s+e\.g\.\s+`([^`]+)`", page)
+    forms.append(f"./run tox -e perf-py311,perf-pypy3,compare -- {cells.group(1)}")
+    forms += re.findall(r"# tox, e\.g\. (\./run tox -e \S+)", (ROOT / "docs" / "setup.md").read_text())
+    forms += re.findall(r"^#\s+(tox -e .*)$", (ROOT / "tox.ini").read_text(), re.M)
+    return [" ".join(form.split()) for form in forms]
+
+
+def test_the_tox_forms_are_found():
+    """The patterns still find every form (two blocks, the line outside ./run, the cells, setup.md, tox.ini)."""
+    assert len(_tox_forms()) == 6, _tox_forms()
+
+
+@pytest.mark.documented
+@pytest.mark.parametrize("form", _tox_forms())
+def test_each_documented_tox_form_reaches_pytest_in_each_perf_env(form):
+    """The form as written, but collecting only (its measured run is the cpython-vs-pypy job's one cell, or minutes
+    to an hour of load) and without `compare` (it compares the runs' files): each perf env it names builds, passes
+    the arguments to pytest and selects cells (PyPy: the plugin imported on Python 3.9)."""
+    envs = re.search(r"-e (\S+)", form).group(1).split(",")
+    perf = [env for env in envs if env != "compare"]
+    command = form.replace(f"-e {','.join(envs)}", f"-e {','.join(perf)}")
+    command = f"{command} --collect-only -q" if " -- " in command else f"{command} -- --collect-only -q"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTEST_"))}
+    env["PATH"] = f"{ROOT / '.venv' / 'bin'}:{env['PATH']}"  # `tox` outside ./run: the project's own
+    done = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1500)
+    assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}{done.stderr[-2000:]}"
+    collected = [int(n) for n in re.findall(r"^(\d+)(?:/\d+)? tests? collected", done.stdout, re.M)]
+    assert len(collected) == len(perf) and all(collected), f"{command}: {collected}\n{done.stdout[-3000:]}"
