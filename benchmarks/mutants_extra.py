@@ -343,19 +343,20 @@ def render_block(data: dict) -> str:
             f"| {name} | {r['date']} | {r['checked']} | {r['killed']} ({timeouts}) | {r['checked'] - r['killed']} "
             f"| {r['score']:.1%} | {r['wall_s']} s |"
         )
+    # Each module's last run is its present: the mutants its source makes now, the survivors its tests leave now.
+    latest = {m: name for name, r in runs.items() for m in r["modules"]}
     lines += ["", "| module | mutants made | " + " | ".join(f"{n}: killed / checked" for n in runs) + " |"]
     lines.append("|---|---:|" + "---:|" * len(runs))
-    modules = sorted({m for r in runs.values() for m in r["modules"]})
-    for module in modules:
-        made = next(r["modules"][module]["mutants"] for r in runs.values() if module in r["modules"])
+    for module in sorted(latest):
+        made = runs[latest[module]]["modules"][module]["mutants"]
         cells = []
         for r in runs.values():
             c = r["modules"].get(module)
             cells.append("" if c is None else f"{c['killed'] + c['timeout']} / {c['checked']}")
         lines.append(f"| {module} | {made} | " + " | ".join(cells) + " |")
-    last_name, last = list(runs.items())[-1]
-    lines += ["", f"Survivors of the {last_name} run ({len(last['survivors'])}):", ""]
-    lines += [f"- `{s}`" for s in last["survivors"]] or ["- none"]
+    survivors = [s for name, r in runs.items() for s in r["survivors"] if latest.get(s.split(":")[0]) == name]
+    lines += ["", f"Survivors, each module's of the last run that checked it ({len(survivors)}):", ""]
+    lines += [f"- `{s}`" for s in survivors] or ["- none"]
     return "\n".join(lines) + "\n"
 
 

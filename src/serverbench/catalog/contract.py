@@ -188,6 +188,11 @@ ENDPOINTS: Mapping[str, Endpoint] = {
     )
 }
 
+# The backends the endpoints talk to, in the order they first appear: the names a backend fault may strike
+# (catalog.faults).  How each is started is the registry's (backends.base.BACKENDS, a floor above); a unit test holds
+# the two to the same names, so a backend added there needs its endpoint here.
+BACKEND_NAMES = tuple(dict.fromkeys(b for e in ENDPOINTS.values() for b in e.backends))
+
 
 REQUIRED_HEADERS = ("Date", "Server")
 

@@ -18,9 +18,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..backends.base import BACKENDS
+from .contract import BACKEND_NAMES
 
-BACKEND_NAMES = tuple(BACKENDS)
 ACTIONS = {
     "kill": "was killed (SIGKILL)",
     "slow": "was slowed",

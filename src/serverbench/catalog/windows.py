@@ -38,8 +38,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, Protocol
 
-from ..records.schema import LoadReport
 from .timeouts import designed_queue_s
 from .variants import POOL_WORKERS, Variant
 from .workloads import Workload
@@ -213,13 +213,29 @@ class WindowPolicy:
 DEFAULT_POLICY = WindowPolicy()
 
 
-def waits_carried_in_s(load: LoadReport) -> float:
+class MeasuredWindow(Protocol):
+    """What the window policy reads of a measured window (records.schema.LoadReport, whose fields say what each
+    is): its length, its errors, its edges and first waits, its precision and its lead-in."""
+
+    duration_s: float
+    errors: Mapping[str, int]
+    run_errors: Mapping[str, int] | None
+    held_through: int | None
+    first_wait_s: float | None
+    carried_in_s: float | None
+    carried_out_s: float | None
+    precision: Mapping[str, Any] | None
+    lead_s: float | None
+    first_answered_s: float | None
+
+
+def waits_carried_in_s(load: MeasuredWindow) -> float:
     """The connection-seconds of a steady window spent on requests sent before it: ``carried_in_s`` and the run's
     first requests' ``first_wait_s`` (0 where unknown)."""
     return (load.carried_in_s or 0.0) + (load.first_wait_s or 0.0)
 
 
-def edge_share(load: LoadReport, connections: int) -> float | None:
+def edge_share(load: MeasuredWindow, connections: int) -> float | None:
     """What a steady window's edges move rps x mean latency / connections by: the wait its connections carried out of
     it, less the wait they carried in (``carried_in_s`` and the run's first requests' ``first_wait_s``), over their
     time in it; None where the driver cannot tell, 0 for a window of no time or no connection."""
@@ -230,7 +246,7 @@ def edge_share(load: LoadReport, connections: int) -> float | None:
     return (load.carried_out_s - waits_carried_in_s(load)) / (connections * load.duration_s)
 
 
-def unconverged(load: LoadReport, connections: int, policy: WindowPolicy = DEFAULT_POLICY) -> dict[str, float]:
+def unconverged(load: MeasuredWindow, connections: int, policy: WindowPolicy = DEFAULT_POLICY) -> dict[str, float]:
     """What a steady window has not yet measured well enough: ``edges`` (the edge share, beyond EDGE_TOLERANCE) and
     ``rps`` (the half-width reached, beyond ``policy.precision``); empty when it converged or the driver cannot tell."""
     out: dict[str, float] = {}
@@ -243,7 +259,7 @@ def unconverged(load: LoadReport, connections: int, policy: WindowPolicy = DEFAU
     return out
 
 
-def started_late(load: LoadReport) -> bool:
+def started_late(load: MeasuredWindow) -> bool:
     """Whether the run's first requests (one per connection, sent as it began) were still being answered when the
     window opened: a server that takes its connections in turn, whose lead-in was too short for it."""
     return load.first_answered_s is not None and load.lead_s is not None and load.first_answered_s > load.lead_s
@@ -255,7 +271,7 @@ def started_late(load: LoadReport) -> bool:
 MAX_AGAIN_LEAD_S = 10
 
 
-def again_lead_s(load: LoadReport) -> float | None:
+def again_lead_s(load: MeasuredWindow) -> float | None:
     """The lead-in of a window measured again when the run started late (``started_late``) but the server had taken
     every connection before the window closed: long enough for every connection's first request to be answered
     before it ends (1.5 times the time that took), at least twice this one, whole seconds; None when the run did not
@@ -268,7 +284,7 @@ def again_lead_s(load: LoadReport) -> float | None:
 
 
 def longer_window_s(
-    load: LoadReport, connections: int, listen_drops: int = 0, policy: WindowPolicy = DEFAULT_POLICY
+    load: MeasuredWindow, connections: int, listen_drops: int = 0, policy: WindowPolicy = DEFAULT_POLICY
 ) -> int | None:
     """The window (whole seconds) to measure again in when this one did not converge (``unconverged``): long enough
     for each edge to weigh half of EDGE_TOLERANCE (an edge's weight falls as 1 / the window) and for each interval to

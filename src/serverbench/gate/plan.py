@@ -9,19 +9,17 @@ the option table's gate defaults (:mod:`serverbench.config.options`), the policy
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from ..backends.base import BACKENDS
 from ..catalog.matrix import Cell
-from ..catalog.userapp import AppTarget
 from ..catalog.workloads import Workload
 from ..config.options import OPTIONS_BY_NAME
 from ..errors import ConfigError
 from ..judge.ab import GATE_BLOCKS, GATE_POLICY, Looks, looks_for
 from ..judge.decision import Policy
+from ..measure.arms import Arm
 from ..measure.servers import unavailable_reason
 from ..processes.executors import missing_modules_in
 
@@ -40,18 +38,6 @@ def default_mode() -> str:
 def pairs_per_block(mode: str) -> int:
     """Simultaneous blocks give one pair (two fresh servers); sequential ABBA blocks give two."""
     return 1 if mode == "simultaneous" else 2
-
-
-@dataclass(frozen=True)
-class Arm:
-    """What differs between base and candidate: interpreter, app code, environment.  ``reset``: a user's
-    perf_app_reset (``module:function``, from this arm's own folder), run before each server and count."""
-
-    label: str
-    python: str = sys.executable
-    apps_dir: Path = Path("apps")
-    env: Mapping[str, str] = field(default_factory=dict)
-    reset: AppTarget | None = None
 
 
 @dataclass(frozen=True)

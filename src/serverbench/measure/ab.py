@@ -36,13 +36,13 @@ from ..drivers.base import Driver, driver_for
 from ..processes.executors import pin_tree
 from ..records.decisions import Measurement, Window
 from ..records.schema import Result
+from .arms import ABPlan, Arm
 from .machine import machine_info, python_info
 from .reset import reset_app
 from .servers import RunningServer, ServerPool, start_variant
 from .trial import Trial, Warmup, drain, measure, run_trial, warm_up
 
-if TYPE_CHECKING:  # the plan imports the judge's policy; the runner only reads the plan's fields
-    from ..gate.plan import ABPlan, Arm
+if TYPE_CHECKING:  # annotations only: the counted runs' types
     from ..records.cost import CostRecord
     from .cost import CostPlan
 

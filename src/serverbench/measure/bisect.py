@@ -16,21 +16,39 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from ..catalog.matrix import Cell
+from ..catalog.userapp import AppTarget
+from ..catalog.workloads import Workload
 from ..errors import ResetError, ServerDiedError, ServerStartError, VerificationError
 from ..records.cost import CostRecord
+from .commits import Commit
 from .cost import CostPlan, measure_cost
 from .lockenv import EnvironmentBuildError, Environments
 from .pytrace import profile_python
 from .reset import reset_app
 from .worktree import worktree
 
-if TYPE_CHECKING:  # the plan imports measurement's checks; the runner only reads its fields
-    from ..bisect.plan import BisectPlan
-
 # What a commit's own code can cause: the commit is skipped with the reason, the search goes on.
 THE_COMMITS_DOING = (ServerStartError, ServerDiedError, VerificationError, ResetError, EnvironmentBuildError)
+
+
+class Bisection(Protocol):
+    """What counting a commit reads of a bisection's plan (bisect.plan.BisectPlan, a floor above: it validates the
+    plan against measurement's checks): the range, the cell and how it is counted, where each commit's app is."""
+
+    repo: Path
+    commits: tuple[Commit, ...]
+    cell: Cell
+    workload: Workload
+    requests: int
+    app_folder: str
+    python: str
+    env: Mapping[str, str]
+    reset: AppTarget | None
+
+    def app_dir(self, checkout: Path) -> Path: ...
 
 
 class MissingAppFolder(VerificationError):
@@ -60,7 +78,7 @@ def one_line(error: Exception) -> str:
     return lines[0] if len(lines) == 1 else f"{lines[0]} ... {lines[-1]}"
 
 
-def cost_plan(plan: BisectPlan, apps_dir: Path, python: str, env: Mapping[str, str], nodeid: str) -> CostPlan:
+def cost_plan(plan: Bisection, apps_dir: Path, python: str, env: Mapping[str, str], nodeid: str) -> CostPlan:
     return CostPlan(
         plan.cell.variant,
         plan.cell.app,
@@ -73,7 +91,7 @@ def cost_plan(plan: BisectPlan, apps_dir: Path, python: str, env: Mapping[str, s
     )
 
 
-def count_commit(plan: BisectPlan, index: int, envs: Environments, env: Mapping[str, str]) -> Attempt:
+def count_commit(plan: Bisection, index: int, envs: Environments, env: Mapping[str, str]) -> Attempt:
     """Count commit ``index`` of the plan in a worktree of its own (removed afterwards); ``env`` holds the
     backends' URLs."""
     commit = plan.commits[index]
@@ -94,16 +112,14 @@ def count_commit(plan: BisectPlan, index: int, envs: Environments, env: Mapping[
     return Attempt(index, record, "", time.monotonic() - started, python)
 
 
-def count_both(plan: BisectPlan, indexes: tuple[int, int], envs: Environments, env: Mapping[str, str]) -> list[Attempt]:
+def count_both(plan: Bisection, indexes: tuple[int, int], envs: Environments, env: Mapping[str, str]) -> list[Attempt]:
     """Two commits counted at the same time (a count does not depend on the machine's load)."""
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = [pool.submit(count_commit, plan, i, envs, env) for i in indexes]
         return [f.result() for f in futures]
 
 
-def profiled(
-    plan: BisectPlan, index: int, record: CostRecord, envs: Environments, env: Mapping[str, str]
-) -> CostRecord:
+def profiled(plan: Bisection, index: int, record: CostRecord, envs: Environments, env: Mapping[str, str]) -> CostRecord:
     """``record`` (commit ``index``'s count) with the Python-level profile of the same window: a second pass
     without valgrind in a fresh worktree, for the functions a step came from."""
     commit = plan.commits[index]

@@ -5,45 +5,24 @@ import os
 import pytest
 
 from serverbench.catalog.shapes import LoadShape
-from serverbench.catalog.variants import registry
-from serverbench.catalog.workloads import WORKLOADS
 from serverbench.drivers.wrk import WrkDriver
 from serverbench.judge.memory import record_growths
-from serverbench.measure.machine import python_info
-from serverbench.measure.servers import start_variant
-from serverbench.measure.trial import Trial, Warmup, run_trial
 from serverbench.records.schema import Result
 
 pytestmark = [
     pytest.mark.usefixtures("no_leaks"),
     pytest.mark.skipif(not os.path.exists("/proc/self/smaps_rollup"), reason="needs smaps_rollup"),
 ]
-VARIANTS = registry()
 
 
-def _trial(name: str, apps_dir, seconds: int, env=None) -> Result:
-    server = start_variant(VARIANTS[name], apps_dir=apps_dir, env=env)
-    try:
-        return run_trial(
-            Trial(
-                server,
-                WORKLOADS["json"],
-                LoadShape(8, seconds),
-                WrkDriver(threads=1),
-                nodeid="t",
-                test="t",
-                machine={},
-                python=python_info(),
-            ),
-            Warmup(1),
-        )
-    finally:
-        server.stop()
+def _trial(served_trial, name: str, seconds: int, env=None) -> Result:
+    """A /json trial of ``name`` at 8 connections for ``seconds`` (1 s of warm-up first)."""
+    return served_trial(name, LoadShape(8, seconds), WrkDriver(threads=1), warmup=1, env=env)
 
 
-def test_a_preloaded_pre_fork_tree_holds_far_less_than_its_summed_rss(apps_dir):
+def test_a_preloaded_pre_fork_tree_holds_far_less_than_its_summed_rss(served_trial):
     """gunicorn --preload with 4 workers: the record's peak PSS is under half its peak RSS, five processes kept."""
-    result = _trial("gunicorn-sync-w4-preload", apps_dir, 2)
+    result = _trial(served_trial, "gunicorn-sync-w4-preload", 2)
     rec = Result.from_record(result.to_record())
     assert rec.server_pss_mb is not None and rec.server_pss_mb < 0.5 * rec.server_rss_mb
     procs = rec.memory["processes"]
@@ -51,12 +30,14 @@ def test_a_preloaded_pre_fork_tree_holds_far_less_than_its_summed_rss(apps_dir):
     assert all(p["uss_mb"] <= p["pss_mb"] <= p["rss_mb"] for p in procs)
 
 
-def test_the_leak_knob_grows_and_a_clean_server_does_not(apps_dir, tmp_path):
+def test_the_leak_knob_grows_and_a_clean_server_does_not(served_trial, tmp_path):
     """aiohttp with SERVERBENCH_LEAK_BYTES=10240 grows in a 12 s soak, in PSS and in the malloc heap it writes
     (SERVERBENCH_HEAP_DIR); without it the same soak is flat in both; its sockets stay flat in both."""
     heap = {"SERVERBENCH_HEAP_DIR": str(tmp_path)}
-    leaky = record_growths(_trial("aiohttp", apps_dir, 12, env={"SERVERBENCH_LEAK_BYTES": "10240", **heap}).to_record())
-    clean = record_growths(_trial("aiohttp", apps_dir, 12, env=heap).to_record())
+    leaky = record_growths(
+        _trial(served_trial, "aiohttp", 12, env={"SERVERBENCH_LEAK_BYTES": "10240", **heap}).to_record()
+    )
+    clean = record_growths(_trial(served_trial, "aiohttp", 12, env=heap).to_record())
     assert leaky["pss_mb"].verdict == leaky["heap_malloc_mb"].verdict == "grows"
     assert clean["pss_mb"].verdict == clean["heap_malloc_mb"].verdict == clean["heap_blocks"].verdict == "flat"
     assert leaky["sockets"].verdict == clean["sockets"].verdict == "flat"

@@ -4,6 +4,7 @@ import os
 import signal
 import socket
 import threading
+from contextlib import contextmanager
 
 import psutil
 import pytest
@@ -16,7 +17,6 @@ from serverbench.catalog.contract import ENDPOINTS, REDIS_VALUE
 from serverbench.catalog.matrix import Cell
 from serverbench.catalog.shapes import LoadShape
 from serverbench.catalog.variants import registry
-from serverbench.catalog.workloads import WORKLOADS
 from serverbench.drivers.wrk import WrkDriver
 from serverbench.errors import (
     BackendUnreachable,
@@ -25,9 +25,8 @@ from serverbench.errors import (
     ServerStartError,
     VerificationError,
 )
-from serverbench.measure.machine import machine_info, python_info
+from serverbench.measure.machine import machine_info
 from serverbench.measure.servers import ServerPool, interpreter, start_variant, unavailable_reason
-from serverbench.measure.trial import Trial, Warmup, run_trial
 from serverbench.processes.executors import free_port, require_binary
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
@@ -85,29 +84,21 @@ def test_port_taken_is_reported_with_its_owner(apps_dir):
             start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=apps_dir, port=port)
 
 
-def test_killed_server_mid_run_is_reported(apps_dir):
-    """A server that dies during the measured phase makes the trial fail with its exit and log."""
-    server = start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=apps_dir)
+@contextmanager
+def killed_a_second_in(server):
+    """SIGKILL to the server's process group a second after it is entered (into the trial it is held around)."""
     killer = threading.Timer(1.0, os.killpg, args=(server.pid, signal.SIGKILL))
     killer.start()
     try:
-        with pytest.raises(ServerDiedError, match="gunicorn-sync-w2 exited"):
-            run_trial(
-                Trial(
-                    server,
-                    WORKLOADS["json"],
-                    LoadShape(8, 3),
-                    WrkDriver(threads=1),
-                    nodeid="t",
-                    test="t",
-                    machine={},
-                    python=python_info(),
-                ),
-                Warmup(0),
-            )
+        yield
     finally:
         killer.join()
-        server.stop()
+
+
+def test_killed_server_mid_run_is_reported(served_trial):
+    """A server that dies during the measured phase makes the trial fail with its exit and log."""
+    with pytest.raises(ServerDiedError, match="gunicorn-sync-w2 exited"):
+        served_trial("gunicorn-sync-w2", LoadShape(8, 3), WrkDriver(threads=1), during=killed_a_second_in)
 
 
 def test_wrong_answer_fails_verification_with_a_diff(tmp_path):
@@ -177,25 +168,9 @@ def test_missing_binary_names_the_package(monkeypatch, tmp_path):
         require_binary("wrk", "wrk")
 
 
-def test_generator_cpu_is_measured(apps_dir):
+def test_generator_cpu_is_measured(served_trial):
     """A short real trial records wrk's own CPU time and the server's CPU and memory."""
-    server = start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=apps_dir)
-    try:
-        result = run_trial(
-            Trial(
-                server,
-                WORKLOADS["json"],
-                LoadShape(8, 1),
-                WrkDriver(threads=1),
-                nodeid="t",
-                test="t",
-                machine=machine_info("wrk"),
-                python=python_info(),
-            ),
-            Warmup(0),
-        )
-    finally:
-        server.stop()
+    result = served_trial("gunicorn-sync-w2", LoadShape(8, 1), WrkDriver(threads=1), machine=machine_info("wrk"))
     assert result.requests > 0 and result.rps > 0
     assert 0 < result.generator.cpu_s <= result.generator.wall_s * 1.05
     assert result.server_cpu_s > 0 and result.server_rss_mb > 10

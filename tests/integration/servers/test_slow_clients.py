@@ -10,12 +10,9 @@ import pytest
 
 from serverbench.catalog.shapes import from_label
 from serverbench.catalog.variants import registry
-from serverbench.catalog.workloads import WORKLOADS
 from serverbench.drivers.wrk import WrkDriver
-from serverbench.measure.machine import python_info
 from serverbench.measure.servers import start_variant, unavailable_reason
 from serverbench.measure.slowclients import hold_time
-from serverbench.measure.trial import Trial, Warmup, run_trial
 from serverbench.records.schema import Result
 
 pytestmark = [
@@ -25,26 +22,10 @@ pytestmark = [
 VARIANTS = registry()
 
 
-def test_a_slow_client_shape_holds_them_beside_the_load_and_records_the_drops(apps_dir):
+def test_a_slow_client_shape_holds_them_beside_the_load_and_records_the_drops(served_trial):
     """c4+keepalive8 on gunicorn gthread: the load is served, and its 2 s keep-alive timeout drops all 8."""
-    server = start_variant(VARIANTS["gunicorn-gthread-t10"], apps_dir=apps_dir)
-    try:
-        shape = from_label("c4+keepalive8", duration=4)
-        result = run_trial(
-            Trial(
-                server,
-                WORKLOADS["json"],
-                shape,
-                WrkDriver(threads=1),
-                nodeid="t",
-                test="t",
-                machine={},
-                python=python_info(),
-            ),
-            Warmup(0),
-        )
-    finally:
-        server.stop()
+    shape = from_label("c4+keepalive8", duration=4)
+    result = served_trial("gunicorn-gthread-t10", shape, WrkDriver(threads=1))
     slow = result.slow_clients
     assert result.rps > 0 and result.shape.label == "c4+keepalive8"
     assert (slow.kind, slow.asked, slow.opened, slow.held) == ("keepalive", 8, 8, 0)

@@ -48,7 +48,7 @@ def test_bad_faults_say_what_is_wrong(raw, found):
 
 
 def test_fault_backends_are_the_registry():
-    """The backends a fault may name are exactly the backend registry's."""
+    """The backends a fault may name (those the contract's endpoints talk to) are exactly the backend registry's."""
     assert BACKEND_NAMES == tuple(BACKENDS)
 
 

@@ -3,6 +3,8 @@ them: the rule at its boundaries."""
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import pytest
 
 from serverbench.catalog import windows
@@ -164,6 +166,14 @@ def _edges(carried_in: float | None, carried_out: float | None, first: float | N
         carried_out_s=carried_out,
         **load,
     )
+
+
+def test_a_measured_window_is_read_from_a_load_reports_own_fields():
+    """Every field the window policy reads (windows.MeasuredWindow) is a records.schema.LoadReport field: the policy
+    sits below records and names what it reads, so a renamed field fails here rather than at a trial's end."""
+    from serverbench.records.schema import LoadReport
+
+    assert set(windows.MeasuredWindow.__annotations__) <= {f.name for f in fields(LoadReport)}
 
 
 def test_the_edge_tolerance_precision_and_the_longer_window_are_pinned():
