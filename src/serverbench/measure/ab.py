@@ -36,7 +36,7 @@ from ..drivers.base import Driver, driver_for
 from ..processes.executors import pin_tree
 from ..records.decisions import Measurement, Window
 from ..records.schema import Result
-from .arms import ABPlan, Arm
+from .arms import Arm, RunnerPlan
 from .machine import machine_info, python_info
 from .reset import reset_app
 from .servers import RunningServer, ServerPool, start_variant
@@ -93,7 +93,7 @@ class Clock:
 class _Rig:
     """What every window of one measurement shares: the plan, the drivers, the machine's identity, the rate."""
 
-    def __init__(self, plan: ABPlan, rate: float | None):
+    def __init__(self, plan: RunnerPlan, rate: float | None):
         self.plan = plan
         self.clock = Clock()
         self.starter = ThreadPoolExecutor(2, thread_name_prefix="serverbench-ab-start")  # see start_both
@@ -375,7 +375,7 @@ def _sequential(rig: _Rig, out: _Collected, blocks: int, first_block: int) -> No
             _pair_rate(out, [ra], [rb])
 
 
-def run_blocks(plan: ABPlan, blocks: int, first_block: int = 0, rate: float | None = None) -> Measurement:
+def run_blocks(plan: RunnerPlan, blocks: int, first_block: int = 0, rate: float | None = None) -> Measurement:
     """Measure ``blocks`` blocks of ``plan`` from block number ``first_block`` (which fixes their hash seeds
     and core order).  ``rate``: the fixed rate an earlier part of the same attempt settled on (an extension
     keeps it); None takes the plan's."""
@@ -399,7 +399,7 @@ def run_blocks(plan: ABPlan, blocks: int, first_block: int = 0, rate: float | No
     )
 
 
-def _cost_plan(plan: ABPlan, arm: Arm) -> CostPlan:
+def _cost_plan(plan: RunnerPlan, arm: Arm) -> CostPlan:
     """What an arm's count (and its profile) runs: the cell from the arm's tree, warmed up with as many requests as
     it is counted over (``plan.cost_requests``)."""
     from .cost import CostPlan  # imported when used: the timed path never needs valgrind
@@ -417,7 +417,7 @@ def _cost_plan(plan: ABPlan, arm: Arm) -> CostPlan:
     )
 
 
-def count_arms(plan: ABPlan, repeats: int) -> tuple[tuple[CostRecord, ...], tuple[CostRecord, ...]]:
+def count_arms(plan: RunnerPlan, repeats: int) -> tuple[tuple[CostRecord, ...], tuple[CostRecord, ...]]:
     """``repeats`` fresh counted runs per arm (valgrind; see :mod:`.cost`), base and candidate at the same time
     (one core each): a count does not depend on the machine's load.  Each record keeps its C functions, so a
     regression's attribution needs only the Python pass (:func:`profile_arms`)."""
@@ -435,7 +435,7 @@ def count_arms(plan: ABPlan, repeats: int) -> tuple[tuple[CostRecord, ...], tupl
     return tuple(records[0::2]), tuple(records[1::2])
 
 
-def profile_arms(plan: ABPlan, counted: tuple[CostRecord, CostRecord]) -> tuple[CostRecord, CostRecord]:
+def profile_arms(plan: RunnerPlan, counted: tuple[CostRecord, CostRecord]) -> tuple[CostRecord, CostRecord]:
     """The arms' counted records (base, candidate: the decision's own counts) with their Python-level profile: one
     untimed pass per arm, both at once, over the same window.  Run only after a cost regression, to read the top
     functions it came from."""
@@ -449,7 +449,7 @@ def profile_arms(plan: ABPlan, counted: tuple[CostRecord, CostRecord]) -> tuple[
     return base, candidate
 
 
-def reset(plan: ABPlan, arm: Arm) -> None:
+def reset(plan: RunnerPlan, arm: Arm) -> None:
     """The arm's app back to its one state (its perf_app_reset), before a server starts or a count begins."""
     if arm.reset is not None:
         reset_app(arm.reset, arm.apps_dir, {**plan.backend_env, **arm.env}, arm.python)

@@ -2,7 +2,7 @@
 
 An :class:`Arm` is data: what differs between base and candidate.  The plan (:class:`serverbench.gate.plan.ABPlan`)
 stands a floor above measurement: it validates itself against measurement's checks and the judge's policy.  The
-runner names only the fields it reads, as the :class:`ABPlan` protocol here; the plan is one of those.
+runner names only the fields it reads, as the :class:`RunnerPlan` protocol here; the plan is one of those.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class Arm:
     reset: AppTarget | None = None
 
 
-class ABPlan(Protocol):
+class RunnerPlan(Protocol):
     """What the runner reads of an A/B plan (gate.plan.ABPlan, whose fields say what each is): the cell, the workload
     and the two arms; the schedule (mode, rounds), the saturated and fixed-rate windows' load; the backends' URLs and
     the counted runs' requests."""

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import fields
 
 from serverbench.gate import plan
-from serverbench.measure.arms import ABPlan, Arm
+from serverbench.measure.arms import Arm, RunnerPlan
 
 
 def test_the_runner_reads_only_what_an_ab_plan_holds():
-    """Every field the runner reads (measure.arms.ABPlan, below the plan's floor) is a gate.plan.ABPlan field: a
+    """Every field the runner reads (measure.arms.RunnerPlan, below the plan's floor) is a gate.plan.ABPlan field: a
     renamed field fails here, not in a gate's first block."""
-    assert set(ABPlan.__annotations__) <= {f.name for f in fields(plan.ABPlan)}
+    assert set(RunnerPlan.__annotations__) <= {f.name for f in fields(plan.ABPlan)}
 
 
 def test_the_plan_pairs_the_runners_arms():
