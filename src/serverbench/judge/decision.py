@@ -39,6 +39,7 @@ from scipy import stats
 from ..records.decisions import Decision
 from ..records.decisions import p_text as _fmt_p
 from ..records.decisions import percent as _pct
+from .signed_rank import signed_rank_p
 
 VERDICTS = ("pass", "regression", "improvement", "inconclusive", "rerun")
 MAD_SCALE = 1.4826
@@ -124,8 +125,8 @@ def _wilcoxon_p(s: np.ndarray, alternative: str) -> np.ndarray:
     clean = (srt[:, 0] > 0) & np.all(np.diff(srt, axis=1) > 0, axis=1) & (n <= 50)
     if clean.any():  # no zeros, no ties, n <= 50: scipy's 'auto' picks the exact test
         p[clean] = stats.wilcoxon(s[clean], alternative=alternative, method="exact", axis=1).pvalue
-    for i in np.flatnonzero(~clean):
-        p[i] = stats.wilcoxon(s[i], alternative=alternative).pvalue
+    for i in np.flatnonzero(~clean):  # zeros or ties: counted exactly up to 13 pairs, as scipy would enumerate
+        p[i] = signed_rank_p(s[i], alternative)
     return p
 
 
