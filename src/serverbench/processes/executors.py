@@ -375,19 +375,24 @@ def run_generator(
             list(argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, preexec_fn=_child_setup(cpus)
         )
         _GENERATORS.add(process.pid)
+        # A daemon, started inside the try: Ctrl-C while Timer.start() waits for its thread to run once left the
+        # watchdog uncancelled, a non-daemon thread the interpreter waited out at exit (the generator's whole timeout,
+        # 30 s after an interrupted warm-up, then a kill aimed at a pid long gone).
         watchdog = threading.Timer(timeout, _kill_group, args=(process.pid,))
-        watchdog.start()
-        sampler = RunQueueSampler(process.pid, main_thread=main_thread)
+        watchdog.daemon = True
+        sampler = None
         try:
+            watchdog.start()
+            sampler = RunQueueSampler(process.pid, main_thread=main_thread)
             _, status, usage = os.wait4(process.pid, 0)
         except BaseException:  # Ctrl-C while it runs: it must not outlive the trial
             _kill_group(process.pid)
-            os.waitpid(process.pid, 0)
+            process.returncode = os.waitstatus_to_exitcode(os.waitpid(process.pid, 0)[1])  # reaped: Popen knows
             raise
         finally:
             _GENERATORS.discard(process.pid)
             watchdog.cancel()
-            samples = sampler.stop()
+            samples = sampler.stop() if sampler is not None else ()
         wall = time.monotonic() - started
         process.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
