@@ -89,25 +89,45 @@ def settled(
     forks the rest one by one; under valgrind that takes seconds, and a worker forked after the pids were
     read served part of the window unpaused and uncounted (the count fell by half, or by 90%).  A worker holds
     the socket from its fork on, so the declared count holding it is the whole tree: waiting the full settle
-    time after that took 2 s of each count of gunicorn-sync-w2."""
+    time after that took 2 s of each count of gunicorn-sync-w2.  Those two waits count from the youngest process's
+    start, not from the first look: the tree is read after the server answered and was verified, by when its
+    processes have usually been as they are for longer than the wait (gunicorn-sync-w2's last worker forked seconds
+    before), so it is read at once.  The generic settle (no declared workers) still counts from the first look."""
     deadline = time.monotonic() + cap_s
     pids, since = tree(leader), time.monotonic()
+    unchanged = since - youngest_age(pids)  # the tree as first read has been as it is since its youngest started
     declared = workers is not None and workers >= 1
-    while time.monotonic() < deadline:
-        time.sleep(min(0.1, settle_s, workers_settle_s))
-        now = tree(leader)
-        if now != pids:
-            pids, since = now, time.monotonic()
-            continue
-        still = time.monotonic() - since
+    while True:
+        still = time.monotonic() - unchanged
         if declared:
             if still >= workers_settle_s and len(accepting_workers(pids, leader, port)) >= workers:
                 break
         elif workers == 0 and still >= workers_settle_s and pids == [leader] and _holds(leader, port):
             break
-        elif still >= settle_s:
+        elif time.monotonic() - since >= settle_s:
             break
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(min(0.1, settle_s, workers_settle_s))
+        now = tree(leader)
+        if now != pids:
+            pids, since = now, time.monotonic()
+            unchanged = since
     return pids
+
+
+def youngest_age(pids: Sequence[int]) -> float:
+    """Seconds since the youngest of ``pids`` started (0 when one cannot be read: it is taken as just started), on
+    the clock the kernel stamps a process's start with (since boot, in clock ticks: /proc/<pid>/stat's 22nd field)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    try:
+        started = []
+        for pid in pids:
+            with open(f"/proc/{pid}/stat") as f:
+                started.append(int(f.read().rsplit(")", 1)[1].split()[19]) / ticks)
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return max(time.clock_gettime(time.CLOCK_BOOTTIME) - max(started, default=float("inf")), 0.0)
 
 
 def _holds(pid: int, port: int) -> bool:

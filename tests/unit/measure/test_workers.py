@@ -104,3 +104,29 @@ def test_a_server_marked_one_process_that_forks_is_waited_for(listening):
     began = time.monotonic()
     assert settled(me, port, lambda leader: [me, 99999], workers=0, settle_s=0.5, cap_s=30) == [me, 99999]
     assert time.monotonic() - began >= 0.5
+
+
+def test_the_waits_count_from_the_youngest_process_start(listening):
+    """A one-process server's and declared workers' waits count from the youngest process's start: a tree older
+    than the wait is read at once, one with a worker just forked is read once that worker is as old as the wait."""
+    import subprocess
+    import sys
+    import time
+
+    from serverbench.measure.workers import settled, youngest_age
+
+    sock, port = listening
+    me = os.getpid()
+    assert youngest_age([me]) > 0.5  # pytest started well before this test
+    began = time.monotonic()
+    assert settled(me, port, lambda leader: [me], workers=0, settle_s=20, cap_s=30, workers_settle_s=0.5) == [me]
+    assert time.monotonic() - began < 0.3
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], pass_fds=[sock.fileno()])
+    try:
+        began = time.monotonic()
+        tree = [me, child.pid]
+        assert settled(me, port, lambda leader: tree, workers=1, settle_s=20, cap_s=30, workers_settle_s=0.5) == tree
+        assert 0.3 <= time.monotonic() - began < 5
+    finally:
+        child.kill()
+        child.wait()
