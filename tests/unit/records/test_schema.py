@@ -187,11 +187,15 @@ def test_no_attempt_is_all_errors_or_none():
 
 
 def test_a_reports_figures_are_read_only():
-    """Latencies, errors and the run's errors are frozen mappings: a judge cannot change them by accident."""
-    r = LoadReport("oha", 1, 5.0, 0, {"p50": 1.0}, {"timeout": 0}, run_errors={"timeout": 3})
-    for mapping in (r.latency_ms, r.errors, r.run_errors):
+    """Latencies, errors, the run's errors and the precision are frozen mappings: a judge cannot change them by
+    accident, nor can the caller's dict changing later."""
+    precision = {"slices": 10, "rps": 0.01}
+    r = LoadReport("oha", 1, 5.0, 0, {"p50": 1.0}, {"timeout": 0}, run_errors={"timeout": 3}, precision=precision)
+    for mapping in (r.latency_ms, r.errors, r.run_errors, r.precision):
         with pytest.raises(TypeError):
             mapping["x"] = 1
+    precision["rps"] = 0.5
+    assert r.precision == {"slices": 10, "rps": 0.01}
 
 
 def test_a_schema_1_generator_is_read_from_its_percentages():
