@@ -135,6 +135,14 @@ def test_warmup_rates_are_written_to_one_decimal():
     assert replace(full(), warmup_rps=(1900.26, 7.04)).to_record()["warmup_rps"] == [1900.3, 7.0]
 
 
+def test_the_precision_is_written_to_four_decimals_and_its_count_and_unknowns_as_they_are():
+    """The precision's fractions are rounded to 4 decimals; its slice count and an unknown (None) are written as
+    they are."""
+    load = replace(full().load, precision={"slices": 10, "rps": 0.0123456, "latency_mean": 0.045678, "asked": None})
+    rec = replace(full(), load=load).to_record()
+    assert rec["precision"] == {"slices": 10, "rps": 0.0123, "latency_mean": 0.0457, "asked": None}
+
+
 def test_a_result_with_defaults_writes_no_optional_part_and_an_old_record_reads_its_defaults():
     """No host CPU: no "host"; host CPU without its wall time: no "wall_s"; no extra: no "extra".  An old record
     without app, window or a backend's wall time reads "", "run" and the load's duration."""
@@ -179,11 +187,15 @@ def test_no_attempt_is_all_errors_or_none():
 
 
 def test_a_reports_figures_are_read_only():
-    """Latencies, errors and the run's errors are frozen mappings: a judge cannot change them by accident."""
-    r = LoadReport("oha", 1, 5.0, 0, {"p50": 1.0}, {"timeout": 0}, run_errors={"timeout": 3})
-    for mapping in (r.latency_ms, r.errors, r.run_errors):
+    """Latencies, errors, the run's errors and the precision are frozen mappings: a judge cannot change them by
+    accident, nor can the caller's dict changing later."""
+    precision = {"slices": 10, "rps": 0.01}
+    r = LoadReport("oha", 1, 5.0, 0, {"p50": 1.0}, {"timeout": 0}, run_errors={"timeout": 3}, precision=precision)
+    for mapping in (r.latency_ms, r.errors, r.run_errors, r.precision):
         with pytest.raises(TypeError):
             mapping["x"] = 1
+    precision["rps"] = 0.5
+    assert r.precision == {"slices": 10, "rps": 0.01}
 
 
 def test_a_schema_1_generator_is_read_from_its_percentages():
@@ -402,6 +414,25 @@ def test_the_edges_survive_the_record_and_are_absent_where_unknown():
     assert "carried_in_s" not in record().to_record() and "carried_out_s" not in record().to_record()
     plain = Result.from_record(record().to_record()).load
     assert plain.carried_in_s is None and plain.carried_out_s is None
+
+
+def test_the_lead_in_and_the_first_answers_survive_the_record_and_are_absent_where_unknown():
+    """lead_s and first_answered_s are written to the millisecond and read back; a record without them reads None."""
+    r = replace(full(), load=replace(full().load, lead_s=3.00049, first_answered_s=0.41234))
+    assert (r.to_record()["lead_s"], r.to_record()["first_answered_s"]) == (3.0, 0.412)
+    back = Result.from_record(r.to_record()).load
+    assert (back.lead_s, back.first_answered_s) == (3.0, 0.412)
+    plain = Result.from_record(record().to_record()).load
+    assert "lead_s" not in record().to_record() and plain.lead_s is None and plain.first_answered_s is None
+
+
+def test_a_read_precision_holds_its_slice_count_as_a_whole_number_and_the_rest_as_fractions():
+    """Read back, the precision's slice count is an int, its other values floats (an int in the file too), and an
+    unknown stays None."""
+    rec = {**full().to_record(), "precision": {"slices": 10.0, "rps": 1, "asked": None}}
+    precision = Result.from_record(rec).load.precision
+    assert precision == {"slices": 10, "rps": 1.0, "asked": None}
+    assert type(precision["slices"]) is int and type(precision["rps"]) is float
 
 
 def test_a_gap_survives_the_record_and_old_records_have_none():
