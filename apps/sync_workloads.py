@@ -1,6 +1,6 @@
 """Each workload's work for the synchronous (WSGI) apps, written once: the Redis counter, the MongoDB
 documents and event queues, the upstream call and the sleep, with their clients made on first use and
-their errors.  Each app is a thin adapter: its framework routes the request, hands the parameters to a
+their errors (the drivers imported on first use too).  Each app is a thin adapter: its framework routes the request, hands the parameters to a
 :class:`Workloads` method and shapes the answer (its own response object and JSON); a refusal (a missing
 ``SERVERBENCH_*_URL``, a bad parameter, an upstream error) is raised through the app's ``refuse``, so it
 becomes the framework's own HTTP error.
@@ -15,9 +15,6 @@ import os
 import threading
 import time
 from urllib.parse import urlsplit
-
-import pymongo
-import redis
 
 COUNTER_KEY = "serverbench:counter"
 VALUE_KEY = "serverbench:value"
@@ -89,6 +86,8 @@ class Workloads:
         """/redis: INCR the counter and GET the seeded value in one pipeline."""
         if self._redis is None:
             url = setting("SERVERBENCH_REDIS_URL", "/redis needs a Redis server", self.refuse)
+            import redis  # on first use, as the client: a server that serves no /redis never imports it
+
             self._redis = redis.Redis.from_url(url, decode_responses=True)
         pipe = self._redis.pipeline(transaction=False)
         pipe.incr(COUNTER_KEY)
@@ -145,6 +144,8 @@ def mongo_db(url):
     if _mongo is None:
         with _mongo_lock:
             if _mongo is None:
+                import pymongo  # on first use: under valgrind, importing both drivers cost each worker 2 s of CPU
+
                 _mongo = pymongo.MongoClient(url)
     return _mongo[MONGO_DB]
 
