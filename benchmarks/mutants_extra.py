@@ -33,7 +33,6 @@ import datetime as dt
 import json
 import os
 import random
-import re
 import shutil
 import subprocess
 import sys
@@ -42,6 +41,9 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from measured_block import rewrite  # noqa: E402 (a sibling script)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "mutants-extra.json"
@@ -55,9 +57,6 @@ MODULES = {
     "records/results.py": 20,
     "records/schema.py": 25,
 }
-BLOCK = re.compile(
-    r"(<!-- BEGIN MEASURED: mutants-extra [^\n]*-->\n)(?P<body>.*?)(<!-- END MEASURED: mutants-extra -->)", re.DOTALL
-)
 KEY_GETTERS = ("attrgetter", "itemgetter")
 
 
@@ -363,13 +362,7 @@ def render_block(data: dict) -> str:
 def render(write: bool = True) -> dict[Path, str]:
     """docs/mutation.md with its mutants-extra block rendered from the results file; written when ``write``."""
     data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    text = DOC.read_text()
-    if not BLOCK.search(text):
-        raise SystemExit(f"{DOC}: no <!-- BEGIN MEASURED: mutants-extra --> block; add one where the figures go")
-    new = BLOCK.sub(lambda m: m[1] + render_block(data) + m[3], text)
-    if write and new != text:
-        DOC.write_text(new)
-    return {DOC: new}
+    return rewrite(DOC, "mutants-extra", render_block(data), write)
 
 
 def main(argv: list[str] | None = None) -> int:
