@@ -25,7 +25,8 @@
 #                        libpython3.11 without it: "_ssl...: undefined symbol: _PyModule_Add"), oha in
 #                        ~/.local/bin (the cache's hit); it stops at the first step that fails, as a runner does.
 #                        LOCKS=1 takes the load locks (turnstile, load, shared quiet) around each step, not the whole
-#                        job, so a long job holds them a step at a time; FROM=N starts at the Nth run: step.
+#                        job, so a long job holds them a step at a time; FROM=N starts at the Nth run: step, TO=N
+#                        stops after the Nth (FROM=3 TO=3: that step alone).
 #                        E.g. steps:tests.yml:documented.
 #
 # What it needs: act (ACT=path, else built: go install github.com/nektos/act@v0.2.89), the actions the workflows
@@ -265,6 +266,7 @@ for spec in "${runs[@]}"; do
       while IFS= read -r -d '' script; do
         number=$((number + 1))
         [ "$number" -ge "${FROM:-1}" ] || continue  # FROM=N: the job from its Nth run: step (a rerun after a fix)
+        [ "$number" -le "${TO:-$number}" ] || break  # TO=N: up to its Nth (a step too long to take in turn)
         # shellcheck disable=SC2016  # the step's own shell expands it
         printf 'echo "step began $(date -u +%%T)"\n%s\n' "$script" >"$out/step-$number.sh" && chmod 644 "$out/step-$number.sh"
         [ ${#lock[@]} = 0 ] || flock /tmp/serverbench-turn.lock true
