@@ -29,30 +29,43 @@ from measured_block import rewrite  # noqa: E402 (a sibling script)
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "fault-census.json"
 DOC = ROOT / "docs" / "robustness.md"
+CENSUS = ROOT / "tests" / "integration" / "sessions" / "test_fault_census.py"
 SUMMARY = re.compile(r"=+ (?P<counts>[^=]*?) in (?P<s>[\d.]+)s")
-KILLED = "SIGKILL of pytest while measuring"  # test_killed_pytest_takes_...: a test of its own, no row printed
-FIELDS = ("moment", "phase", "at_s", "exit", "left", "records", "baseline")
+FIELDS = ("moment", "phase", "at_s", "exit", "left", "records", "baseline", "wrk_seen")  # wrk_seen: the phase hit
+
+
+def moments() -> list[str]:
+    """The census's moments in the order its MOMENTS list names them (its rows print in the order they ran)."""
+    return re.findall(r'Moment\(\s*"([^"]+)"', CENSUS.read_text())
 
 
 def parse(log: str) -> dict:
-    """A census's pytest output (-s): its rows (one JSON object per moment, in order), its counts and its seconds."""
-    rows = []
+    """A census's pytest output (-s): its rows (one JSON object per interrupted moment, in the census's order; then
+    those of the tests that print no timing: SIGKILL of pytest, the live gate's signals), counts and seconds."""
+    rows, others = [], []
     for line in log.splitlines():
         start = line.find('{"moment": ')  # -s prints a row after pytest's own text on the same line
         if start >= 0:
             row = json.loads(line[start:])
-            rows.append({k: row[k] for k in FIELDS})
+            if "at_s" in row:
+                rows.append({k: row[k] for k in FIELDS})
+            else:
+                others.append(
+                    {"moment": row["moment"], "phase": row["phase"], "exit": row.get("exit"), "left": row["left"]}
+                )
     summary = next((m for m in map(SUMMARY.search, reversed(log.splitlines())) if m), None)
     if not rows or summary is None:
         raise SystemExit(
             "no census rows or no pytest summary line in the log: run the census with -s and keep its whole output"
         )
+    order = {name: n for n, name in enumerate(moments())}
     counts = {kind: int(n) for n, kind in re.findall(r"(\d+) (passed|failed|error|errors|skipped)", summary["counts"])}
     return {
         "passed": counts.get("passed", 0),
         "failed": counts.get("failed", 0) + counts.get("error", 0) + counts.get("errors", 0),
         "seconds": round(float(summary["s"])),
-        "rows": rows,
+        "rows": sorted(rows, key=lambda r: order.get(r["moment"], len(order))),
+        "others": others,
     }
 
 
@@ -79,15 +92,12 @@ def render_block(data: dict) -> str:
         "| # | moment (SIGINT unless said) | phase | at s | exit | left before the fixes | left after | records | baseline |",
         "|---:|---|---|---:|---:|---|---|---|---|",
     ]
-    rows = after["rows"]
-    for number, row in enumerate(rows, 1):
+    for number, row in enumerate(after["rows"] + after["others"], 1):
+        at, records, baseline = (row.get(k, "") for k in ("at_s", "records", "baseline"))
         lines.append(
-            f"| {number} | {row['moment']} | {row['phase']} | {row['at_s']} | {row['exit']} "
-            f"| {left_before.get(row['moment'], '')} | {len(row['left'])} | {row['records']} | {row['baseline']} |"
+            f"| {number} | {row['moment']} | {row['phase']} | {at} | {'' if row['exit'] is None else row['exit']} "
+            f"| {left_before.get(row['moment'], '')} | {len(row['left'])} | {records} | {baseline} |"
         )
-    # The SIGKILL test prints no row: it passed (nothing left) or the run counted a failure.
-    killed = "0" if not after["failed"] else "see the failures"
-    lines.append(f"| {len(rows) + 1} | {KILLED} | measure |  |  | {left_before.get(KILLED, '')} | {killed} |  |  |")
     return "\n".join(lines) + "\n"
 
 
