@@ -1,5 +1,5 @@
 """A doc's rendered block: the lines between ``<!-- BEGIN MEASURED: NAME ... -->`` and ``<!-- END MEASURED: NAME -->``,
-rewritten from a results file by the script that keeps it (mutants_extra.py, mutation_score.py), so that no figure
+rewritten from a results file by the script that keeps it (fault_census.py, mutants_extra.py, mutation_score.py), so that no figure
 in it is typed by hand."""
 
 from __future__ import annotations

@@ -25,7 +25,8 @@
 #                        libpython3.11 without it: "_ssl...: undefined symbol: _PyModule_Add"), oha in
 #                        ~/.local/bin (the cache's hit); it stops at the first step that fails, as a runner does.
 #                        LOCKS=1 takes the load locks (turnstile, load, shared quiet) around each step, not the whole
-#                        job, so a long job holds them a step at a time; FROM=N starts at the Nth run: step.
+#                        job, so a long job holds them a step at a time; FROM=N starts at the Nth run: step, TO=N
+#                        stops after the Nth (FROM=3 TO=3: that step alone).
 #                        E.g. steps:tests.yml:documented.
 #
 # What it needs: act (ACT=path, else built: go install github.com/nektos/act@v0.2.89), the actions the workflows
@@ -252,7 +253,10 @@ for spec in "${runs[@]}"; do
     steps:*)
       fresh_user
       work="$out/work/serverbench"
-      rm -rf "$work" && git clone -q --depth 1 "file://$root" "$work" && chown -R "$user:$user" "$work"
+      # Cloned by the runner's user from its own copy: a test that fetches the `results` branch from origin (as CI's
+      # depth-1 checkout does) runs git as that user, which refuses an origin root owns ("dubious ownership"; the
+      # results-branch tests of the documented job skipped), and root's git cannot clone from the user's copy.
+      rm -rf "$work" && install -d -o "$user" "$work" && as_user "$work" git clone -q --depth 1 "file://$out/serverbench.git" .
       IFS=: read -r _ workflow job <<<"$spec"
       python311=$(ls -d "/home/$user/.cache/act/tool_cache/Python/3.11."*/x64/bin 2>/dev/null | head -1)
       [ -n "$python311" ] || die "no Python 3.11 in PYTHONS for setup-python's 3.11"
@@ -265,6 +269,7 @@ for spec in "${runs[@]}"; do
       while IFS= read -r -d '' script; do
         number=$((number + 1))
         [ "$number" -ge "${FROM:-1}" ] || continue  # FROM=N: the job from its Nth run: step (a rerun after a fix)
+        [ "$number" -le "${TO:-$number}" ] || break  # TO=N: up to its Nth (a step too long to take in turn)
         # shellcheck disable=SC2016  # the step's own shell expands it
         printf 'echo "step began $(date -u +%%T)"\n%s\n' "$script" >"$out/step-$number.sh" && chmod 644 "$out/step-$number.sh"
         [ ${#lock[@]} = 0 ] || flock /tmp/serverbench-turn.lock true

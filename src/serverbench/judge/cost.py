@@ -18,12 +18,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..records.cost import SAVE_COMMAND, CostBaseline, CostRecord, FunctionCost
+from ..records.cost import APP, SAVE_COMMAND, CostBaseline, CostRecord, FunctionCost
 from ..records.decisions import Decision
 
 PASS, FAIL, NO_BASELINE = "pass", "fail", "no-baseline"
 TOP = 10
-APP, APP_TOP = "app", 3  # the role of the app's own functions, and how many of them a failure always names
+APP_TOP = 3  # how many of the app's own functions (role APP) a failure always names
 
 
 @dataclass(frozen=True)
@@ -178,13 +178,14 @@ def attribute(baseline: CostBaseline, record: CostRecord, top: int = TOP, app_to
 def diff(base: Sequence[FunctionCost], candidate: Sequence[FunctionCost], base_total: float) -> list[Shift]:
     """Per function: base and candidate per request, change as a share of ``base_total``.
 
-    The base keeps only its largest functions; one missing there counts from zero if the candidate
-    spends more on it than the smallest stored one (it may be new), and is left out otherwise.
+    The base keeps only its largest functions (and all of the app's own, however small); one missing there
+    counts from zero if the candidate spends more on it than the smallest of the largest stored (it may be
+    new), and is left out otherwise.
     """
     if not candidate:
         return []
     stored = {_id(f): f for f in base}
-    floor = min((f.per_request for f in base), default=0.0)
+    floor = min((f.per_request for f in base if f.role != APP), default=0.0)
     out = []
     for f in candidate:
         old = stored.pop(_id(f), None)

@@ -1,6 +1,7 @@
 """The cost judgement on synthetic counts: tolerance, package changes, attribution, spread."""
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -622,6 +623,14 @@ def test_diff_leaves_out_a_new_function_at_the_floor_but_goes_on():
     base = [_fn("kept", 5.0)]
     shifts = diff(base, [_fn("tiny", 5.0), _fn("kept", 7.0)], 100.0)
     assert [(s.function, s.base, s.candidate) for s in shifts] == [("kept", 5.0, 7.0)]
+
+
+def test_diff_floor_is_the_smallest_of_the_largest_not_a_small_stored_app_function():
+    """The app's own functions are stored however small: they do not lower the floor below which a function
+    missing from the base is left out (it was cut, not new), and a stored one's rise is diffed from its base."""
+    view = FunctionCost("python", "api", "notes.views", "notes", "app", 1.0)
+    shifts = diff([_fn("kept", 5.0), view], [_fn("cut", 3.0), _fn("kept", 5.0), replace(view, per_request=42.0)], 100.0)
+    assert [(s.function, s.base, s.candidate) for s in shifts] == [("kept", 5.0, 5.0), ("api", 1.0, 42.0)]
 
 
 def test_diff_of_a_function_gone_keeps_its_identity():

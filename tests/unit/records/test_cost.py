@@ -461,6 +461,18 @@ def test_a_baseline_stores_only_the_60_largest_functions_per_level(tmp_path):
     assert entry["functions"][0]["function"] == "f64" and entry["functions"][-1]["function"] == "f5"
 
 
+def test_a_baseline_stores_the_apps_own_functions_below_the_60_largest(tmp_path):
+    """A small view (role app) below the 60 largest is stored too, so a later rise in it has a base to diff."""
+    many = tuple(FunctionCost("python", f"f{i}", "m", "django", "framework", float(100 + i)) for i in range(65))
+    view = FunctionCost("python", "api", "notes.views", "notes", "app", 6.0)
+    store = CostBaselineStore(tmp_path, FULL_ENV)
+    store.save([_record(python_functions=(*many, view))])
+    (entry,) = json.loads(store.path.read_text())["entries"].values()
+    assert len(entry["python_functions"]) == 61 and entry["python_functions"][-1] == view.to_record()
+    ((_, stored),) = store.load().items()
+    assert view in stored.python_functions
+
+
 def test_a_mismatched_cost_baseline_is_refused_naming_the_fix(tmp_path):
     """Another schema or a malformed entry: a BaselineError naming the file and `pytest -m cost --perf-save-baseline`."""
     for content in ({"schema": 2, "entries": {}}, {"schema": 1, "entries": {"c": {"per_request": 1}}}):
