@@ -281,7 +281,7 @@ OPTIONS: tuple[Option, ...] = (
         "perf_precision",
         _fraction(0.001, 1.0, False),
         0.20,
-        "A closed-model window has converged when its throughput is known within this fraction (the 95% interval's half-width over ten slices of the window; 0.2 = 20%) and its edges cancel (Little's law within 3%); one that has not is measured once more in a longer window (up to --perf-window-max).",
+        "A closed-model window has converged when its throughput is known within this fraction (the 95% interval's half-width over ten slices of the window, fewer where a slice would be shorter than the mean latency; 0.2 = 20%) and its edges cancel (Little's law within 3%); one that has not is measured once more in a longer window (up to --perf-window-max).",
     ),
     Option(
         "perf_window_max",

@@ -771,6 +771,22 @@ def test_window_precision_cuts_the_window_by_send_time_into_slices():
     assert window_precision(rows, 1.0, 0.0) == {"slices": 10, "rps": None, "latency_mean": None}
 
 
+def test_a_window_is_cut_into_slices_no_shorter_than_its_closed_loop_cycle():
+    """Slices last at least the mean latency (each connection sends once per answer): a server answering its 64
+    connections at once every 6.5 s fills three 6.7 s slices of a 20 s window evenly, where ten 2 s slices hold 0 or
+    64 requests each; a fast server keeps ten slices, a window shorter than two cycles two."""
+    from serverbench.drivers.oha import SLICES, cycle_slices, window_precision, window_report
+
+    rows = [(16.0 + t + 0.001 * c, 22.5 + t + 0.001 * c, 200, 1) for t in (3.4, 9.9, 16.4) for c in range(64)]
+    assert cycle_slices(20.0, [(end - start) * 1000 for start, end, _, _ in rows]) == 3
+    assert window_precision(rows, 16.0, 20.0, 3)["rps"] == pytest.approx(0.0, abs=1e-9)
+    assert window_precision(rows, 16.0, 20.0, SLICES)["rps"] > 1.0
+    assert window_report(rows, 16.0, 20.0, {}, 64, 30.0).precision["slices"] == 3
+    assert cycle_slices(5.0, [1.5] * 100) == SLICES
+    assert cycle_slices(1.0, [900.0]) == 2
+    assert cycle_slices(5.0, []) == SLICES
+
+
 def test_answer_rates_count_answers_by_when_they_came_in_each_slice():
     """The lead-in [0, 1) in 4 slices: answers at 0.1, 0.3, 0.3, 0.6 and 0.9 s give 4, 8, 4, 4 a second; an answer at
     1.0 s is the window's."""
