@@ -289,10 +289,11 @@ def window_report(
     )
 
 
-# A window's precision: its requests cut by send time into this many equal slices (batch means; fewer when a slice
-# would be shorter than the mean latency: cycle_slices); the lead-in's rate in this many slices (the warm-up's rounds,
-# from the same run).
+# A window's precision: its requests cut by send time into this many equal slices (batch means; fewer, down to
+# MIN_SLICES, when a slice would be shorter than the mean latency: cycle_slices); the lead-in's rate in this many
+# slices (the warm-up's rounds, from the same run).
 SLICES = 10
+MIN_SLICES = 3
 LEAD_SLICES = 4
 # Student's t, 97.5% quantile, by degrees of freedom (a 95% interval from 2 to 10 slices).
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
@@ -303,11 +304,13 @@ def cycle_slices(duration_s: float, latencies_ms: Sequence[float]) -> int:
     the closed loop (the mean latency: each connection sends once per answer).  A slice shorter than that is not an
     independent batch: a server that answers its connections together (bjoern on /upstream answered 63 of 64 at once
     every 6.5 s) leaves 2 s slices of a 20 s window holding 0 or 63 requests, a half-width of 115% where the window
-    held three whole cycles of 64.  At least 2; SLICES for a window with no answer."""
+    held three whole cycles of 64.  At least MIN_SLICES: a window of fewer cycles (a 4 s window at 1.65 s of queue)
+    cut into two would be judged with Student's t at 1 degree of freedom (12.7), and measured again for nothing (four
+    16 s windows in a default run).  SLICES for a window with no answer."""
     if not latencies_ms:
         return SLICES
     cycle_s = sum(latencies_ms) / len(latencies_ms) / 1000.0
-    return max(2, min(SLICES, int(duration_s / cycle_s))) if cycle_s > 0 else SLICES
+    return max(MIN_SLICES, min(SLICES, int(duration_s / cycle_s))) if cycle_s > 0 else SLICES
 
 
 def half_width(values: Sequence[float]) -> float | None:

@@ -774,7 +774,7 @@ def test_window_precision_cuts_the_window_by_send_time_into_slices():
 def test_a_window_is_cut_into_slices_no_shorter_than_its_closed_loop_cycle():
     """Slices last at least the mean latency (each connection sends once per answer): a server answering its 64
     connections at once every 6.5 s fills three 6.7 s slices of a 20 s window evenly, where ten 2 s slices hold 0 or
-    64 requests each; a fast server keeps ten slices, a window shorter than two cycles two."""
+    64 requests each; a fast server keeps ten slices, a window of fewer than three cycles three."""
     from serverbench.drivers.oha import SLICES, cycle_slices, window_precision, window_report
 
     rows = [(16.0 + t + 0.001 * c, 22.5 + t + 0.001 * c, 200, 1) for t in (3.4, 9.9, 16.4) for c in range(64)]
@@ -783,7 +783,8 @@ def test_a_window_is_cut_into_slices_no_shorter_than_its_closed_loop_cycle():
     assert window_precision(rows, 16.0, 20.0, SLICES)["rps"] > 1.0
     assert window_report(rows, 16.0, 20.0, {}, 64, 30.0).precision["slices"] == 3
     assert cycle_slices(5.0, [1.5] * 100) == SLICES
-    assert cycle_slices(1.0, [900.0]) == 2
+    assert cycle_slices(4.0, [1650.0]) == 3  # 2.4 cycles: three slices, never two (t at 1 degree of freedom: 12.7)
+    assert cycle_slices(1.0, [900.0]) == 3
     assert cycle_slices(5.0, []) == SLICES
 
 
