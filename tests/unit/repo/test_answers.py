@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+from tests.unit.repo.benchmark_scripts import stale_renders
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -23,7 +25,7 @@ def test_the_committed_figures_are_the_rendered_ones():
     """Rendering README.md and docs/measurements.md from benchmarks/results/answers.json changes nothing: no time in
     their generated blocks was typed by hand or left behind by a newer measurement."""
     answers = _answers()
-    stale = [str(p.relative_to(ROOT)) for p, text in answers.render(write=False).items() if text != p.read_text()]
+    stale = stale_renders(answers)
     assert not stale, f"{stale}: run `python benchmarks/answers.py render` and commit the result"
 
 

@@ -4,23 +4,20 @@ pytest output is read into that file's form."""
 from __future__ import annotations
 
 import json
-import runpy
-from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.unit.repo.benchmark_scripts import script, stale_renders
 
 
-def _script() -> SimpleNamespace:
-    return SimpleNamespace(**runpy.run_path(str(ROOT / "benchmarks" / "fault_census.py")))
+def _script():
+    return script("fault_census.py")
 
 
 def test_the_committed_census_figures_are_the_rendered_ones():
     """Rendering docs/robustness.md from benchmarks/results/fault-census.json changes nothing: no figure of the census
     was typed by hand or left behind by a newer run."""
-    stale = [str(p.relative_to(ROOT)) for p, text in _script().render(write=False).items() if text != p.read_text()]
+    stale = stale_renders(_script())
     assert not stale, f"{stale}: run `python benchmarks/fault_census.py render` and commit the result"
 
 

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import runpy
-from pathlib import Path
-from types import SimpleNamespace
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.unit.repo.benchmark_scripts import script, stale_renders
 
 
-def _script() -> SimpleNamespace:
-    return SimpleNamespace(**runpy.run_path(str(ROOT / "benchmarks" / "mutation_score.py")))
+def _script():
+    return script("mutation_score.py")
 
 
 def test_the_committed_figures_are_the_rendered_ones():
     """Rendering docs/mutation.md from benchmarks/results/mutation-scores.json changes nothing: no figure in its block
     was typed by hand or left behind by a newer run."""
-    script = _script()
-    stale = [str(p.relative_to(ROOT)) for p, text in script.render(write=False).items() if text != p.read_text()]
+    stale = stale_renders(_script())
     assert not stale, f"{stale}: run `python benchmarks/mutation_score.py --render` and commit the result"
 
 
