@@ -180,34 +180,9 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
     trial.report("analysis")
     usage = sampler.usage() if sampler is not None else None
     check_alive(server)
-    connections = trial.shape.connections
-    cores = len(trial.cpus) if trial.cpus is not None else (os.cpu_count() or 1)
-    generator = Generator(
-        trial.driver.name,
-        trial.driver.version,
-        max(1, min(trial.driver.threads, connections)),
-        run.cpu_s,
-        run.wall_s,
-        cores,
-        getattr(trial.driver, "timeout_s", None),
-        getattr(run, "run_queue", None),
-    )
-    used = tuple(
-        BackendUsage(
-            name,
-            b.kind,
-            samplers[name].usage().cpu_s if name in samplers else None,
-            wall,
-            b.cores,
-            _ops(before[name], after[name]),
-            *(
-                ("answers", _ops(before[name], window_after[name]), _ops(run_before[name], after[name]))
-                if running is not None
-                else ()
-            ),
-        )
-        for name, b in backends.items()
-    )
+    generator = _generator(trial, run)
+    answers = (window_after, run_before) if running is not None else None
+    used = _backend_usages(backends, samplers, wall, before, after, answers)
     return Result(
         nodeid=trial.nodeid,
         test=trial.test,
@@ -215,14 +190,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
         app=server.app,
         workload=trial.workload.name,
         shape=trial.shape,
-        # The warm-up: its rounds, or (none run) the lead-in of this run, its rate per slice.
-        warmup_s=(warmup.seconds if warmup else 0) * len(warmup_rps) if warmup_rps or not lead else lead,
-        warmup_rps=tuple(warmup_rps or load.lead_rps),
-        warmup_settled=(
-            settled(warmup_rps or load.lead_rps, warmup.settle)
-            if warmup and len(warmup_rps or load.lead_rps) >= 2
-            else None
-        ),
+        **_warmup_fields(warmup, warmup_rps, lead, load.lead_rps),
         url=server.url + trial.workload.path,
         load=load,
         generator=generator,
@@ -241,6 +209,61 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
         memory=memory_record(usage) if usage else {},
         timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )
+
+
+def _generator(trial: Trial, run: Any) -> Generator:
+    """The generator's record: its threads (at most one a connection), CPU and wall of its run, the cores."""
+    cores = len(trial.cpus) if trial.cpus is not None else (os.cpu_count() or 1)
+    return Generator(
+        trial.driver.name,
+        trial.driver.version,
+        max(1, min(trial.driver.threads, trial.shape.connections)),
+        run.cpu_s,
+        run.wall_s,
+        cores,
+        getattr(trial.driver, "timeout_s", None),
+        getattr(run, "run_queue", None),
+    )
+
+
+def _backend_usages(
+    backends: Mapping[str, Service],
+    samplers: Mapping[str, TreeSampler],
+    wall: float,
+    before: Mapping[str, int | None],
+    after: Mapping[str, int | None],
+    answers: tuple[Mapping[str, int | None], Mapping[str, int | None]] | None,
+) -> tuple[BackendUsage, ...]:
+    """Each backend's CPU over the window and the operations it counted; with a lead-in run (``answers``: the
+    counters as the window closed and before the run began), also the window's own count and the whole run's."""
+    return tuple(
+        BackendUsage(
+            name,
+            b.kind,
+            samplers[name].usage().cpu_s if name in samplers else None,
+            wall,
+            b.cores,
+            _ops(before[name], after[name]),
+            *(
+                ("answers", _ops(before[name], answers[0][name]), _ops(answers[1][name], after[name]))
+                if answers is not None
+                else ()
+            ),
+        )
+        for name, b in backends.items()
+    )
+
+
+def _warmup_fields(
+    warmup: Warmup | None, warmup_rps: Sequence[float], lead: float, lead_rps: Sequence[float]
+) -> dict[str, Any]:
+    """The warm-up as recorded: its rounds, or (none run) the lead-in of this run, its rate per slice."""
+    rps = warmup_rps or lead_rps
+    return {
+        "warmup_s": (warmup.seconds if warmup else 0) * len(warmup_rps) if warmup_rps or not lead else lead,
+        "warmup_rps": tuple(rps),
+        "warmup_settled": settled(rps, warmup.settle) if warmup and len(rps) >= 2 else None,
+    }
 
 
 def _ops(before: int | None, after: int | None) -> int | None:
