@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -49,7 +50,10 @@ DOC = ROOT / "docs/memory.md"
 MARKS = {
     "footprint": ("<!-- memory table (benchmarks/memory.py render) -->\n", "<!-- end of the memory table -->"),
     "soak": ("<!-- soak table (benchmarks/memory.py render) -->\n", "<!-- end of the soak table -->"),
+    "sharing": ("<!-- sharing table (benchmarks/memory.py render) -->\n", "<!-- end of the sharing table -->"),
 }
+# The table of what a fork shares: the master's and each worker's pages, without and with preload and gc.freeze().
+SHARING = ("gunicorn-sync-w4", "gunicorn-sync-w4-preload", "gunicorn-sync-w4-freeze")
 
 
 def started(name: str, env: dict | None = None):
@@ -194,9 +198,12 @@ def summary(data: dict) -> dict:
         if v.get("footprint"):
             row["footprint"] = {
                 state: {
-                    k: len(x) if k == "processes" else x
-                    for k, x in sample.items()
-                    if k in ("processes", "pss_mb", "rss_mb", "held", "kb_per_conn")
+                    **{
+                        k: len(x) if k == "processes" else x
+                        for k, x in sample.items()
+                        if k in ("processes", "pss_mb", "rss_mb", "held", "kb_per_conn")
+                    },
+                    **(processes(sample["processes"]) if state in ("idle", "c64") else {}),
                 }
                 for state, sample in v["footprint"].items()
                 if state in ("idle", "c64") or state.startswith("conn")
@@ -219,6 +226,40 @@ def summary(data: dict) -> dict:
             ]
         variants[name] = row
     return {"machine": data["machine"], "python": data["python"], "variants": variants}
+
+
+def processes(rows: list[dict]) -> dict:
+    """A sampled tree's master (its PSS and USS) and its workers (the median RSS, PSS and USS of the others):
+    what the sharing table shows.  Empty for a tree of one process."""
+    master = [r for r in rows if r.get("parent")]
+    workers = [r for r in rows if not r.get("parent")]
+    if len(master) != 1 or not workers:
+        return {}
+    return {
+        "master": {k: master[0][k] for k in ("pss_mb", "uss_mb")},
+        "worker": {k: round(statistics.median(w[k] for w in workers), 2) for k in ("rss_mb", "pss_mb", "uss_mb")},
+    }
+
+
+def sharing_table(data: dict) -> str:
+    """Each of SHARING's trees idle and under c64: summed RSS, PSS, the master's PSS / USS, a worker's RSS / PSS / USS."""
+    lines = [
+        "| variant | tree RSS (sum) MB | tree PSS MB | master PSS / USS | each worker RSS / PSS / USS |",
+        "|---|---:|---:|---|---|",
+    ]
+    for name in SHARING:
+        f = data["variants"].get(name, {}).get("footprint") or {}
+        for state in ("idle", "c64"):
+            t = f.get(state)
+            if not t or "master" not in t:
+                continue
+            m, w = t["master"], t["worker"]
+            lines.append(
+                f"| {name} ({state}) | {_mb(t['rss_mb'])} | {_mb(t['pss_mb'])} | {_mb(m['pss_mb'])} / {_mb(m['uss_mb'])} "
+                f"| {_mb(w['rss_mb'])} / {_mb(w['pss_mb'])} / {_mb(w['uss_mb'])} |"
+            )
+    dates = sorted({data["variants"][n]["measured_at"][:10] for n in SHARING if n in data["variants"]})
+    return "\n".join(lines) + f"\n\nMeasured {', '.join(dates)} (`measured_at` in the summary).\n"
 
 
 def _mb(value) -> str:
@@ -312,16 +353,21 @@ def _slope(g: dict | None, digits: int) -> str:
     return f"{g['slope_mb_per_10k']:+,.{digits}f} {g['verdict']}"
 
 
-def render() -> None:
+def render(write: bool = True) -> dict[Path, str]:
+    """docs/memory.md with its tables rendered from the summary alone; written unless ``write`` is False."""
     data = json.loads(SUMMARY.read_text())
     doc = DOC.read_text()
-    for part, table in (("footprint", footprint_table(data)), ("soak", soak_table(data))):
+    tables = (("sharing", sharing_table(data)), ("footprint", footprint_table(data)), ("soak", soak_table(data)))
+    for part, table in tables:
         start, end = MARKS[part]
         if start in doc:
             head, rest = doc.split(start, 1)
             doc = head + start + table + rest[rest.index(end) :]
-        print(table)
-    DOC.write_text(doc)
+        if write:
+            print(table)
+    if write:
+        DOC.write_text(doc)
+    return {DOC: doc}
 
 
 def main() -> None:
