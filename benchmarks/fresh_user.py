@@ -114,7 +114,8 @@ def render_block(data: dict) -> str:
             firsts.setdefault(name, []).append(seconds)
     first = " or ".join(f"`{name}`, after {spread(seconds)}" for name, seconds in sorted(firsts.items()))
     dates = sorted({run["date"] for run in runs})
-    commits = ", ".join(dict.fromkeys(run["commit"] for run in runs))
+    commits = list(dict.fromkeys(run["commit"] for run in runs))
+    commits = " and ".join([", ".join(commits[:-1]), commits[-1]] if len(commits) > 1 else commits)
     text = (
         f"It builds a new venv, so it is not in the default run. Over {len(runs)} run{'s' if len(runs) > 1 else ''} here "
         f"({' to '.join(dict.fromkeys([dates[0], dates[-1]]))}, at {commits}, the shared 2-core machine; "

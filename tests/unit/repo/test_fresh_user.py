@@ -78,3 +78,10 @@ def test_the_block_gives_spreads_and_only_the_first_step_s_own_time():
     assert "`./run tests --collect-only` took 170 to 180 s" in text and "(`apt`, after 41 to 55 s)" in text
     assert "97" not in text and "120" not in text
     assert "collecting the tests took the other 69 to 79 s" in text  # run_s - ready_s
+
+
+def test_the_block_names_each_commit_its_runs_were_at_once():
+    """Runs at several commits name each once, in the order they ran."""
+    run = {"date": "2026-11-27", "wall_s": 183.0, **_script().parse(LOG)}
+    runs = [{**run, "commit": commit} for commit in ("a1", "a1", "b2", "c3")]
+    assert "at a1, b2 and c3, the shared" in " ".join(_script().render_block({"runs": runs}).split())
