@@ -33,6 +33,33 @@ def _actionlint() -> str | None:
     return found or (str(home) if os.access(home, os.X_OK) else None)
 
 
+def _ab_gate_step(tmp_path: Path, exits: dict[str, int], strict: str = "") -> tuple[int, str]:
+    """ab-gate.yml's gate step run by bash -e as a runner would, its `./run gate` a stand-in exiting ``exits[variant]``:
+    the step's exit status and its step summary.  Only the mapping of the gate's exits is under test here."""
+    (step,) = [s for s in _steps(ROOT / ".github/workflows/ab-gate.yml") if s.get("name", "").startswith("A/B gate")]
+    script = step["run"].replace('$(git merge-base "origin/${{ github.base_ref }}" HEAD)', "base-sha")
+    cases = "\n".join(f"  *--variant\\ {v}\\ *) exit {code} ;;" for v, code in exits.items())
+    stand_in = tmp_path / "run"
+    stand_in.write_text(f'#!/bin/bash\ncase "$*" in\n{cases}\nesac\nexit 0\n')
+    stand_in.chmod(0o755)
+    summary = tmp_path / "summary.md"
+    env = {"PATH": os.environ["PATH"], "GITHUB_STEP_SUMMARY": str(summary), "SERVERBENCH_STRICT": strict}
+    done = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True)
+    return done.returncode, summary.read_text() if summary.exists() else ""
+
+
+def test_the_ab_gate_job_says_could_not_decide_and_fails_on_a_regression_or_bad_input(tmp_path):
+    """ab-gate.yml: a gate that could not decide (exit 3) is said so in the summary and fails the job only with
+    SERVERBENCH_STRICT=1; a regression (1) or bad input (2) of any cell fails it; all three cells are always gated."""
+    assert _ab_gate_step(tmp_path, {}) == (0, "")
+    status, summary = _ab_gate_step(tmp_path, {"gunicorn-sync-w2": 3})
+    assert status == 0 and "**gunicorn-sync-w2 json: could not decide**" in summary
+    assert _ab_gate_step(tmp_path, {"gunicorn-sync-w2": 3}, strict="1")[0] == 1
+    assert _ab_gate_step(tmp_path, {"aiohttp": 1})[0] == 1
+    status, summary = _ab_gate_step(tmp_path, {"aiohttp": 2, "uwsgi-p2t2": 3})
+    assert status == 1 and "uwsgi-p2t2 json: could not decide" in summary
+
+
 def test_every_workflow_passes_actionlint():
     """actionlint finds nothing in .github/workflows (syntax, expressions, action inputs, shell)."""
     actionlint = _actionlint()
