@@ -496,6 +496,13 @@ def test_an_improvements_reason_states_its_own_one_sided_p():
     assert d.verdict == "improvement" and "better direction (p=0.0178)" in d.reason
 
 
+def test_a_tied_improvements_p_is_the_one_sided_signed_rank_p():
+    """Eleven pairs 2% better and one 1% worse (tied: every sign flip counted): p(better) is Wilcoxon's one-sided p,
+    2 flips of 4,096 (0.0005), larger than the t-test's, not the two-sided 4 (0.0010)."""
+    d = decide([100.0] * 12, [102.0] * 11 + [99.0], Policy(alpha=0.01, min_effect=0.01))
+    assert d.verdict == "improvement" and f"better direction (p={2 / 4096:.4f})" in d.reason
+
+
 def test_the_batch_path_gives_each_row_its_own_t_test():
     """Two rows judged together (the simulations' path) get the same decisions as each alone."""
     from serverbench.judge.decision import _decide_batch
