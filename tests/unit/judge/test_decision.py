@@ -197,6 +197,33 @@ def test_invalid_policy_fields_raise_with_field_name(field, value):
     assert repr(value) in str(exc.value) and "accepted" in str(exc.value)
 
 
+@pytest.mark.parametrize(
+    "field, value, accepted",
+    [
+        ("detect", 0.0, "None or a number > 0"),
+        ("detect", float("inf"), "None or a number > 0"),
+        ("detect", "0.05", "None or a number > 0"),
+        ("beta", 0.0, "a number in the open interval (0, 1)"),
+        ("beta", 1.0, "a number in the open interval (0, 1)"),
+        ("beta", 1.5, "a number in the open interval (0, 1)"),
+        ("beta", "0.05", "a number in the open interval (0, 1)"),
+    ],
+)
+def test_the_looks_fields_are_refused_at_and_past_their_bounds_naming_what_is_accepted(field, value, accepted):
+    """detect (the effect a settled look rules out) is None or a finite number above 0, beta (a look's miss rate) a
+    number strictly between 0 and 1: each bound and a text is refused with the value and what is accepted."""
+    with pytest.raises(ValueError) as exc:
+        Policy(**{field: value})
+    assert str(exc.value) == f"Policy.{field}={value!r} is invalid; accepted: {accepted}"
+
+
+def test_the_looks_fields_just_inside_their_bounds_are_taken():
+    """The smallest float above 0 as detect or beta, and the largest below 1 as beta, are valid."""
+    assert Policy(detect=5e-324).detect == 5e-324 and Policy(detect=None).detect is None
+    assert Policy(beta=5e-324).beta == 5e-324
+    assert Policy(beta=0.9999999999999999).beta == 0.9999999999999999
+
+
 def test_abba_order_and_pairs_round_trip():
     """abba_order builds ABBA blocks; pairs_from_abba recovers (base, cand) paired in order."""
     assert abba_order(2) == ["A", "B", "B", "A", "A", "B", "B", "A"]
@@ -467,6 +494,13 @@ def test_an_improvements_reason_states_its_own_one_sided_p():
     """The mirror image is an improvement whose reason gives p(better) from the t-test, 0.0178."""
     d = decide(*_one_outlier(-1))
     assert d.verdict == "improvement" and "better direction (p=0.0178)" in d.reason
+
+
+def test_a_tied_improvements_p_is_the_one_sided_signed_rank_p():
+    """Eleven pairs 2% better and one 1% worse (tied: every sign flip counted): p(better) is Wilcoxon's one-sided p,
+    2 flips of 4,096 (0.0005), larger than the t-test's, not the two-sided 4 (0.0010)."""
+    d = decide([100.0] * 12, [102.0] * 11 + [99.0], Policy(alpha=0.01, min_effect=0.01))
+    assert d.verdict == "improvement" and f"better direction (p={2 / 4096:.4f})" in d.reason
 
 
 def test_the_batch_path_gives_each_row_its_own_t_test():

@@ -412,6 +412,16 @@ def test_the_growth_p_is_the_one_sided_t_test_when_it_is_the_larger():
     assert 0.4 < judged.p < 0.5 and judged.verdict == "pass"
 
 
+def test_the_growth_p_of_tied_differences_is_the_one_sided_signed_rank_p():
+    """Eleven pairs 2 MB/10k apart and one 1 the other way (tied: every sign flip counted): p is Wilcoxon's
+    one-sided p, 2 flips of 4,096 at or above the observed sum, not the two-sided 4, and larger than the t-test's."""
+    d = [2.0] * 11 + [-1.0]
+    judged = judge_growth([0.0] * 12, d, POLICY)
+    assert judged.p == 2 / 4096
+    assert judged.p == pytest.approx(stats.wilcoxon(d, alternative="greater").pvalue, rel=1e-12)
+    assert stats.ttest_1samp(d, 0.0, alternative="greater").pvalue < judged.p and judged.verdict == "regression"
+
+
 def test_growth_at_exactly_the_min_effect_in_either_direction_decides():
     """All pairs exactly 1.0 MB/10k apart (the min effect): regression; exactly -1.0: improvement; both at the
     Wilcoxon floor; 0.999: pass."""

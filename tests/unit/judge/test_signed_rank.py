@@ -1,10 +1,11 @@
 """Unit tests for serverbench.judge.signed_rank: scipy's Wilcoxon p, counted exactly where scipy enumerates flips."""
 
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -16,6 +17,12 @@ ALTERNATIVES = ("greater", "less", "two-sided")
 # Few distinct magnitudes, so zeros and ties are common.
 TIED = st.lists(
     st.sampled_from([-3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 2.5, 3.0]), min_size=2, max_size=PERMUTATION_MAX_N
+)
+
+
+# Values with few magnitudes (zeros and ties) and many (none), for samples shorter and longer than scipy enumerates.
+ANY = st.lists(
+    st.one_of(st.sampled_from([-2.0, -1.0, -0.0, 0.0, 1.0, 2.0]), st.floats(-100, 100)), min_size=1, max_size=20
 )
 
 
@@ -81,3 +88,21 @@ def test_the_two_sides_add_up_past_one_by_the_observed_sums_share(d):
     """p(greater) + p(less) is 1 plus the share of flips landing exactly on the observed sum: never below 1."""
     d = np.asarray(d)
     assert flips_p(d, "greater") + flips_p(d, "less") >= 1.0 - 1e-12
+
+
+@fuzz(80)
+@given(d=ANY, alternative=st.sampled_from(ALTERNATIVES))
+@example(d=[1.0, 1.0], alternative="less")  # the fewest values scipy enumerates
+@example(d=[2.0, -1.0] * 6 + [3.0], alternative="greater")  # the most
+@example(d=[2.0, 2.0] * 7, alternative="greater")  # one more: scipy's normal approximation
+@example(d=[0.0, -2.0, 3.0], alternative="two-sided")  # a zero alone, no tie
+@example(d=[1.0, -2.0, 3.0], alternative="greater")  # magnitudes a step of 1 apart, no zero: scipy's exact test
+def test_exactly_the_samples_scipy_would_enumerate_are_counted_here(d, alternative):
+    """For any sample, the flips are counted here when it holds a zero or a tie among 2 to 13 values (where scipy's
+    "auto" enumerates them, the same p slowly), and every other sample is scipy's answer."""
+    magnitudes = [abs(x) for x in d]
+    enumerated = 2 <= len(d) <= PERMUTATION_MAX_N and (0.0 in magnitudes or len(set(magnitudes)) < len(d))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(signed_rank, "flips_p", lambda d, alternative: 0.25)
+        patch.setattr(signed_rank.stats, "wilcoxon", lambda d, alternative: SimpleNamespace(pvalue=0.75))
+        assert signed_rank_p(d, alternative) == (0.25 if enumerated else 0.75)
