@@ -861,3 +861,49 @@ def test_a_larger_worsening_never_turns_a_regression_into_anything_else(
         assert after.verdict == "regression"
     if after.verdict == "improvement":
         assert before.verdict == "improvement"
+
+
+def _alternating(size: float, pairs: int = 10) -> tuple[list[float], list[float]]:
+    """Pairs whose log ratios alternate +size, -size: no change on average, a dispersion of about 1.5 x size."""
+    return [1.0] * pairs, [math.exp(size if i % 2 == 0 else -size) for i in range(pairs)]
+
+
+def test_a_settled_pass_stands_on_pairs_too_noisy_for_any_other_verdict():
+    """Pairs at +-15% (dispersion 22%, above max_dispersion 10%): rerun without detect and with a detect their bound
+    (9.6%) does not rule out; a pass, not borderline, with a detect it does (20%)."""
+    base, cand = _alternating(0.15)
+    lower = Policy(higher_is_better=False)
+    assert decide(base, cand, lower).verdict == "rerun"
+    assert decide(base, cand, replace(lower, detect=0.05)).verdict == "rerun"
+    settled = decide(base, cand, replace(lower, detect=0.2))
+    assert settled.verdict == "pass" and not settled.borderline
+    assert settled.reason.endswith(
+        "; settled: the worsening's one-sided 0.95 bound 9.6% is below 20.0%, the smallest the gate must catch."
+    )
+
+
+@pytest.mark.parametrize("higher", [False, True])
+def test_a_pass_says_whether_it_is_settled_and_which_bound_against_which_detect(higher):
+    """Quiet pairs at +-1%: a pass either way; against detect 0.5% 'not settled' (borderline: more pairs could show a
+    regression), against 20% 'settled' (not borderline), each naming the bound and the detect."""
+    base, cand = _alternating(0.01)
+    policy = Policy(higher_is_better=higher)
+    near = decide(base, cand, replace(policy, detect=0.005))
+    assert near.verdict == "pass" and near.borderline
+    assert near.reason.endswith(
+        "; not settled: the worsening's one-sided 0.95 bound 0.6% is not below 0.5%, the smallest the gate must catch."
+    )
+    far = decide(base, cand, replace(policy, detect=0.2))
+    assert far.verdict == "pass" and not far.borderline
+    assert far.reason.endswith(
+        "; settled: the worsening's one-sided 0.95 bound 0.6% is below 20.0%, the smallest the gate must catch."
+    )
+
+
+def test_a_bound_below_no_worsening_is_said_as_none():
+    """Pairs all 5-6% better (lower is better) with a 50% min_effect: a pass whose worsening bound is below zero,
+    said as 0.0%, never as a negative worsening."""
+    base, cand = [1.0] * 10, [math.exp(-0.05 if i % 2 else -0.06) for i in range(10)]
+    decided = decide(base, cand, Policy(higher_is_better=False, detect=0.2, min_effect=0.5))
+    assert decided.verdict == "pass"
+    assert "bound 0.0% is below 20.0%" in decided.reason
