@@ -907,3 +907,26 @@ def test_a_bound_below_no_worsening_is_said_as_none():
     decided = decide(base, cand, Policy(higher_is_better=False, detect=0.2, min_effect=0.5))
     assert decided.verdict == "pass"
     assert "bound 0.0% is below 20.0%" in decided.reason
+
+
+@pytest.mark.parametrize("shift", [0.04, -0.04])
+def test_a_settled_pass_stands_on_noisy_pairs_whose_change_reaches_min_effect_unproven(shift):
+    """Pairs at +-15% around a 4% worsening or a 4% gain (lower is better): the change reaches min_effect 3% but is not
+    significant, so the settled pass stands (detect 50%) where without detect they are too noisy (rerun)."""
+    base = [1.0] * 10
+    cand = [math.exp(shift + (0.15 if i % 2 == 0 else -0.15)) for i in range(10)]
+    policy = Policy(higher_is_better=False, min_effect=0.03)
+    assert decide(base, cand, policy).verdict == "rerun"
+    settled = decide(base, cand, replace(policy, detect=0.5))
+    assert settled.verdict == "pass" and not settled.borderline
+    assert settled.reason.startswith("No regression: the ")
+
+
+def test_a_settled_pass_at_the_pairs_a_regression_needs_is_judged_as_any_full_decision():
+    """Five quiet pairs, as many as alpha 0.05 needs (0.5**5 < 0.05): the settled pass is the full decision's, with its
+    test's statistics and its settled bound, not the early 'no regression to catch' before enough pairs."""
+    base, cand = [1.0] * 5, [math.exp(r) for r in (0.01, -0.01, 0.005, -0.005, 0.0)]
+    decided = decide(base, cand, Policy(higher_is_better=False, detect=0.2))
+    assert decided.verdict == "pass"
+    assert decided.reason.startswith("No regression: the change is not significant at per-cell alpha 0.05 (Δ")
+    assert "n=5); settled: the worsening's one-sided 0.95 bound 0.8% is below 20.0%" in decided.reason
