@@ -642,8 +642,8 @@ def _worse_by(mean):
     return -math.expm1(mean)
 
 
-def _judge(pol=None, n=10, mean=MEAN, half=HALF, disp=0.0, p=0.001, p_better=0.999):
-    return _verdict(pol or Policy(), n, 5, mean, half, 0.0, disp, p, p_better)
+def _judge(pol=None, n=10, mean=MEAN, half=HALF, disp=0.0, p=0.001, p_better=0.999, reach=math.nan):
+    return _verdict(pol or Policy(), n, 5, mean, half, 0.0, disp, p, p_better, reach)
 
 
 def test_a_regression_needs_p_below_alpha_not_equal():
@@ -930,3 +930,36 @@ def test_a_settled_pass_at_the_pairs_a_regression_needs_is_judged_as_any_full_de
     assert decided.verdict == "pass"
     assert decided.reason.startswith("No regression: the change is not significant at per-cell alpha 0.05 (Δ")
     assert "n=5); settled: the worsening's one-sided 0.95 bound 0.8% is below 20.0%" in decided.reason
+
+
+def test_a_bound_exactly_at_detect_is_not_settled():
+    """Four pairs (below the five alpha needs): a worsening bound equal to detect does not settle (inconclusive);
+    a detect just above the bound does (a pass)."""
+    reach = math.log(0.9)  # the one-sided bound's end: throughput 10% lower
+    bound = -math.expm1(reach)
+    at = _judge(Policy(min_pairs=2, detect=bound), n=4, reach=reach)
+    assert at.verdict == "inconclusive"
+    above = _judge(Policy(min_pairs=2, detect=bound * 1.001), n=4, reach=reach)
+    assert above.verdict == "pass" and "0.5**4 is not below" in above.reason
+
+
+@pytest.mark.parametrize(
+    ("case", "mean", "p", "p_better", "min_effect"),
+    [
+        ("worse, p exactly alpha", MEAN, A, 0.999, 0.05),
+        ("worse by exactly min_effect", MEAN, 0.001, 0.999, _worse_by(MEAN)),
+        ("better, p(better) exactly alpha", math.log(1.2), 0.999, A, 0.05),
+        ("better by exactly min_effect", math.log(1.2), 0.999, 0.001, math.expm1(math.log(1.2))),
+    ],
+)
+def test_noise_turns_a_settled_verdict_into_a_rerun_only_where_the_quiet_verdict_is_not_a_pass(
+    case, mean, p, p_better, min_effect
+):
+    """A settled signal on pairs too noisy to judge (dispersion 50%) keeps a quiet pass, and asks for a rerun where the
+    same statistics on quiet pairs would be a regression or an improvement (whose intervals do not clear min_effect):
+    the noise guard uses the verdict's own limits, so at p == alpha and a change == min_effect they agree."""
+    pol = Policy(min_effect=min_effect, detect=0.5)
+    quiet = _judge(pol, mean=mean, p=p, p_better=p_better, reach=0.0)
+    noisy = _judge(pol, mean=mean, p=p, p_better=p_better, reach=0.0, disp=0.5)
+    assert quiet.verdict in ("pass", "regression", "improvement"), case
+    assert noisy.verdict == ("pass" if quiet.verdict == "pass" else "rerun"), case
