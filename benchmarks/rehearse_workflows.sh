@@ -17,6 +17,9 @@
 #                        (three gates), mutation.yml (an hour), perf-sharded.yml (the whole perf run, four jobs at
 #                        once on one host); perf.yml's MongoDB and Redis are service containers, which need Docker.
 #                        Not in the default list: each is far longer than this script's other runs together.
+#                        ACT_ARGS adds act arguments, e.g. ACT_ARGS='--matrix shard:1' runs perf-sharded.yml's
+#                        first shard of four and its merge job (act runs a matrix's jobs at once: four timed shards
+#                        on one host would disturb each other).
 #                        (act's dry run, -n, is no substitute: on the host it still runs some jobs' steps.)
 #   steps:WORKFLOW:JOB   one job of .github/workflows/WORKFLOW without act: its `run:` steps in order, each as the
 #                        runner's user in a depth-1 clone (bash -eo pipefail, CI=true, GITHUB_ACTIONS=true, ACT=true
@@ -248,7 +251,8 @@ for spec in "${runs[@]}"; do
       event "$out/event-$workflow.json" "$json"
       case "$spec" in
         release) run release 0 act_run "$work" "$name" "$out/event-$workflow.json" ".github/workflows/$workflow" -j build ;;
-        full:*) run "$spec" 0 act_run "$work" "$name" "$out/event-$workflow.json" ".github/workflows/$workflow" ;;
+        # shellcheck disable=SC2086
+        full:*) run "$spec" 0 act_run "$work" "$name" "$out/event-$workflow.json" ".github/workflows/$workflow" ${ACT_ARGS:-} ;;
       esac ;;
     steps:*)
       fresh_user

@@ -262,3 +262,15 @@ def test_the_documented_job_runs_every_test_marked_documented():
     robustness = (ROOT / "docs" / "robustness.md").read_text()
     assert all(f"```sh\n{command}\n```" in robustness for command in commands[3:5]), commands[3:5]
     assert "-m fresh_checkout" in commands[4] and '-m "census or not census"' in commands[3]
+
+
+def test_the_sharded_perf_workflow_names_every_shard_of_its_n():
+    """perf-sharded.yml's matrix lists the shards 1..N and writes N itself (`of`), and each job runs
+    --perf-shard K/N from them: nektos/act leaves strategy.job-total empty, so a shard count read from it would be
+    '1/' there."""
+    job = yaml.safe_load((ROOT / ".github" / "workflows" / "perf-sharded.yml").read_text())["jobs"]["shard"]
+    matrix = job["strategy"]["matrix"]
+    (n,) = matrix["of"]
+    assert matrix["shard"] == list(range(1, n + 1))
+    (run,) = [s["run"] for s in job["steps"] if "./run perf" in s.get("run", "")]
+    assert '--perf-shard "${{ matrix.shard }}/${{ matrix.of }}"' in run and "job-total" not in run
