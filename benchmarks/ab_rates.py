@@ -193,8 +193,18 @@ HEADER = [
 ]
 
 
+def is_aa(label: str) -> bool:
+    """An A/A condition: ``A/A``, or a relabelled one such as ``A/A, 2026-11-27``."""
+    return label == "A/A" or label.startswith("A/A,")
+
+
 def table(records: list[dict]) -> str:
+    """One row per cell and condition; a cell with A/A runs under more than one label gets a row of them all."""
     rows = [row(cell, label, rs) for (cell, label), rs in groups(records).items()]
+    for cell in dict.fromkeys(r["cell"] for r in records):
+        aa = [r for r in records if r["cell"] == cell and is_aa(r["condition"])]
+        if len({r["condition"] for r in aa}) > 1:
+            rows.append(row(cell, "every A/A above", aa))
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows]) + "\n"
 
@@ -210,8 +220,8 @@ def phases(records: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(paths: list[str]) -> None:
-    """The proof table and the phase table into docs/gate.md, between the markers."""
+def render(paths: list[str], write: bool = True) -> dict[Path, str]:
+    """The proof table and the phase table into docs/gate.md, between the markers: {doc: its new text}."""
     records = load(paths)
     files = ", ".join(f"`{Path(p).name}`" for p in paths)
     text = (
@@ -223,8 +233,11 @@ def render(paths: list[str]) -> None:
     doc = DOC.read_text()
     start, end = MARKS
     head, rest = doc.split(start, 1)
-    DOC.write_text(head + start + text + rest[rest.index(end) :])
-    print(text)
+    new = head + start + text + rest[rest.index(end) :]
+    if write:
+        DOC.write_text(new)
+        print(text)
+    return {DOC: new}
 
 
 def main() -> None:

@@ -679,3 +679,10 @@ def test_a_larger_count_never_turns_a_counted_regression_into_anything_else(base
         assert judge_counted([base], [cand * more]).verdict == "regression"
     ab, ba = judge_counted([base], [cand]), judge_counted([cand], [base])
     assert not (ab.verdict == ba.verdict == "regression") and ab.delta * ba.delta <= 0
+
+
+@pytest.mark.parametrize("settle_only", [1.0, 0.5, True])
+def test_settle_only_must_be_a_whole_number(settle_only):
+    """settle_only counts looks: 1.0, 0.5 or True is refused naming the value, though 0 <= it < the looks."""
+    with pytest.raises(ValueError, match=f"looks settle_only={settle_only!r}: a whole number of first looks"):
+        Looks((5, 10, 16), settle_only=settle_only)

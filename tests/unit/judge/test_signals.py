@@ -47,3 +47,13 @@ def test_the_gated_signals_are_the_judged_ones_that_gate(rate):
     judged = judged_signals(rate)
     assert gated_signals(rate) == [s for s in judged if s.gated]
     assert judged == [s for s in SIGNALS if rate or not s.rate_only]
+
+
+def test_the_signals_a_decision_judges_gates_and_splits_alpha_over():
+    """With fixed-rate windows a decision judges throughput, p50, p90, CPU, PSS, growth and RSS; without them the
+    latency signals go.  All but RSS gate; alpha is split over throughput, p50, p90 and CPU (4 ways), or throughput
+    and CPU (2) without fixed-rate windows."""
+    assert [s.name for s in judged_signals(True)] == ["throughput", "p50", "p90", "cpu", "pss", "growth", "rss"]
+    assert [s.name for s in judged_signals(False)] == ["throughput", "cpu", "pss", "growth", "rss"]
+    assert [s.name for s in gated_signals(True)] == ["throughput", "p50", "p90", "cpu", "pss", "growth"]
+    assert (alpha_shares(gated_signals(True)), alpha_shares(gated_signals(False))) == (4, 2)

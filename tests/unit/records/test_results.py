@@ -168,6 +168,17 @@ def test_a_file_that_is_not_a_results_file_is_refused_naming_it(tmp_path, data, 
     assert str(info.value).startswith(str(path)) and words in str(info.value)
 
 
+@pytest.mark.parametrize(("bad", "error"), [("many", "ValueError"), (float("inf"), "OverflowError")])
+def test_a_record_whose_count_is_not_a_whole_number_is_refused_naming_the_file(tmp_path, bad, error):
+    """A stored result whose byte count is text or infinite (JSON's Infinity): the file is refused, naming it and the
+    error, not a crash."""
+    record = result("t::v/a/json/c8", 100.0).to_record(None, [])
+    path = _file(tmp_path, {"created": "c", "results": [{**record, "bytes": bad}]})
+    with pytest.raises(ResultsFileError) as info:
+        results.read(path)
+    assert str(info.value).startswith(f"{path} is not a serverbench --perf-json file ({error}: ")
+
+
 def test_a_missing_or_unreadable_file_is_refused_naming_the_fix(tmp_path):
     """No file: how to write one.  Not JSON, or not text: only --perf-json outputs may be passed."""
     with pytest.raises(ResultsFileError, match="no such file; write one with `pytest -m perf --perf-json"):
