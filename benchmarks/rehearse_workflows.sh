@@ -81,7 +81,14 @@ for action in $ACTIONS; do
     done
   fi
   # (tr: some action.yml files have CRLF line ends; a path ending in \r is never there)
-  for entry in $(tr -d '\r' <"$dest/action.yml" 2>/dev/null | sed -n "s/^ *\(main\|post\|pre\): *['\"]\{0,1\}\([^'\"]*\).*/\2/p"); do
+  entries=$(tr -d '\r' <"$dest/action.yml" 2>/dev/null | sed -n "s/^ *\(main\|post\|pre\): *['\"]\{0,1\}\([^'\"]*\).*/\2/p")
+  for entry in $entries; do
+    if [ ! -e "$dest/$entry" ] && [ -f "$dest/package-lock.json" ] && command -v npm >/dev/null; then
+      # A JavaScript action's bundle (dist/, built by ncc, megabytes) is what a mirror lacks most: built again from
+      # the action's own sources and lock by its release script (upload- and download-artifact's), once.
+      echo "rehearse: building $action's $entry from its sources (npm ci, npm run release)" >&2
+      (cd "$dest" && npm ci --no-audit --no-fund --ignore-scripts >/dev/null 2>&1 && npm run release >/dev/null 2>&1)
+    fi
     [ -e "$dest/$entry" ] || echo "rehearse: note: $action lacks $entry in its mirror: a job that runs it fails here" >&2
   done
   local_repos+=(--local-repository "$action=$dest")
