@@ -441,3 +441,33 @@ def test_a_gap_survives_the_record_and_old_records_have_none():
     assert stored["gap_ms"] == 12.346 and Result.from_record(stored).load.gap_ms == 12.346
     old = waited_result(None).to_record(None)
     assert "gap_ms" not in old and Result.from_record(old).load.gap_ms is None
+
+
+def test_numbers_another_writer_typed_otherwise_read_back_as_each_fields_type():
+    """A record whose counts were written as 500.0 (JSON from another tool) and whose seconds as whole numbers reads
+    back with whole counts and float seconds: the same Result, field for field, as the record written here."""
+    rec = full().to_record()
+    typed = {
+        **rec,
+        "requests": float(rec["requests"]),
+        "errors": {k: float(v) for k, v in rec["errors"].items()},
+        "gap_ms": int(rec["gap_ms"]) if rec.get("gap_ms") is not None else 3,
+        "host": {**rec["host"], "steal_s": 0},
+    }
+    back = Result.from_record(typed)
+    assert type(back.load.requests) is int and back.load.requests == full().load.requests
+    assert all(type(v) is int for v in back.load.errors.values()) and back.load.errors == full().load.errors
+    assert type(back.load.gap_ms) is float and type(back.host_steal_s) is float and back.host_steal_s == 0.0
+
+
+def test_a_schema_1_generators_threads_read_as_a_whole_number():
+    """Schema 1's generator record with threads written as 2.0 reads back 2 threads (an int)."""
+    g = Generator.from_record({"name": "wrk", "version": "4", "threads": 2.0, "cpu_pct": 10.0, "busy_pct": 0.0}, 4.0)
+    assert type(g.threads) is int and g.threads == 2 and type(g.cores) is int
+
+
+def test_replicates_keep_each_p99_to_a_thousandth_of_a_millisecond(make_result):
+    """Each replicate's p99 is stored to 3 decimals (12.3457 ms -> 12.346)."""
+    r = make_result()
+    runs = [replace(r, load=replace(r.load, latency_ms={**r.load.latency_ms, "p99": 12.34567})) for _ in range(3)]
+    assert replicated(runs).extra["replicates"]["p99_ms"] == [12.346] * 3
