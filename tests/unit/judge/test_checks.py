@@ -1018,3 +1018,20 @@ def test_littles_law_gives_its_cause_as_a_stable_code_beside_the_message():
     assert checks.generator_saturated(record(gen_cpu_s=9.8)).cause is None  # the other rules: their name says it
     stored = checks.littles_law(cases["held connections"])
     assert Flag.from_record(stored.to_record()) == stored and Flag.from_record(stored.to_record()).cause is None
+
+
+def _soak(pss_mb: list[float]) -> Result:
+    """A healthy record whose window sampled its server's PSS once a second for 11 s (a soak)."""
+    r = record()
+    series = {"t_s": [float(t) for t in range(len(pss_mb))], "pss_mb": pss_mb}
+    return replace(r, memory={**r.memory, "series": series})
+
+
+def test_memory_growth_flags_a_soak_whose_pss_keeps_growing_and_not_a_flat_one():
+    """A soak whose PSS grows 2 MB a second after warm-up is flagged memory-growth, naming the fix; the same soak at a
+    flat PSS, and a window too short to judge, are not."""
+    growing = check(_soak([50.0 + 2.0 * t for t in range(12)]))
+    (flag,) = [f for f in growing if f.name == "memory-growth"]
+    assert "the server keeps memory per request" in flag.message and "docs/memory.md" in flag.message
+    assert "memory-growth" not in names(_soak([50.0] * 12))
+    assert "memory-growth" not in names(_soak([50.0 + 2.0 * t for t in range(5)]))
