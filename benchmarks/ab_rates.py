@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/ab_rates.py run --variant gunicorn-sync-w2 --app flask --runs 5 \
         --conditions 'A/A=burn:0,10%=burn:60' --out benchmarks/results/gate-seq-flask-1.json
     .venv/bin/python benchmarks/ab_rates.py summary benchmarks/results/gate-seq-*.json
-    .venv/bin/python benchmarks/ab_rates.py render benchmarks/results/gate-seq-*.json    # the table in docs/gate.md
+    .venv/bin/python benchmarks/ab_rates.py render    # docs/gate.md's table, from its PROOF files or those named
 
 Each run is one whole decision, as ``serverbench gate`` makes it: ``serverbench.gate.loop.run`` of an ``ABPlan`` with
 the gate's defaults (its policy, looks, windows and counted signal), one attempt.  A condition is
@@ -23,6 +23,7 @@ import math
 import statistics
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from scipy import stats
@@ -220,8 +221,14 @@ def phases(records: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(paths: list[str], write: bool = True) -> dict[Path, str]:
-    """The proof table and the phase table into docs/gate.md, between the markers: {doc: its new text}."""
+# The files docs/gate.md's proof table is rendered from (``render`` with no files).
+PROOF = ("gate-seq-flask.json", "gate-seq-flask-aa.json")
+
+
+def render(paths: Sequence[str] = (), write: bool = True) -> dict[Path, str]:
+    """The proof table and the phase table into docs/gate.md, between the markers: {doc: its new text}.  No
+    ``paths``: the PROOF files in benchmarks/results/."""
+    paths = list(paths) or [str(ROOT / "benchmarks" / "results" / name) for name in PROOF]
     records = load(paths)
     files = ", ".join(f"`{Path(p).name}`" for p in paths)
     text = (
@@ -252,8 +259,8 @@ def main() -> None:
     run.add_argument("--cost-repeats", type=int, default=COST_REPEATS, help="the counted signal (0: none)")
     run.add_argument("--budget", type=float, default=0, help="stop after the decision that passes this many seconds")
     run.add_argument("--out", required=True)
-    for name in ("summary", "render"):
-        sub.add_parser(name, help=f"the {name} of --out files").add_argument("files", nargs="+")
+    sub.add_parser("summary", help="the summary of --out files").add_argument("files", nargs="+")
+    sub.add_parser("render", help="the table of --out files (none: PROOF's)").add_argument("files", nargs="*")
     args = parser.parse_args()
     if args.command == "run":
         measure(args)
