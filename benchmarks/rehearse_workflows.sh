@@ -15,7 +15,8 @@
 #   release              release.yml on a tag v<version>: the `build` job (`publish` needs PyPI's trust and Docker)
 #   full:WORKFLOW        .github/workflows/WORKFLOW run for real: tests.yml (./run tests, ~30 min), ab-gate.yml
 #                        (three gates), mutation.yml (an hour), perf-sharded.yml (the whole perf run, four jobs at
-#                        once on one host); perf.yml's MongoDB and Redis are service containers, which need Docker.
+#                        once on one host); perf.yml's MongoDB and Redis are service containers, which need Docker
+#                        (act cannot run that job here; its steps can, below).
 #                        Not in the default list: each is far longer than this script's other runs together.
 #                        ACT_ARGS adds act arguments, e.g. ACT_ARGS='--matrix shard:1' runs perf-sharded.yml's
 #                        first shard of four and its merge job (act runs a matrix's jobs at once: four timed shards
@@ -30,6 +31,8 @@
 #                        LOCKS=1 takes the load locks (turnstile, load, shared quiet) around each step, not the whole
 #                        job, so a long job holds them a step at a time; FROM=N starts at the Nth run: step, TO=N
 #                        stops after the Nth (FROM=3 TO=3: that step alone).
+#                        A job's service containers are stood in for on the ports it maps: redis:* by
+#                        redis-server, mongo:* by SecantusDB (MongoDB's wire protocol), e.g. steps:perf.yml:perf.
 #                        E.g. steps:tests.yml:documented.
 #
 # What it needs: act (ACT=path, else built: go install github.com/nektos/act@v0.2.89), the actions the workflows
@@ -125,6 +128,40 @@ fresh_user() {  # fresh_user [nosudo]
   command -v oha >/dev/null && cp "$(command -v oha)" "$home/.local/bin/oha"
   chown -R "$user:$user" "$home"
   chown -R "$user:$user" "$out/serverbench.git"  # its git reads only repositories it owns
+}
+
+# A job's service containers (perf.yml's redis:7 and mongo:7), which need Docker, stood in for by the same servers on
+# the host ports the job maps: redis-server, and SecantusDB (MongoDB's wire protocol, this checkout's .venv) for
+# mongo.  Any other image: refused, naming it.  Ended by pid when the job's steps end.
+service_pids=()
+start_services() {  # start_services WORKFLOW JOB
+  local image port
+  while read -r image port; do
+    [ -n "$image" ] || continue
+    case "$image" in
+      redis:*) redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no >"$out/service-redis.log" 2>&1 & ;;
+      mongo:*)
+        [ -x .venv/bin/secantusd-py ] || { echo "rehearse: $image's stand-in is .venv/bin/secantusd-py: ./run tests makes it" >&2; return 1; }
+        .venv/bin/secantusd-py --host 127.0.0.1 --port "$port" --storage-path :memory: --standalone --log-level WARNING \
+          >"$out/service-mongo.log" 2>&1 & ;;
+      *) echo "rehearse: no stand-in for the service image $image (redis:* and mongo:* have one)" >&2; return 1 ;;
+    esac
+    service_pids+=($!)
+    local waited=0
+    until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+      sleep 0.5; waited=$((waited + 1))
+      [ "$waited" -le 60 ] || { echo "rehearse: $image's stand-in did not listen on $port in 30 s" >&2; return 1; }
+    done
+    echo "rehearse: service $image stood in for on 127.0.0.1:$port (pid $!)" >&2
+  done < <(.venv/bin/python -c 'import sys, yaml
+services = yaml.safe_load(open(sys.argv[1]))["jobs"][sys.argv[2]].get("services") or {}
+for spec in services.values():
+    print(spec["image"], str(spec["ports"][0]).split(":")[0])' ".github/workflows/$1" "$2")
+}
+stop_services() {
+  local pid
+  for pid in "${service_pids[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
+  service_pids=()
 }
 
 user_argv=()
@@ -276,6 +313,7 @@ for spec in "${runs[@]}"; do
       install -d -o "$user" "/home/$user/tmp"
       lock=()
       [ "${LOCKS:-0}" = 1 ] && lock=(flock /tmp/serverbench-load.lock flock -s /tmp/serverbench-quiet.lock)
+      start_services "$workflow" "$job" || die "the job's service containers could not be stood in for (above)"
       number=0
       while IFS= read -r -d '' script; do
         number=$((number + 1))
@@ -293,7 +331,8 @@ for spec in "${runs[@]}"; do
         [ "$status" = 0 ] || break
       done < <(.venv/bin/python -c 'import sys, yaml
 steps = yaml.safe_load(open(sys.argv[1]))["jobs"][sys.argv[2]]["steps"]
-sys.stdout.write("".join(step["run"] + "\0" for step in steps if "run" in step))' ".github/workflows/$workflow" "$job") ;;
+sys.stdout.write("".join(step["run"] + "\0" for step in steps if "run" in step))' ".github/workflows/$workflow" "$job")
+      stop_services ;;
     *) die "unknown run $spec (see the list at the top of $0)" ;;
   esac
 done
