@@ -124,69 +124,6 @@ def test_per_connection_cost_is_the_rise_over_idle_per_connection():
     assert per_connection_kb(40.0, 50.0, 0) is None
 
 
-def _report_inputs(results):
-    from pathlib import Path
-
-    from serverbench.records.results import ResultsFile, Stored
-    from serverbench.report.inputs import Inputs
-
-    return Inputs(
-        (
-            ResultsFile(
-                Path("s.json"),
-                2,
-                "2026-11-10T00:00:00+00:00",
-                {"id": "m1"},
-                tuple(Stored(r, None) for r in results),
-                (),
-            ),
-        ),
-        (),
-    )
-
-
-def test_the_report_memory_section_shows_pss_per_connection_and_growth():
-    """PSS/RSS bars per cell, KB per held keep-alive connection against the plain shape, a soak's curve."""
-    from serverbench.catalog.shapes import from_label
-    from serverbench.records.schema import SlowClientReport
-    from serverbench.report.charts import BarChart, LineChart
-    from serverbench.report.sections import select
-
-    plain = dataclasses.replace(
-        result("t::aiohttp/aiohttp/json/c16", 1000.0),
-        shape=from_label("c16"),
-        server_pss_mb=40.0,
-        server_pss_end_mb=40.0,
-    )
-    held = dataclasses.replace(
-        plain,
-        shape=from_label("c16+keepalive1000"),
-        server_pss_mb=46.0,
-        server_pss_end_mb=45.0,
-        slow_clients=SlowClientReport("keepalive", 1000, 1000, (), 5.0, {}),
-    )
-    t = [i * 0.25 for i in range(60)]
-    soak = dataclasses.replace(
-        plain,
-        shape=from_label("c64"),
-        server_pss_mb=70.0,
-        server_pss_end_mb=70.0,
-        memory={"series": {"t_s": t, "pss_mb": [40 + x for x in t]}},
-    )
-    memory = next(s for s in select(_report_inputs([plain, held, soak])) if s.id == "memory")
-    bars = [b for b in memory.blocks if isinstance(b, BarChart)]
-    per_conn = next(b for b in bars if b.title.startswith("Memory per idle connection")).bars
-    assert [(b.value, b.note) for b in per_conn] == [(5.12, "1000 held")]
-    assert any(isinstance(b, LineChart) for b in memory.blocks)
-
-
-def test_records_without_pss_give_no_memory_section():
-    """Older records (peak RSS only) show no memory section."""
-    from serverbench.report.sections import select
-
-    assert "memory" not in [s.id for s in select(_report_inputs([result("t::a/flask/json/c64", 1000.0)]))]
-
-
 def test_a_soak_whose_pss_keeps_growing_is_flagged_and_a_short_window_is_not():
     """memory-growth flags a 40-sample window rising 1 MB/s; the same rise over 20 samples is not judged."""
     from serverbench.judge.checks import memory_growth

@@ -1,0 +1,51 @@
+"""Server CPU per request (report.sections.cpu): a chart per results file and workload, smallest first, and the
+counted instructions per request of the cost records."""
+
+import dataclasses
+from pathlib import Path
+
+from serverbench.catalog.shapes import LoadShape
+from serverbench.report.charts import Bar, BarChart
+from serverbench.report.inputs import Cost, Inputs
+from tests.unit.report.sample_inputs import ids, run, section, shaped
+
+
+def test_server_cpu_is_microseconds_per_good_request_smallest_first():
+    """2 s of server CPU over 5,000 and 10,000 good requests is 400 and 200 µs, b first; a saturated generator's bar
+    says SAT; a result without server CPU has no bar; another workload has its own chart."""
+    a = shaped("a", 1000, LoadShape(64))
+    a = dataclasses.replace(a, generator=dataclasses.replace(a.generator, cpu_s=9.5))
+    unmeasured = dataclasses.replace(shaped("c", 3000, LoadShape(64)), server_cpu_s=None)
+    other = dataclasses.replace(shaped("a", 1000, LoadShape(64)), workload="db")
+    s = section(Inputs((run("s", [a, shaped("b", 2000, LoadShape(64)), unmeasured, other]),), ()), "cpu")
+    assert s.title == "Server CPU per request"
+    json, db = s.blocks
+    assert json == BarChart(
+        "Server CPU per request: json (s)",
+        json.axis,
+        (Bar("b/flask c64", "server CPU", 200.0), Bar("a/flask c64", "server CPU", 400.0, "SAT")),
+    )
+    assert db.title == "Server CPU per request: db (s)" and [b.value for b in db.bars] == [400.0]
+
+
+def test_counted_costs_are_a_chart_per_file_and_workload_with_failed_verdicts_noted():
+    """Cost records give instructions per request by variant/app, smallest first, a fail noted and a pass not; the
+    title says the counted cost is shown."""
+    costs = (
+        Cost(Path("s.json"), "a", "flask", "json", 250_000.0, "fail"),
+        Cost(Path("s.json"), "b", "", "json", 200_000.0, "pass"),
+    )
+    s = section(Inputs((run("s", [shaped("a", 1000, LoadShape(64))]),), (), costs), "cpu")
+    assert s.title == "Server CPU per request and counted cost"
+    counted = s.blocks[-1]
+    assert counted.title == "Counted instructions per request: json (s)"
+    assert [(b.label, b.group, b.value, b.note) for b in counted.bars] == [
+        ("b", "instructions", 200_000.0, ""),
+        ("a/flask", "instructions", 250_000.0, "fail"),
+    ]
+
+
+def test_no_server_cpu_and_no_cost_gives_no_section():
+    """Results that carry no server CPU and no cost records show no cpu section."""
+    unmeasured = dataclasses.replace(shaped("a", 1000, LoadShape(64)), server_cpu_s=None)
+    assert "cpu" not in ids(Inputs((run("s", [unmeasured]),), ()))
