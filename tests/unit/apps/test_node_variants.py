@@ -1,4 +1,4 @@
-"""The Node.js rows as data: which apps they serve, what they need installed, and how they are skipped."""
+"""The Node.js rows as data: which apps they serve and what they need installed (their skip reasons: measure/test_servers.py)."""
 
 import dataclasses
 import shutil
@@ -10,7 +10,6 @@ import pytest
 from serverbench.catalog.apps import APPS, PYTHON_APPS, App
 from serverbench.catalog.matrix import every_cell
 from serverbench.catalog.variants import VARIANTS, registry, runtime_problems
-from serverbench.measure.servers import unavailable_reason
 
 NODE = ("node-http", "node-cluster-w2")
 APPS_DIR = Path(__file__).resolve().parents[3] / "apps"
@@ -55,28 +54,6 @@ def test_cluster_variant_runs_two_workers_of_the_same_server():
     ]
     assert cluster.argv(**fields)[-2:] == ["--workers", "2"]
     assert APPS["node"].target == "node/server.js"
-
-
-def test_a_missing_node_program_skips_with_the_install_command():
-    """A variant whose program is not on PATH is unavailable, and the reason says how to install it."""
-    variant = dataclasses.replace(registry()["node-http"], programs=("no-such-node-xyz",))
-    reason = unavailable_reason(variant, APPS["node"], APPS_DIR)
-    assert "needs no-such-node-xyz on PATH" in reason
-    assert "npm ci --prefix apps/node" in reason and "apt-get install nodejs npm" in reason
-
-
-@needs_node
-def test_missing_node_modules_skip_with_npm_ci(tmp_path):
-    """With node present but no node_modules under the apps folder, the row skips naming `npm ci`."""
-    reason = unavailable_reason(registry()["node-http"], APPS["node"], tmp_path)
-    assert reason == (
-        f"node-http/node is not installed (node/node_modules/.package-lock.json missing under "
-        f"{tmp_path}): run `npm ci --prefix apps/node` in the project folder"
-    )
-    installed = tmp_path / "node" / "node_modules" / ".package-lock.json"
-    installed.parent.mkdir(parents=True)
-    installed.write_text("{}")
-    assert unavailable_reason(registry()["node-cluster-w2"], APPS["node"], tmp_path) is None
 
 
 def test_python_apps_need_no_installed_files():

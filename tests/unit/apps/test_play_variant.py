@@ -1,6 +1,5 @@
-"""The Play row as data: a JVM app serving part of the contract, skipped when unbuilt, refused for the rest."""
+"""The Play row as data: a JVM app serving part of the contract, refused for the rest (its skip reason: measure/test_servers.py)."""
 
-import dataclasses
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,6 @@ from serverbench.catalog.variants import VARIANTS, registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.errors import ConfigError
 from serverbench.gate.plan import ABPlan, Arm
-from serverbench.measure.servers import unavailable_reason
 
 PLAY = registry()["play-pekko"]
 
@@ -26,18 +24,6 @@ def test_play_serves_only_the_play_app_and_part_of_the_contract():
         "site-search",
     ]
     assert APPS["flask"].lacks(["redis", "site-search"]) == []
-
-
-def test_an_unbuilt_play_app_skips_with_the_maven_command(tmp_path):
-    """Without the compiled classes under the apps folder the row skips naming the Maven build; java missing too."""
-    reason = unavailable_reason(PLAY, APPS["play"], tmp_path)
-    if reason.startswith("play-pekko needs java"):
-        assert "apt-get install openjdk-17-jdk-headless maven" in reason
-    else:
-        assert "play/target/classes/serverbench/PlayLoader.class" in reason
-        assert "run `mvn -q -f apps/play/pom.xml package`" in reason
-    no_java = dataclasses.replace(PLAY, programs=("no-such-java-xyz",))
-    assert "needs no-such-java-xyz on PATH" in unavailable_reason(no_java, APPS["play"], tmp_path)
 
 
 def test_the_gate_refuses_a_workload_play_does_not_serve(tmp_path):

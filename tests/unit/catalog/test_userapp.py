@@ -1,9 +1,8 @@
 """A user's own app as data: parsing perf_app, its env, backends and endpoints; the matrix and
-workloads built from them; the interface found in an object.  No servers."""
+workloads built from them.  No servers."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,8 +24,6 @@ from serverbench.config import options as cfg
 from serverbench.drivers.oha import OhaDriver
 from serverbench.drivers.wrk import lua_string, mix_script
 from serverbench.errors import ConfigError
-from serverbench.measure.appinterface import classify, detect
-from serverbench.serverside.appentry import load
 
 SHOP = "home GET / status=200 type=text/html contains=Welcome"
 CREATE = (
@@ -191,58 +188,6 @@ def test_config_resolves_user_app_options_and_refuses_perf_apps_with_it(tmp_path
         cfg.resolve({"perf_apps": "flask"}, ini, tmp_path)
     with pytest.raises(ConfigError, match="perf_app_interface.*expected auto or one of wsgi"):
         cfg.resolve({}, {"perf_app_interface": "cgi"}, tmp_path)
-
-
-async def _asgi(scope, receive, send):
-    pass
-
-
-class _AsgiApp:
-    async def __call__(self, scope, receive, send):
-        pass
-
-
-def _wsgi(environ, start_response):
-    return []
-
-
-async def _factory():
-    return None
-
-
-def test_classify_finds_the_interface_of_an_object():
-    """A coroutine callable is ASGI, two positional parameters WSGI; framework apps by their class."""
-    aiohttp_web = pytest.importorskip("aiohttp.web")
-    tornado_web = pytest.importorskip("tornado.web")
-    assert classify(_asgi) == classify(_AsgiApp()) == "asgi"
-    assert classify(_wsgi) == "wsgi"
-    assert classify(aiohttp_web.Application()) == "aiohttp"
-    assert classify(tornado_web.Application()) == "tornado"
-    pending = _factory()
-    assert classify(pending) == "aiohttp"
-    pending.close()
-    assert classify(object()) is None and classify(lambda: 1) is None and classify(dict) is None
-
-
-def test_detect_imports_the_app_in_a_child_with_its_folder_and_env(tmp_path):
-    """detect() imports from perf_app_dir with perf_app_env set; a failure shows the traceback and the fix."""
-    (tmp_path / "shopmod.py").write_text(
-        "import os\nif os.environ.get('SHOP_SETTINGS') != 'on':\n    raise RuntimeError('settings missing')\n"
-        "def app(environ, start_response):\n    return []\nthing = 42\n"
-    )
-    assert detect("shopmod:app", tmp_path, {"SHOP_SETTINGS": "on"}) == "wsgi"
-    with pytest.raises(ConfigError, match="(?s)settings missing.*perf_app_env"):
-        detect("shopmod:app", tmp_path, {})
-    with pytest.raises(ConfigError, match="found builtins.int.*perf_app_interface"):
-        detect("shopmod:thing", tmp_path, {"SHOP_SETTINGS": "on"})
-
-
-def test_entry_module_loads_objects_and_factories(tmp_path, monkeypatch):
-    """serverbench.serverside.appentry.load returns the object, or the factory's result for `()`."""
-    (tmp_path / "entrymod.py").write_text("made = []\ndef create():\n    made.append(1)\n    return 'app'\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    assert load("entrymod:create()") == "app" and load("entrymod:made") == [1]
-    sys.modules.pop("entrymod", None)
 
 
 def test_drivers_send_method_headers_and_body(tmp_path):

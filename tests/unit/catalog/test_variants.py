@@ -91,20 +91,3 @@ def test_variant_settings_are_read_only():
     v = _variant(settings={"workers": 2})
     with pytest.raises(TypeError):
         v.settings["workers"] = 4
-
-
-def test_missing_package_gives_a_skip_reason_with_the_install_command():
-    """A variant whose module cannot be imported is skipped with the pip command, never an ImportError."""
-    from serverbench.measure.servers import unavailable_reason
-
-    reason = unavailable_reason(_variant(requires=("no_such_server_xyz",), install="pip install no-such-server"))
-    assert "no_such_server_xyz" in reason and "-m pip install no_such_server_xyz" in reason
-    assert "pip install no-such-server" in reason
-
-
-def test_unsupported_interpreter_gives_a_skip_reason():
-    """A variant that does not declare the running interpreter is skipped, saying which it supports."""
-    from serverbench.measure.servers import interpreter, unavailable_reason
-
-    other = "pypy" if interpreter() == "cpython" else "cpython"
-    assert f"does not run on {interpreter()}" in unavailable_reason(_variant(interpreters=(other,)))

@@ -21,7 +21,6 @@ except ImportError:  # running from a checkout without an installed package
     from serverbench.judge import decision
 
 from serverbench.judge.decision import Decision
-from serverbench.measure.ab import abba_order, pairs_from_abba
 from tests.unit.fuzzing import fuzz
 
 NOISE = 0.03  # 3% lognormal noise per trial
@@ -222,36 +221,6 @@ def test_the_looks_fields_just_inside_their_bounds_are_taken():
     assert Policy(detect=5e-324).detect == 5e-324 and Policy(detect=None).detect is None
     assert Policy(beta=5e-324).beta == 5e-324
     assert Policy(beta=0.9999999999999999).beta == 0.9999999999999999
-
-
-def test_abba_order_and_pairs_round_trip():
-    """abba_order builds ABBA blocks; pairs_from_abba recovers (base, cand) paired in order."""
-    assert abba_order(2) == ["A", "B", "B", "A", "A", "B", "B", "A"]
-    order = abba_order(3)
-    base, cand = [10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [20.0, 21.0, 22.0, 23.0, 24.0, 25.0]
-    values, ib, ic = [], iter(base), iter(cand)
-    for label in order:
-        values.append(next(ib) if label == "A" else next(ic))
-    assert values[:4] == [10.0, 20.0, 21.0, 11.0]
-    assert pairs_from_abba(order, values) == (base, cand)
-    assert pairs_from_abba(list("BAAB"), [1.0, 2.0, 3.0, 4.0]) == ([2.0, 3.0], [1.0, 4.0])
-
-
-@pytest.mark.parametrize(
-    "call, fragment",
-    [
-        (lambda: abba_order(0), "blocks"),
-        (lambda: abba_order(1.5), "blocks"),
-        (lambda: pairs_from_abba(abba_order(1), [1.0, 2.0, 3.0]), "length"),
-        (lambda: pairs_from_abba(list("ABB"), [1.0, 2.0, 3.0]), "multiple of 4"),
-        (lambda: pairs_from_abba(list("AABB"), [1.0, 2.0, 3.0, 4.0]), "ABBA"),
-        (lambda: pairs_from_abba(list("ABCA"), [1.0, 2.0, 3.0, 4.0]), "ABBA"),
-    ],
-)
-def test_abba_helpers_validate(call, fragment):
-    """abba_order and pairs_from_abba reject bad block counts, lengths and labels."""
-    with pytest.raises(ValueError, match=fragment):
-        call()
 
 
 def _pairs_with_ratios(log_ratios):

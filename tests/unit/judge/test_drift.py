@@ -3,12 +3,7 @@ the smallest and the largest bytes per response of one endpoint's cells; cells t
 
 from dataclasses import replace
 
-import pytest
-
-from serverbench.catalog.userapp import AppTarget
-from serverbench.errors import ResetError
 from serverbench.judge.drift import size_drift
-from serverbench.measure.reset import reset_app
 from tests.unit.synthetic import record
 
 
@@ -71,17 +66,3 @@ def test_growing_listing_is_warned_and_header_differences_are_not():
     assert len(warnings) == 1
     assert "list changed size" in warnings[0] and "gunicorn-sync-w2/flask 200,000" in warnings[0]
     assert "perf_app_reset" in warnings[0]
-
-
-def test_reset_runs_in_the_app_folder_with_its_environment(tmp_path):
-    """The reset function sees the app's folder as cwd, its module on the path and perf_app_env; a failing one
-    is a ResetError with its traceback's end."""
-    (tmp_path / "state.py").write_text(
-        "import os, pathlib\n"
-        "def reset():\n    pathlib.Path('reset.txt').write_text(os.environ['DB'])\n"
-        "def broken():\n    raise RuntimeError('no database here')\n"
-    )
-    reset_app(AppTarget.parse("state:reset"), tmp_path, {"DB": "notes.sqlite3"})
-    assert (tmp_path / "reset.txt").read_text() == "notes.sqlite3"
-    with pytest.raises(ResetError, match="(?s)state:broken failed.*no database here"):
-        reset_app(AppTarget.parse("state:broken"), tmp_path, {})

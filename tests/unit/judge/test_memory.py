@@ -1,15 +1,10 @@
-"""Memory that means what it says: PSS/USS sampling, their record fields, the growth judge (no server)."""
+"""Memory that means what it says: the PSS/USS record fields and the growth judge (no server)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import math
-import os
-import socket
-import subprocess
-import sys
-import time
 
 import numpy as np
 import pytest
@@ -34,44 +29,9 @@ from serverbench.judge.memory import (
     series_growth,
     soak_slope,
 )
-from serverbench.measure.sampling import TreeSampler, descriptors, heap_file, smaps_rollup
 from serverbench.records.decisions import ABDecision, Decision, Measurement, Window
 from serverbench.records.schema import Result
 from tests.unit.sample_records import result
-
-linux = pytest.mark.skipif(not os.path.exists("/proc/self/smaps_rollup"), reason="needs /proc/PID/smaps_rollup")
-
-
-@linux
-def test_smaps_rollup_reads_pss_and_uss_of_a_live_process():
-    """PSS and USS of this process are read, positive, and USS is at most PSS."""
-    pss, uss = smaps_rollup(os.getpid())
-    assert 0 < uss <= pss
-
-
-def test_smaps_rollup_of_a_gone_process_is_none():
-    """A pid that does not exist reads as None, not an error."""
-    assert smaps_rollup(2**22 + 12345) is None
-
-
-@linux
-def test_a_forked_tree_has_less_pss_than_summed_rss():
-    """A parent and its fork share their pages: the tree's PSS is well under the sum of both RSS."""
-    code = "import os, time\nx = [bytes(1000) for _ in range(20000)]\nos.fork() or time.sleep(5)\ntime.sleep(5)"
-    proc = subprocess.Popen([sys.executable, "-c", code])
-    try:
-        deadline = time.monotonic() + 5
-        while len(__import__("psutil").Process(proc.pid).children()) < 1 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        with TreeSampler(proc.pid, interval=0.05) as sampler:
-            time.sleep(0.3)
-        usage = sampler.usage()
-    finally:
-        proc.kill()
-        proc.wait()
-    assert len(usage.per_process) == 2 and sum(p["parent"] for p in usage.per_process) == 1
-    assert usage.pss_mb < 0.75 * usage.rss_mb
-    assert len(usage.series["t_s"]) >= 3 and len(usage.series["pss_mb_by_pid"]) == 2
 
 
 def test_memory_fields_round_trip_and_old_records_load_without_them():
@@ -565,43 +525,6 @@ def test_a_soak_whose_sampler_fell_behind_is_still_a_soak():
     windows = [_window("base", 0, 0.0, SOAK), _window("candidate", 0, 0.0, 38, every_s=0.29)]
     base, cand = growth_pairs(("base", "candidate"), windows)
     assert base == pytest.approx((0.0,)) and cand == pytest.approx((0.0,))
-
-
-def test_descriptors_count_sockets_among_open_files():
-    """Opening two sockets and a file raises this process's descriptors by three and its sockets by two."""
-    fds, sockets = descriptors(os.getpid())
-    a, b = socket.socket(), socket.socket()
-    with open(__file__) as f, a, b:
-        more, more_sockets = descriptors(os.getpid())
-        assert f.fileno() > 0
-    assert (more - fds, more_sockets - sockets) == (3, 2)
-    assert descriptors(2**22 + 12345) is None
-
-
-def test_a_heap_file_is_read_and_a_bad_or_missing_one_is_none(tmp_path):
-    """'<blocks> <malloc bytes>' reads as a Heap (-1: malloc unknown); a missing or garbled file is None."""
-    (tmp_path / "10").write_text("1234 2097152\n")
-    (tmp_path / "11").write_text("99 -1\n")
-    (tmp_path / "12").write_text("half")
-    assert heap_file(tmp_path, 10).blocks == 1234 and heap_file(tmp_path, 10).malloc == 2097152
-    assert heap_file(tmp_path, 11).malloc is None
-    assert heap_file(tmp_path, 12) is None and heap_file(tmp_path, 13) is None
-
-
-def test_the_sampler_keeps_sockets_and_the_heap_a_process_wrote(tmp_path):
-    """Sampling this process with a heap file for it: the series carries sockets and heap columns, each process too."""
-    (tmp_path / str(os.getpid())).write_text("5000 1048576\n")
-    import time
-
-    with TreeSampler(os.getpid(), interval=0.05, heap_dir=tmp_path) as sampler:
-        time.sleep(0.2)
-    usage = sampler.usage()
-    assert set(usage.series) >= {"sockets", "heap_blocks", "heap_malloc_mb", "fds", "pss_mb"}
-    me = next(p for p in usage.per_process if p["parent"])
-    assert me["heap_blocks"] == 5000 and me["heap_malloc_mb"] == 1.0 and me["sockets"] is not None
-    with TreeSampler(os.getpid(), interval=0.05) as plain:
-        time.sleep(0.1)
-    assert "heap_blocks" not in plain.usage().series
 
 
 def test_every_sampled_column_is_judged_for_growth_in_its_own_unit():

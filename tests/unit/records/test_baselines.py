@@ -4,7 +4,6 @@ import json
 import pytest
 
 from serverbench.errors import BaselineError
-from serverbench.measure.machine import machine_id, machine_info
 from serverbench.records.baselines import SCHEMA, Baseline, BaselineStore, read_entries
 
 MACHINE = {"id": "test-cpu-2c-cpython-3.11-wrk-4.1.0", "cpu": "Test CPU", "cores": 2}
@@ -44,20 +43,6 @@ def test_wrong_schema_is_reported(tmp_path):
     store.path.write_text(json.dumps({"schema": 99, "entries": {}}))
     with pytest.raises(BaselineError, match="schema 99"):
         store.load()
-
-
-def test_machine_id_has_hardware_interpreter_and_driver_but_no_hostname():
-    """The machine id is built from CPU, cores, interpreter and driver, never the hostname."""
-    import socket
-
-    info = machine_info("wrk-4.1.0")
-    assert info["id"].endswith("-wrk-4.1.0")
-    assert f"-{info['cores']}c-" in info["id"]
-    assert socket.gethostname().lower() not in info["id"]
-    assert (
-        machine_id({"cpu": "Intel(R) Xeon(R) CPU @ 2.20GHz", "cores": 4, "python": "pypy-3.9", "driver": "wrk-4.1"})
-        == "intel-xeon-4c-pypy-3.9-wrk-4.1"
-    )
 
 
 # Merged from test_mutation_baselines.py: The timed baseline file's exact contents and its refusals (issue 22,
