@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from serverbench.catalog.apps import APPS, PYTHON_APPS, App
+from serverbench.catalog.apps import APPS, PYTHON_APPS
 from serverbench.catalog.matrix import every_cell
 from serverbench.catalog.variants import VARIANTS, registry, runtime_problems
 from serverbench.measure.servers import unavailable_reason
@@ -77,12 +77,6 @@ def test_missing_node_modules_skip_with_npm_ci(tmp_path):
     installed.parent.mkdir(parents=True)
     installed.write_text("{}")
     assert unavailable_reason(registry()["node-cluster-w2"], APPS["node"], tmp_path) is None
-
-
-def test_python_apps_need_no_installed_files():
-    """Only an app of another runtime names files its install creates; Python apps are found by import."""
-    assert all(not a.installed_files for a in PYTHON_APPS.values())
-    assert App("x", "wsgi", "x_app", "app", (), "-").target == "x_app:app"
 
 
 @needs_node
