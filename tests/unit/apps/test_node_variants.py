@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from serverbench.catalog.apps import APPS, PYTHON_APPS, App
+from serverbench.catalog.apps import APPS, PYTHON_APPS
 from serverbench.catalog.matrix import every_cell
 from serverbench.catalog.variants import VARIANTS, registry, runtime_problems
 
@@ -54,12 +54,6 @@ def test_cluster_variant_runs_two_workers_of_the_same_server():
     ]
     assert cluster.argv(**fields)[-2:] == ["--workers", "2"]
     assert APPS["node"].target == "node/server.js"
-
-
-def test_python_apps_need_no_installed_files():
-    """Only an app of another runtime names files its install creates; Python apps are found by import."""
-    assert all(not a.installed_files for a in PYTHON_APPS.values())
-    assert App("x", "wsgi", "x_app", "app", (), "-").target == "x_app:app"
 
 
 @needs_node

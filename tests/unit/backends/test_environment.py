@@ -6,7 +6,6 @@ import sys
 import pytest
 
 from serverbench.backends.environment import SERVICES_PYTHON, find_program, require_program, where_looked
-from serverbench.backends.mongo import missing_mongo_fix
 from serverbench.errors import MissingBinaryError
 
 
@@ -53,20 +52,3 @@ def test_a_missing_program_names_the_places_and_the_variable(tmp_path, monkeypat
     with pytest.raises(MissingBinaryError, match=f"{SERVICES_PYTHON} is not set.*apt-get install redis-server"):
         require_program("serverbench-no-such-redis", "redis-server")
     assert "serverbench-no-such-redis" in where_looked("serverbench-no-such-redis")
-
-
-def test_the_mongo_fix_installs_into_the_services_environment(tmp_path, monkeypatch):
-    """With SERVERBENCH_SERVICES_PYTHON set, the fix installs secantusdb with that python, never the session's."""
-    services = str(tmp_path / "venv" / "bin" / "python")
-    monkeypatch.setenv(SERVICES_PYTHON, services)
-    fix = missing_mongo_fix()
-    assert f"`{services} -m pip install secantusdb`" in fix and SERVICES_PYTHON in fix and "--mongo-url" in fix
-
-
-def test_the_mongo_fix_on_an_old_interpreter_points_at_the_variable(monkeypatch):
-    """On an interpreter that cannot install SecantusDB (PyPy 3.9), the fix is the variable, not a pip install there."""
-    monkeypatch.delenv(SERVICES_PYTHON, raising=False)
-    monkeypatch.setattr(sys, "version_info", (3, 9, 16, "final", 0))
-    fix = missing_mongo_fix()
-    assert f"set {SERVICES_PYTHON}" in fix and "cannot install secantusdb" in fix
-    assert f"{sys.executable} -m pip install" not in fix

@@ -2,7 +2,7 @@
 
 import pytest
 
-from serverbench.catalog.apps import APPS, DEFAULT_APPS, INTERFACES
+from serverbench.catalog.apps import APPS, DEFAULT_APPS
 from serverbench.catalog.matrix import cells, every_cell
 from serverbench.catalog.variants import VARIANTS, registry
 from serverbench.errors import ConfigError
@@ -41,10 +41,3 @@ def test_a_selection_with_no_servable_cell_is_an_error():
     """Only the tornado app with only WSGI servers: nothing can run, and the error says why."""
     with pytest.raises(ConfigError, match="no selected variant can serve the selected apps"):
         cells([registry()["gunicorn-sync-w2"]], ("tornado",))
-
-
-def test_every_interface_has_a_reference_app_and_a_server():
-    """Each interface has a default app of that interface and at least one variant that loads it."""
-    for interface in INTERFACES:
-        assert APPS[DEFAULT_APPS[interface]].interface == interface
-        assert any(v.interface == interface for v in VARIANTS)

@@ -1,14 +1,11 @@
 """A closed-model request's timeout sized to the cell (catalog.timeouts) and recorded: the rule at its boundaries."""
 
 from serverbench.catalog import timeouts, windows
-from serverbench.catalog.shapes import LoadShape
 from serverbench.catalog.timeouts import cell_timeout_s, closed_timeout_s, designed_queue_s
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
-from serverbench.config import options as cfg
 from serverbench.drivers.oha import OhaDriver
 from serverbench.drivers.wrk import WrkDriver
-from serverbench.pytest_plugin.session import PerfSession
 from serverbench.records.schema import Generator
 
 VARIANTS = registry()
@@ -92,37 +89,6 @@ def test_a_cell_is_sized_from_its_variant_and_workload():
     assert cell_timeout_s(VARIANTS["wsgiref"], WORKLOADS["json"], 64, 7) == 5
     assert cell_timeout_s(VARIANTS["wsgiref"], WORKLOADS["site"], 64, 7) == 5
     assert cell_timeout_s(None, upstream, 64, 7) == 5
-
-
-def _session(tmp_path, closed="wrk"):
-    return PerfSession(
-        cfg.resolve({"perf_closed_driver": closed}, {}, tmp_path), VARIANTS, [], ("json", "upstream", "site")
-    )
-
-
-def test_the_session_gives_each_closed_cell_its_sized_driver(tmp_path, monkeypatch):
-    """A closed cell's driver carries its cell's timeout from its own lead-in and trail (oha's sized to the queue, at
-    least --perf-warmup's 1 s and 0.25 s; wrk none) and the shape's duration; a rate, an unnamed variant or a cell with no designed queue
-    keeps 5 s."""
-    monkeypatch.setattr(OhaDriver, "check", lambda self: None)
-    session = _session(tmp_path, "oha")
-    closed = LoadShape(64, 5)
-    assert session.driver_for(closed, "upstream", "meinheld").timeout_s == 41  # 16 s lead-in + 5 + 7 s trail + 2 x 6.4
-    assert session.driver_for(closed, "upstream", "meinheld").lead_s == 16
-    assert session.driver_for(closed, "upstream", "meinheld").trail_s == 7
-    assert session.driver_for(closed, "upstream", "meinheld").name == "oha"
-    assert session.driver_for(LoadShape(64, 10), "upstream", "meinheld").timeout_s == 46
-    assert session.driver_for(closed, "json", "meinheld").lead_s == 1  # --perf-warmup's 1 s
-    assert session.driver_for(closed, "json", "meinheld").trail_s == 0.25
-    assert session.driver_for(closed, "json", "meinheld").timeout_s == 5
-    assert session.driver_for(closed, "upstream", "aiohttp").timeout_s == 5
-    assert session.driver_for(closed, "upstream").timeout_s == 5  # the plugin's check of every driver
-    assert session.driver_for(closed, "upstream", "target").timeout_s == 5  # a --perf-target server
-    assert session.driver_for(LoadShape(64, 5, rate=100.0), "upstream", "meinheld").timeout_s == 5
-    site = session.driver_for(closed, "site", "meinheld")
-    assert site.name == "wrk" and site.timeout_s == 5
-    wrk = _session(tmp_path, "wrk").driver_for(closed, "upstream", "bjoern")
-    assert wrk.name == "wrk" and wrk.timeout_s == 18
 
 
 def test_the_record_keeps_the_timeout_used():

@@ -1,5 +1,5 @@
-"""A closed-model window and lead-in sized to the cell's designed queue (catalog.windows), and the session that runs
-them: the rule at its boundaries."""
+"""A closed-model window and lead-in sized to the cell's designed queue (catalog.windows): the rule at its boundaries
+(the session that runs them: tests/unit/pytest_plugin/test_session.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from dataclasses import fields
 import pytest
 
 from serverbench.catalog import windows
-from serverbench.catalog.shapes import LoadShape
 from serverbench.catalog.variants import registry
 from serverbench.catalog.windows import (
     cell_lead_s,
@@ -19,9 +18,7 @@ from serverbench.catalog.windows import (
     closed_window_s,
 )
 from serverbench.catalog.workloads import WORKLOADS
-from serverbench.config import options as cfg
 from serverbench.drivers.oha import OhaDriver
-from serverbench.pytest_plugin.session import PerfSession
 
 VARIANTS = registry()
 
@@ -117,33 +114,6 @@ def test_a_cell_is_sized_from_its_variant_and_workload():
     assert cell_trail_s(VARIANTS["bjoern"], WORKLOADS["site"], 64, 1) == 1
     assert cell_trail_s(VARIANTS["bjoern"], WORKLOADS["json"], 64, 1) == 1
     assert cell_trail_s(None, upstream, 64, 1) == 1
-
-
-def test_the_session_runs_a_closed_cell_for_its_sized_window_and_leaves_other_shapes_alone(tmp_path, monkeypatch):
-    """cell_shape lengthens a closed model's window on a cell with a designed queue and nothing else: a rate, a locust
-    shape, a cell with no queue and an unknown server keep the shape as asked (the same object)."""
-    monkeypatch.setattr(OhaDriver, "check", lambda self: None)
-    session = PerfSession(
-        cfg.resolve({"perf_closed_driver": "oha"}, {}, tmp_path), VARIANTS, [], ("json", "upstream", "site")
-    )
-    closed = LoadShape(64, 5)
-    assert session.cell_shape(closed, "upstream", "bjoern") == LoadShape(64, 20)
-    assert session.cell_shape(LoadShape(64, 5, requests_per_connection=1), "upstream", "bjoern") == LoadShape(
-        64, 20, requests_per_connection=1
-    )
-    for shape, workload, variant in (
-        (closed, "json", "bjoern"),
-        (closed, "upstream", "aiohttp"),
-        (closed, "upstream", "target"),
-        (LoadShape(64, 5, rate=10.0), "upstream", "bjoern"),
-        (LoadShape(64, 5, workers=0), "upstream", "bjoern"),
-    ):
-        assert session.cell_shape(shape, workload, variant) is shape, (shape, workload, variant)
-    sized = session.driver_for(session.cell_shape(closed, "upstream", "bjoern"), "upstream", "bjoern")
-    assert (sized.lead_s, sized.trail_s, sized.timeout_s) == (16, 7, 56)  # 16 + 20 + 7 + 2 x 6.4 = 55.8
-    warm = session.driver_for(closed, "json", "bjoern", warm=True)
-    assert (warm.lead_s, session.driver_for(closed, "upstream", "bjoern", warm=True).lead_s) == (0.5, 16)
-    assert session.driver_for(closed, "json", "bjoern") is session.driver_for(closed, "json", "aiohttp")
 
 
 NO_ERRORS = {"connect": 0, "read": 0, "write": 0, "timeout": 0, "status": 0}
@@ -283,32 +253,3 @@ def test_a_window_with_failed_requests_held_connections_or_dropped_syns_is_not_m
         run = {**NO_ERRORS, kind: 1}  # failed in the lead-in or trail: none of the window's
         assert windows.longer_window_s(_edges(**missed, run_errors=run), 64) is None, kind
     assert windows.longer_window_s(_edges(**missed, errors={**NO_ERRORS, "status": 5}), 64) == 20
-
-
-def test_the_session_refuses_a_ceiling_under_a_selected_cells_queue_before_anything_starts(tmp_path):
-    """gunicorn-sync-w2 on /upstream at 64 connections queues 3.2 s (a pool: a window of two queues, 6.4 s): a 3 s
-    --perf-window-max is a usage error naming the cell and the fix; 5 s is a notice; 7 s says nothing."""
-    from serverbench.catalog.matrix import Cell
-    from serverbench.errors import ConfigError
-
-    cells = [Cell(VARIANTS["gunicorn-sync-w2"], VARIANTS["gunicorn-sync-w2"].default_app)]
-
-    def session(ceiling: int) -> PerfSession:
-        config = cfg.resolve({"perf_window_max": str(ceiling)}, {}, tmp_path)
-        return PerfSession(config, VARIANTS, cells, ("json", "upstream"))
-
-    with pytest.raises(
-        ConfigError,
-        match=r"--perf-window-max 3 s is shorter than the designed queue of "
-        r"gunicorn-sync-w2/flask upstream c64 \(queue 3\.2 s\).*--perf-connections",
-    ):
-        session(3).check_ceiling()
-    capped = session(5)
-    capped.check_ceiling()
-    assert capped.notices == [
-        "--perf-window-max 5 s is shorter than the windows sized to the designed queues of gunicorn-sync-w2/flask "
-        "upstream c64 (queue 3.2 s, window 5 s): their windows' edges weigh more (docs/load-shapes.md)"
-    ]
-    fine = session(7)
-    fine.check_ceiling()
-    assert fine.notices == []

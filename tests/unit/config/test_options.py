@@ -113,16 +113,6 @@ def test_command_line_paths_are_relative_to_the_invocation_directory():
     assert config.baseline_dir == Path("/project/b")
 
 
-def test_pytest_help_lists_every_option(pytester):
-    """`pytest --help` renders every option's help (a bare % in a help text used to crash argparse)."""
-    from serverbench.config.options import OPTIONS
-
-    result = pytester.runpytest("--help")
-    assert result.ret == 0, result.stderr.str()
-    text = result.stdout.str()
-    assert all(option.flag in text for option in OPTIONS)
-
-
 def test_app_setup_is_a_shell_command_and_an_empty_one_is_refused():
     """perf_app_setup keeps the command as given (stripped); a blank one names the form to write."""
     config = resolve({}, {"perf_app_setup": "  flask --app todo.app init-db  "}, Path("/tmp"))

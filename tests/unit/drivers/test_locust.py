@@ -1,4 +1,4 @@
-"""The locust driver without load: argv, CSV parsing, error classes, process handling, the locustfile.
+"""The locust driver without load: argv, CSV parsing, error classes, process handling, the locustfiles' outputs.
 
 locust itself is imported only in child processes (importing it monkey-patches the interpreter
 with gevent); nothing here sends a request.
@@ -346,10 +346,9 @@ def test_exit_code_1_without_failures_is_a_generator_error():
         GaveUp(workers=1).run("http://127.0.0.1:9", 5)
 
 
-# Facts about the installed locust and the bookshop locustfile, gathered in a child process.
+# Facts about the installed locust, gathered in a child process.
 PROBE = textwrap.dedent("""
-    import importlib.util, json, os, sys
-    from collections import Counter
+    import json, sys
     import locust.stats as stats
     from locust.argument_parser import get_parser
 
@@ -367,52 +366,13 @@ PROBE = textwrap.dedent("""
                         "master_bind_port", "expect_workers", "expect_workers_max_wait", "worker", "master_host",
                         "master_port", "locustfile")}
     out["parsed"] = parsed
-
-    spec = importlib.util.spec_from_file_location("bookshop", driver_argv["single"][4].split(",")[0])
-    shop = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(shop)
-    out["weights"] = dict(Counter(t.__name__ for t in shop.Visitor.tasks))
-    out["wait"] = shop.Visitor.wait_time(None)
-    out["think"] = {}
-    for raw in ("", "0.25", "abc", "-1"):
-        os.environ[shop.WAIT_ENV] = raw
-        try:
-            out["think"][raw] = shop.think_time()
-        except ValueError as exc:
-            out["think"][raw] = "ValueError: " + str(exc)
-
-    # The locustfile's checks against the real site's answers (apps/sitedata.py), and wrong ones.
-    sys.path.insert(0, sys.argv[2])
-    import sitedata
-    right = []
-    for word in shop.WORDS:
-        for page in (1, 2, 3):
-            right.append(shop.problem(200, "text/html; charset=utf-8", sitedata.search_page(word, page), "text/html",
-                                      shop.has(f"<h1>Results for {word}, page {page}</h1>".encode())))
-        right.append(shop.problem(200, "application/json", sitedata.books_json(word), "application/json",
-                                  shop.books_about(word)))
-    for n in shop.BOOKS:
-        right.append(shop.problem(200, "image/jpeg", sitedata.cover(n), "image/jpeg", shop.image(shop.COVER_BYTES)))
-        right.append(shop.problem(200, "image/jpeg", sitedata.thumb(n), "image/jpeg", shop.image(shop.THUMB_BYTES)))
-    for name, needle in (("site.css", b"font-family"), ("site.js", b"function show1")):
-        ctype, body = sitedata.static(name)
-        right.append(shop.problem(200, ctype, body, ctype, shop.has(needle)))
-    out["right"] = right
-    out["wrong"] = [
-        shop.problem(404, "text/html", b"", "text/html", shop.has(b"x")),
-        shop.problem(200, "text/html", b"{}", "application/json", shop.books_about("python")),
-        shop.problem(200, "application/json", sitedata.books_json("redis"), "application/json",
-                     shop.books_about("python")),
-        shop.problem(200, "image/jpeg", sitedata.thumb(1), "image/jpeg", shop.image(shop.COVER_BYTES)),
-        shop.problem(200, "text/css", b"body{}", "text/css", shop.has(b"font-family")),
-    ]
     print("PROBE " + json.dumps(out))
 """)
 
 
 @pytest.fixture(scope="module")
 def probe():
-    """What the installed locust says about our argv and CSV headers, and what the locustfile holds."""
+    """What the installed locust says about our argv and CSV headers."""
     driver = LocustRunner(users=8, spawn_rate=4, workers=2)
     argv = {
         "single": LocustRunner(users=8, spawn_rate=4).argv_master("http://127.0.0.1:21000", 7, "/tmp/p/run"),
@@ -421,7 +381,7 @@ def probe():
     }
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOCUST_")}
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(argv), str(ROOT / "apps")],
+        [sys.executable, "-c", PROBE, json.dumps(argv)],
         capture_output=True,
         text=True,
         env=env,
@@ -453,32 +413,6 @@ def test_installed_locust_accepts_the_argv(probe):
     assert (master["expect_workers"], master["expect_workers_max_wait"]) == (2, 30)
     assert (worker["worker"], worker["master_host"], worker["master_port"]) == (True, "127.0.0.1", 20001)
     assert single["locustfile"] == worker["locustfile"] == f"{BOOKSHOP},{GAPS}"
-
-
-def test_locustfile_visitor_tasks_and_wait(probe):
-    """Visitor's task weights follow SITE_MIX; it waits 0 s unless SERVERBENCH_LOCUST_WAIT says otherwise."""
-    assert probe["weights"] == {
-        "search": 21,
-        "open_book": 10,
-        "thumbnail": 36,
-        "cover": 6,
-        "stylesheet": 5,
-        "script": 5,
-    }
-    assert probe["wait"] == 0
-    assert probe["think"][""] == 0.0 and probe["think"]["0.25"] == 0.25
-    assert probe["think"]["abc"].startswith("ValueError: SERVERBENCH_LOCUST_WAIT must be a number")
-    assert probe["think"]["-1"].startswith("ValueError: SERVERBENCH_LOCUST_WAIT must be >= 0")
-
-
-def test_locustfile_checks_accept_the_site_and_refuse_wrong_answers(probe):
-    """Every answer the real site gives passes the locustfile's checks; wrong ones each name the problem."""
-    assert probe["right"] == [None] * len(probe["right"])
-    assert probe["wrong"][0] == "HTTP status 404, expected 200"
-    assert probe["wrong"][1].startswith("Content-Type 'text/html'")
-    assert "does not match 'python'" in probe["wrong"][2]
-    assert probe["wrong"][3].startswith("expected a 30000-byte JPEG, got 3000 bytes")
-    assert probe["wrong"][4] == "body lacks b'font-family'"
 
 
 # locust's "Error report" as it prints it when it stops (locust/stats.py get_error_report_summary).
@@ -783,48 +717,6 @@ def test_the_users_gaps_are_summed_over_every_process_that_wrote_one(tmp_path):
     (tmp_path / "gaps-3.json").write_text('{"pairs": 3')
     with pytest.raises(GeneratorError, match=r"gaps-3.json: locust's gap file is unreadable .*gaps.py"):
         mean_gap_ms(tmp_path.glob("gaps-*.json"))
-
-
-GAPS_PROBE = textwrap.dedent("""
-    import importlib.util, os, sys
-    import gevent
-    from locust import events
-    spec = importlib.util.spec_from_file_location("gaps", sys.argv[1])
-    gaps = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gaps)
-
-    def user(start, answers):  # one user: requests at start, start + 1, ... each answered after 0.25 s
-        for i in range(answers):
-            events.request.fire(request_type="GET", name="/", response_time=250.0, response_length=0,
-                                response=None, context={}, exception=None, start_time=start + i, url="/")
-            gevent.sleep(0)
-
-    gevent.joinall([gevent.spawn(user, 1000.0, 3), gevent.spawn(user, 5000.0, 2)])
-    events.quitting.fire(environment=None)
-""")
-
-
-def test_the_gap_listener_times_each_user_from_an_answer_to_its_next_request(tmp_path):
-    """locustfiles/gaps.py in a real locust: two users, each answered 0.25 s after a request sent every second:
-    3 gaps of 0.75 s and the 2 users answered written to the folder GAPS_ENV names; without the variable nothing is
-    written."""
-    from serverbench.drivers.locust import GAPS_ENV, answered_users, mean_gap_ms
-
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("LOCUST_")}, GAPS_ENV: str(tmp_path)}
-    done = subprocess.run(
-        [sys.executable, "-c", GAPS_PROBE, str(GAPS)], capture_output=True, text=True, env=env, timeout=120
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    written = list(tmp_path.glob("gaps-*.json"))
-    assert len(written) == 1 and json.loads(written[0].read_text()) == {"pairs": 3, "gap_s": 2.25, "users": 2}
-    assert mean_gap_ms(written) == 750.0 and answered_users(written) == 2
-    env.pop(GAPS_ENV)
-    quiet = tmp_path / "unset"
-    quiet.mkdir()
-    done = subprocess.run(
-        [sys.executable, "-c", GAPS_PROBE, str(GAPS)], capture_output=True, text=True, env=env, timeout=120, cwd=quiet
-    )
-    assert done.returncode == 0 and not list(quiet.iterdir()), done.stderr[-2000:]
 
 
 def test_the_users_answered_add_up_over_the_processes_files(tmp_path):

@@ -167,60 +167,6 @@ def test_a_trail_keeps_connect_errors_to_the_windows_share_of_the_whole_run():
     assert report.errors["connect"] == 10 and "5 of 8 s" in report.error_attribution
 
 
-def test_the_closed_driver_is_wrk_unless_oha_is_asked_for_and_can_run_the_shape():
-    """--perf-closed-driver oha drives keep-alive closed shapes; requests-per-connection shapes stay on wrk."""
-    from serverbench.catalog.shapes import LoadShape
-    from serverbench.drivers import driver_for
-
-    assert driver_for(LoadShape(64, 5)).name == "wrk"
-    assert driver_for(LoadShape(64, 5), closed="oha").name == "oha"
-    assert driver_for(LoadShape(64, 5, requests_per_connection=1), closed="oha").name == "wrk"
-    assert driver_for(LoadShape(64, 5), closed="oha", one_url=False).name == "wrk"  # a URL mix, a user's request
-    assert driver_for(LoadShape(64, 5, rate=100.0)).name == "oha"
-
-
-def _session(tmp_path, closed: str, workloads=("json", "site")):
-    from serverbench.config import options as cfg
-    from serverbench.pytest_plugin.session import PerfSession
-
-    return PerfSession(cfg.resolve({"perf_closed_driver": closed}, {}, tmp_path), {}, [], workloads)
-
-
-def test_auto_runs_the_closed_model_on_oha_when_it_is_installed(tmp_path, monkeypatch):
-    """The default (auto) picks oha when found; a URL mix (site) still runs on wrk, and the machine id names oha."""
-    from serverbench.catalog.shapes import LoadShape
-
-    monkeypatch.setattr(OhaDriver, "check", lambda self: None)
-    monkeypatch.setattr(OhaDriver, "version", "1.16.0")
-    session = _session(tmp_path, "auto")
-    assert session.closed_driver == "oha" and not session.notices
-    assert session.driver_for(LoadShape(64, 5), "json").name == "oha"
-    assert session.driver_for(LoadShape(64, 5), "site").name == "wrk"
-    assert session.machine["id"].endswith("-oha-1.16.0")
-
-
-def test_auto_without_oha_runs_wrk_and_says_so(tmp_path, monkeypatch):
-    """Without oha, auto falls back to wrk and leaves a notice naming oha's install and what wrk's window shows."""
-    from serverbench.catalog.shapes import LoadShape
-    from serverbench.errors import MissingBinaryError
-
-    def missing(self):
-        raise MissingBinaryError("oha (the open-model load generator)", fix="cargo install oha --locked")
-
-    monkeypatch.setattr(OhaDriver, "check", missing)
-    session = _session(tmp_path, "auto")
-    assert session.driver_for(LoadShape(64, 5), "json").name == "wrk"
-    assert len(session.notices) == 1 and "cargo install oha" in session.notices[0] and "'?'" in session.notices[0]
-
-
-def test_an_explicit_closed_driver_is_not_second_guessed(tmp_path, monkeypatch):
-    """--perf-closed-driver wrk keeps wrk even with oha installed (a wrk baseline stays comparable)."""
-    from serverbench.catalog.shapes import LoadShape
-
-    monkeypatch.setattr(OhaDriver, "check", lambda self: None)
-    assert _session(tmp_path, "wrk").driver_for(LoadShape(64, 5), "json").name == "wrk"
-
-
 def _chain(sends, duration, status=200):
     """oha rows for one connection: requests sent at ``sends`` (s), each answered ``duration`` s later."""
     return [(s, s + duration, status, 10) for s in sends]

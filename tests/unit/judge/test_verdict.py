@@ -4,7 +4,7 @@ import pytest
 
 from serverbench.catalog.contract import ENDPOINTS, check_response, events
 from serverbench.catalog.shapes import LoadShape
-from serverbench.catalog.workloads import SITE_MIX, WORKLOADS
+from serverbench.catalog.workloads import WORKLOADS
 from serverbench.config.options import Thresholds, resolve
 from serverbench.drivers.wrk import mix_script
 from serverbench.errors import ConfigError
@@ -141,15 +141,6 @@ def test_mix_script_expands_weights_and_refuses_bad_entries():
     for bad in ([("a", 1)], [("/a", 0)], []):
         with pytest.raises(ValueError):
             mix_script(bad)
-
-
-def test_site_mix_is_about_thirty_urls_of_every_kind():
-    """The site workload sends ~30 URLs: pages, API calls, images and static files."""
-    paths = [p for p, _ in SITE_MIX]
-    assert 25 <= len(paths) <= 35 and len(set(paths)) == len(paths)
-    for part in ("/site/search?", "/site/api/", "/site/covers/", "/site/thumbs/", "/site/static/"):
-        assert any(p.startswith(part) for p in paths), part
-    assert WORKLOADS["site"].mix == SITE_MIX
 
 
 def test_events_contract_sizes_and_empty_queue():

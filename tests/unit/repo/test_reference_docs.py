@@ -83,16 +83,6 @@ def test_an_unknown_block_names_the_known_ones():
         reference.regenerate("<!-- BEGIN GENERATED: nope x -->\n<!-- END GENERATED: nope -->")
 
 
-def test_perf_list_markdown_prints_the_variants_block(pytester):
-    """`pytest --perf-list --markdown` prints the variants block, starts nothing, and needs --perf-list."""
-    result = pytester.runpytest_subprocess("--perf-list", "--markdown", "-p", "no:cacheprovider")
-    assert result.ret == 0
-    assert "\n".join(result.outlines).strip() == reference.catalog().strip()
-    alone = pytester.runpytest_subprocess("--markdown", "-p", "no:cacheprovider")
-    assert alone.ret == pytest.ExitCode.USAGE_ERROR
-    alone.stderr.fnmatch_lines(["*--markdown only changes --perf-list*"])
-
-
 def test_serverbench_reference_rewrites_a_stale_copy_and_check_names_it(tmp_path, capsys):
     """`serverbench reference --check DIR` exits 1 naming the stale page and changes nothing; without --check it
     rewrites only the block, and the copy is then fresh."""

@@ -45,39 +45,3 @@ def test_planned_seconds_and_clock():
     assert planned_seconds(2, 10, 5, 0, 3, start_s=2.0) == 3 * 25 + 2
     assert planned_seconds(2, 1, 32, 23, 1, start_s=2.0) == 2 + 32 + 23 + 2  # bjoern /upstream: 16 s lead, 7 s trail
     assert [clock(s) for s in (45, 200, 3900)] == ["45 s", "3 min 20 s", "1 h 05 min"]
-
-
-def test_the_plan_counts_each_cells_sized_window_and_ohas_lead_in_and_trail(tmp_path, monkeypatch):
-    """bjoern /upstream at 64 connections runs 16 s of lead-in, a 20 s window and a 7 s trail; /json 1 + 5 + 0.25; a
-    closed run warms up in its lead-in (no warm-up round), a rate has none around its window but a warm-up round; an
-    item with no cell plans the configured duration and a warm-up round."""
-    import io
-    from types import SimpleNamespace
-
-    from serverbench.catalog.shapes import LoadShape
-    from serverbench.catalog.variants import registry
-    from serverbench.config import options as cfg
-    from serverbench.drivers.oha import OhaDriver
-    from serverbench.pytest_plugin.progress import ProgressLine
-    from serverbench.pytest_plugin.session import PerfSession
-
-    monkeypatch.setattr(OhaDriver, "check", lambda self: None)
-    session = PerfSession(
-        cfg.resolve({"perf_closed_driver": "oha"}, {}, tmp_path), registry(), [], ("json", "upstream")
-    )
-
-    def item(n, **params):
-        return SimpleNamespace(
-            nodeid=f"t{n}", name=f"t{n}", fixturenames=("perf_trial",), callspec=SimpleNamespace(params=params)
-        )
-
-    items = [
-        item(0, perf_variant="bjoern", perf_workload="upstream", perf_shape=LoadShape(64, 5)),
-        item(1, perf_variant="bjoern", perf_workload="json", perf_shape=LoadShape(64, 5)),
-        item(2, perf_variant="bjoern", perf_workload="json", perf_shape=LoadShape(64, 5, rate=100.0)),
-        item(3),
-    ]
-    line = ProgressLine(None, session, io.StringIO())
-    line.pytest_collection_finish(SimpleNamespace(items=items))
-    start, warm = 2.0, session.config.warmup * session.warmup_rounds
-    assert line._planned == [start + 16 + 20 + 7, start + 1 + 5 + 0.25, start + warm + 5, start + warm + 2]

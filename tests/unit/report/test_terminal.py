@@ -1,9 +1,7 @@
 """The terminal summary (report.terminal): the end-of-session line for cells with no stored timed baseline (one line
 naming every way forward), skipped cells, each record's flags and a latency known wrong."""
 
-from serverbench.config import options as cfg
 from serverbench.judge.verdict import Verdict
-from serverbench.pytest_plugin.session import PerfSession
 from serverbench.report.terminal import missing_baseline_line, summary_table
 from tests.unit.synthetic import record
 
@@ -29,14 +27,6 @@ def test_skipped_cell_is_a_row_with_its_reason():
     row = next(line for line in text.splitlines() if "uwsgi-p2t2/shop" in line and "skipped [1]" in line)
     assert "home,create" in row
     assert f"skipped [1] uwsgi-p2t2/shop: {reason}" in text
-
-
-def test_session_records_each_skip_once_per_workload(tmp_path):
-    """record_skip keeps the cell, its reason and each workload once, and hands the reason back for pytest.skip."""
-    session = PerfSession(cfg.resolve({}, {}, tmp_path), {}, [], ("json",))
-    for workload in ("json", "json", "plaintext"):
-        assert session.record_skip("v/app", workload, "not installed: pip install v") == "not installed: pip install v"
-    assert session.skipped == {("v/app", "not installed: pip install v"): ["json", "plaintext"]}
 
 
 def test_terminal_summary_shows_each_records_flags_and_what_they_mean():
