@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from serverbench.catalog.shapes import LoadShape
-from serverbench.errors import ConfigError
 from serverbench.judge.checks import check
 from serverbench.records.results import Failure, ResultsFile, Stored
 from serverbench.report.charts import BarChart, Fold, IntervalChart, LineChart, Table
@@ -221,17 +220,6 @@ def test_load_tells_results_decisions_and_cost_apart(tmp_path):
     assert len(inputs.results) == 1 and len(inputs.decisions) == 1 and inputs.costs[0].per_request == 250_000
     counted = [c for c in section(inputs, "cpu").charts if "instructions" in c.axis.label]
     assert counted[0].bars[0].value == 250_000
-
-
-def test_load_names_a_file_that_is_neither(tmp_path):
-    """A JSON file named that is not results nor a decision is refused, naming it (in a folder it is skipped
-    and listed); a missing file is refused."""
-    (tmp_path / "other.json").write_text('{"hello": 1}')
-    with pytest.raises(ConfigError, match="other.json: neither a --perf-json results file"):
-        load([tmp_path / "other.json"])
-    assert load([tmp_path]).skipped == (tmp_path / "other.json",)
-    with pytest.raises(ConfigError, match="nope.json: no such file"):
-        load([tmp_path / "nope.json"])
 
 
 def test_html_summary_shows_the_stored_flags_with_their_messages():
