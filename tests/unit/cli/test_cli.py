@@ -1,5 +1,5 @@
-"""The ``serverbench`` command: each subcommand's --help and dispatch, ``python -m serverbench`` and the console
-script as the same entry, and the old ``python -m serverbench.X`` modules gone (no servers)."""
+"""The ``serverbench`` command: each subcommand's --help and dispatch, and the old ``python -m serverbench.X``
+modules gone (no servers; ``python -m serverbench`` itself: tests/unit/test___main__.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import importlib.util
 import pkgutil
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -66,29 +65,11 @@ def test_top_level_help_lists_every_command(capsys):
     assert all(f"  {name} " in out for name in NAMES)
 
 
-@pytest.mark.parametrize("entry", ["python -m serverbench", "serverbench"])
-def test_python_dash_m_serverbench_and_the_script_are_one_entry(entry):
-    """`python -m serverbench merge --help` and the installed script's `serverbench merge --help` reach merge."""
-    script = Path(sys.executable).with_name("serverbench")
-    argv = [sys.executable, "-m", "serverbench"] if entry.startswith("python") else [str(script)]
-    done = subprocess.run([*argv, "merge", "--help"], capture_output=True, text=True, timeout=300)  # a loaded machine
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("usage: serverbench merge ")
-
-
 @pytest.mark.parametrize("old", ["gate.__main__", "compare", "history", "merge", "services", "report.__main__"])
 def test_the_old_module_names_are_gone(old):
     """No `python -m serverbench.OLD` module is left beside the command (a shim is a second door to patch); gate and
     report are packages now, with no __main__ to run."""
     assert importlib.util.find_spec(f"serverbench.{old}") is None
-
-
-def test_the_reference_tables_are_a_command_not_a_module_to_run():
-    """The docs' tables are rewritten by `serverbench reference`; report.reference only renders them."""
-    from serverbench.report import reference
-
-    assert not hasattr(reference, "main")
-    assert reference.COMMAND == "serverbench reference"
 
 
 def _exists(module: str) -> bool:

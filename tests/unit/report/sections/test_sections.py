@@ -3,10 +3,7 @@ section's own shaping is tested in tests/unit/report/sections/test_<section>.py)
 
 import json
 
-import pytest
-
 from serverbench.catalog.shapes import LoadShape
-from serverbench.errors import ConfigError
 from serverbench.report.inputs import Inputs, load
 from tests.unit.report.sample_inputs import KEY, gate_record, ids, run, section, shaped
 from tests.unit.sample_records import result
@@ -51,14 +48,3 @@ def test_load_tells_results_decisions_and_cost_apart(tmp_path):
     assert len(inputs.results) == 1 and len(inputs.decisions) == 1 and inputs.costs[0].per_request == 250_000
     counted = [c for c in section(inputs, "cpu").charts if "instructions" in c.axis.label]
     assert counted[0].bars[0].value == 250_000
-
-
-def test_load_names_a_file_that_is_neither(tmp_path):
-    """A JSON file named that is not results nor a decision is refused, naming it (in a folder it is skipped
-    and listed); a missing file is refused."""
-    (tmp_path / "other.json").write_text('{"hello": 1}')
-    with pytest.raises(ConfigError, match="other.json: neither a --perf-json results file"):
-        load([tmp_path / "other.json"])
-    assert load([tmp_path]).skipped == (tmp_path / "other.json",)
-    with pytest.raises(ConfigError, match="nope.json: no such file"):
-        load([tmp_path / "nope.json"])
