@@ -1,21 +1,8 @@
 import pytest
 
-from serverbench.catalog.variants import VARIANTS, Variant, registry, validate
+from serverbench.catalog.variants import VARIANTS, registry, validate
 from serverbench.errors import ConfigError
-
-
-def _variant(**changes):
-    base = dict(
-        name="x-server",
-        server="gunicorn",
-        worker="sync",
-        interface="wsgi",
-        command=("{python}", "-b", "{host}:{port}", "{target}"),
-        requires=(),
-        install="pip install x",
-    )
-    base.update(changes)
-    return Variant(**base)
+from tests.unit.sample_variants import variant
 
 
 def test_declared_variants_are_valid():
@@ -51,10 +38,10 @@ def test_declared_variants_are_valid():
 def test_validation_reports_every_problem_in_one_pass():
     """Unknown interface, unknown template field, bad interpreter and a duplicate are all listed together."""
     bad = [
-        _variant(interface="cgi"),
-        _variant(name="y", command=("{python}", "{colour}")),
-        _variant(name="z", interpreters=("jython",)),
-        _variant(name="z"),
+        variant(interface="cgi"),
+        variant(name="y", command=("{python}", "{colour}")),
+        variant(name="z", interpreters=("jython",)),
+        variant(name="z"),
     ]
     problems = validate(bad)
     text = "\n".join(problems)
@@ -68,7 +55,7 @@ def test_a_variant_serves_only_apps_of_its_interface():
     """A WSGI server serves flask and django but not the aiohttp or raw ASGI app."""
     from serverbench.catalog.apps import APPS
 
-    v = _variant()
+    v = variant()
     assert v.serves(APPS["flask"]) and v.serves(APPS["django"])
     assert not v.serves(APPS["aiohttp"]) and not v.serves(APPS["raw-asgi"])
     assert v.default_app.name == "flask"
@@ -77,17 +64,17 @@ def test_a_variant_serves_only_apps_of_its_interface():
 def test_registry_raises_config_error():
     """Invalid declarations stop the run with a ConfigError listing them."""
     with pytest.raises(ConfigError, match="invalid variant declarations"):
-        registry([_variant(name="Bad Name")])
+        registry([variant(name="Bad Name")])
 
 
 def test_argv_fills_settings_and_standard_fields():
     """Settings and standard fields are substituted into the command template."""
-    v = _variant(command=("{python}", "-w", "{workers}", "{host}:{port}"), settings={"workers": 3})
+    v = variant(command=("{python}", "-w", "{workers}", "{host}:{port}"), settings={"workers": 3})
     assert v.argv(python="py", host="127.0.0.1", port=9000) == ["py", "-w", "3", "127.0.0.1:9000"]
 
 
 def test_variant_settings_are_read_only():
     """A variant is data: its settings cannot be changed after declaration."""
-    v = _variant(settings={"workers": 2})
+    v = variant(settings={"workers": 2})
     with pytest.raises(TypeError):
         v.settings["workers"] = 4

@@ -8,7 +8,6 @@ import dataclasses
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -35,6 +34,7 @@ from serverbench.drivers.locust import (
 from serverbench.errors import ConfigError, GeneratorError, MissingBinaryError
 from serverbench.processes.executors import BackgroundProcess
 from serverbench.records.schema import ERROR_KEYS
+from tests.unit.child_probe import child_probe
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -379,17 +379,7 @@ def probe():
         "master": driver.argv_master("http://127.0.0.1:21000", 7, "/tmp/p/run", master_port=20001),
         "worker": driver.argv_worker(20001),
     }
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LOCUST_")}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(argv)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    lines = [line for line in done.stdout.splitlines() if line.startswith("PROBE ")]
-    assert done.returncode == 0 and lines, done.stderr[-2000:]
-    return json.loads(lines[0][len("PROBE ") :])
+    return child_probe(PROBE, json.dumps(argv))
 
 
 def test_csv_headers_match_installed_locust(probe):

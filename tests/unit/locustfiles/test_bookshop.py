@@ -1,16 +1,13 @@
 """The book site's visitor (locustfiles.bookshop): its tasks, think time and answer checks, read in a child process
 (importing locust monkey-patches the interpreter with gevent); nothing here sends a request."""
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from serverbench.drivers.locust import BOOKSHOP
+from tests.unit.child_probe import child_probe
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -77,17 +74,7 @@ PROBE = textwrap.dedent("""
 @pytest.fixture(scope="module")
 def probe():
     """What the bookshop locustfile holds: its tasks' weights, its wait, its think times and its checks' verdicts."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LOCUST_")}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(BOOKSHOP), str(ROOT / "apps")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    lines = [line for line in done.stdout.splitlines() if line.startswith("PROBE ")]
-    assert done.returncode == 0 and lines, done.stderr[-2000:]
-    return json.loads(lines[0][len("PROBE ") :])
+    return child_probe(PROBE, str(BOOKSHOP), str(ROOT / "apps"))
 
 
 def test_locustfile_visitor_tasks_and_wait(probe):

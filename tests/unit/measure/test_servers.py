@@ -13,35 +13,22 @@ import pytest
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.contract import ENDPOINTS
 from serverbench.catalog.matrix import Cell
-from serverbench.catalog.variants import Variant, registry
+from serverbench.catalog.variants import registry
 from serverbench.errors import VerificationError
 from serverbench.measure.servers import RunningServer, ServerPool, unavailable_reason
 from serverbench.processes.executors import free_port
+from tests.unit.sample_variants import variant
 
 APPS_DIR = Path(__file__).resolve().parents[3] / "apps"
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH")
 PLAY = registry()["play-pekko"]
 
 
-def _variant(**changes):
-    base = dict(
-        name="x-server",
-        server="gunicorn",
-        worker="sync",
-        interface="wsgi",
-        command=("{python}", "-b", "{host}:{port}", "{target}"),
-        requires=(),
-        install="pip install x",
-    )
-    base.update(changes)
-    return Variant(**base)
-
-
 def test_missing_package_gives_a_skip_reason_with_the_install_command():
     """A variant whose module cannot be imported is skipped with the pip command, never an ImportError."""
     from serverbench.measure.servers import unavailable_reason
 
-    reason = unavailable_reason(_variant(requires=("no_such_server_xyz",), install="pip install no-such-server"))
+    reason = unavailable_reason(variant(requires=("no_such_server_xyz",), install="pip install no-such-server"))
     assert "no_such_server_xyz" in reason and "-m pip install no_such_server_xyz" in reason
     assert "pip install no-such-server" in reason
 
@@ -51,7 +38,7 @@ def test_unsupported_interpreter_gives_a_skip_reason():
     from serverbench.measure.servers import interpreter, unavailable_reason
 
     other = "pypy" if interpreter() == "cpython" else "cpython"
-    assert f"does not run on {interpreter()}" in unavailable_reason(_variant(interpreters=(other,)))
+    assert f"does not run on {interpreter()}" in unavailable_reason(variant(interpreters=(other,)))
 
 
 def test_a_missing_node_program_skips_with_the_install_command():
@@ -90,7 +77,7 @@ def test_an_unbuilt_play_app_skips_with_the_maven_command(tmp_path):
 
 def test_an_unsupported_variant_says_why_before_anything_else_is_checked():
     """A row kept for the record gives its own reason, even when its interpreter and packages are missing too."""
-    v = _variant(unsupported="bjoern does not build on Python 3.12", interpreters=(), requires=("no_such_xyz",))
+    v = variant(unsupported="bjoern does not build on Python 3.12", interpreters=(), requires=("no_such_xyz",))
     assert unavailable_reason(v) == "x-server is not supported: bjoern does not build on Python 3.12"
 
 
