@@ -341,7 +341,18 @@ sys.stdout.write("".join(step["run"] + "\0" for step in steps if "run" in step))
     *) die "unknown run $spec (see the list at the top of $0)" ;;
   esac
 done
-userdel -r "$user" >/dev/null 2>&1 || true
+# The runner's user goes, after what it still runs has ended (a step cut by its timeout leaves children that take
+# seconds to exit; userdel refuses a user with a process, which once left the user behind).
+for _ in $(seq 20); do
+  pids=$(ps -u "$user" -o pid= 2>/dev/null)
+  [ -z "$pids" ] && break
+  # shellcheck disable=SC2086  # one word per pid
+  kill $pids 2>/dev/null || true
+  sleep 0.5
+done
+if ! userdel -r "$user" >/dev/null 2>&1 && id "$user" >/dev/null 2>&1; then
+  echo "rehearse: the user $user is left (userdel failed; a process of its own may still run): userdel -r $user" >&2
+fi
 rm -f "/etc/sudoers.d/$user"
 printf '%s\n' "${results[@]}" | tee "$out/results.txt"
 ! grep -q UNEXPECTED "$out/results.txt"

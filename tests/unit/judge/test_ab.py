@@ -618,6 +618,28 @@ def test_rejudge_judges_the_fixed_rate_signals_when_they_were_measured():
     assert rejudge(stored, GATE_POLICY, 0.01).gated == ("throughput", "cpu")
 
 
+def test_rejudge_judges_a_stored_decision_at_the_look_it_stopped_at():
+    """A decision that stopped at a look of several (its share of alpha; before the last, its settle bound too)
+    is judged again at that look, not at the whole alpha: rejudged, it is the same record, looks and look kept."""
+    pairs = _gated_pairs(throughput=0.98)
+    looks = Looks((3, 6, 12), 0.05, settle_only=1)
+    for k in (0, 1, 2):
+        stored = decided(
+            "c",
+            _measured(pairs, rate=100.0),
+            judge(pairs, True, GATE_POLICY, looks.look(k)),
+            policy=GATE_POLICY,
+            max_error_rate=0.01,
+            looks=looks,
+        )
+        assert (stored.looks, stored.settle_only, stored.look) == ((3, 6, 12), 1, k)
+        assert rejudge(stored, GATE_POLICY, 0.01) == stored
+    whole = decided(
+        "c", _measured(pairs, rate=100.0), judge(pairs, True, GATE_POLICY), policy=GATE_POLICY, max_error_rate=0.01
+    )
+    assert whole.decisions != stored.decisions, "the test's pairs must tell the look's alpha from the whole alpha"
+
+
 # Properties (issue 35): the alpha the looks spend, the exit status, the stored policy.
 @fuzz(200)
 @given(
