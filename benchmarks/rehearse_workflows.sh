@@ -179,7 +179,7 @@ user_command() {  # user_command DIR COMMAND...: as_user's command line, in user
   for name in SSL_CERT_FILE SSL_CERT_DIR NODE_EXTRA_CA_CERTS GIT_SSL_CAINFO CURL_CA_BUNDLE REQUESTS_CA_BUNDLE PIP_CERT; do
     [ -z "${!name:-}" ] || ca+=("$name=${!name}")
   done
-  user_argv=(timeout "${RUN_TIMEOUT:-3600}" sudo -u "$user" -H env -i HOME="/home/$user" USER="$user" LANG=C.UTF-8
+  user_argv=(timeout "${step_timeout:-${RUN_TIMEOUT:-3600}}" sudo -u "$user" -H env -i HOME="/home/$user" USER="$user" LANG=C.UTF-8
     "${ca[@]}" PATH="/home/$user/.local/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
     bash -c 'cd "$0" && exec "$@"' "$dir" "$@")
 }
@@ -314,11 +314,11 @@ for spec in "${runs[@]}"; do
       lock=()
       [ "${LOCKS:-0}" = 1 ] && lock=(flock /tmp/serverbench-load.lock flock -s /tmp/serverbench-quiet.lock)
       start_services "$workflow" "$job" || die "the job's service containers could not be stood in for (above)"
-      # Each step may take the job's timeout-minutes, as on a runner (RUN_TIMEOUT overrides; else an hour): a cold
+      # Each step may take the job's timeout-minutes, as on a runner (RUN_TIMEOUT overrides; other runs: an hour): a cold
       # mutation.yml step ran past this script's hour and was cut at 8,148 of its 8,507 mutants.
       job_timeout=$(.venv/bin/python -c 'import sys, yaml
 print(int(yaml.safe_load(open(sys.argv[1]))["jobs"][sys.argv[2]].get("timeout-minutes", 60)) * 60)' ".github/workflows/$workflow" "$job")
-      RUN_TIMEOUT=${RUN_TIMEOUT:-$job_timeout}
+      step_timeout=${RUN_TIMEOUT:-$job_timeout}
       number=0
       while IFS= read -r -d '' script; do
         number=$((number + 1))
@@ -337,6 +337,7 @@ print(int(yaml.safe_load(open(sys.argv[1]))["jobs"][sys.argv[2]].get("timeout-mi
       done < <(.venv/bin/python -c 'import sys, yaml
 steps = yaml.safe_load(open(sys.argv[1]))["jobs"][sys.argv[2]]["steps"]
 sys.stdout.write("".join(step["run"] + "\0" for step in steps if "run" in step))' ".github/workflows/$workflow" "$job")
+      step_timeout=""  # this job's, not the next run's
       stop_services ;;
     *) die "unknown run $spec (see the list at the top of $0)" ;;
   esac
