@@ -1,7 +1,6 @@
 """node-cluster-w2 (the Node.js app under Node's cluster module) honours the same contract as every app, from
 two worker processes; node-http's conformance is in test_conformance.py (the node app's reference server)."""
 
-import psutil
 import pytest
 
 from serverbench.backends.mongo import start_mongo
@@ -12,6 +11,7 @@ from serverbench.catalog.contract import ENDPOINTS
 from serverbench.catalog.variants import registry
 from serverbench.measure.servers import start_variant, unavailable_reason
 from serverbench.measure.verify import verify
+from tests.integration.servers.trees import settled_tree
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -32,7 +32,7 @@ def test_node_cluster_serves_the_contract_from_two_workers(apps_dir):
         )
         server = start_variant(variant, app=app, apps_dir=apps_dir, env=env)
         try:
-            workers = psutil.Process(server.pid).children()
+            workers = settled_tree(server.pid, 3)[1:]
             assert [w.name() for w in workers] == ["node", "node"]
             verify(server.url, [ENDPOINTS[e] for e in app.endpoints], f"{variant.name}/{app.name}", headers=True)
         finally:

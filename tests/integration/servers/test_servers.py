@@ -28,6 +28,7 @@ from serverbench.errors import (
 from serverbench.measure.machine import machine_info
 from serverbench.measure.servers import ServerPool, interpreter, start_variant, unavailable_reason
 from serverbench.processes.executors import free_port, require_binary
+from tests.integration.servers.trees import settled_tree
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 VARIANTS = registry()
@@ -56,9 +57,11 @@ def mongo_and_upstream():
 def test_start_stop_leaves_no_process(apps_dir):
     """Stopping a variant ends its whole process tree (gunicorn master and workers)."""
     server = start_variant(VARIANTS["gunicorn-sync-w2"], apps_dir=apps_dir)
-    tree = [server.pid] + [c.pid for c in psutil.Process(server.pid).children(recursive=True)]
+    try:
+        tree = [p.pid for p in settled_tree(server.pid, 3)]
+    finally:
+        server.stop()
     assert len(tree) == 3, "gunicorn -w 2 should run a master and two workers"
-    server.stop()
     assert not [pid for pid in tree if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
 
 
