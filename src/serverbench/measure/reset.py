@@ -41,6 +41,12 @@ def reset_app(target: AppTarget, directory: Path, env: Mapping[str, str], python
         )
     except subprocess.TimeoutExpired:
         raise ResetError(f"perf_app_reset = {target.text} did not return within {RESET_TIMEOUT_S:g} s") from None
+    # The interpreter, or the folder, is not there (a gate arm's venv not built, a perf_app_dir that moved).
+    except (FileNotFoundError, NotADirectoryError, PermissionError) as e:
+        raise ResetError(
+            f"perf_app_reset = {target.text} could not start: {e.strerror}: {e.filename or python}; "
+            f"the interpreter ({python}) and the app's folder ({directory}) must exist (perf_app_dir, the gate's arm venv)"
+        ) from None
     if run.returncode != 0:
         tail = "\n".join((run.stderr or run.stdout).strip().splitlines()[-8:])
         raise ResetError(

@@ -62,3 +62,14 @@ def test_a_failed_reset_names_its_exit_code_and_shows_the_last_eight_lines_of_it
     assert message.endswith("fix the function (it must run with perf_app_env set, from perf_app_dir)")
     with pytest.raises(ResetError, match=r"(?s)noisy:quiet failed \(exit 4\).*\nonly stdout\n"):
         reset_app(AppTarget.parse("noisy:quiet"), tmp_path, {})
+
+
+def test_a_missing_interpreter_or_folder_is_a_reset_error_naming_it(tmp_path):
+    """No interpreter at the given path, or no app folder, is a ResetError naming the path, not a bare OSError."""
+    (tmp_path / "state.py").write_text("def reset():\n    pass\n")
+    missing = tmp_path / "no-venv" / "bin" / "python"
+    with pytest.raises(ResetError, match=f"state:reset could not start: .*{missing}") as info:
+        reset_app(AppTarget.parse("state:reset"), tmp_path, {}, python=str(missing))
+    assert "must exist" in str(info.value)
+    with pytest.raises(ResetError, match=f"the app's folder \\({tmp_path / 'gone'}\\) must exist"):
+        reset_app(AppTarget.parse("state:reset"), tmp_path / "gone", {})
