@@ -14,7 +14,7 @@ import pymongo
 import pytest
 import redis
 
-pytestmark = pytest.mark.usefixtures("no_leaks")
+pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.without_oha]  # wrk, or no load
 
 
 def ignore_sigint() -> None:
