@@ -15,6 +15,7 @@ from serverbench.judge.ab import (
     COST,
     GATE_BLOCKS,
     GATE_POLICY,
+    Judgement,
     Looks,
     _at,
     decided,
@@ -708,3 +709,111 @@ def test_settle_only_must_be_a_whole_number(settle_only):
     """settle_only counts looks: 1.0, 0.5 or True is refused naming the value, though 0 <= it < the looks."""
     with pytest.raises(ValueError, match=f"looks settle_only={settle_only!r}: a whole number of first looks"):
         Looks((5, 10, 16), settle_only=settle_only)
+
+
+# Issue 35, item 6: the survivors of a cold mutation run (single counts, looks, a stored decision judged again).
+def test_a_single_count_per_arm_is_recorded_as_a_point_not_a_test():
+    """One count per arm: the record keeps the change as its delta and as both ends of its interval, no p and no
+    dispersion (not a test), n 1, not borderline, and a reason giving both counts, the change and the limit."""
+    d = judge_counted((1000.0,), (1035.0,))
+    rec = d.to_record()
+    assert math.isnan(rec.pop("dispersion"))
+    assert rec == {
+        "verdict": "regression",
+        "delta": d.delta,
+        "ci": [d.delta, d.delta],
+        "p": None,
+        "n": 1,
+        "borderline": False,
+        "reason": "counted once per arm: 1,035 vs 1,000 instructions/request (+3.50%), beyond the 3% a single "
+        "count per arm must exceed (fresh counts' A/A spread: 0.015-0.52%)",
+    }
+    assert d.delta == pytest.approx(0.035)
+
+
+def test_one_count_against_two_is_judged_by_the_spread_rule():
+    """A single count in one arm only is not a single count per arm: no spread to judge by, so inconclusive (n 1),
+    never a pass on the two first counts."""
+    d = judge_counted((1000.0,), (1000.0, 1000.0))
+    assert (d.verdict, d.n) == ("inconclusive", 1) and "fewer than two counts" in d.reason
+    assert judge_counted((1000.0, 1000.0), (1000.0,)).verdict == "inconclusive"
+
+
+def test_looks_refuse_a_beta_of_zero():
+    """beta is a chance in the open interval (0, 1): 0 (no early pass ever allowed) is refused naming it."""
+    with pytest.raises(ValueError, match="looks beta=0.0"):
+        Looks((10,), beta=0.0)
+
+
+def test_each_look_knows_its_number_and_how_many_there_are():
+    """``look(k)`` is look k of all the looks (index, of), whatever the settle-only ones."""
+    looks = Looks((5, 10, 16), settle_only=1)
+    assert [(looks.look(k).index, looks.look(k).of) for k in range(3)] == [(0, 3), (1, 3), (2, 3)]
+
+
+def test_the_gate_looks_once_more_when_the_blocks_reach_exactly_the_first_look():
+    """At most 10 blocks, where half of alpha is first reachable: a settle-only look at 5 then the last at 10,
+    not a look at 10 twice."""
+    assert min_blocks(GATE_POLICY, True, looks=2) == 10
+    looks = looks_for(GATE_POLICY, True, 10)
+    assert (looks.blocks, looks.settle_only) == ((5, 10), 1)
+
+
+def test_a_signal_settles_at_its_looks_beta_before_the_last_look():
+    """Before the last look a signal settles at that look's beta (beta over the looks before the last); at the last,
+    which ends the decision anyway, it keeps its own beta and does not settle."""
+    own = Policy(alpha=0.01, detect=0.1, beta=0.2)
+    looks = Looks((5, 10, 16), beta=0.05)
+    assert [(_at(own, looks.look(k)).beta, _at(own, looks.look(k)).detect) for k in range(3)] == [
+        (0.025, 0.1),
+        (0.025, 0.1),
+        (0.2, None),
+    ]
+
+
+def test_min_blocks_waits_for_the_policys_min_pairs():
+    """A policy asking for 20 pairs needs 20 blocks of one pair (10 of two), beyond what the Wilcoxon floor needs."""
+    many = replace(GATE_POLICY, min_pairs=20)
+    assert (min_blocks(many, True), min_blocks(many, True, 2), min_blocks(many, False)) == (20, 10, 20)
+
+
+def test_a_decision_judged_at_one_look_records_no_looks_and_no_extension():
+    """Judged at one look: the record stores no looks, look 0 and no settle-only look, and says it was not extended
+    (the file's ``extended`` is false)."""
+    d = _decision()
+    assert (d.looks, d.settle_only, d.look, d.extended) == (None, 0, 0, False)
+
+
+def test_rejudge_keeps_a_decision_the_counts_ended():
+    """A decision the counted signal ended (before any timed block) is judged again on its counts alone, at the look
+    it is stored at: the same record, still stopped by the counts, never judged as timed signals without pairs."""
+    pairs = {COST: ((1000.0,), (1040.0,))}
+    first = decided(
+        "c",
+        _measured(pairs),
+        Judgement({COST: judge_counted(*pairs[COST])}, (COST,)),
+        policy=GATE_POLICY,
+        max_error_rate=0.01,
+        looks=Looks((5, 10, 16), settle_only=1),
+        stopped="counted",
+    )
+    assert (first.verdict, first.exit_status, first.gated, first.stopped) == ("regression", 1, (COST,), "counted")
+    for k in (0, 1, 2):
+        stored = replace(first, look=k)
+        assert rejudge(stored, GATE_POLICY, 0.01) == stored
+
+
+def test_rejudge_of_a_look_past_the_last_judges_at_the_last_look():
+    """A file whose look index is beyond its looks (another writer's) is judged at its last look, not at a look
+    that does not exist (which would still settle and spend another share of alpha)."""
+    pairs = _gated_pairs(throughput=0.98)
+    looks = Looks((3, 6, 12), 0.05, settle_only=1)
+    last = decided(
+        "c",
+        _measured(pairs, rate=100.0),
+        judge(pairs, True, GATE_POLICY, looks.look(2)),
+        policy=GATE_POLICY,
+        max_error_rate=0.01,
+        looks=looks,
+    )
+    assert rejudge(replace(last, look=5), GATE_POLICY, 0.01) == last
