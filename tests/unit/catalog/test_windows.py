@@ -253,3 +253,46 @@ def test_a_window_with_failed_requests_held_connections_or_dropped_syns_is_not_m
         run = {**NO_ERRORS, kind: 1}  # failed in the lead-in or trail: none of the window's
         assert windows.longer_window_s(_edges(**missed, run_errors=run), 64) is None, kind
     assert windows.longer_window_s(_edges(**missed, errors={**NO_ERRORS, "status": 5}), 64) == 20
+
+
+def test_a_cells_designed_queue_is_none_where_the_kernel_or_nothing_holds_the_queue():
+    """cell_queue_s: bjoern on /upstream at 64 connections queues 6.4 s; wsgiref (a listen backlog of 5) at its backlog
+    queues 0.5 s in its own queue, one connection beyond it waits in the kernel (0, as for a URL mix or a server the
+    catalog does not describe), and so does every window, lead-in and trail sized for it: the driver's own."""
+    upstream, wsgiref = WORKLOADS["upstream"], VARIANTS["wsgiref"]
+    assert windows.cell_queue_s(VARIANTS["bjoern"], upstream, 64) == pytest.approx(6.4)
+    assert windows.cell_queue_s(wsgiref, upstream, 5) == pytest.approx(0.5)
+    assert not windows.kernel_queued(wsgiref, 5) and windows.kernel_queued(wsgiref, 6)
+    assert windows.cell_queue_s(wsgiref, upstream, 6) == 0.0
+    assert windows.cell_queue_s(wsgiref, upstream, 64) == 0.0
+    assert windows.cell_queue_s(VARIANTS["bjoern"], WORKLOADS["site"], 64) == 0.0
+    assert windows.cell_queue_s(None, upstream, 64) == 0.0
+    assert cell_window_s(wsgiref, upstream, 64, 5) == 5  # 2 x 6.4 s were it its own queue
+    assert cell_lead_s(wsgiref, upstream, 64, 1) == 1
+    assert cell_trail_s(wsgiref, upstream, 64, 0.25) == 0.25
+
+
+def test_a_ceiling_exactly_one_queue_long_measures_it_in_fewer_queues_than_sized():
+    """A 10 s queue under a 10 s ceiling is measurable (a window one queue long), capped, not refused."""
+    assert windows.ceiling_problems({"e": (10.0, 5)}, 10) == ([], ["e (queue 10.0 s, window 10 s)"])
+
+
+def test_a_run_measured_again_for_its_late_first_requests_at_each_bound():
+    """First requests answered exactly as the lead-in ended did not start late; answered exactly as the window closed
+    they were taken in it (a lead-in of 1.5 x 6 s = 9 s); twice a 3 s lead-in (6 s) beats 1.5 x 3.1 s; a lead-in of
+    exactly 10 s is kept."""
+    late = dict(carried_in=0.0, carried_out=0.0, first=44.2, held_through=15, lead_s=1.0)
+    assert not windows.started_late(_edges(**late, first_answered_s=1.0))
+    assert windows.again_lead_s(_edges(**late, first_answered_s=1.0)) is None
+    assert windows.again_lead_s(_edges(**late, first_answered_s=6.0)) == 9  # the window's end: 1 + 5 s
+    assert windows.again_lead_s(_edges(**{**late, "lead_s": 3.0}, first_answered_s=3.1)) == 6
+    assert windows.again_lead_s(_edges(**late, first_answered_s=6.6, window=20.0)) == 10  # 9.9 s
+
+
+def test_a_window_or_lead_in_measured_again_ignores_an_excess_under_half_a_microsecond():
+    """Whole seconds of measured times rounded to the microsecond first: 1.5 x 4.0000002 s is a 6 s lead-in and twice
+    a 5.00000015 s window a 10 s window, not one second more for a float's last digits."""
+    late = dict(carried_in=0.0, carried_out=0.0, held_through=15, lead_s=1.0, first_answered_s=4.0000002)
+    assert windows.again_lead_s(_edges(**late)) == 6
+    precise = dict(carried_in=0.0, carried_out=0.0, precision={"rps": 0.051}, window=5.00000015)
+    assert windows.longer_window_s(_edges(**precise), 64, policy=windows.WindowPolicy(precision=0.05)) == 10

@@ -1035,3 +1035,21 @@ def test_memory_growth_flags_a_soak_whose_pss_keeps_growing_and_not_a_flat_one()
     assert "the server keeps memory per request" in flag.message and "docs/memory.md" in flag.message
     assert "memory-growth" not in names(_soak([50.0] * 12))
     assert "memory-growth" not in names(_soak([50.0 + 2.0 * t for t in range(5)]))
+
+
+def test_a_harness_causes_meaning_fills_its_template_with_the_record_the_ratio_and_the_limit():
+    """A meaning made by ``_said`` reads the record, the ratio and the saturation limit by name (the module's own are
+    made at import, before a test can reach them: this one is made here)."""
+    said = checks._said("{r.generator.name} covered {ratio:.0%}, limit {limit:.0f}%")
+    assert said(record(), 0.68) == "wrk covered 68%, limit 90%"
+
+
+def test_a_ratio_above_one_is_never_the_users_wait_even_when_their_gap_would_bring_it_to_one():
+    """Users measured a 10 ms gap beside a 30 ms think time: 10 rps x (90 + 30) ms is 1.2 of the user's time, 1.0
+    with the gap in its place; latencies longer than the cycle are not explained by a wait, so the flag says so and
+    names no users' wait (nor a negative one)."""
+    over = waited_result(10.0, think_ms=30.0)
+    assert checks.littles_ratio(over) == pytest.approx(1.2)
+    flag = checks.littles_law(over)
+    assert flag is not None and "users waited" not in flag.message and flag.cause == "unexplained"
+    assert "add up to more time than its connections had" in flag.message and checks.latency_known_wrong(over)
