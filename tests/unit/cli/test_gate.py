@@ -1,3 +1,4 @@
+import re
 import subprocess
 import sys
 from contextlib import contextmanager
@@ -1021,3 +1022,77 @@ def test_the_lines_read_whole_and_an_arm_without_a_peak_is_zero():
         "no fixed-rate windows (--rate off): latency not gated, CPU per request from the saturated windows"
     )
     assert gate.rss_line(_slower_decision(rss={"base": 10.0})) == "base 10.0 MB, candidate 0.0 MB (-100.0%)"
+
+
+# Issue 35: the stop line, the blocks each attempt needs, and a project's setup command.
+def test_a_decision_stopped_before_any_look_names_no_look():
+    """A decision that stopped while counting (before any timed block) says only why; one stopped at a look says
+    which look of how many, and the blocks measured."""
+    run = replace(_decision(), looks=(6, 12), look=1)
+    assert gate.stop_line(replace(run, stopped="counted")) == "stopped: counted"
+    assert gate.stop_line(replace(run, stopped="settled")) == "stopped: settled at look 2 of 2 (12 blocks)"
+
+
+def test_the_stop_line_lists_each_phase_of_half_a_second_or_more():
+    """The time spent is listed by phase, in the measured order, joined by ', '; phases under half a second are
+    left out, and with none left the line has no time part."""
+    run = _decision()
+    phases = {"count": 41.2, "warm-up": 1.0, "verify": 0.5, "stop": 0.49}
+    line = gate.stop_line(replace(run, measurement=replace(run.measurement, phases=phases)))
+    assert line.startswith("stopped: last look; time: count 41 s, warm-up 1 s, verify ")
+    assert "stop " not in line.removeprefix("stopped: ")
+    quick = replace(run, measurement=replace(run.measurement, phases={"stop": 0.49}))
+    assert gate.stop_line(quick) == "stopped: last look"
+
+
+def test_check_blocks_splits_alpha_between_the_attempts():
+    """--retries 1 gives each of the two attempts half of alpha: blocks enough for that half are taken, one fewer
+    is refused naming the halved alpha (blocks enough for a single attempt are not enough)."""
+    halved = replace(GATE_POLICY, alpha=GATE_POLICY.alpha / 2)
+    one, two = gate.min_blocks(GATE_POLICY, True, 1), gate.min_blocks(halved, True, 1)
+    assert two > one
+    argv = ("--mode", "simultaneous", "--retries", "1")
+    gate.check_blocks(_args(*argv, "--blocks", str(two)), GATE_POLICY, "auto")
+    with pytest.raises(ConfigError, match=f"--blocks {two - 1} gives .* alpha {halved.alpha:g} / "):
+        gate.check_blocks(_args(*argv, "--blocks", str(two - 1)), GATE_POLICY, "auto")
+
+
+def test_a_fixed_rate_needs_the_blocks_of_its_latency_signal(plans, services):
+    """--rate 150 gates latency too, which needs more blocks: the fewest enough without a rate are refused with
+    it (no plan runs), and taken with --rate off."""
+    rated, unrated = gate.min_blocks(GATE_POLICY, True, 1), gate.min_blocks(GATE_POLICY, False, 1)
+    assert rated > unrated
+    argv = ("--variant", "aiohttp", "--mode", "simultaneous", "--blocks", str(unrated), "--cost-repeats", "0")
+    with pytest.raises(ConfigError, match=f"--blocks {unrated} gives"):
+        _live(*argv, "--rate", "150")
+    assert plans == []
+    _live(*argv, "--rate", "off")
+    assert [p.blocks for p in plans] == [unrated]
+
+
+def test_a_projects_setup_runs_in_each_arms_tree_with_its_environment(plans, services, tmp_path, monkeypatch, capsys):
+    """perf_app_setup runs once per arm before any plan: in that arm's tree (the base worktree's, then the
+    project's), with perf_app_env, the backends' URLs and the arm's --base-env / --cand-env set and the arm's
+    interpreter's folder first on PATH; each run is said on stderr with its folder."""
+    setup = "perf_app_setup = 'echo \"$GREETING $SHOP_REDIS $A$B ${PATH%%:*}\" > setup.txt'\n"
+    project = _project(tmp_path / "repo", PROJECT + setup)
+    base_bin = tmp_path / "base-venv" / "bin"
+    base_bin.mkdir(parents=True)
+    (base_bin / "python").symlink_to(sys.executable)
+
+    @contextmanager
+    def worktree(ref, repo):
+        (tmp_path / "base").mkdir()
+        yield tmp_path / "base"
+
+    monkeypatch.setattr(gate, "worktree", worktree)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # not the folder of either arm
+    argv = ("--base-ref", "v1", "--cost-repeats", "0", "--redis-url", REDIS, "--base-env", "A=1", "--cand-env", "B=2")
+    _user(project, *argv, "--base-python", str(base_bin / "python"), "--cand-python", PYTHON3)
+    assert (tmp_path / "base" / "setup.txt").read_text() == f"hi {REDIS} 1 {base_bin}\n"
+    assert (project / "setup.txt").read_text() == f"hi {REDIS} 2 {Path(PYTHON3).parent}\n"
+    assert list((tmp_path / "elsewhere").iterdir()) == [] and len(plans) == 2
+    said = capsys.readouterr().err
+    for label, folder in (("base", tmp_path / "base"), ("candidate", project)):
+        assert re.search(rf"^{label}: perf_app_setup ran in \d+\.\d s in {re.escape(str(folder))}$", said, re.M)

@@ -284,3 +284,64 @@ def test_the_documented_line_reads_a_folder_of_stored_runs(results_branch, tmp_p
     done = subprocess.run([str(serverbench), *args[1:]], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode in (0, 1) and done.stderr == "", done.stderr
     assert all(re.search(r"\d+ runs, latest [\d,]+ rps: ", row) for row in done.stdout.splitlines()), done.stdout
+
+
+# Issue 35: which runs the bisect range is taken from, and the count of changes that carry no commit.
+def _run_file(path, created, results, machine=None, commit=None):
+    data = {"created": created, "machine": {"id": "m1"} if machine is None else machine, "results": results}
+    if commit is not None:
+        data["commit"] = commit
+    path.write_text(json.dumps(data))
+
+
+def test_the_bisect_range_comes_from_this_machines_runs_that_measured_the_cell(tmp_path, capsys):
+    """Runs of another machine and runs whose trials of the cell all failed (0 rps) are no end of the range:
+    the drop at the ninth counted run is handed over between the eighth's and the ninth's commits."""
+    _history(tmp_path, KEY)
+    _run_file(tmp_path / "m2.json", "2026-11-01T00:00:00+00:00", [record(KEY, 1000)], {"id": "m2"}, "ee" * 20)
+    failed = [record(KEY, 0), record("test_throughput::bjoern/flask/json/c64", 1000)]
+    _run_file(tmp_path / "failed.json", "2026-11-02T00:00:00+00:00", failed, commit="ff" * 20)
+    assert history_main([str(tmp_path)]) == 1
+    assert f"serverbench bisect --good {'07' * 6} --bad {'08' * 6} --variant aiohttp" in capsys.readouterr().out
+
+
+def test_runs_without_a_machine_id_name_their_bisect_range(tmp_path, capsys):
+    """Runs whose machine has no id are the series of machine 'unknown', and its change is handed over too."""
+    for i, rps in enumerate(DROP):
+        _run_file(
+            tmp_path / f"run{i:02d}.json",
+            f"2026-11-{10 + i:02d}T03:17:00+00:00",
+            [record(KEY, rps)],
+            {},
+            f"{i:02d}" * 20,
+        )
+    assert history_main([str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"unknown  {KEY}  16 runs") and f"--good {'07' * 6} --bad {'08' * 6}" in out
+
+
+def test_a_change_next_to_a_run_without_a_commit_is_not_handed_over(tmp_path, capsys):
+    """A range needs both ends' commits: with only the run after the drop carrying one, no bisect command is
+    printed and the change is counted among those that carry no commit."""
+    for i, rps in enumerate(DROP):
+        commit = None if i == 7 else f"{i:02d}" * 20
+        _run_file(
+            tmp_path / f"run{i:02d}.json", f"2026-11-{10 + i:02d}T03:17:00+00:00", [record(KEY, rps)], commit=commit
+        )
+    assert history_main([str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "which commit: serverbench bisect" not in out
+    assert out.splitlines()[-1].startswith("which commit: 1 change(s) lie between runs that carry no commit")
+
+
+def test_changes_without_commits_are_counted_over_every_cell(tmp_path, capsys):
+    """Two cells that each drop between runs without commits: the closing line counts both changes."""
+    other = "test_throughput::bjoern/flask/json/c64"
+    for i, rps in enumerate(DROP):
+        _run_file(
+            tmp_path / f"run{i:02d}.json",
+            f"2026-11-{10 + i:02d}T03:17:00+00:00",
+            [record(KEY, rps), record(other, rps)],
+        )
+    assert history_main([str(tmp_path)]) == 1
+    assert capsys.readouterr().out.splitlines()[-1].startswith("which commit: 2 change(s) lie between runs")

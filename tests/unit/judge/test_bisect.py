@@ -128,6 +128,19 @@ def test_moved_is_strictly_beyond_the_threshold_either_way():
     assert moved(100.0, 97.99, 0.02)
 
 
+def test_exactly_the_threshold_down_is_not_a_move():
+    """A count exactly the threshold below the base (75 of 100 at 25%, exact in floating point) did not move."""
+    assert not moved(100.0, 75.0, 0.25)
+    assert moved(100.0, 74.99, 0.25)
+
+
+def test_an_end_that_could_not_be_counted_stops_the_search_whatever_else_was_counted():
+    """Either end not counted: no commit is asked for, even when counted commits between moved."""
+    assert next_commit({0: None, 4: BASE, 8: BASE * 1.1}, 8, 0.02) is None
+    assert next_commit({0: BASE, 4: BASE * 1.1, 8: None}, 8, 0.02) is None
+    assert next_commit({0: BASE, 4: BASE * 1.1, 8: BASE * 1.1}, 8, 0.02) == 2
+
+
 def test_a_search_that_is_not_over_has_no_bisection():
     """bisection() refuses counts that still ask for a commit, or an end that was not counted."""
     with pytest.raises(ValueError, match="not over"):
