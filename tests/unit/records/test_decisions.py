@@ -5,9 +5,12 @@ import math
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from serverbench.records import decisions
 from serverbench.records.decisions import (
+    PHASE_NAMES,
     PHASES,
     READABLE,
     SCHEMA,
@@ -19,6 +22,7 @@ from serverbench.records.decisions import (
     p_text,
     percent,
 )
+from tests.unit.fuzzing import fuzz
 from tests.unit.sample_records import result
 
 ARMS = ("base", "candidate")
@@ -345,3 +349,74 @@ def test_a_file_that_is_not_a_decision_is_refused_naming_it_and_the_fix(tmp_path
         assert message.endswith("; pass a file written by `serverbench gate --json`")
     with pytest.raises(DecisionFileError, match="no such file; pass a file written by"):
         decisions.read(tmp_path / "none.json")
+
+
+def test_a_measurement_keeps_the_phases_it_is_given():
+    """``Measurement.of`` keeps the wall seconds by phase as given (a copy), and none when given none."""
+    given_phases = {"count": 1.5, "saturated": 30.25}
+    m = Measurement.of("simultaneous", ARMS, {}, (), 1, 0, None, 1.0, given_phases)
+    assert m.phases == given_phases and m.phases is not given_phases
+    assert Measurement.of("simultaneous", ARMS, {}, (), 1, 0, None, 1.0).phases == {}
+
+
+def test_later_blocks_add_the_seconds_of_each_phase():
+    """``plus`` adds each phase's seconds; a phase only one side measured keeps its own seconds; the first side's
+    phases come first."""
+    first = Measurement.of("sequential", ARMS, {}, (), 1, 0, None, 1.0, {"count": 1.0, "start": 2.0})
+    later = Measurement.of("sequential", ARMS, {}, (), 1, 0, None, 1.0, {"start": 0.5, "rate": 3.0})
+    both = first.plus(later)
+    assert both.phases == {"count": 1.0, "start": 2.5, "rate": 3.0} and list(both.phases) == ["count", "start", "rate"]
+    assert later.plus(first).phases == {"start": 2.5, "rate": 3.0, "count": 1.0}
+
+
+PHASE_SECONDS = st.dictionaries(st.sampled_from(PHASE_NAMES), st.floats(0.0, 1e5, allow_nan=False))
+
+
+@fuzz(100)
+@given(PHASE_SECONDS, PHASE_SECONDS)
+def test_extended_phases_are_the_sum_over_every_phase_either_side_measured(a, b):
+    """Whatever phases each side measured, the extended measurement has each of them once, with both sides' seconds
+    added (a side that did not measure a phase adds nothing), and the order does not change the sums."""
+    first = Measurement.of("sequential", ARMS, {}, (), 1, 0, None, 1.0, a)
+    later = Measurement.of("sequential", ARMS, {}, (), 1, 0, None, 1.0, b)
+    both = first.plus(later)
+    assert set(both.phases) == set(a) | set(b)
+    for name, seconds in both.phases.items():
+        assert seconds == a.get(name, 0.0) + b.get(name, 0.0)
+    assert later.plus(first).phases == both.phases
+
+
+def test_the_sequential_looks_and_phases_read_back_from_a_decision_file(tmp_path):
+    """A schema-3 decision's looks, the look it stopped at, why, how many looks could only settle, and the seconds
+    by phase read back as written, from the record and from the file."""
+    d = _ab(decisions={"throughput": DECISION}, looks=(5, 10, 16), look=1, stopped="settled", settle_only=1)
+    d = replace(d, measurement=replace(d.measurement, seconds=12.3, phases={"count": 1.25, "saturated": 30.5}))
+    rec = json.loads(json.dumps(d.to_record()))
+    assert (rec["looks"], rec["look"], rec["stopped"], rec["settle_only"]) == ([5, 10, 16], 1, "settled", 1)
+    assert rec["phases"] == {"count": 1.25, "saturated": 30.5}
+    assert ABDecision.from_record(rec) == d
+    decisions.write(tmp_path / "d.json", d)
+    back = decisions.read(tmp_path / "d.json")
+    assert (back.looks, back.look, back.stopped, back.settle_only) == ((5, 10, 16), 1, "settled", 1)
+    assert back.measurement.phases == {"count": 1.25, "saturated": 30.5}
+
+
+def test_looks_and_phases_stored_as_other_json_types_read_as_numbers():
+    """Looks, the look and the settle-only count stored as text read as whole numbers, a phase's seconds as a float;
+    a settle-only count of null as 0."""
+    rec = _ab().to_record()
+    typed = ABDecision.from_record(
+        {**rec, "looks": ["5", 10.0], "look": "0", "settle_only": "2", "phases": {"count": "1.5", "rate": 2}}
+    )
+    assert (typed.looks, typed.look, typed.settle_only) == ((5, 10), 0, 2)
+    assert typed.measurement.phases == {"count": 1.5, "rate": 2.0}
+    assert all(isinstance(s, float) for s in typed.measurement.phases.values())
+    assert ABDecision.from_record({**rec, "settle_only": None}).settle_only == 0
+
+
+def test_a_schema_2_decision_has_one_look_and_no_phases():
+    """A record without looks, look, stopped, settle-only count or phases (schema 2) reads as one look: none of the
+    sequential design's fields, no settle-only look, no seconds by phase."""
+    rec = {k: v for k, v in _ab().to_record().items() if k not in ("looks", "look", "stopped", "settle_only", "phases")}
+    old = ABDecision.from_record({**rec, "schema": 2})
+    assert (old.looks, old.look, old.stopped, old.settle_only, old.measurement.phases) == (None, None, None, 0, {})

@@ -266,3 +266,41 @@ def test_history_series_keep_apart_every_machine_and_cell(runs):
             rps = [r * 100.0 for k, r in cells if k == key]
             expected.setdefault((str(machine), key), []).append((f.created, pytest.approx(statistics.median(rps))))
     assert results.series(files) == expected
+
+
+def test_a_written_file_holds_the_phases_and_commit_only_when_given(tmp_path):
+    """``write`` stores where the session's time went and the commit measured, and they read back as stored; without
+    them (or empty) the file has neither key and both read back as None."""
+    phases = {"total_s": 12.5, "phases": {"warm-up": 2.0}}
+    path = tmp_path / "r.json"
+    results.write(path, MACHINE, [], [], "0", phases=phases, commit="d3b2af2")
+    data = json.loads(path.read_text())
+    assert (data["phases"], data["commit"]) == (phases, "d3b2af2")
+    assert (results.read(path).phases, results.read(path).commit) == (phases, "d3b2af2")
+    for kwargs in ({}, {"phases": {}, "commit": ""}):
+        results.write(path, MACHINE, [], [], "0", **kwargs)
+        assert not {"phases", "commit"} & set(json.loads(path.read_text()))
+        assert (results.read(path).phases, results.read(path).commit) == (None, None)
+
+
+@pytest.mark.parametrize(
+    "commits, merged",
+    [(("abc", "abc"), "abc"), (("abc", "def"), None), (("abc", None), None), ((None, None), None), (("abc",), "abc")],
+)
+def test_a_merged_file_keeps_the_commit_only_when_every_shard_measured_it(tmp_path, commits, merged):
+    """Shards of one commit merge into a file of that commit; shards of different commits, or one without a commit,
+    merge into a file with no "commit" key."""
+    files = [ResultsFile(Path(f"{i}.json"), 2, "c", {}, (), (), commit=c) for i, c in enumerate(commits)]
+    results.write_merged(tmp_path / "m.json", files, MACHINE, "0")
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data.get("commit", "absent") == (merged or "absent")
+
+
+def test_stored_phases_and_commit_read_back_only_as_an_object_and_text(tmp_path):
+    """A file's "phases" object and "commit" text read back as stored; another JSON type there reads as None."""
+    base = {"schema": 2, "created": "c", "results": []}
+    kept = results.read(_file(tmp_path, {**base, "phases": {"total_s": 3}, "commit": "abc"}))
+    assert (kept.phases, kept.commit) == ({"total_s": 3}, "abc")
+    for phases, commit in (([1], 7), ("text", ["abc"]), (3, {"sha": "abc"})):
+        other = results.read(_file(tmp_path, {**base, "phases": phases, "commit": commit}, "other.json"))
+        assert (other.phases, other.commit) == (None, None)
