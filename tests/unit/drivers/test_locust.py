@@ -936,3 +936,41 @@ def test_a_failed_master_names_the_workers_that_failed_or_logged_an_error():
     assert str(err.value).endswith(
         "\nworker 0 (exit 3): " + ("x" * 400 + "END")[-300:] + "\nworker 1 (exit 0): ConnectionError: gave up\n"
     )
+
+
+# Issue 35, item 6: the users no answer reached, and the run queue over the users' window only.
+def _gaps_with_users(users: int) -> str:
+    """Python for a stand-in master: the gap file a locust process writes, naming how many users it had answered."""
+    return (
+        "import json, os\n"
+        f"json.dump({{'pairs': 2, 'gap_s': 0.01, 'users': {users}}}, "
+        f"open(os.path.join(os.environ[{locust_module.GAPS_ENV!r}], 'gaps-1.json'), 'w'))"
+    )
+
+
+class _ThreeAnswered(_Clean):
+    """A stand-in master whose gap file names 3 users answered."""
+
+    def argv_master(self, host_url, duration, csv_prefix, master_port=None):
+        argv = super().argv_master(host_url, duration, csv_prefix, master_port)
+        return argv[:2] + [_gaps_with_users(3) + "\n" + argv[2]] + argv[3:]
+
+
+def test_the_users_no_answer_reached_are_held_through_the_run():
+    """The gap files name 3 users answered: of 5 users 2 were held through; of 2 or 3 (no more users than answered)
+    none; no gap file with the count leaves it unknown (None)."""
+    for users, held in ((5, 2), (2, 0), (3, 0)):
+        report, _ = _ThreeAnswered(users=users).run("http://127.0.0.1:9", 5)
+        assert report.held_through == held and report.gap_ms == pytest.approx(5.0), users
+    assert _Clean(users=5).run("http://127.0.0.1:9", 5)[0].held_through is None
+
+
+def test_the_run_queue_is_the_users_window_not_the_whole_run(monkeypatch):
+    """A master that sleeps 0.25 s before its users' window, computes 0.3 s in it and sleeps 0.25 s after: its run
+    queue spans the window, not the sleeps around it, and is runnable through it."""
+    prints = "import time; time.sleep(0.25)\n" + _windowed(0.3, True, 4, 0.01, True) + "\ntime.sleep(0.25)"
+    runner, _ = _recording(monkeypatch, base=_Clean, prints=prints)
+    _, run = runner().run("http://127.0.0.1:9", 5)
+    queue = run.run_queue
+    assert queue is not None and 0 < queue.wall_s <= run.wall_s - 0.4
+    assert queue.cpu_s + queue.wait_s >= 0.8 * queue.wall_s

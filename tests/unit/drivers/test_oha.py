@@ -890,3 +890,92 @@ def test_oha_open_run_writes_the_body_in_its_own_folder_and_falls_back_to_the_as
     body = Path(calls[0]["argv"][calls[0]["argv"].index("-D") + 1])
     assert body.name == "body" and body.parent.name.startswith("serverbench-oha-")
     assert report.duration_s == 3.0
+
+
+# Issue 35, item 6: the window report's record fields, its precision's slices and the lead-in's rates at their edges.
+def test_the_window_report_records_its_lead_in_and_when_the_runs_first_requests_were_all_answered():
+    """lead_s is the window's start; first_answered_s the last answer of the run's first request on each connection
+    (one per connection), None when fewer requests than connections were answered or none at all (no connection)."""
+    from serverbench.drivers.oha import window_report
+
+    rows = [(0.0, 0.5, 200, 1), (0.0, 1.5, 200, 1), (0.5, 2.5, 200, 1), (1.5, 3.0, 200, 1), (2.5, 4.0, 200, 1)]
+    report = window_report(rows, 2.0, 5.0, _errors(), connections=2, timeout_s=5.0)
+    assert report.lead_s == 2.0 and report.first_answered_s == 1.5
+    assert window_report(rows[:1], 2.0, 5.0, _errors(), connections=2, timeout_s=5.0).first_answered_s is None
+    empty = window_report([], 1.0, 5.0, _errors(), connections=0, timeout_s=5.0)
+    assert empty.first_answered_s is None and empty.lead_s == 1.0
+
+
+def test_a_run_with_no_timeout_holds_no_connection_whatever_its_rows_show_in_flight():
+    """No timeout in the run: no connection is counted as held unanswered through the window, even when its rows show
+    more requests in flight at once than the connections it was given; held_through and first_wait_s stay at 0."""
+    from serverbench.drivers.oha import window_report
+
+    rows = [(2.0, 3.0, 200, 1), (2.5, 3.5, 200, 1), (2.6, 3.6, 200, 1)]
+    for errors in (_errors(), _errors(connect=2)):
+        report = window_report(rows, 2.0, 5.0, errors, connections=1, timeout_s=5.0)
+        assert report.held_through == 0 and report.first_wait_s == 0.0, errors
+
+
+def test_the_windows_precision_counts_a_request_sent_as_it_opens_and_one_answered_after_it_closes():
+    """The precision of window [1, 3) holds every request sent in it: one sent exactly as it opens (1.0 s) and one
+    answered after it closes (sent 2.9 s, answered 3.5 s), as window_precision reads them from all the run's rows."""
+    from serverbench.drivers.oha import cycle_slices, window_precision, window_report
+
+    rows = [(0.5, 1.2, 200, 1), (1.0, 1.1, 200, 1), (1.1, 1.2, 200, 1), (1.6, 1.7, 200, 1), (2.0, 2.1, 200, 1)]
+    rows += [(2.2, 2.3, 200, 1), (2.5, 2.6, 200, 1), (2.9, 3.5, 200, 1), (3.0, 3.1, 200, 1)]
+    report = window_report(rows, 1.0, 2.0, _errors(), connections=1, timeout_s=5.0)
+    slices = cycle_slices(2.0, [(end - start) * 1000 for start, end, _, _ in rows if 1.0 <= start < 3.0])
+    assert report.precision == window_precision(rows, 1.0, 2.0, slices)
+    assert report.precision["slices"] == 10 and report.precision["rps"] is not None
+    without = [r for r in rows if r[0] not in (1.0, 2.9)]
+    assert report.precision["rps"] != window_precision(without, 1.0, 2.0, slices)["rps"]
+
+
+def test_a_window_just_short_of_a_whole_number_of_cycles_is_cut_at_the_number_below():
+    """A 4.999 s window of 1 s answers holds 4 whole cycles, not 5: four slices; answers of no time (0 ms) keep
+    SLICES (no cycle to divide by)."""
+    from serverbench.drivers.oha import SLICES, cycle_slices
+
+    assert cycle_slices(4.999, [1000.0]) == 4 and cycle_slices(5.0, [1000.0]) == 5
+    assert cycle_slices(5.0, [0.0, 0.0]) == SLICES
+
+
+def test_half_width_is_kept_for_a_mean_under_one():
+    """A mean between 0 and 1 (0.6 of 0.5 and 0.7) still has an interval: 12.706 x 0.1414 / 1.414 / 0.6."""
+    from serverbench.drivers.oha import half_width
+
+    assert half_width([0.5, 0.7]) == pytest.approx(12.706 * 0.02**0.5 / 2**0.5 / 0.6)
+
+
+def test_window_precision_of_a_short_window_in_two_slices_and_of_its_edges():
+    """A 0.6 s window [0.3, 0.9) in 2 slices of 0.3 s has a precision (the least two slices, the shortest window
+    any); a request sent exactly as it closes (0.9 s) and a status of 400 count in no slice; the rps half-width is
+    that of the slices' rates a second (3 and 1 requests in 0.3 s)."""
+    from serverbench.drivers.oha import half_width, window_precision
+
+    rows = [(0.3, 0.35, 200, 1), (0.4, 0.5, 200, 1), (0.5, 0.55, 200, 1), (0.7, 0.8, 200, 1)]
+    got = window_precision(rows + [(0.9, 0.95, 200, 1), (0.8, 0.85, 400, 1)], 0.3, 0.6, slices=2)
+    assert got["slices"] == 2 and got["rps"] == half_width([3 / 0.3, 1 / 0.3])
+    assert got["latency_mean"] == pytest.approx(half_width([(0.05 + 0.1 + 0.05) / 3, 0.1]))
+
+
+def test_a_request_sent_a_hair_before_the_window_closes_lands_in_its_last_slice():
+    """Window [0.1, 1.0) in 3 slices: a request sent at the float just below 1.0 s (its slice index rounds to 3)
+    counts in the last slice, as an answer at that instant counts in the last slice of the lead-in's rates."""
+    from serverbench.drivers.oha import answer_rates, half_width, window_precision
+
+    late = 0.9999999999999999
+    rows = [(0.1, 0.2, 200, 1), (0.5, 0.6, 200, 1), (late, 1.1, 200, 1)]
+    assert window_precision(rows, 0.1, 0.9, 3)["rps"] == half_width([1 / 0.3, 1 / 0.3, 1 / 0.3])
+    assert answer_rates([(0.0, late, 200, 1)], 0.1, 1.0, 3)[-1] == pytest.approx(1 / 0.3)
+
+
+def test_answer_rates_of_a_lead_in_not_starting_at_zero_and_in_one_slice():
+    """Answers in [1, 3) in 2 slices of 1 s: one answered exactly at 1.0 s is the first slice's, 2.5 s the second's;
+    in one slice all three are 1.5 a second."""
+    from serverbench.drivers.oha import answer_rates
+
+    rows = [(0.5, t, 200, 1) for t in (0.5, 1.0, 1.5, 2.5, 3.0)]
+    assert answer_rates(rows, 1.0, 3.0, 2) == (2.0, 1.0)
+    assert answer_rates(rows, 1.0, 3.0, 1) == (1.5,)
