@@ -932,3 +932,10 @@ def test_noise_turns_a_settled_verdict_into_a_rerun_only_where_the_quiet_verdict
     noisy = _judge(pol, mean=mean, p=p, p_better=p_better, reach=0.0, disp=0.5)
     assert quiet.verdict in ("pass", "regression", "improvement"), case
     assert noisy.verdict == ("pass" if quiet.verdict == "pass" else "rerun"), case
+
+
+def test_an_interval_end_past_the_cap_saturates_at_expm1_of_700():
+    """A CI end of two pairs at a tiny alpha (a log change far past 709, where expm1 overflows) is stored as
+    expm1(700), about 1.01e304: finite, the same for every such end, and below it an end is exact."""
+    assert decision._expm1(1e6) == decision._expm1(701.0) == math.expm1(700.0)
+    assert decision._expm1(699.5) == math.expm1(699.5)
