@@ -89,28 +89,8 @@ def pytest_runtest_makereport(item, call):
 
 # ./run tests builds oha (minutes of Rust on a fresh machine) beside the tests that start no server; the integration
 # tests, which drive servers with it, run last and wait for the build (SERVERBENCH_OHA_BUILD: the path whose .status
-# file holds cargo's exit status when it is done).  An integration test marked ``without_oha`` (it drives its servers
-# with wrk, or with no load) runs during the build instead: on a fresh machine both workers sat idle for most of it.
+# file holds cargo's exit status when it is done).
 OHA_BUILD_WAIT_S = 1800.0
-
-
-def pytest_configure(config):
-    config.addinivalue_line(
-        "markers",
-        "without_oha: an integration test that starts no oha (wrk, or no load): it runs during ./run tests' oha build "
-        "instead of waiting for it (oha is not installed until the build ends, so a test that starts it then fails)",
-    )
-
-
-def _waits_for_oha(item: pytest.Item) -> bool:
-    """Whether the test waits for ./run's oha build: an integration test not marked ``without_oha``."""
-    return _integration(item) and item.get_closest_marker("without_oha") is None
-
-
-def _oha_build_status() -> Path | None:
-    """The file ./run's background oha build writes its exit status to when it ends; None when no build runs."""
-    build = os.environ.get("SERVERBENCH_OHA_BUILD")
-    return Path(build + ".status") if build else None
 
 
 def _integration(item: pytest.Item) -> bool:
@@ -136,11 +116,11 @@ def pytest_collection_modifyitems(config, items):
     """The tests marked ``alone`` first, then the other slow ones, so that the tests the xdist workers share out last
     are short; stable otherwise.  An alone test waits for the test on the other worker to end: first, it waits for
     milliseconds (the other worker's first tests are unit tests), later it could wait a minute of a bisect beside it.
-    While ./run builds oha the tests that wait for it go last instead: the others run during the build."""
-    building = _oha_build_status() is not None
+    While ./run builds oha the integration tests go last instead: the tests that start no server run during the build."""
+    building = bool(os.environ.get("SERVERBENCH_OHA_BUILD"))
     items.sort(  # sort is stable: the order of collection otherwise
         key=lambda i: (
-            _waits_for_oha(i) if building else 0,
+            _integration(i) if building else 0,
             0 if i.get_closest_marker("alone") else 1 if _slow(i) else 2,
         )
     )
@@ -165,22 +145,17 @@ def pytest_runtest_logreport(report):
         f.write(json.dumps(row) + "\n")
 
 
-@pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_runtest_protocol(item, nextitem):
-    """A test that needs oha waits for ./run's background build before it takes its turn (pytest_plugin.alone): an
-    alone test that waited inside its turn kept the other worker from its tests for the whole build."""
-    status = _oha_build_status()
-    if status is not None and _waits_for_oha(item):
-        deadline = time.monotonic() + OHA_BUILD_WAIT_S
-        while not status.exists() and time.monotonic() < deadline:
-            time.sleep(0.5)
-    yield
-
-
 @pytest.fixture(autouse=True)
 def _oha_built(request):
-    """A test that waited for ./run's oha build fails when the build did not end in time."""
-    status = _oha_build_status()
-    if status is not None and _waits_for_oha(request.node) and not status.exists():
-        pytest.fail(f"oha's build (./run tests, log .tools/logs/oha.log) did not finish in {OHA_BUILD_WAIT_S:.0f} s")
+    """An integration test waits for ./run's background oha build, if one runs (its time shows as this test's setup)."""
+    build = os.environ.get("SERVERBENCH_OHA_BUILD")
+    if build and _integration(request.node):
+        status = Path(build + ".status")
+        deadline = time.monotonic() + OHA_BUILD_WAIT_S
+        while not status.exists():
+            if time.monotonic() > deadline:
+                pytest.fail(
+                    f"oha's build (./run tests, log .tools/logs/oha.log) did not finish in {OHA_BUILD_WAIT_S:.0f} s"
+                )
+            time.sleep(0.5)
     yield

@@ -12,7 +12,7 @@ from serverbench.catalog.contract import BIG_DOC, MONGO_DB, SMALL_DOC
 from serverbench.errors import BackendUnreachable
 from serverbench.processes.executors import free_port
 
-pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.without_oha]  # wrk, or no load
+pytestmark = pytest.mark.usefixtures("no_leaks")
 
 
 def test_mongo_starts_seeded_counts_queries_and_stops():

@@ -12,7 +12,7 @@ from serverbench.catalog.apps import APPS
 from serverbench.catalog.variants import registry
 from serverbench.measure.servers import start_variant, unavailable_reason
 
-pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.without_oha]  # wrk, or no load
+pytestmark = pytest.mark.usefixtures("no_leaks")
 
 
 def statuses(url: str, clients: int, requests: int) -> collections.Counter:

@@ -14,7 +14,7 @@ import pymongo
 import pytest
 import redis
 
-pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.without_oha]  # wrk, or no load
+pytestmark = pytest.mark.usefixtures("no_leaks")
 
 
 def ignore_sigint() -> None:

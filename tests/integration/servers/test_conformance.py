@@ -14,7 +14,7 @@ from serverbench.errors import VerificationError
 from serverbench.measure.servers import start_variant, unavailable_reason
 from serverbench.measure.verify import verify
 
-pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.without_oha]  # wrk, or no load
+pytestmark = pytest.mark.usefixtures("no_leaks")
 VARIANTS = registry()
 REFERENCE_SERVER = {
     "wsgi": "gunicorn-sync-w2",

@@ -11,7 +11,6 @@ from serverbench.records.schema import Result
 
 pytestmark = [
     pytest.mark.usefixtures("no_leaks"),
-    pytest.mark.without_oha,  # wrk
     pytest.mark.skipif(not os.path.exists("/proc/self/smaps_rollup"), reason="needs smaps_rollup"),
 ]
 

@@ -13,7 +13,7 @@ from serverbench.measure.servers import start_variant, unavailable_reason
 from serverbench.measure.verify import verify
 from tests.integration.servers.trees import settled_tree
 
-pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.without_oha]  # wrk, or no load
+pytestmark = pytest.mark.usefixtures("no_leaks")
 
 
 def test_node_cluster_serves_the_contract_from_two_workers(apps_dir):

@@ -30,7 +30,7 @@ from serverbench.measure.servers import ServerPool, interpreter, start_variant, 
 from serverbench.processes.executors import free_port, require_binary
 from tests.integration.servers.trees import settled_tree
 
-pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.without_oha]  # wrk, or no load
+pytestmark = pytest.mark.usefixtures("no_leaks")
 VARIANTS = registry()
 
 

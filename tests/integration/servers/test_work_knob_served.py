@@ -9,7 +9,7 @@ from serverbench.catalog.variants import registry
 from serverbench.measure.servers import start_variant
 from serverbench.measure.verify import fetch, verify
 
-pytestmark = [pytest.mark.usefixtures("no_leaks"), pytest.mark.without_oha]  # wrk, or no load
+pytestmark = pytest.mark.usefixtures("no_leaks")
 REFERENCE_SERVER = {
     "wsgi": "gunicorn-sync-w2",
     "asgi": "uvicorn",
