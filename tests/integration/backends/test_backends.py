@@ -3,7 +3,6 @@
 import time
 import urllib.request
 
-import psutil
 import pytest
 
 from serverbench.backends.mongo import connect_mongo, start_mongo
@@ -11,6 +10,7 @@ from serverbench.backends.upstream import connect_upstream, start_upstream
 from serverbench.catalog.contract import BIG_DOC, MONGO_DB, SMALL_DOC
 from serverbench.errors import BackendUnreachable
 from serverbench.processes.executors import free_port
+from tests.integration.processes import gone
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -29,7 +29,7 @@ def test_mongo_starts_seeded_counts_queries_and_stops():
             assert client[MONGO_DB].events.count_documents({"queue": "64k"}) == 440
     finally:
         service.stop()
-    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    assert gone(pid)
 
 
 def test_unreachable_mongo_url_names_the_fix():

@@ -6,13 +6,13 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 
-import psutil
 import pymongo
 import pytest
 import redis
+
+from tests.integration.processes import still_running
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -20,13 +20,6 @@ pytestmark = pytest.mark.usefixtures("no_leaks")
 def ignore_sigint() -> None:
     """What a non-interactive shell does to a job it starts with `&`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def gone(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return True
 
 
 @pytest.mark.parametrize(
@@ -62,7 +55,4 @@ def test_services_answer_at_the_printed_urls_and_a_signal_stops_them(stop, setup
             command.wait()
         command.stdout.close()
         command.stderr.close()
-    deadline = time.monotonic() + 15
-    while not all(gone(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert [pid for pid in pids if not gone(pid)] == []
+    assert still_running(pids) == []

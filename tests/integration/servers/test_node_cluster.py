@@ -11,7 +11,7 @@ from serverbench.catalog.contract import ENDPOINTS
 from serverbench.catalog.variants import registry
 from serverbench.measure.servers import start_variant, unavailable_reason
 from serverbench.measure.verify import verify
-from tests.integration.servers.trees import settled_tree
+from tests.integration.processes import settled_tree
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 

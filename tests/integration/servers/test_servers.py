@@ -6,7 +6,6 @@ import socket
 import threading
 from contextlib import contextmanager
 
-import psutil
 import pytest
 
 from serverbench.backends.mongo import start_mongo
@@ -28,7 +27,7 @@ from serverbench.errors import (
 from serverbench.measure.machine import machine_info
 from serverbench.measure.servers import ServerPool, interpreter, start_variant, unavailable_reason
 from serverbench.processes.executors import free_port, require_binary
-from tests.integration.servers.trees import settled_tree
+from tests.integration.processes import gone, settled_tree
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 VARIANTS = registry()
@@ -62,7 +61,7 @@ def test_start_stop_leaves_no_process(apps_dir):
     finally:
         server.stop()
     assert len(tree) == 3, "gunicorn -w 2 should run a master and two workers"
-    assert not [pid for pid in tree if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
+    assert not [pid for pid in tree if not gone(pid)]
 
 
 def test_server_that_cannot_start_shows_its_log_tail(tmp_path):
@@ -155,7 +154,7 @@ def test_redis_proc_serves_the_seeded_value_and_stops():
         assert client.get("serverbench:value") == REDIS_VALUE
         assert client.config_get("save")["save"] == ""
     service.stop()
-    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    assert gone(pid)
 
 
 def test_unreachable_redis_url_names_the_fix():
