@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from .contract import ENDPOINTS
 
 INTERFACES = ("wsgi", "asgi", "aiohttp", "tornado", "node", "play")
-# The runtime an interface's apps are written for (an app declares the same one; see validate()).
+# The runtime an interface's apps are written for (an app declares the same one; catalog.variants.runtime_problems
+# checks it).
 INTERFACE_RUNTIMES: Mapping[str, str] = {
     "wsgi": "python",
     "asgi": "python",

@@ -150,7 +150,9 @@ def stop_line(run: ABDecision) -> str:
         if run.looks and not counted
         else ""
     )
-    spent = ", ".join(f"{k} {v:.0f} s" for k, v in run.measurement.phases.items() if v >= 0.5)
+    spent = ", ".join(  # a phase under a second with its tenths: rounded to whole seconds, 0.5 s would read "0 s"
+        f"{k} {v:.0f} s" if v >= 1 else f"{k} {v:.1f} s" for k, v in run.measurement.phases.items() if v >= 0.5
+    )
     return f"stopped: {run.stopped} {where}".rstrip() + (f"; time: {spent}" if spent else "")
 
 
