@@ -43,7 +43,7 @@ LEAD_S = 1.0
 # answered under the load they were sent into; stopped at once, a server serving its connections unevenly answers
 # them sooner than it would have (catalog.windows, measured on gunicorn-gevent-w2 /json).  Its requests are not counted.
 TRAIL_S = 0.25
-INSTALL = "cargo install oha --locked  (./run does it; needs Rust, make and cmake)"
+INSTALL = "cargo install oha --locked --no-default-features --features native-tls  (./run does it; needs Rust, pkg-config and libssl-dev)"
 
 
 def _classify(message: str) -> str:

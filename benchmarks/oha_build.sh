@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Time oha's build from crates.io two ways: its default features (rustls on aws-lc, a C build) and the lean build
+# ./run uses (--no-default-features --features native-tls: the system's OpenSSL).  oha is the fresh machine's longest
+# install, so this is the step ./run tests waits for longest.
+#
+#   benchmarks/oha_build.sh [OUT.jsonl]     (default: oha-build.jsonl here; one JSON line per build)
+#
+# Each build runs alone, in turn (default, then lean; REPEATS=N rounds, default 1), into a fresh target folder and
+# install root under a temporary folder, so nothing built is reused between builds.  The crates come from cargo's
+# download cache; on a machine where it is cold the first build also downloads them (time a second round:
+# REPEATS=2).  Each line: the build, its wall and CPU seconds
+# (GNU time), its exit status and the binary's size.  Run it with nothing else on the machine.
+set -euo pipefail
+OUT=${1:-oha-build.jsonl}
+REPEATS=${REPEATS:-1}
+command -v cargo >/dev/null || { echo "cargo is not installed: install Rust (rustup)" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "GNU time is not installed: apt-get install time" >&2; exit 2; }
+work=$(mktemp -d /tmp/oha-build.XXXX)
+trap 'rm -rf "$work"' EXIT
+for round in $(seq "$REPEATS"); do
+  for build in default lean; do
+    args=()
+    [ "$build" = lean ] && args=(--no-default-features --features native-tls)
+    rm -rf "$work/root" "$work/target"
+    status=0
+    /usr/bin/time -f '%e %U %S' -o "$work/time" \
+      cargo install --quiet --locked oha --root "$work/root" --target-dir "$work/target" "${args[@]}" \
+      >"$work/log" 2>&1 || status=$?
+    read -r wall user sys <"$work/time" || true
+    size=$(stat -c %s "$work/root/bin/oha" 2>/dev/null || echo 0)
+    version=$("$work/root/bin/oha" --version 2>/dev/null | cut -d' ' -f2 || true)
+    line=$(printf '{"round": %d, "build": "%s", "features": "%s", "oha": "%s", "wall_s": %s, "user_s": %s, "sys_s": %s, "status": %d, "bytes": %d, "at": "%s", "host": "%s"}' \
+      "$round" "$build" "${args[*]:-default}" "$version" "${wall:-0}" "${user:-0}" "${sys:-0}" "$status" "$size" \
+      "$(date -u +%FT%TZ)" "$(hostname)")
+    echo "$line" | tee -a "$OUT"
+    [ "$status" = 0 ] || { echo "the $build build failed; the end of its log:" >&2; tail -n 15 "$work/log" >&2; }
+  done
+done
