@@ -50,3 +50,26 @@ def test_a_stamped_tests_log_gives_the_installs_pytest_and_the_slowest_tests(tmp
     assert found["steps_s"] == {"apt": 38}
     assert found["slowest"][0] == {"test": "tests.b::t2", "s": 40.0}
     assert json.dumps(found)  # the answers file holds it as JSON
+
+
+def test_a_run_with_oha_to_build_is_rendered_beside_the_fresh_clone():
+    """A measurement under the fresh-machine name (oha still to be built) adds its time to the README's line and
+    two rows to the table, with its conditions; without it, neither appears."""
+    answers = _answers()
+    data = json.loads(answers.ANSWERS.read_text())
+    data.pop(answers.FRESH, None)
+    without = answers.blocks(data)
+    assert "oha was still to be built" not in without["answers-readme"]
+    assert "with oha to build" not in without["answers-times"]
+    data[answers.FRESH] = {"total_s": 545, "setup_s": 15, "pytest_s": 530, "conditions": "oha hidden"}
+    made = answers.blocks(data)
+    assert (
+        ", and 9 min 05 s where oha was still to be built (15 s of installs, 8 min 50 s of pytest"
+        in (made["answers-readme"])
+    )
+    before = data["tests-before"]
+    assert (
+        f"| `./run tests` with oha to build | {answers.clock(before['total_s'])} → 9 min 05 s ("
+        in made["answers-times"]
+    )
+    assert "`./run tests` with oha to build: oha hidden." in made["answers-times"]
