@@ -72,3 +72,27 @@ def test_an_app_that_breaks_the_contract_fails_with_a_diff(tmp_path):
     text = str(info.value)
     assert "Content-Type 'text/html' != expected 'text/plain'" in text
     assert "b'Hello, world' != expected b'Hello, World!'" in text
+
+
+LAUNCHED = {}  # one variant per server that serverbench.serverside.launch starts (its launcher), as named there
+for _variant in VARIANTS.values():
+    if "serverbench.serverside.launch" in _variant.command and not _variant.unsupported:
+        LAUNCHED.setdefault(_variant.command[_variant.command.index("serverbench.serverside.launch") + 1], _variant)
+
+
+@pytest.mark.parametrize("launcher", [name for name, v in LAUNCHED.items() if v.name not in REFERENCE_SERVER.values()])
+def test_every_launcher_serves_the_contract(launcher, apps_dir, services):
+    """Each launcher of serverbench.serverside.launch that no reference server above uses (werkzeug, wsgiref,
+    gevent's pywsgi, eventlet, meinheld, bjoern, cheroot, paste) starts the first app of its interface, and every
+    endpoint passes the check the perf run makes before load (status, Content-Type, body; not the Date and Server
+    headers, which the apps owe under their reference servers above and which bjoern, gevent and eventlet do not
+    all send): a launcher broken by an upgrade fails here, not in the perf run's cells."""
+    variant = LAUNCHED[launcher]
+    app = next(a for a in APPS.values() if a.interface == variant.interface)
+    reason = unavailable_reason(variant, app, apps_dir)
+    assert reason is None, f"the project's test environment must have every server installed: {reason}"
+    server = start_variant(variant, app=app, apps_dir=apps_dir, env=services)
+    try:
+        verify(server.url, [ENDPOINTS[e] for e in app.endpoints], f"{variant.name}/{app.name}", headers=False)
+    finally:
+        server.stop()
