@@ -36,7 +36,8 @@
 #                        E.g. steps:tests.yml:documented.
 #
 # What it needs: act (ACT=path, else built: go install github.com/nektos/act@v0.2.89), the actions the workflows
-# use as git mirrors (ACTIONS_MIRROR/owner+name/repo; github.com is not reachable from this host), patchelf and sudo
+# use as git mirrors (ACTIONS_MIRROR/owner+name/repo; github.com is not reachable from this host; steps: runs need
+# neither), patchelf and sudo
 # (apt-get), Python 3.12 and 3.11 to seed the runner's tool cache (PYTHONS: their prefixes), oha on this host (the
 # recipe downloads it from GitHub's releases, which this host cannot reach: the host's build is put where the
 # download would go).  Every run's log is kept in OUT (default /tmp/serverbench-rehearsal).
@@ -59,44 +60,52 @@ for tool in sudo patchelf git useradd; do
   command -v $tool >/dev/null || die "$tool is missing: apt-get install sudo patchelf git passwd"
 done
 mkdir -p "$out" && chmod 755 "$out"
-act=${ACT:-$out/tools/act}
-if [ ! -x "$act" ]; then
-  echo "rehearse: building act (go install github.com/nektos/act@v0.2.89)" >&2
-  GOBIN="$out/tools" go install github.com/nektos/act@v0.2.89 || die "act could not be built with go"
-fi
-cp "$act" "$out/act" && chmod 755 "$out/act"
-
-# The actions, each checked out at the ref the workflows name, for act's --local-repository.
+runs=("$@")
+[ ${#runs[@]} -gt 0 ] || runs=(example-first-push no-sudo example-cost:django-notes example-cost:flask-todo
+  example-cost:asgi-counter example-gate:flask-todo release)
+# act and the actions it runs: for every run but steps: (which runs a job's `run:` steps itself, without act).
+only_steps=1
+for spec in "${runs[@]}"; do [[ $spec == steps:* ]] || only_steps=0; done
 local_repos=()
-for action in $ACTIONS; do
-  name=${action%@*} ref=${action#*@}
-  git_dir="$mirror/${name/\//+}/repo"
-  dest="$out/actions/$name@${ref//\//-}"
-  if [ ! -d "$dest" ]; then
-    [ -d "$git_dir" ] || die "no mirror of $name in $git_dir (ACTIONS_MIRROR)"
-    commit=$(git --git-dir="$git_dir" rev-parse -q --verify "$ref^{commit}" || git --git-dir="$git_dir" rev-parse -q --verify "refs/remotes/origin/$ref") \
-      || die "$name has no $ref in $git_dir"
-    mkdir -p "$dest"
-    # File by file: a mirror may lack some blobs (test data, a sub-action); what a job runs is checked below.
-    git --git-dir="$git_dir" ls-tree -r --name-only "$commit" 2>/dev/null | while read -r path; do
-      mkdir -p "$dest/$(dirname "$path")"
-      git --git-dir="$git_dir" cat-file -p "$commit:$path" >"$dest/$path" 2>/dev/null || rm -f "$dest/$path"
-    done
+if [ "$only_steps" = 0 ]; then
+  act=${ACT:-$out/tools/act}
+  if [ ! -x "$act" ]; then
+    echo "rehearse: building act (go install github.com/nektos/act@v0.2.89)" >&2
+    GOBIN="$out/tools" go install github.com/nektos/act@v0.2.89 || die "act could not be built with go"
   fi
-  # (tr: some action.yml files have CRLF line ends; a path ending in \r is never there)
-  entries=$(tr -d '\r' <"$dest/action.yml" 2>/dev/null | sed -n "s/^ *\(main\|post\|pre\): *['\"]\{0,1\}\([^'\"]*\).*/\2/p")
-  for entry in $entries; do
-    if [ ! -e "$dest/$entry" ] && [ -f "$dest/package-lock.json" ] && command -v npm >/dev/null; then
-      # A JavaScript action's bundle (dist/, built by ncc, megabytes) is what a mirror lacks most: built again from
-      # the action's own sources and lock by its release script (upload- and download-artifact's), once.
-      echo "rehearse: building $action's $entry from its sources (npm ci, npm run release)" >&2
-      (cd "$dest" && npm ci --no-audit --no-fund --ignore-scripts >/dev/null 2>&1 && npm run release >/dev/null 2>&1)
+  cp "$act" "$out/act" && chmod 755 "$out/act"
+
+  # The actions, each checked out at the ref the workflows name, for act's --local-repository.
+  for action in $ACTIONS; do
+    name=${action%@*} ref=${action#*@}
+    git_dir="$mirror/${name/\//+}/repo"
+    dest="$out/actions/$name@${ref//\//-}"
+    if [ ! -d "$dest" ]; then
+      [ -d "$git_dir" ] || die "no mirror of $name in $git_dir (ACTIONS_MIRROR)"
+      commit=$(git --git-dir="$git_dir" rev-parse -q --verify "$ref^{commit}" || git --git-dir="$git_dir" rev-parse -q --verify "refs/remotes/origin/$ref") \
+        || die "$name has no $ref in $git_dir"
+      mkdir -p "$dest"
+      # File by file: a mirror may lack some blobs (test data, a sub-action); what a job runs is checked below.
+      git --git-dir="$git_dir" ls-tree -r --name-only "$commit" 2>/dev/null | while read -r path; do
+        mkdir -p "$dest/$(dirname "$path")"
+        git --git-dir="$git_dir" cat-file -p "$commit:$path" >"$dest/$path" 2>/dev/null || rm -f "$dest/$path"
+      done
     fi
-    [ -e "$dest/$entry" ] || echo "rehearse: note: $action lacks $entry in its mirror: a job that runs it fails here" >&2
+    # (tr: some action.yml files have CRLF line ends; a path ending in \r is never there)
+    entries=$(tr -d '\r' <"$dest/action.yml" 2>/dev/null | sed -n "s/^ *\(main\|post\|pre\): *['\"]\{0,1\}\([^'\"]*\).*/\2/p")
+    for entry in $entries; do
+      if [ ! -e "$dest/$entry" ] && [ -f "$dest/package-lock.json" ] && command -v npm >/dev/null; then
+        # A JavaScript action's bundle (dist/, built by ncc, megabytes) is what a mirror lacks most: built again from
+        # the action's own sources and lock by its release script (upload- and download-artifact's), once.
+        echo "rehearse: building $action's $entry from its sources (npm ci, npm run release)" >&2
+        (cd "$dest" && npm ci --no-audit --no-fund --ignore-scripts >/dev/null 2>&1 && npm run release >/dev/null 2>&1)
+      fi
+      [ -e "$dest/$entry" ] || echo "rehearse: note: $action lacks $entry in its mirror: a job that runs it fails here" >&2
+    done
+    local_repos+=(--local-repository "$action=$dest")
   done
-  local_repos+=(--local-repository "$action=$dest")
-done
-chmod -R a+rX "$out/actions"
+  chmod -R a+rX "$out/actions"
+fi
 
 # A fresh runner user: passwordless sudo, a fresh HOME, the runner image's tool cache (Python) and oha.
 fresh_user() {  # fresh_user [nosudo]
@@ -250,9 +259,6 @@ run() {  # run LABEL EXPECTED_EXIT COMMAND...: time it, keep its log, say what i
     "$out/$label.log" | tail -8 >&2
 }
 
-runs=("$@")
-[ ${#runs[@]} -gt 0 ] || runs=(example-first-push no-sudo example-cost:django-notes example-cost:flask-todo
-  example-cost:asgi-counter example-gate:flask-todo release)
 zero=0000000000000000000000000000000000000000
 for spec in "${runs[@]}"; do
   case "$spec" in
