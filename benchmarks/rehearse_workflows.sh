@@ -24,7 +24,7 @@
 #                        (act's dry run, -n, is no substitute: on the host it still runs some jobs' steps.)
 #   steps:WORKFLOW:JOB   one job of .github/workflows/WORKFLOW without act: its `run:` steps in order, each as the
 #                        runner's user in a depth-1 clone (bash -eo pipefail, CI=true, GITHUB_ACTIONS=true, ACT=true
-#                        as act sets them), Python 3.11 of the tool cache first on PATH and its lib/ in
+#                        as act sets them, and a GITHUB_STEP_SUMMARY file, kept in OUT), Python 3.11 of the tool cache first on PATH and its lib/ in
 #                        LD_LIBRARY_PATH as setup-python exports it (a venv of a venv loaded Debian's older
 #                        libpython3.11 without it: "_ssl...: undefined symbol: _PyModule_Add"), oha in
 #                        ~/.local/bin (the cache's hit); it stops at the first step that fails, as a runner does.
@@ -317,6 +317,9 @@ for spec in "${runs[@]}"; do
       gobin=""  # the hosted image has Go on PATH (./run builds actionlint and toxiproxy-server with it)
       command -v go >/dev/null && gobin="$(dirname "$(readlink -f "$(command -v go)")"):"
       install -d -o "$user" "/home/$user/tmp"
+      # the files a runner gives each job's steps (a step that appends to $GITHUB_STEP_SUMMARY fails without one)
+      summary="/home/$user/tmp/step-summary.md"
+      install -o "$user" -m 644 /dev/null "$summary"
       lock=()
       [ "${LOCKS:-0}" = 1 ] && lock=(flock /tmp/serverbench-load.lock flock -s /tmp/serverbench-quiet.lock)
       start_services "$workflow" "$job" || die "the job's service containers could not be stood in for (above)"
@@ -335,6 +338,7 @@ print(int(yaml.safe_load(open(sys.argv[1]))["jobs"][sys.argv[2]].get("timeout-mi
         [ ${#lock[@]} = 0 ] || flock /tmp/serverbench-turn.lock true
         user_command "$work" env PATH="$python311:/home/$user/.local/bin:$gobin/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
           CI=true GITHUB_ACTIONS=true ACT=true GITHUB_WORKSPACE="$work" RUNNER_OS=Linux RUNNER_TEMP="/home/$user/tmp" \
+          GITHUB_STEP_SUMMARY="$summary" \
           pythonLocation="${python311%/bin}" LD_LIBRARY_PATH="${python311%/bin}/lib" \
           bash --noprofile --norc -eo pipefail "$out/step-$number.sh"
         run "$spec#$number" 0 "${lock[@]}" "${user_argv[@]}"
@@ -344,6 +348,9 @@ print(int(yaml.safe_load(open(sys.argv[1]))["jobs"][sys.argv[2]].get("timeout-mi
 steps = yaml.safe_load(open(sys.argv[1]))["jobs"][sys.argv[2]]["steps"]
 sys.stdout.write("".join(step["run"] + "\0" for step in steps if "run" in step))' ".github/workflows/$workflow" "$job")
       step_timeout=""  # this job's, not the next run's
+      if [ -s "$summary" ]; then  # kept: the runner's HOME goes with its user
+        cp "$summary" "$out/$workflow-$job-summary.md" && echo "  the job's step summary: $out/$workflow-$job-summary.md" >&2
+      fi
       stop_services ;;
     *) die "unknown run $spec (see the list at the top of $0)" ;;
   esac
