@@ -45,12 +45,17 @@ def test_app_honours_the_contract(app_name, apps_dir, services):
     """The app answers every endpoint (plaintext to the book site) with the right status, Content-Type,
     Date/Server headers and body, and /sleep and /upstream take their 100 ms."""
     app = APPS[app_name]
-    variant = VARIANTS[REFERENCE_SERVER[app.interface]]
+    serve_and_verify(VARIANTS[REFERENCE_SERVER[app.interface]], app, apps_dir, services, headers=True)
+
+
+def serve_and_verify(variant, app, apps_dir, services, headers):
+    """Start ``app`` under ``variant`` (which the test environment must have installed), verify every endpoint of
+    the app, with or without the Date and Server headers, and stop it."""
     reason = unavailable_reason(variant, app, apps_dir)
-    assert reason is None, f"the project's test environment must have every app installed: {reason}"
+    assert reason is None, f"the project's test environment must have every app and server installed: {reason}"
     server = start_variant(variant, app=app, apps_dir=apps_dir, env=services)
     try:
-        verify(server.url, [ENDPOINTS[e] for e in app.endpoints], f"{variant.name}/{app.name}", headers=True)
+        verify(server.url, [ENDPOINTS[e] for e in app.endpoints], f"{variant.name}/{app.name}", headers=headers)
     finally:
         server.stop()
 
@@ -89,10 +94,4 @@ def test_every_launcher_serves_the_contract(launcher, apps_dir, services):
     all send): a launcher broken by an upgrade fails here, not in the perf run's cells."""
     variant = LAUNCHED[launcher]
     app = next(a for a in APPS.values() if a.interface == variant.interface)
-    reason = unavailable_reason(variant, app, apps_dir)
-    assert reason is None, f"the project's test environment must have every server installed: {reason}"
-    server = start_variant(variant, app=app, apps_dir=apps_dir, env=services)
-    try:
-        verify(server.url, [ENDPOINTS[e] for e in app.endpoints], f"{variant.name}/{app.name}", headers=False)
-    finally:
-        server.stop()
+    serve_and_verify(variant, app, apps_dir, services, headers=False)
