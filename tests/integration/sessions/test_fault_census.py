@@ -133,8 +133,14 @@ class Watched:
         while self.process.poll() is None:
             self.poll()
             if time.monotonic() > deadline:
+                alive = "\n".join(cmd[:120] for pid, (_, _, cmd) in sorted(self.seen.items()) if pid not in self.gone)
                 os.killpg(self.process.pid, signal.SIGKILL)
-                raise AssertionError(f"the session did not exit within {timeout:g} s of the signal")
+                # reaped here: a Popen left running warns when collected, and that warning failed the next test
+                self.process.wait(timeout=10)
+                raise AssertionError(
+                    f"the session did not exit within {timeout:g} s of the signal; still running then:\n{alive}\n"
+                    f"the end of its output:\n{self.output()[-3000:]}"
+                )
             time.sleep(0.02)
         return self.process.returncode
 
