@@ -79,10 +79,10 @@ def test_an_app_that_breaks_the_contract_fails_with_a_diff(tmp_path):
     assert "b'Hello, world' != expected b'Hello, World!'" in text
 
 
-LAUNCHED = {}  # one variant per server that serverbench.serverside.launch starts (its launcher), as named there
+LAUNCHED = {}  # the first variant of each server that serverbench.serverside.launch starts
 for _variant in VARIANTS.values():
     if "serverbench.serverside.launch" in _variant.command and not _variant.unsupported:
-        LAUNCHED.setdefault(_variant.command[_variant.command.index("serverbench.serverside.launch") + 1], _variant)
+        LAUNCHED.setdefault(_variant.server, _variant)
 
 
 @pytest.mark.parametrize("launcher", [name for name, v in LAUNCHED.items() if v.name not in REFERENCE_SERVER.values()])
