@@ -3,7 +3,8 @@
 Built on mirakuru: every process starts in its own session (``setsid``), readiness is polled
 (HTTP status or TCP) with a timeout, and stopping signals the whole process group.  On top of
 that each child gets ``PR_SET_PDEATHSIG`` so that if pytest itself is killed (SIGKILL), the
-server, backend or generator is told to exit rather than left behind.  A process still running
+server, backend or generator is told to exit rather than left behind.  No Python runs between
+fork and exec (see :func:`guarded`).  A process still running
 when the interpreter exits without its fixtures' teardown (a Ctrl-C during the session's last
 writes) is stopped gracefully at exit, and mirakuru's own atexit sweep then kills anything
 still carrying its environment marker.  docs/robustness.md holds the census of interruptions.
@@ -12,7 +13,6 @@ still carrying its environment marker.  docs/robustness.md holds the census of i
 from __future__ import annotations
 
 import atexit
-import ctypes
 import os
 import re
 import shutil
@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from http.client import HTTPConnection, HTTPException
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import urlunsplit
 
 import psutil
@@ -39,40 +39,36 @@ from .runqueue import RunQueue, RunQueueSampler, Sample, between
 
 LOOPBACK = "127.0.0.1"
 _EXCEPTION_LINE = re.compile(r"^\s*[\w.]*(Error|Exception)\b.*:")
-_PR_SET_PDEATHSIG = 1
-try:  # looked up here, not in the forked child: dlopen after fork can deadlock on a lock another thread held
-    _PRCTL: Callable[..., int] | None = ctypes.CDLL(None, use_errno=True).prctl
-except (OSError, AttributeError):  # not Linux: the atexit sweeps still apply
-    _PRCTL = None
+# util-linux's: on every Linux this runs on (Debian's util-linux is essential).  Without setpriv the parent-death signal
+# is not set, as on a system without prctl: the atexit sweeps below still apply.
+_SETPRIV = shutil.which("setpriv")
 
 
-def _child_setup(cpus: Sequence[int] | None = None) -> Callable[[], None]:
-    """What a child runs before exec: its own session, a SIGTERM when its parent dies, its cores.
+def guarded(argv: Sequence[str], cpus: Sequence[int] | None = None) -> list[str]:
+    """``argv`` as started here: under ``setpriv --pdeathsig TERM`` (SIGTERM when the thread that started it ends) and,
+    given ``cpus``, under ``taskset -c`` (those cores).  Each wrapper sets its part and execs the next in the same
+    process, so the pid, the process's CPU time (wait4) and its command line once running are ``argv``'s own.
 
-    The parent-death signal belongs to the thread that forked; every process here is started from
-    the thread that waits for it (servers and backends from pytest's main thread).
-    """
-    parent = os.getpid()
-
-    def setup() -> None:
-        os.setsid()
-        if _PRCTL is not None:
-            _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)
-            if os.getppid() != parent:  # the parent died before the signal was armed: nobody will stop us
-                os.kill(os.getpid(), signal.SIGKILL)
-        if cpus is not None:
-            os.sched_setaffinity(0, set(cpus))
-
-    return setup
+    Popen starts it with ``start_new_session`` (setsid, done in C) and no ``preexec_fn``: with one, the interpreter runs
+    its Python at-fork hooks (logging's lock among them) around the fork, and a Ctrl-C that arrives while a large
+    pytest process forks is handled inside such a hook, where it is printed as ignored and lost (the session goes on to
+    its end: benchmarks/interrupt_sweep.py); a child of a threaded parent can also deadlock in a preexec_fn before exec
+    (the subprocess docs' warning).  What a preexec_fn checked and this does not: a parent that
+    dies between the fork and setpriv's prctl leaves the child unsignalled (the exit sweeps still apply)."""
+    prefix = [_SETPRIV, "--pdeathsig", "TERM", "--"] if _SETPRIV is not None else []
+    if cpus is not None:
+        prefix += [require_binary("taskset", "util-linux"), "-c", ",".join(str(c) for c in cpus)]
+    return [*prefix, *argv]
 
 
 class _Guarded:
-    """Mixin for mirakuru executors: own session plus a parent-death signal."""
+    """Mixin for mirakuru executors: the command :func:`guarded`, in its own session, without a preexec_fn."""
 
     @property
     def _popen_kwargs(self) -> dict[str, Any]:
         kwargs = super()._popen_kwargs  # type: ignore[misc]
-        kwargs["preexec_fn"] = _child_setup()
+        kwargs.pop("preexec_fn", None)  # mirakuru's os.setsid: start_new_session does it in C
+        kwargs["start_new_session"] = True
         return kwargs
 
 
@@ -197,10 +193,10 @@ class ManagedProcess:
         )
         if ready_path is not None:
             self._executor = _HTTPProcess(
-                self.argv, url=self.url + ready_path, status=r"^2\d\d$", method="GET", **kwargs
+                guarded(self.argv), url=self.url + ready_path, status=r"^2\d\d$", method="GET", **kwargs
             )  # GET: not every server answers HEAD
         else:
-            self._executor = _TCPProcess(self.argv, host=LOOPBACK, port=port, **kwargs)
+            self._executor = _TCPProcess(guarded(self.argv), host=LOOPBACK, port=port, **kwargs)
 
     def start(self, timeout: float | None = None) -> ManagedProcess:
         if timeout is not None:  # a restart (backends.base.revive): stop() left its own 10 s there
@@ -372,7 +368,12 @@ def run_generator(
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.monotonic()
         process = subprocess.Popen(
-            list(argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, preexec_fn=_child_setup(cpus)
+            guarded(argv, cpus),
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
         )
         _GENERATORS.add(process.pid)
         # A daemon, started inside the try: Ctrl-C while Timer.start() waits for its thread to run once left the
@@ -443,12 +444,12 @@ class BackgroundProcess:
         """Start ``argv`` with its output in ``log`` (``env``, ``main_thread``: as :func:`run_generator`'s)."""
         with open(log, "wb") as out:
             process = subprocess.Popen(
-                list(argv),
+                guarded(argv, cpus),
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 env=env,
-                preexec_fn=_child_setup(cpus),
+                start_new_session=True,
             )
         return cls(process, log, main_thread)
 

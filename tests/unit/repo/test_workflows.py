@@ -248,7 +248,7 @@ def test_the_documented_job_runs_every_test_marked_documented():
     """tests.yml's `documented` job runs `./run tests -m documented`, the tests that run a documented command as
     written and that the default run deselects (./run lock's resolving forms, the install lines, the timed examples),
     then docs/your-app.md's `./run tests -m example_ci -n 0`, docs/handlers.md's `pytest -m handler` (one process) and
-    docs/robustness.md's census and fresh-user lines as written."""
+    docs/robustness.md's census, fresh-user and interrupt-sweep lines as written."""
     job = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text())["jobs"]["documented"]
     commands = [step["run"] for step in job["steps"] if "run" in step]
     assert commands[0].split()[:4] == ["./run", "tests", "-m", "documented"], commands
@@ -262,6 +262,7 @@ def test_the_documented_job_runs_every_test_marked_documented():
     robustness = (ROOT / "docs" / "robustness.md").read_text()
     assert all(f"```sh\n{command}\n```" in robustness for command in commands[3:5]), commands[3:5]
     assert "-m fresh_checkout" in commands[4] and '-m "census or not census"' in commands[3]
+    assert f"```sh\n{commands[5]}\n```" in robustness and "benchmarks/interrupt_sweep.py run" in commands[5]
 
 
 def test_the_sharded_perf_workflow_names_every_shard_of_its_n():
