@@ -144,6 +144,10 @@ def render_block(data: dict) -> str:
 
 def render(write: bool = True) -> dict[Path, str]:
     """docs/robustness.md with its interrupt-sweep block rendered from the results file; written when ``write``."""
+    if not RESULTS.exists():
+        raise SystemExit(
+            f"no {RESULTS.relative_to(ROOT)}: sweep first (benchmarks/interrupt_sweep.py run --as after ...)"
+        )
     return rewrite(DOC, "interrupt-sweep", render_block(json.loads(RESULTS.read_text())), write)
 
 
