@@ -111,10 +111,13 @@ def growth(
     rps = requests / duration_s if duration_s > 0 else 0.0
     if len(points) < MIN_SAMPLES or rps <= 0:
         return Growth(None, None, None, len(points), tolerance, quantity, unit)
-    from scipy import stats  # imported when used: scipy slows every start, and most windows are not soaks
-
     xs, ys = zip(*points)
-    slope, _, low, high = stats.theilslopes(ys, xs, alpha=0.95)
+    if len(set(ys)) == 1:  # not grown at all: scipy's tie-corrected variance is negative when two samples share a time
+        slope = low = high = 0.0
+    else:
+        from scipy import stats  # imported when used: scipy slows every start, and most windows are not soaks
+
+        slope, _, low, high = stats.theilslopes(ys, xs, alpha=0.95)
     per_10k = 10_000 / rps  # seconds that 10,000 requests take
     return Growth(
         round(float(slope) * per_10k, 4),

@@ -542,3 +542,13 @@ def test_every_sampled_column_is_judged_for_growth_in_its_own_unit():
     assert "blocks per 10,000 requests" in judged["heap_blocks"].message
     assert judged["sockets"].verdict == judged["pss_mb"].verdict == "flat"
     assert "heap_malloc_mb" not in judged
+
+
+def test_a_series_that_never_changed_is_flat_even_when_two_samples_share_a_time():
+    """Every sample the same, two of them at the same rounded time (a clean server's heap figure, sampled every
+    0.25 s): a slope of exactly 0 with no spread, not scipy's NaN from a negative variance (which, under
+    filterwarnings=error, failed a clean server's memory test)."""
+    t = [3.08 + 0.255 * i for i in range(40)]
+    t[30] = t[29]
+    g = growth(t, [9.87] * 40, requests=40_000, duration_s=10.0, warmup_fraction=0.0)
+    assert (g.slope, g.low, g.high, g.verdict) == (0.0, 0.0, 0.0, "flat")
