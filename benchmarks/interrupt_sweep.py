@@ -48,7 +48,8 @@ def outcome(status: int | None) -> str:
 
 def one(folder: Path, delay: float) -> dict:
     """One session, SIGINT ``delay`` seconds after its second wrk run (the first test's measured one) ended."""
-    sys.path.insert(0, str(ROOT))
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
     from tests.integration.sessions import test_fault_census as census
 
     census._project(folder)

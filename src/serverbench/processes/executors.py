@@ -61,8 +61,20 @@ def guarded(argv: Sequence[str], cpus: Sequence[int] | None = None) -> list[str]
     return [*prefix, *argv]
 
 
+def _spawn(
+    argv: Sequence[str], cpus: Sequence[int] | None, env: dict[str, str] | None, stdout, stderr
+) -> subprocess.Popen:
+    """``argv`` started :func:`guarded`, in its own session, reading nothing: a generator's or a helper's start."""
+    return subprocess.Popen(
+        guarded(argv, cpus), stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, env=env, start_new_session=True
+    )
+
+
 class _Guarded:
     """Mixin for mirakuru executors: the command :func:`guarded`, in its own session, without a preexec_fn."""
+
+    def __init__(self, command: Sequence[str], *args: Any, **kwargs: Any):
+        super().__init__(guarded(command), *args, **kwargs)  # type: ignore[call-arg]
 
     @property
     def _popen_kwargs(self) -> dict[str, Any]:
@@ -193,10 +205,10 @@ class ManagedProcess:
         )
         if ready_path is not None:
             self._executor = _HTTPProcess(
-                guarded(self.argv), url=self.url + ready_path, status=r"^2\d\d$", method="GET", **kwargs
+                self.argv, url=self.url + ready_path, status=r"^2\d\d$", method="GET", **kwargs
             )  # GET: not every server answers HEAD
         else:
-            self._executor = _TCPProcess(guarded(self.argv), host=LOOPBACK, port=port, **kwargs)
+            self._executor = _TCPProcess(self.argv, host=LOOPBACK, port=port, **kwargs)
 
     def start(self, timeout: float | None = None) -> ManagedProcess:
         if timeout is not None:  # a restart (backends.base.revive): stop() left its own 10 s there
@@ -367,14 +379,7 @@ def run_generator(
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.monotonic()
-        process = subprocess.Popen(
-            guarded(argv, cpus),
-            stdout=out,
-            stderr=err,
-            stdin=subprocess.DEVNULL,
-            env=env,
-            start_new_session=True,
-        )
+        process = _spawn(argv, cpus, env, out, err)
         _GENERATORS.add(process.pid)
         # A daemon, started inside the try: Ctrl-C while Timer.start() waits for its thread to run once left the
         # watchdog uncancelled, a non-daemon thread the interpreter waited out at exit (the generator's whole timeout,
@@ -443,14 +448,7 @@ class BackgroundProcess:
     ) -> BackgroundProcess:
         """Start ``argv`` with its output in ``log`` (``env``, ``main_thread``: as :func:`run_generator`'s)."""
         with open(log, "wb") as out:
-            process = subprocess.Popen(
-                guarded(argv, cpus),
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                env=env,
-                start_new_session=True,
-            )
+            process = _spawn(argv, cpus, env, out, subprocess.STDOUT)
         return cls(process, log, main_thread)
 
     def reap(self, linger_s: float) -> Reaped:
