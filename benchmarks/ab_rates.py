@@ -58,7 +58,9 @@ def _number(x: float) -> float | None:
     return None if x is None or not math.isfinite(x) else x
 
 
-def decision(cell: Cell, knob: str, value: int, cost_repeats: int) -> dict:
+def decision(
+    cell: Cell, knob: str, value: int, cost_repeats: int, rounds: int | None = None, duration: int | None = None
+) -> dict:
     """One whole decision of the gate on ``cell`` /json, the candidate with ``knob`` at ``value``."""
     apps, variable = ROOT / "apps", KNOBS[knob]
     started = time.monotonic()
@@ -68,6 +70,8 @@ def decision(cell: Cell, knob: str, value: int, cost_repeats: int) -> dict:
         Arm("base", apps_dir=apps, env={variable: "0"}),
         Arm("candidate", apps_dir=apps, env={variable: str(value)}),
         cost_repeats=cost_repeats,
+        **({} if rounds is None else {"rounds": rounds}),
+        **({} if duration is None else {"duration": duration}),
     )
     planned = time.monotonic() - started
     run = run_decision(plan)
@@ -82,6 +86,8 @@ def decision(cell: Cell, knob: str, value: int, cost_repeats: int) -> dict:
         "look": run.look,
         "looks": list(run.looks or ()),
         "blocks": run.measurement.blocks,
+        "rounds": plan.rounds,
+        "duration": plan.duration,
         "seconds": wall,  # the plan (validated, as the gate does before anything starts) and the decision
         "plan_s": planned,
         "phases": {k: round(v, 2) for k, v in run.measurement.phases.items()},
@@ -116,9 +122,15 @@ def measure(args: argparse.Namespace) -> None:
     for i in range(args.runs):
         for label in order:
             knob, value = todo[label]
-            rec = {"condition": label, "round": i, "cell": cell.name, **decision(cell, knob, value, args.cost_repeats)}
+            rec = {
+                "condition": label,
+                "round": i,
+                "cell": cell.name,
+                **decision(cell, knob, value, args.cost_repeats, args.rounds, args.duration),
+            }
             records.append(rec)
             config = {"cell": cell.name, "conditions": args.conditions, "cost_repeats": args.cost_repeats}
+            config |= {k: v for k, v in (("rounds", args.rounds), ("duration", args.duration)) if v is not None}
             out.write_text(json.dumps({"config": config, "decisions": records}, indent=1))
             print(line(rec), flush=True)
             if args.budget and time.monotonic() - started > args.budget:
@@ -199,13 +211,26 @@ def is_aa(label: str) -> bool:
     return label == "A/A" or label.startswith("A/A,")
 
 
+def design(rec: dict) -> tuple[int, int]:
+    """The windows a decision ran: (seconds per window, rounds per block); files from before these were recorded
+    ran the gate's earlier (2, 2)."""
+    return rec.get("duration", 2), rec.get("rounds", 2)
+
+
 def table(records: list[dict]) -> str:
-    """One row per cell and condition; a cell with A/A runs under more than one label gets a row of them all."""
+    """One row per cell and condition; a cell with A/A runs of one design (window, rounds per block) under more
+    than one label gets a row of them all."""
     rows = [row(cell, label, rs) for (cell, label), rs in groups(records).items()]
     for cell in dict.fromkeys(r["cell"] for r in records):
         aa = [r for r in records if r["cell"] == cell and is_aa(r["condition"])]
-        if len({r["condition"] for r in aa}) > 1:
-            rows.append(row(cell, "every A/A above", aa))
+        for seconds, rounds in sorted({design(r) for r in aa}, reverse=True):
+            same = [r for r in aa if design(r) == (seconds, rounds)]
+            if len({r["condition"] for r in same}) > 1:
+                rows.append(
+                    row(
+                        cell, f"every A/A above ({seconds} s windows, {rounds} round{'s' * (rounds > 1)} a block)", same
+                    )
+                )
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows]) + "\n"
 
@@ -222,7 +247,14 @@ def phases(records: list[dict]) -> str:
 
 
 # The files docs/gate.md's proof table is rendered from (``render`` with no files).
-PROOF = ("gate-seq-flask.json", "gate-seq-flask-aa.json", "gate-seq-flask-10.json")
+PROOF = (
+    "gate-seq-flask.json",
+    "gate-seq-flask-aa.json",
+    "gate-seq-flask-10.json",
+    "gate-seq-flask-1s-aa.json",
+    "gate-seq-flask-1s-10.json",
+    "gate-seq-flask-1round.json",
+)
 
 
 def render(paths: Sequence[str] = (), write: bool = True) -> dict[Path, str]:
@@ -257,6 +289,10 @@ def main() -> None:
     run.add_argument("--conditions", default="A/A=burn:0,10%=burn:10,5%=burn:5", help="label=knob:value, ...")
     run.add_argument("--order", help="one round's conditions, repeats allowed, e.g. 'A/A,10%%,A/A,5%%'")
     run.add_argument("--cost-repeats", type=int, default=COST_REPEATS, help="the counted signal (0: none)")
+    run.add_argument(
+        "--rounds", type=int, help="rounds per block (default: the gate's; 1 alternates the cores by block)"
+    )
+    run.add_argument("--duration", type=int, help="seconds per window (default: the gate's)")
     run.add_argument("--budget", type=float, default=0, help="stop after the decision that passes this many seconds")
     run.add_argument("--out", required=True)
     sub.add_parser("summary", help="the summary of --out files").add_argument("files", nargs="+")

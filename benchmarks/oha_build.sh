@@ -4,6 +4,10 @@
 # install, so this is the step ./run tests waits for longest.
 #
 #   benchmarks/oha_build.sh [OUT.jsonl]     (default: oha-build.jsonl here; one JSON line per build)
+#   BUILDS="lean lean-sqlite" benchmarks/oha_build.sh OUT.jsonl   (which builds, in turn; default: default lean)
+#
+# lean-sqlite is the lean build linked to the system's SQLite (LIBSQLITE3_SYS_USE_PKG_CONFIG=1, libsqlite3-dev)
+# instead of compiling oha's bundled copy.
 #
 # Each build runs alone, in turn (default, then lean; REPEATS=N rounds, default 1), into a fresh target folder and
 # install root under a temporary folder, so nothing built is reused between builds.  The crates come from cargo's
@@ -18,13 +22,18 @@ command -v cargo >/dev/null || { echo "cargo is not installed: install Rust (rus
 work=$(mktemp -d /tmp/oha-build.XXXX)
 trap 'rm -rf "$work"' EXIT
 for round in $(seq "$REPEATS"); do
-  for build in default lean; do
-    args=()
-    [ "$build" = lean ] && args=(--no-default-features --features native-tls)
+  for build in ${BUILDS:-default lean}; do
+    args=() vars=()
+    case "$build" in
+      default) ;;
+      lean) args=(--no-default-features --features native-tls) ;;
+      lean-sqlite) args=(--no-default-features --features native-tls) vars=(LIBSQLITE3_SYS_USE_PKG_CONFIG=1) ;;
+      *) echo "unknown build '$build': use default, lean or lean-sqlite" >&2; exit 2 ;;
+    esac
     rm -rf "$work/root" "$work/target"
     status=0
     /usr/bin/time -f '%e %U %S' -o "$work/time" \
-      cargo install --quiet --locked oha --root "$work/root" --target-dir "$work/target" "${args[@]}" \
+      env "${vars[@]}" cargo install --quiet --locked oha --root "$work/root" --target-dir "$work/target" "${args[@]}" \
       >"$work/log" 2>&1 || status=$?
     read -r wall user sys <"$work/time" || true
     size=$(stat -c %s "$work/root/bin/oha" 2>/dev/null || echo 0)

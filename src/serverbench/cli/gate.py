@@ -254,6 +254,13 @@ def _add_arm_options(p: argparse.ArgumentParser) -> None:
         help="the most fresh-server blocks (one pair each when simultaneous, two when sequential); the judge looks "
         "after the fewest that can show a regression at half of alpha, and after all of them",
     )
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=ABPlan.rounds,
+        help="rounds per block and phase, both arms at once on their own cores (default 2: the cores swap within each "
+        "block; 1 alternates them from block to block, half the windows)",
+    )
 
 
 def _add_shared_options(p: argparse.ArgumentParser) -> None:
@@ -433,6 +440,7 @@ def plan_of(
         candidate,
         mode=args.mode,
         blocks=args.blocks,
+        rounds=args.rounds,
         connections=shared["perf_connections"][0],
         duration=shared["perf_duration"],
         warmup=shared["perf_warmup"],

@@ -197,6 +197,8 @@ GIVEN = (
     "sequential",
     "--blocks",
     "20",
+    "--rounds",
+    "1",
     "--connections",
     "9",
     "--duration",
@@ -231,6 +233,7 @@ GIVEN = (
 def _given(plan) -> bool:
     """Whether ``plan`` carries GIVEN's load shape, policy, blocks, retries, counts and backend URL."""
     assert (plan.mode, plan.blocks, plan.connections, plan.duration, plan.warmup) == ("sequential", 20, 9, 7, 3)
+    assert plan.rounds == 1
     assert (plan.rate, plan.load, plan.retries, plan.max_error_rate) == (150.0, 0.4, 3, 0.02)
     assert plan.policy == replace(GATE_POLICY, alpha=0.02, cells=2, min_effect=0.05)
     assert plan.cost_repeats == 2 and plan.backend_env == {"SERVERBENCH_REDIS_URL": REDIS}
@@ -265,7 +268,7 @@ def test_a_reference_cell_plan_takes_the_gates_defaults(plans, services, monkeyp
     _live("--variant", "werkzeug-threaded", "--app", "raw-wsgi", "--rate", "off")
     first, second = plans
     assert (first.workload, first.cell.app) == (WORKLOADS["json"], APPS["flask"])
-    assert (first.connections, first.duration, first.warmup, first.max_error_rate) == (32, 2, 1, 0.01)
+    assert (first.connections, first.duration, first.warmup, first.max_error_rate) == (32, 1, 1, 0.01)
     assert (first.rate, first.load, first.policy, first.retries, first.cost_repeats) == (
         "auto",
         0.25,
@@ -273,7 +276,7 @@ def test_a_reference_cell_plan_takes_the_gates_defaults(plans, services, monkeyp
         0,
         0,
     )
-    assert first.blocks == gate.GATE_BLOCKS and first.backend_env == {}
+    assert first.blocks == gate.GATE_BLOCKS and first.rounds == 2 and first.backend_env == {}
     assert first.base.env == {} and first.candidate.env == {}
     assert (second.cell.app, second.rate) == (APPS["raw-wsgi"], None)
     assert services == [([], {"redis": None, "mongo": None, "upstream": None})] * 2
@@ -311,6 +314,7 @@ def test_a_checkout_without_apps_is_refused_naming_it(plans, services, checkouts
         (["--variant", "aiohttp", "--alpha", "2"], "--alpha / --cells / --min-effect"),
         (["--variant", "aiohttp", "--rate", "0"], "--rate '0'"),
         (["--variant", "aiohttp", "--blocks", "2"], "--blocks 2 gives"),
+        (["--variant", "aiohttp", "--rounds", "0", "--cost-repeats", "0"], "rounds=0: give a whole number"),
         (["--variant", "aiohttp", "--cost-repeats", "-1"], "--cost-repeats -1"),
         (["--variant", "aiohttp", "--base-env", "A"], "must look like NAME=VALUE"),
         (
@@ -365,7 +369,7 @@ def test_a_project_plan_takes_the_gates_defaults_and_cells_given(plans, services
     _user(project, "--endpoint", "create")
     _user(project, "--endpoint", "create", "--cells", "5")
     first, _, second, third = plans
-    assert (first.connections, first.duration, first.warmup, first.max_error_rate) == (32, 2, 1, 0.01)
+    assert (first.connections, first.duration, first.warmup, first.max_error_rate) == (32, 1, 1, 0.01)
     assert (first.rate, first.load, first.retries, first.cost_repeats, first.cost_requests) == ("auto", 0.25, 0, 0, 200)
     assert first.policy == replace(GATE_POLICY, cells=2) and first.blocks == gate.GATE_BLOCKS
     assert first.backend_env == {"SERVERBENCH_REDIS_URL": "redis://started"}
@@ -555,10 +559,10 @@ def test_cost_repeats_default_depends_on_the_runtime_and_valgrind(monkeypatch, c
 
 
 def test_shared_options_default_to_the_gates_own_values():
-    """No shared option given: the gate's defaults (2 s windows, 1 s warm-up, 32 connections), not pytest's."""
+    """No shared option given: the gate's defaults (1 s windows, 1 s warm-up, 32 connections), not pytest's."""
     values = gate.shared_options(gate.parser().parse_args(["--variant", "aiohttp"]))
     assert values == {
-        "perf_duration": 2,
+        "perf_duration": 1,
         "perf_warmup": 1,
         "perf_connections": (32,),
         "perf_max_error_rate": 0.01,
@@ -932,6 +936,7 @@ def test_the_parsers_defaults_are_the_gates():
         "cand_env": [],
         "mode": None,
         "blocks": 16,
+        "rounds": 2,
         "perf_duration": None,
         "perf_warmup": None,
         "perf_connections": None,

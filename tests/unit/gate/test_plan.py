@@ -20,7 +20,7 @@ CELL = Cell(AIOHTTP, AIOHTTP.default_app)
 def test_the_plan_defaults_are_the_gates_proven_configuration():
     """32 connections, 2 s windows, 1 s warm-up (the option table's gate defaults), 12 blocks, the gate's policy."""
     plan = ABPlan(CELL, WORKLOADS["json"], Arm("base"), Arm("candidate"))
-    assert (plan.connections, plan.duration, plan.warmup, plan.rate_duration) == (32, 2, 1, 2)
+    assert (plan.connections, plan.duration, plan.warmup, plan.rate_duration) == (32, 1, 1, 1)
     assert (plan.blocks, plan.policy, plan.rate, plan.load) == (GATE_BLOCKS, GATE_POLICY, "auto", 0.25)
     assert plan.name == "aiohttp/aiohttp json c32" and plan.mode in ("simultaneous", "sequential")
 

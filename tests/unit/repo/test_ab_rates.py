@@ -10,9 +10,10 @@ def _script():
     return script("ab_rates.py")
 
 
-def _record(condition: str, exit_status: int, cell: str = "v/app") -> dict:
+def _record(condition: str, exit_status: int, cell: str = "v/app", duration: int | None = None) -> dict:
     verdict = {0: "pass", 1: "regression", 3: "rerun"}[exit_status]
     return {
+        **({} if duration is None else {"duration": duration, "rounds": 2}),
         "cell": cell,
         "condition": condition,
         "exit_status": exit_status,
@@ -39,7 +40,9 @@ def test_a_cell_measured_under_two_a_a_labels_gets_a_row_of_both():
     records += [_record("A/A, later", 0), _record("10%", 1), _record("A/A", 0, cell="w/app")]
     rows = _script().table(records).splitlines()[2:]
     every = [r for r in rows if "every A/A above" in r]
-    assert len(every) == 1 and every[0].startswith("| v/app | every A/A above | **1 / 5** (")
+    assert len(every) == 1 and every[0].startswith(
+        "| v/app | every A/A above (2 s windows, 2 rounds a block) | **1 / 5** ("
+    )
     assert len(rows) == 5
     assert [r.split(" | ")[1] for r in rows[:4]] == ["A/A", "A/A, later", "10%", "A/A"]
 
@@ -49,3 +52,15 @@ def test_only_a_a_labels_count_as_a_a():
     is_aa = _script().is_aa
     assert is_aa("A/A") and is_aa("A/A, 2026-11-27")
     assert not is_aa("A/AB") and not is_aa("10%") and not is_aa("a/a")
+
+
+def test_a_a_of_another_design_is_counted_apart():
+    """A/A decisions of 1 s windows are not pooled with those of 2 s (files without ``duration`` ran 2 s windows, two
+    rounds a block): each design with two or more labels gets its own 'every A/A above' row."""
+    records = [_record("A/A", 0), _record("A/A, later", 1), _record("A/A, 1 s", 0, duration=1)]
+    records += [_record("A/A, 1 s, later", 3, duration=1), _record("A/A, 1 s, later", 0, duration=1)]
+    rows = _script().table(records).splitlines()[2:]
+    every = [r for r in rows if "every A/A above" in r]
+    assert every[0].startswith("| v/app | every A/A above (2 s windows, 2 rounds a block) | **1 / 2** (")
+    assert every[1].startswith("| v/app | every A/A above (1 s windows, 2 rounds a block) | **0 / 3** (")
+    assert len(every) == 2
