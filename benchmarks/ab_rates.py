@@ -58,10 +58,9 @@ def _number(x: float) -> float | None:
     return None if x is None or not math.isfinite(x) else x
 
 
-def decision(
-    cell: Cell, knob: str, value: int, cost_repeats: int, rounds: int | None = None, duration: int | None = None
-) -> dict:
-    """One whole decision of the gate on ``cell`` /json, the candidate with ``knob`` at ``value``."""
+def decision(cell: Cell, knob: str, value: int, cost_repeats: int, **given: int) -> dict:
+    """One whole decision of the gate on ``cell`` /json, the candidate with ``knob`` at ``value`` (``given``: plan
+    fields set away from the gate's defaults, such as rounds and duration)."""
     apps, variable = ROOT / "apps", KNOBS[knob]
     started = time.monotonic()
     plan = ABPlan(
@@ -70,8 +69,7 @@ def decision(
         Arm("base", apps_dir=apps, env={variable: "0"}),
         Arm("candidate", apps_dir=apps, env={variable: str(value)}),
         cost_repeats=cost_repeats,
-        **({} if rounds is None else {"rounds": rounds}),
-        **({} if duration is None else {"duration": duration}),
+        **given,
     )
     planned = time.monotonic() - started
     run = run_decision(plan)
@@ -118,6 +116,7 @@ def measure(args: argparse.Namespace) -> None:
     todo = conditions(args.conditions)
     order = args.order.split(",") if args.order else list(todo)
     out, records = Path(args.out), []
+    given = {k: v for k, v in (("rounds", args.rounds), ("duration", args.duration)) if v is not None}
     started = time.monotonic()
     for i in range(args.runs):
         for label in order:
@@ -126,11 +125,10 @@ def measure(args: argparse.Namespace) -> None:
                 "condition": label,
                 "round": i,
                 "cell": cell.name,
-                **decision(cell, knob, value, args.cost_repeats, args.rounds, args.duration),
+                **decision(cell, knob, value, args.cost_repeats, **given),
             }
             records.append(rec)
-            config = {"cell": cell.name, "conditions": args.conditions, "cost_repeats": args.cost_repeats}
-            config |= {k: v for k, v in (("rounds", args.rounds), ("duration", args.duration)) if v is not None}
+            config = {"cell": cell.name, "conditions": args.conditions, "cost_repeats": args.cost_repeats, **given}
             out.write_text(json.dumps({"config": config, "decisions": records}, indent=1))
             print(line(rec), flush=True)
             if args.budget and time.monotonic() - started > args.budget:

@@ -18,8 +18,8 @@ from ..catalog.workloads import Workload
 from ..drivers.base import Driver
 from ..errors import ServerDiedError
 from ..processes.executors import stop_generators
-from ..records.schema import BackendUsage, Generator, Result
-from .hostcpu import HostSampler
+from ..records.schema import BackendUsage, Generator, Result, SlowClientReport
+from .hostcpu import HostCPU, HostSampler
 from .kernel import listen_counters, window
 from .sampling import TreeSampler, Usage
 from .servers import RunningServer
@@ -145,16 +145,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
             # The operation counters first: a lead-in run's window opened as the sleep ended, and every operation of
             # a request sent in it must fall after this reading (the work check's low bound).
             before = {name: b.count() for name, b in backends.items()}
-            sampler = (
-                stack.enter_context(TreeSampler(server.pid, heap_dir=server.heap_dir))
-                if server.pid is not None
-                else None
-            )
-            samplers = {
-                name: stack.enter_context(TreeSampler(b.pid, memory=False))
-                for name, b in backends.items()
-                if b.pid is not None
-            }
+            sampler, samplers = _samplers(stack, server, backends)
             listen_before = listen_counters()
             host = HostSampler()  # the whole machine's CPU: neighbours show here
             if trial.during is not None:
@@ -183,6 +174,43 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
     generator = _generator(trial, run)
     answers = (window_after, run_before) if running is not None else None
     used = _backend_usages(backends, samplers, wall, before, after, answers)
+    return _result(
+        trial,
+        load,
+        generator,
+        usage,
+        used,
+        listen,
+        slow.report,
+        host_cpu,
+        _warmup_fields(warmup, warmup_rps, lead, load.lead_rps),
+    )
+
+
+def _samplers(
+    stack: ExitStack, server: RunningServer, backends: Mapping[str, Service]
+) -> tuple[TreeSampler | None, dict[str, TreeSampler]]:
+    """The window's samplers, opened on ``stack``: the server's tree (None without a pid) and each backend's CPU."""
+    sampler = stack.enter_context(TreeSampler(server.pid, heap_dir=server.heap_dir)) if server.pid is not None else None
+    samplers = {
+        name: stack.enter_context(TreeSampler(b.pid, memory=False)) for name, b in backends.items() if b.pid is not None
+    }
+    return sampler, samplers
+
+
+def _result(
+    trial: Trial,
+    load: Any,
+    generator: Generator,
+    usage: Usage | None,
+    used: tuple[BackendUsage, ...],
+    listen: dict,
+    slow_clients: SlowClientReport | None,
+    host_cpu: HostCPU,
+    warmed: dict,
+) -> Result:
+    """The window's record: what was measured, under the trial's names (``warmed``: its warm-up fields)."""
+    server = trial.server
     return Result(
         nodeid=trial.nodeid,
         test=trial.test,
@@ -190,7 +218,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
         app=server.app,
         workload=trial.workload.name,
         shape=trial.shape,
-        **_warmup_fields(warmup, warmup_rps, lead, load.lead_rps),
+        **warmed,
         url=server.url + trial.workload.path,
         load=load,
         generator=generator,
@@ -200,7 +228,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
         python=trial.python,
         backends=used,
         kernel=listen,
-        slow_clients=slow.report,
+        slow_clients=slow_clients,
         host_cpu_s=host_cpu.busy_s,
         host_steal_s=host_cpu.steal_s,
         host_wall_s=host_cpu.wall_s,
