@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import glob
 import http.client
+import socket
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import psutil
 
@@ -111,7 +114,8 @@ class SequentialClient:
                 conn.putheader(name, value)
             if request.body or request.method not in ("GET", "HEAD"):
                 conn.putheader("Content-Length", str(len(request.body)))
-            conn.endheaders(request.body or None)
+            with _one_segment(conn):
+                conn.endheaders(request.body or None)
             response = conn.getresponse()
             body = response.read()
         except (OSError, http.client.HTTPException) as exc:
@@ -130,3 +134,18 @@ class SequentialClient:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+
+@contextmanager
+def _one_segment(conn: http.client.HTTPConnection) -> Iterator[None]:
+    """Hold what ``conn`` sends inside the block and release it as one segment (``TCP_CORK``): http.client
+    sends a request's headers and its body in two writes, and whether the server then reads them in one
+    ``recv`` or two depends on how the two processes are scheduled, so a POST's count moved with the
+    machine's load.  A request without a body is one write either way."""
+    if conn.sock is None:
+        conn.connect()
+    conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)
+    try:
+        yield
+    finally:
+        conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 0)
