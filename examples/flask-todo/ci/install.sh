@@ -10,7 +10,7 @@
 # ('serverbench @ git+https://github.com/OWNER/serverbench@COMMIT'), or a wheel file; once serverbench is on
 # PyPI, 'serverbench==0.1.0'.
 set -eu
-OHA_URL=https://github.com/hatoo/oha/releases/download/v1.4.6/oha-linux-amd64
+OHA_URL=https://github.com/hatoo/oha/releases/download/v1.16.0/oha-linux-amd64
 oha=0
 if [ "${1:-}" = --oha ]; then
   oha=1
@@ -45,7 +45,7 @@ fi
 if [ "$oha" = 1 ] && ! command -v oha >/dev/null 2>&1; then
   mkdir -p "$HOME/.local/bin"
   if ! curl -fsSL -o "$HOME/.local/bin/oha" "$OHA_URL"; then
-    echo "error: oha could not be downloaded from $OHA_URL: put oha on PATH (cargo install --locked oha)," \
+    echo "error: oha could not be downloaded from $OHA_URL: put oha on PATH (cargo install --locked oha --version 1.16.0)," \
          "or give the gate --rate off (no fixed-rate latency windows)" >&2
     exit 2
   fi

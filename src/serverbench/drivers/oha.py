@@ -43,7 +43,14 @@ LEAD_S = 1.0
 # answered under the load they were sent into; stopped at once, a server serving its connections unevenly answers
 # them sooner than it would have (catalog.windows, measured on gunicorn-gevent-w2 /json).  Its requests are not counted.
 TRAIL_S = 0.25
-INSTALL = "cargo install oha --locked --no-default-features --features native-tls  (./run does it; needs Rust, pkg-config and libssl-dev)"
+# The oha ./run builds (it reads this line) and this driver is tested with; MIN_VERSION is the oldest whose flags
+# it passes: --output-format (1.9.0), --db-url and -w (1.4.6).
+VERSION = "1.16.0"
+MIN_VERSION = "1.9.0"
+INSTALL = (
+    f"cargo install oha --version {VERSION} --locked --no-default-features --features native-tls"
+    "  (./run does it; needs Rust, pkg-config and libssl-dev)"
+)
 
 
 def _classify(message: str) -> str:
@@ -370,6 +377,14 @@ def read_rows(db: Path) -> list[tuple[float, float, int, int]]:
         ]
 
 
+def too_old(version: str) -> bool:
+    """Whether oha ``version`` ("1.4.6"; "unknown" when it could not be read) is older than MIN_VERSION."""
+    parts = version.split(".")
+    if not all(p.isdigit() for p in parts):
+        return False
+    return tuple(map(int, parts)) < tuple(map(int, MIN_VERSION.split(".")))
+
+
 @dataclass(frozen=True)
 class OhaDriver:
     """Runs ``oha`` at a constant rate for a duration; ``timeout_s`` is its per-request timeout."""
@@ -452,7 +467,13 @@ class OhaDriver:
         ]
 
     def check(self) -> None:
-        self.binary  # noqa: B018 - a missing oha is a usage error with the install, before any server starts
+        """A missing oha, or one too old for the flags this driver passes, is a usage error with the install,
+        before any server starts (an oha whose version cannot be read is tried)."""
+        if too_old(self.version):
+            raise MissingBinaryError(
+                f"oha {self.version} ({self.binary})",
+                fix=f"serverbench needs oha {MIN_VERSION} or newer (its --output-format flag): {INSTALL}",
+            )
 
     def run(
         self,

@@ -9,7 +9,7 @@ from serverbench.catalog.contract import Request
 from serverbench.catalog.shapes import LoadShape
 from serverbench.drivers import oha as oha_module
 from serverbench.drivers.oha import OhaDriver, parse_report
-from serverbench.errors import GeneratorError
+from serverbench.errors import GeneratorError, MissingBinaryError
 from tests.unit.drivers.canned import canned_generator
 
 
@@ -979,3 +979,39 @@ def test_answer_rates_of_a_lead_in_not_starting_at_zero_and_in_one_slice():
     rows = [(0.5, t, 200, 1) for t in (0.5, 1.0, 1.5, 2.5, 3.0)]
     assert answer_rates(rows, 1.0, 3.0, 2) == (2.0, 1.0)
     assert answer_rates(rows, 1.0, 3.0, 1) == (1.5,)
+
+
+def _oha_printing(tmp_path, monkeypatch, version_line):
+    """An `oha` on PATH that only answers --version (the check reads nothing else)."""
+    binary = tmp_path / "oha"
+    binary.write_text(f"#!/bin/sh\necho '{version_line}'\n")
+    binary.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    return binary
+
+
+def test_an_oha_older_than_the_flags_passed_is_refused_naming_the_pinned_install(tmp_path, monkeypatch):
+    """oha 1.4.6 (no --output-format) fails the check with its version, its path and the cargo command of the
+    version ./run builds; 1.9.0 and the pinned version pass; a version that cannot be read is tried."""
+    binary = _oha_printing(tmp_path, monkeypatch, "oha 1.4.6")
+    with pytest.raises(MissingBinaryError) as refused:
+        OhaDriver().check()
+    message = str(refused.value)
+    assert f"oha 1.4.6 ({binary})" in message and "needs oha 1.9.0 or newer" in message
+    assert f"cargo install oha --version {oha_module.VERSION} --locked" in message
+    for line in ("oha 1.9.0", f"oha {oha_module.VERSION}", "oha (unreleased)"):
+        _oha_printing(tmp_path, monkeypatch, line)
+        OhaDriver().check()
+
+
+def test_versions_compare_as_numbers():
+    """1.10.0 is newer than 1.9.0 (not as text); an unreadable version is not called old."""
+    assert not oha_module.too_old("1.10.0") and oha_module.too_old("1.8.9") and oha_module.too_old("0.6.5")
+    assert not oha_module.too_old("unknown") and not oha_module.too_old(oha_module.MIN_VERSION)
+
+
+def test_run_builds_the_version_the_driver_is_tested_with():
+    """./run reads the pinned version from the driver's VERSION line and passes it to both cargo installs."""
+    run = (Path(__file__).resolve().parents[3] / "run").read_text()
+    assert "src/serverbench/drivers/oha.py" in run and 'VERSION = "' in run
+    assert run.count('--version "$OHA_VERSION"') == 2

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from serverbench.drivers.oha import VERSION as OHA_VERSION
+
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 RECIPE = ("ci/common.sh", "ci/install.sh", "ci/cost.sh", "ci/gate.sh")
 PROJECTS = sorted(p for p in EXAMPLES.iterdir() if (p / "pyproject.toml").is_file())
@@ -30,6 +32,14 @@ def test_examples_carry_one_ci_recipe():
         runs = {name: [s.get("run", "") for s in job["steps"]] for name, job in workflow["jobs"].items()}
         assert any(r.startswith("ci/install.sh") for r in runs["cost"]) and 'ci/cost.sh "$BEFORE"' in runs["cost"]
         assert any(r.startswith("ci/install.sh --oha") for r in runs["gate"]) and 'ci/gate.sh "$BASE"' in runs["gate"]
+
+
+def test_the_recipe_downloads_the_oha_the_driver_is_tested_with():
+    """ci/install.sh --oha fetches the release of the driver's pinned oha (1.4.6, fetched before, lacks the
+    --output-format flag the driver passes), and its fallback names the same version."""
+    text = (PROJECTS[0] / "ci/install.sh").read_text()
+    assert f"OHA_URL=https://github.com/hatoo/oha/releases/download/v{OHA_VERSION}/oha-linux-amd64" in text
+    assert f"cargo install --locked oha --version {OHA_VERSION}" in text
 
 
 def test_the_index_route_is_one_line():

@@ -56,7 +56,8 @@ def test_run_perf_with_a_toxiproxy_fault_and_no_go_names_the_fix(tmp_path):
     any install or test, naming Go and the command that builds toxiproxy-server."""
     checkout = tmp_path / "checkout"
     checkout.mkdir()
-    for name in ("run", "pyproject.toml", "uv.lock"):
+    for name in ("run", "pyproject.toml", "uv.lock", "src/serverbench/drivers/oha.py"):  # run reads oha's version there
+        (checkout / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, checkout / name)
     if not (ROOT / ".tools" / "bin" / "uv").is_file():
         pytest.skip("no .tools/bin/uv: run the tests through ./run tests, which installs it")

@@ -1,4 +1,5 @@
-"""The GitHub workflows: linted by actionlint, installing nothing beyond ./run, caching oha, MongoDB by URL.
+"""The GitHub workflows: linted by actionlint, installing nothing beyond ./run, caching oha (keyed by the version ./run
+builds), MongoDB by URL.
 
 The last test runs `./run tests --collect-only` as an unprivileged user with passwordless sudo in a fresh
 clone, as a hosted runner does; it builds a venv (minutes), so it is deselected unless -m fresh_checkout.
@@ -17,6 +18,7 @@ import pytest
 import yaml
 
 from serverbench.config.options import OPTIONS_BY_NAME
+from serverbench.drivers.oha import VERSION as OHA_VERSION
 
 ROOT = Path(__file__).resolve().parents[3]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
@@ -79,8 +81,12 @@ def test_a_workflow_installs_nothing_itself_and_caches_oha(path):
     commands = [step.get("run", "") for step in steps]
     assert not [c for c in commands if "apt-get" in c or "apt install" in c], f"{path.name}: leave installing to ./run"
     if any("./run " in c for c in commands):
-        cached = [step["with"]["path"] for step in steps if str(step.get("uses", "")).startswith("actions/cache@")]
-        assert "~/.cargo/bin/oha" in cached, f"{path.name}: cache ~/.cargo/bin/oha as ab-gate.yml does"
+        caches = [step["with"] for step in steps if str(step.get("uses", "")).startswith("actions/cache@")]
+        assert "~/.cargo/bin/oha" in [c["path"] for c in caches], (
+            f"{path.name}: cache ~/.cargo/bin/oha as ab-gate.yml does"
+        )
+        keys = [c["key"] for c in caches if c["path"] == "~/.cargo/bin/oha"]
+        assert all(k.endswith(f"-{OHA_VERSION}") for k in keys), f"{path.name}: key the oha cache by {OHA_VERSION}"
 
 
 def test_the_perf_workflow_runs_mongodb_cells_against_a_mongo_service_by_url():
