@@ -43,7 +43,7 @@ def _project(folder: Path) -> None:
     (folder / "shop.py").write_text(module.SHOP.format(extra=0))
 
 
-def count(folder: Path, src: Path | None) -> float:
+def count(folder: Path, src: Path | None) -> dict:
     records = folder / "records.json"
     records.unlink(missing_ok=True)
     env = dict(os.environ, PYTHONPATH=str(src)) if src else dict(os.environ)
@@ -52,7 +52,7 @@ def count(folder: Path, src: Path | None) -> float:
     if done.returncode != 0:
         raise SystemExit(f"the count failed (exit {done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
     (cell,) = json.loads(records.read_text())["cost"]
-    return cell["instructions"] / cell["requests"]
+    return cell
 
 
 def run(runs: int, busy: int, label: str, src: Path | None, out: Path) -> None:
@@ -60,13 +60,18 @@ def run(runs: int, busy: int, label: str, src: Path | None, out: Path) -> None:
     try:
         with tempfile.TemporaryDirectory(prefix="serverbench-cost-load-") as tmp:
             _project(Path(tmp))
-            counts = [round(count(Path(tmp), src), 1) for _ in range(runs)]
+            cells = [count(Path(tmp), src) for _ in range(runs)]
     finally:
         for loop in loops:
             loop.kill()
             loop.wait()
     data = json.loads(out.read_text()) if out.exists() else {}
-    data[label] = {"busy": busy, "requests": 40, "cell": "waitress-t4/shop/create (POST, JSON body)", "runs": counts}
+    data[label] = {
+        "busy": busy,
+        "requests": cells[0]["requests"],
+        "cell": f"{cells[0]['variant']}/{cells[0]['app']}/{cells[0]['workload']} (POST, JSON body)",
+        "runs": [round(c["instructions"] / c["requests"], 1) for c in cells],
+    }
     out.write_text(json.dumps(data, indent=1) + "\n")
     print(label, _row(data[label]))
 

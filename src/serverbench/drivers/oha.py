@@ -24,6 +24,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from ..catalog.contract import Request
 from ..catalog.shapes import Capabilities, LoadShape
 from ..catalog.timeouts import DEFAULT_TIMEOUT_S
@@ -379,10 +381,10 @@ def read_rows(db: Path) -> list[tuple[float, float, int, int]]:
 
 def too_old(version: str) -> bool:
     """Whether oha ``version`` ("1.4.6"; "unknown" when it could not be read) is older than MIN_VERSION."""
-    parts = version.split(".")
-    if not all(p.isdigit() for p in parts):
+    try:
+        return Version(version) < Version(MIN_VERSION)
+    except InvalidVersion:
         return False
-    return tuple(map(int, parts)) < tuple(map(int, MIN_VERSION.split(".")))
 
 
 @dataclass(frozen=True)

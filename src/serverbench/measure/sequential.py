@@ -17,7 +17,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 import psutil
 
@@ -114,7 +114,7 @@ class SequentialClient:
                 conn.putheader(name, value)
             if request.body or request.method not in ("GET", "HEAD"):
                 conn.putheader("Content-Length", str(len(request.body)))
-            with _one_segment(conn):
+            with _one_segment(conn) if request.body else nullcontext():
                 conn.endheaders(request.body or None)
             response = conn.getresponse()
             body = response.read()
@@ -141,11 +141,12 @@ def _one_segment(conn: http.client.HTTPConnection) -> Iterator[None]:
     """Hold what ``conn`` sends inside the block and release it as one segment (``TCP_CORK``): http.client
     sends a request's headers and its body in two writes, and whether the server then reads them in one
     ``recv`` or two depends on how the two processes are scheduled, so a POST's count moved with the
-    machine's load.  A request without a body is one write either way."""
+    machine's load.  A request without a body is one write either way, so it is sent as before."""
     if conn.sock is None:
         conn.connect()
-    conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)
+    sock = conn.sock  # the one corked, even if a failed send drops conn's reference to it
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)
     try:
         yield
     finally:
-        conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 0)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 0)
