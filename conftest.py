@@ -58,6 +58,7 @@ RUN_INSTALLS = {
     "chromium": "./run tests installs it (apt-get install chromium)",
     "redis-server": "./run installs it (apt-get install redis-server)",
     "nginx": "./run installs it (apt-get install nginx-light libnginx-mod-http-echo)",
+    "sshd": "./run tests installs it (apt-get install openssh-server)",
     "uv": "./run installs it (pip install uv==0.13.9, into .tools/bin/uv; tox-uv puts one in .venv/bin too)",
 }
 _TOOL = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, RUN_INSTALLS)) + r")(?![\w-])")

@@ -78,3 +78,7 @@ class BaselineError(ServerbenchError):
 
 def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.rstrip().splitlines())
+
+
+class HostError(ServerbenchError):
+    """A host of the inventory cannot be reached, differs from this one, or was lost during a trial."""

@@ -6,6 +6,7 @@
     serverbench history benchmarks/history/
     serverbench bisect --good HEAD~5 --endpoint home --json bisect.json
     serverbench merge OUT.json SHARD1.json SHARD2.json
+    serverbench hosts check hosts.toml
     serverbench services
     serverbench reference
 
@@ -30,6 +31,7 @@ COMMANDS = {
     "history": "change points per cell over many results files (docs/history.md)",
     "bisect": "which commit moved the counted cost: bisection on instructions per request, confirmed by the gate (docs/bisect.md)",
     "merge": "shards' results files joined into one session file (docs/sharding.md)",
+    "hosts": "check an inventory of hosts, or run a command on hosts simulated here (docs/hosts.md)",
     "services": "start the seeded backends by hand and print their SERVERBENCH_* variables",
     "reference": "rewrite the generated tables in docs/ from the data (variants, apps, workloads, options)",
 }

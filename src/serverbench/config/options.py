@@ -24,6 +24,7 @@ from ..catalog.shards import Shard
 from ..catalog.userapp import INTERFACES as APP_INTERFACES
 from ..catalog.userapp import AppTarget, parse_backends, parse_endpoints, parse_env
 from ..errors import ConfigError
+from ..hosts.inventory import ENV_VAR as HOSTS_ENV
 from ..processes.ports import is_loopback
 
 
@@ -368,6 +369,12 @@ OPTIONS: tuple[Option, ...] = (
         "Drive a server someone else started (http://127.0.0.1:PORT) instead of starting variants.",
     ),
     Option(
+        "perf_hosts",
+        _path,
+        None,
+        "An inventory of hosts (TOML): the server runs on its server host (this machine), the load generators on its load hosts over SSH (docs/hosts.md). Also SERVERBENCH_HOSTS; without one everything runs on this machine.",
+    ),
+    Option(
         "perf_target_pid", _int(1), None, "With --perf-target: the server's pid, so its CPU and memory are sampled too."
     ),
     # One per backend of the registry: --redis-url, --mongo-url, --upstream-url (the gate has them too).
@@ -551,6 +558,7 @@ class PerfConfig:
     app_backends: tuple[tuple[str, str], ...] = ()
     endpoints: tuple = ()  # of catalog.contract.Endpoint
     fault: Fault | None = None
+    hosts: Path | None = None  # the hosts inventory (--perf-hosts, perf_hosts, SERVERBENCH_HOSTS); None: this machine
 
 
 def parse_option(name: str, raw: Any, source: str) -> Any:
@@ -589,6 +597,10 @@ def _values(cli: Mapping[str, Any], ini: Mapping[str, Any]) -> tuple[dict[str, A
             problems.append(str(exc))
     if values.get("perf_app") is not None and values.get("perf_apps") is not None:
         problems.append("--perf-apps selects reference apps and perf_app serves your own: give one of them")
+    if values.get("perf_hosts") is not None and values.get("perf_target") is not None:
+        problems.append(
+            "--perf-target drives a loopback server, which load hosts cannot reach: give --perf-hosts or --perf-target"
+        )
     if values.get("perf_target_pid") is not None and values.get("perf_target") is None:
         problems.append("--perf-target-pid needs --perf-target (the URL of that server)")
     if values.get("perf_fault") is not None and values.get("perf_duration") is not None:
@@ -664,7 +676,14 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
         app_backends=values["perf_app_backends"],
         endpoints=values["perf_endpoints"],
         fault=values["perf_fault"],
+        hosts=path("perf_hosts") if values["perf_hosts"] is not None else _hosts_from_env(),
     )
+
+
+def _hosts_from_env() -> Path | None:
+    """SERVERBENCH_HOSTS (``serverbench hosts simulate`` sets it), when neither the flag nor the ini key names one."""
+    raw = os.environ.get(HOSTS_ENV, "").strip()
+    return Path(os.path.expanduser(raw)).resolve() if raw else None
 
 
 MARKER_KEYS = ("tolerance", "max_error_rate", "min_rps", "max_p99_ms")

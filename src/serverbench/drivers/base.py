@@ -46,18 +46,30 @@ class Driver(Protocol):
         locust driver takes none); returns (LoadReport, the run with ``cpu_s`` and ``wall_s``)."""
 
 
-def driver_for(shape: LoadShape, threads: int = 2, closed: str = "wrk", one_url: bool = True) -> Driver:
+def driver_for(
+    shape: LoadShape, threads: int = 2, closed: str = "wrk", one_url: bool = True, places: Sequence = ()
+) -> Driver:
     """oha for a rate (the open model), locust for a locust scenario; for the closed model oha when ``closed``
     says so, the shape keeps connections alive and the load is plain GETs of one URL (``one_url``: no URL mix,
-    not a user's endpoint), wrk otherwise (oha's closed model sends one URL, kept alive)."""
+    not a user's endpoint), wrk otherwise (oha's closed model sends one URL, kept alive).  ``places``: the load hosts
+    (docs/hosts.md), where locust runs distributed and oha's closed model split; wrk does not run across hosts."""
+    places = tuple(places)
     if shape.workers is not None:
         from .locust import LocustDriver
 
-        return LocustDriver(workers=shape.workers)
-    if shape.rate is not None or (closed == "oha" and shape.requests_per_connection is None and one_url):
+        return LocustDriver(workers=shape.workers, places=places)
+    if shape.rate is not None or ((closed == "oha" or places) and shape.requests_per_connection is None and one_url):
         from .oha import OhaDriver
 
-        return OhaDriver()
+        return OhaDriver(places=places)
+    if places:
+        from ..errors import ConfigError
+
+        raise ConfigError(
+            f"{shape.label}: with load hosts (--perf-hosts) the closed model runs on oha, split across them; this "
+            "load needs wrk (a URL mix, a user's endpoint, or --perf-requests-per-connection), which runs on one "
+            "machine only and whose percentiles cannot be merged exactly: run it without --perf-hosts"
+        )
     from .wrk import WrkDriver
 
     return WrkDriver(threads=threads)

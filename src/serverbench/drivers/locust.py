@@ -24,6 +24,7 @@ the CSV files give the failures by class and the locustfile's exceptions.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import io
@@ -42,10 +43,12 @@ from urllib.parse import urlsplit
 
 from ..catalog.shapes import Capabilities, LoadShape
 from ..errors import ConfigError, GeneratorError, MissingBinaryError
-from ..processes.executors import LOOPBACK, BackgroundProcess, Reaped, free_port, run_generator
+from ..processes.executors import LOOPBACK, Reaped, free_port
+from ..processes.places import LOCAL, Background, Place, host_load
 from ..processes.ports import is_loopback
 from ..processes.runqueue import between, combined
-from ..records.schema import ERROR_KEYS, LoadReport, RunQueue
+from ..records.schema import ERROR_KEYS, HostLoad, LoadReport, RunQueue
+from . import histogram
 from .rank import nearest_rank
 
 BOOKSHOP = Path(__file__).resolve().parent.parent / "locustfiles" / "bookshop.py"
@@ -285,6 +288,21 @@ def with_final(report: LoadReport, final: Mapping[str, Any]) -> LoadReport:
     )
 
 
+def with_exact_latency(report: LoadReport, files: Iterable[Path]) -> LoadReport:
+    """The report with its latencies from the processes' own histograms (locustfiles/gaps.py), added up: exact, where
+    locust's master merges its workers' statistics at two significant digits.  As it was when no file has one."""
+    found = []
+    for path in files:
+        try:
+            found.append(json.loads(path.read_text())["latency_us"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return report
+    merged = histogram.merged(found)
+    if not merged:
+        return report
+    return dataclasses.replace(report, latency_ms=histogram.latency_ms(merged))
+
+
 def answered_users(files: Iterable[Path]) -> int | None:
     """How many users had any request answered, over the gap files locust's processes wrote (their ``users``); None
     when none was written or a file predates the count."""
@@ -406,6 +424,7 @@ class LocustRun:
     # The load-sending processes' time on a core and waiting for one over the users' window (processes.runqueue):
     # the workers', or the single process's.  None when not measured.
     run_queue: RunQueue | None = None
+    hosts: tuple[HostLoad, ...] = ()  # across load hosts: each host's workers (docs/hosts.md)
 
     @property
     def busy_pct(self) -> float:
@@ -430,6 +449,9 @@ class LocustRunner:
     connect_timeout_s: int = 30
     worker_linger_s: float = 10.0
     name: str = "locust"
+    # Load hosts (hosts.places.HostPlace; docs/hosts.md): the master on the first, a worker a core on every one
+    # (``workers`` is then unused).  Empty: this machine.
+    places: tuple = ()
 
     def __post_init__(self) -> None:
         if self.users < 1 or self.spawn_rate < 1 or self.workers < 0:
@@ -450,7 +472,7 @@ class LocustRunner:
     @property
     def processes(self) -> int:
         """Processes that send load: the workers, or the one process."""
-        return self.workers or 1
+        return sum(count for _, count in self.placement()) or 1
 
     @property
     def threads(self) -> int:
@@ -461,7 +483,12 @@ class LocustRunner:
         return [sys.executable, "-m", "locust", "-f", f"{self.locustfile},{GAPS}"]
 
     def argv_master(
-        self, host_url: str, duration: int, csv_prefix: str | os.PathLike, master_port: int | None = None
+        self,
+        host_url: str,
+        duration: int,
+        csv_prefix: str | os.PathLike,
+        master_port: int | None = None,
+        bind: str = LOOPBACK,
     ) -> list[str]:
         """The single process (``workers=0``) or the master, which then needs ``master_port``."""
         argv = [
@@ -484,64 +511,92 @@ class LocustRunner:
             "--stop-timeout",
             str(self.stop_timeout_s),
         ]
-        if self.workers:
+        if self.placement():
             if master_port is None:
                 raise ValueError("a distributed run (workers > 0) needs the master's port")
             argv += [
                 "--master",
                 "--master-bind-host",
-                LOOPBACK,
+                bind,
                 "--master-bind-port",
                 str(master_port),
                 "--expect-workers",
-                str(self.workers),
+                str(self.processes),
                 "--expect-workers-max-wait",
                 str(self.connect_timeout_s),
             ]
         return argv
 
-    def argv_worker(self, master_port: int) -> list[str]:
+    def argv_worker(self, master_port: int, master_host: str = LOOPBACK) -> list[str]:
         return [
             *self._common(),
             "--worker",
             "--master-host",
-            LOOPBACK,
+            master_host,
             "--master-port",
             str(master_port),
             "--loglevel",
             "WARNING",
         ]
 
+    def placement(self) -> list[tuple[Place, int]]:
+        """Where the workers run, and how many on each: across load hosts one a core on every host (the master on
+        the first); on this machine ``workers`` here."""
+        if self.places:
+            return [(place, max(1, place.cores)) for place in self.places]
+        return [(LOCAL, self.workers)] if self.workers else []
+
     def run(self, url: str, duration: int, cpus: Sequence[int] | None = None) -> tuple[LoadReport, LocustRun]:
         """Drive the server at ``url`` (its scheme://host:port; the locustfile names the paths)
         for ``duration`` seconds, optionally pinned to ``cpus``.  Returns (LoadReport, LocustRun)."""
         parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname or not is_loopback(parts.hostname):
+        if (
+            parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or not (self.places or is_loopback(parts.hostname))
+        ):
             raise ConfigError(f"locust drives loopback http URLs only (http://127.0.0.1:PORT), got {url!r}")
         host_url = f"{parts.scheme}://{parts.netloc}"
-        port = free_port() if self.workers else None
+        placement = self.placement()
+        master = self.places[0] if self.places else LOCAL
+        port = free_port() if placement else None
         timeout = duration + self.stop_timeout_s + self.connect_timeout_s + 60
-        with tempfile.TemporaryDirectory(prefix="serverbench-locust-") as tmp:
-            prefix = Path(tmp) / "run"
-            env = {**os.environ, GAPS_ENV: tmp}
-            workers: list[BackgroundProcess] = []
+        used = list({id(p): p for p in [master, *(place for place, _ in placement)]}.values())
+        with tempfile.TemporaryDirectory(prefix="serverbench-locust-") as tmp, contextlib.ExitStack() as stack:
+            folders = {id(place): stack.enter_context(place.folder("serverbench-locust-")) for place in used}
+            workers: list[Background] = []
             try:
-                for i in range(self.workers):  # first: the master starts the clock once they are connected
-                    workers.append(
-                        BackgroundProcess.start(
-                            self.argv_worker(port), Path(tmp) / f"worker{i}.log", cpus, env, main_thread=True
+                for place, count in placement:  # first: the master starts the clock once they are connected
+                    folder = folders[id(place)]
+                    for _ in range(count):
+                        workers.append(
+                            place.start(
+                                self.argv_worker(port, master.address),
+                                f"{folder}/worker{len(workers)}.log",
+                                cpus,
+                                {**os.environ, GAPS_ENV: folder},
+                                main_thread=True,
+                            )
                         )
-                    )
                 # The run queue of the main thread: every user runs on it (gevent)
-                run = run_generator(
-                    self.argv_master(host_url, duration, prefix, port),
+                run = master.run(
+                    self.argv_master(host_url, duration, f"{folders[id(master)]}/run", port, master.address),
                     timeout=timeout,
                     cpus=cpus,
-                    env=env,
+                    env={**os.environ, GAPS_ENV: folders[id(master)]},
                     main_thread=True,
                 )
             finally:
                 reaped = [w.reap(self.worker_linger_s) for w in workers]
+            for place in used:  # the master's CSV files and every process's gap file, read back here
+                folder = folders[id(place)]
+                found = place.list(folder, "gaps-*.json") + (place.list(folder, "run_*.csv") if place is master else [])
+                for path in found:
+                    name = Path(path).name
+                    (Path(tmp) / (name if name.startswith("run_") else f"{place.name}-{name}")).write_bytes(
+                        place.read(path)
+                    )
+            prefix = Path(tmp) / "run"
             if run.returncode not in _OK_EXIT_CODES:
                 raise GeneratorError(
                     f"locust exited with code {run.returncode}: "
@@ -559,7 +614,9 @@ class LocustRunner:
             final = parse_final(run.stdout)
             if final is not None:
                 report = with_final(report, final)
-            gaps = list(Path(tmp).glob("gaps-*.json"))
+            gaps = list(Path(tmp).glob("*gaps-*.json"))
+            if self.places:  # across hosts: every process's own histogram, added up (exact), not the master's
+                report = with_exact_latency(report, gaps)
             answered = answered_users(gaps)
             report = dataclasses.replace(
                 report,
@@ -573,6 +630,11 @@ class LocustRunner:
                     f"{(run.stderr or run.stdout)[-800:]}{_worker_tails(reaped)}"
                 )
         worker_cpu = tuple(r.cpu_s for r in reaped)
+        hosts, first = [], 0
+        for i, (place, count) in enumerate(placement if self.places else ()):
+            cpu = sum(worker_cpu[first : first + count]) + (run.cpu_s if i == 0 else 0.0)
+            hosts.append(host_load(place, count, cpu, run.wall_s, round(self.users * count / self.processes)))
+            first += count
         window = answer_window(final) if final is not None else None
         senders = [r.samples for r in reaped] if reaped else [run.samples]
         queue = combined([between(samples, *window) for samples in senders]) if window else None
@@ -588,6 +650,7 @@ class LocustRunner:
             worker_cpu_s=worker_cpu,
             worker_returncodes=tuple(r.returncode for r in reaped),
             run_queue=queue,
+            hosts=tuple(hosts),
         )
 
 
@@ -618,6 +681,7 @@ class LocustDriver:
     locustfile: Path = BOOKSHOP
     name: str = "locust"
     capabilities: Capabilities = LOCUST_CAPABILITIES
+    places: tuple = ()  # load hosts (LocustRunner.places): a worker a core on each, the master on the first
 
     @property
     def version(self) -> str:
@@ -626,6 +690,8 @@ class LocustDriver:
     @property
     def threads(self) -> int:
         """Processes generating load: a Python generator saturates at one core per process."""
+        if self.places:
+            return sum(max(1, place.cores) for place in self.places)
         return max(1, self.workers)
 
     def check(self) -> None:
@@ -641,7 +707,11 @@ class LocustDriver:
     ) -> tuple[LoadReport, LocustRun]:
         spawn = shape.connections if not shape.ramp else max(1, math.ceil(shape.connections / shape.ramp))
         runner = LocustRunner(
-            users=shape.connections, spawn_rate=spawn, workers=self.workers, locustfile=self.locustfile
+            users=shape.connections,
+            spawn_rate=spawn,
+            workers=self.workers,
+            locustfile=self.locustfile,
+            places=self.places,
         )
         report, run = runner.run(url, shape.duration + START_S, cpus)
         return dataclasses.replace(report, think_ms=think_ms(self.locustfile)), run

@@ -31,6 +31,7 @@ from ..catalog.shapes import Capabilities, LoadShape
 from ..catalog.timeouts import DEFAULT_TIMEOUT_S
 from ..errors import GeneratorError, MissingBinaryError
 from ..processes.executors import run_generator
+from ..processes.places import split, spread_run, together
 from ..records.schema import ERROR_KEYS, LoadReport
 from .rank import nearest_rank
 
@@ -397,6 +398,9 @@ class OhaDriver:
     capabilities: Capabilities = OHA_CAPABILITIES
     lead_s: float = LEAD_S  # closed model: load before the window, in the same run (trial.measure waits it out)
     trail_s: float = TRAIL_S  # closed model: load after the window, in the same run, its requests not counted
+    # The load hosts (hosts.places.HostPlace) the closed model's connections are split across, one oha each, started
+    # together; their requests' rows merged into one window.  Empty: this machine alone.
+    places: tuple = ()
 
     @cached_property
     def binary(self) -> str:
@@ -494,7 +498,14 @@ class OhaDriver:
         if shape.rate is None:
             if request is not None:
                 raise GeneratorError("oha's closed model here sends plain GETs; a user's endpoint runs on wrk")
+            if self.places:
+                return self._closed_across(url, shape, env)
             return self._closed(url, shape, cpus, env)
+        if self.places:
+            raise GeneratorError(
+                f"{shape.label}: a constant rate across load hosts is not supported yet (oha's summary keeps no "
+                "latency per request to merge exactly); run the rate shapes without --perf-hosts"
+            )
         with tempfile.TemporaryDirectory(prefix="serverbench-oha-") as tmp:
             body_path = None
             if request is not None and request.body:
@@ -533,3 +544,39 @@ class OhaDriver:
             float(self.timeout_s),
             float(self.trail_s),
         ), run
+
+    def _closed_across(self, url: str, shape: LoadShape, env: dict[str, str]):
+        """The closed model on every load host at once, the connections split between them (docs/hosts.md): each
+        oha's rows (times from its own start) are one window's, merged: its requests, latencies and errors are the
+        union of the hosts', so its percentiles are those of all the requests together."""
+        shares = [(place, n) for place, n in zip(self.places, split(shape.connections, len(self.places))) if n]
+        timeout = self.lead_s + shape.duration + self.trail_s + 2 * self.timeout_s + 30
+
+        def one(place, connections: int):
+            with place.folder() as folder:
+                db = f"{folder}/requests.db"
+                run = place.run(self.closed_argv(url, connections, shape.duration, Path(db)), timeout, env=env)
+                if run.returncode != 0:
+                    raise GeneratorError(
+                        f"oha on {place.name} exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}"
+                    )
+                data = place.read(db)
+            with tempfile.TemporaryDirectory(prefix="serverbench-oha-") as tmp:
+                local = Path(tmp) / "requests.db"
+                local.write_bytes(data)
+                rows = read_rows(local)
+            return run, rows, parse_report(run.stdout, self.lead_s + shape.duration + self.trail_s)
+
+        runs = together([lambda p=place, n=n: one(p, n) for place, n in shares])
+        rows = [row for _, host_rows, _ in runs for row in host_rows]
+        errors = {k: sum(whole.errors.get(k, 0) for _, _, whole in runs) for k in ERROR_KEYS}
+        report = window_report(
+            rows,
+            float(self.lead_s),
+            float(shape.duration),
+            errors,
+            shape.connections,
+            float(self.timeout_s),
+            float(self.trail_s),
+        )
+        return report, spread_run([run for run, _, _ in runs], [place for place, _ in shares], [n for _, n in shares])

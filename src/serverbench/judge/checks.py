@@ -567,6 +567,14 @@ def generator_saturated(r: Result) -> Flag | None:
     g = r.generator
     if not g.saturated:
         return None
+    if g.hosts:  # across load hosts: name the busy ones, and the fix that holds there
+        busy = [h for h in g.hosts if h.busy_pct >= SATURATION_BUSY_PCT]
+        named = ", ".join(f"{h.name} {h.busy_pct:.0f}% of {min(h.processes, h.cores)} core(s)" for h in busy)
+        return Flag(
+            "generator-saturated",
+            f"{g.name} on load host {named} (limit {SATURATION_BUSY_PCT:.0f}%): the server may be faster than "
+            "measured. Add a load host to the inventory (docs/hosts.md), or give these hosts more cores",
+        )
     return Flag(
         "generator-saturated",
         f"{g.name} was {_short_of_cpu(g)} (of {min(g.threads, g.cores)} "

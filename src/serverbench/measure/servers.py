@@ -98,18 +98,21 @@ def start_variant(
     timeout: float = 30.0,
     log_dir: Path | None = None,
     python: str | None = None,
+    host: str | None = None,
 ) -> RunningServer:
     """Start a variant serving ``app`` (default: its reference app) on a loopback port; wait until ready.
 
-    ``python`` runs the server under another interpreter or virtual environment (an A/B arm).
+    ``python`` runs the server under another interpreter or virtual environment (an A/B arm); ``host``: the address
+    it binds to (the server host's, so load hosts reach it: docs/hosts.md), loopback when None.
     """
+    host = host if host is not None else LOOPBACK
     port = port if port is not None else free_port()
     app = app or variant.default_app
     python = python if python is not None else sys.executable
     argv = variant.argv(
         python=python,
         bindir=os.path.dirname(python),
-        host=LOOPBACK,
+        host=host,
         port=port,
         target=app.target,
         module=app.module,
@@ -126,7 +129,15 @@ def start_variant(
     }
     name = f"{variant.name}/{app.name}"
     process = ManagedProcess(
-        name, argv, port, ready_path=variant.ready_path, cwd=apps_dir, env=full_env, timeout=timeout, log_dir=log_dir
+        name,
+        argv,
+        port,
+        ready_path=variant.ready_path,
+        cwd=apps_dir,
+        env=full_env,
+        timeout=timeout,
+        log_dir=log_dir,
+        host=host,
     )
     # The child inherits serverbench's own environment under the one given (mirakuru adds envvars to os.environ).
     heap_dir = full_env.get(HEAP_VAR, os.environ.get(HEAP_VAR)) or None

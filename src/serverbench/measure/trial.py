@@ -242,15 +242,17 @@ def _result(
 def _generator(trial: Trial, run: Any) -> Generator:
     """The generator's record: its threads (at most one a connection), CPU and wall of its run, the cores."""
     cores = len(trial.cpus) if trial.cpus is not None else (os.cpu_count() or 1)
+    hosts = tuple(getattr(run, "hosts", ()))  # load hosts (docs/hosts.md): their cores, not this machine's
     return Generator(
         trial.driver.name,
         trial.driver.version,
         max(1, min(trial.driver.threads, trial.shape.connections)),
         run.cpu_s,
         run.wall_s,
-        cores,
+        sum(h.cores for h in hosts) if hosts else cores,
         getattr(trial.driver, "timeout_s", None),
         getattr(run, "run_queue", None),
+        hosts,
     )
 
 

@@ -185,11 +185,13 @@ class ManagedProcess:
         env: Mapping[str, str] | None = None,
         timeout: float = 30.0,
         log_dir: Path | None = None,
+        host: str = LOOPBACK,
     ):
         self.what = what
         self.argv = list(argv)
         self.port = port
-        self.url = f"http://{LOOPBACK}:{port}"
+        self.host = host  # the address it listens on: loopback, or the server host's (docs/hosts.md)
+        self.url = f"http://{host}:{port}"
         log_dir = Path(log_dir or tempfile.gettempdir())
         log_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = log_dir / f"serverbench-{what.replace(' ', '-').replace('/', '-')}-{port}.log"
@@ -208,7 +210,7 @@ class ManagedProcess:
                 self.argv, url=self.url + ready_path, status=r"^2\d\d$", method="GET", **kwargs
             )  # GET: not every server answers HEAD
         else:
-            self._executor = _TCPProcess(self.argv, host=LOOPBACK, port=port, **kwargs)
+            self._executor = _TCPProcess(self.argv, host=host, port=port, **kwargs)
 
     def start(self, timeout: float | None = None) -> ManagedProcess:
         if timeout is not None:  # a restart (backends.base.revive): stop() left its own 10 s there

@@ -213,7 +213,13 @@ def _starter(
         env = pool.env(backends) if user is None else user.server_env(pool.urls(backends))
         apps_dir = config.apps_dir if user is None else user.directory
         return start_variant(
-            cell.variant, app=cell.app, apps_dir=apps_dir, port=port, env=env, timeout=config.start_timeout
+            cell.variant,
+            app=cell.app,
+            apps_dir=apps_dir,
+            port=port,
+            env=env,
+            timeout=config.start_timeout,
+            host=perf_session_of(request.config).server_host,
         )
 
     return start
@@ -420,7 +426,7 @@ def perf_trial(
             _fault_trial(request, perf_session, plan, warmup, injection)
         try:
             runs = [
-                _served_by(perf_server, run_trial(plan, warmup, longer, perf_session.window_policy))
+                _served_by(perf_server, run_trial(plan, warmup, longer, perf_session.window_policy), perf_session)
                 for _ in range(config.replicates)
             ]
         except ServerbenchError as exc:
@@ -441,14 +447,16 @@ def perf_trial(
 def _warmup_driver(session: PerfSession, shape: LoadShape, workload: str):
     """A locust scenario on a URL mix warms up with wrk on that mix (measure.trial.Trial.warmup_driver); other shapes
     warm up with their own driver (None)."""
-    if shape.workers is None or not session.workload(workload).mix:
-        return None
+    if shape.workers is None or not session.workload(workload).mix or session.places:
+        return None  # across load hosts wrk does not run: locust warms up itself
     return session.driver_for(dataclasses.replace(shape, workers=None, ramp=0.0), workload)
 
 
-def _served_by(server: RunningServer, result: Result) -> Result:
+def _served_by(server: RunningServer, result: Result, session: PerfSession | None = None) -> Result:
     """The result with the process that served it in its record (``extra["server"]``): one start serves every workload
-    of a cell (pytest_plugin.order)."""
+    of a cell (pytest_plugin.order); across hosts, which host did what (``extra["hosts"]``, docs/hosts.md)."""
+    if session is not None and session.hosts is not None:
+        result = dataclasses.replace(result, extra={**result.extra, "hosts": session.hosts.record()})
     if server.process is None:
         return result
     return dataclasses.replace(result, extra={**result.extra, "server": server.served()})

@@ -151,6 +151,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items[:] = grouped_by_cell(items)
     session = perf_session_of(config)
     try:
+        session.open_hosts()  # with an inventory: every host checked before any server starts (docs/hosts.md)
         drives = [(session.driver_for(s, w), s) for s in session.shapes if s.workers is None for w in session.workloads]
         for driver in {id(d): d for d, _ in drives}.values():  # one check per driver (locust's: skipped per test)
             driver.check()

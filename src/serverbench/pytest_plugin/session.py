@@ -34,6 +34,7 @@ from ..drivers.base import Driver, closed_driver, driver_for
 from ..drivers.oha import OhaDriver
 from ..drivers.wrk import WrkDriver
 from ..errors import ConfigError, ServerbenchError
+from ..hosts.connected import ConnectedHosts, connected
 from ..judge.checks import check_session
 from ..judge.drift import size_drift
 from ..judge.verdict import FAIL, Verdict
@@ -88,6 +89,28 @@ class PerfSession:
         self.on_progress: Callable[[str, int], None] | None = None  # the live progress line, when shown
         self.phases = PhaseClock()  # where each test's time goes (the plugin begins and ends its tests)
         self._set_up: float | ServerbenchError | None = None  # perf_app_setup: its seconds, or how it failed
+        self.hosts: ConnectedHosts | None = connected(str(config.hosts)) if config.hosts is not None else None
+
+    def open_hosts(self) -> None:
+        """With an inventory: check every host (the run stops here, naming the host and the fix, before any server
+        starts) and connect the load hosts; nothing without one."""
+        if self.hosts is not None and not self.hosts.places:
+            self.hosts.open()
+            names = ", ".join(f"{p.name} ({p.cores} core(s))" for p in self.hosts.places)
+            self.notices.append(
+                f"hosts ({self.hosts.inventory.path}): the server on {self.hosts.inventory.server.name} "
+                f"({self.hosts.server_address}), load on {names}; checked in {self.hosts.check_s:.1f} s"
+            )
+
+    @property
+    def places(self) -> tuple:
+        """The load hosts' places for the drivers; () on this machine alone."""
+        return self.hosts.places if self.hosts is not None else ()
+
+    @property
+    def server_host(self) -> str | None:
+        """The address servers bind to with an inventory (the server host's, so load hosts reach it); None: loopback."""
+        return self.hosts.server_address if self.hosts is not None else None
 
     def set_up_user_app(self, env: Mapping[str, str]) -> None:
         """perf_app_setup, once per session (each xdist worker), before the user app's first server or count;
@@ -136,7 +159,9 @@ class PerfSession:
         with --perf-closed-driver wrk or without oha: each one's throughput is its own, so its baselines are too)."""
         if self._machine is None:
             closed = OhaDriver() if self.closed_driver == "oha" else WrkDriver()
-            self._machine = machine_info(f"{closed.name}-{closed.version}")
+            # Load from other hosts measures another system than load from this one: its baselines are its own.
+            hosts = f"-{len(self.hosts.inventory.load)}load" if self.hosts is not None else ""
+            self._machine = machine_info(f"{closed.name}-{closed.version}{hosts}")
         return self._machine
 
     def cell_shape(self, shape: LoadShape, workload: str, variant: str) -> LoadShape:
@@ -201,7 +226,7 @@ class PerfSession:
         kind = (shape.rate is None, shape.workers, shape.requests_per_connection is None, one_url)
         if kind not in self._drivers:
             self._drivers[kind] = driver_for(
-                shape, threads=self.config.threads, closed=self.closed_driver, one_url=one_url
+                shape, threads=self.config.threads, closed=self.closed_driver, one_url=one_url, places=self.places
             )
         driver = self._drivers[kind]
         if (
@@ -287,6 +312,8 @@ class PerfSession:
     def finish(self) -> None:
         """Write the JSON records and the baseline; say what was written in ``notices`` (and warn of an
         endpoint whose responses changed size across the run's cells)."""
+        if self.hosts is not None:
+            self.hosts.close()  # every test is done: the master connections go
         self.notices += size_drift([r for r, _ in self.results])
         if self.config.json_path is not None and (self.results or self.failures):
             flags = [[f.to_record() for f in fs] for fs in check_session([r for r, _ in self.results])]

@@ -143,6 +143,57 @@ class RunQueue:
 
 
 @dataclass(frozen=True)
+class HostLoad:
+    """A load host's part of a trial's load (docs/hosts.md): where it ran, its share of the connections or users,
+    the processes that generated it there and their CPU; its kernel and round trip to the server host."""
+
+    name: str
+    address: str
+    cores: int
+    processes: int
+    cpu_s: float
+    wall_s: float
+    kernel: str | None = None
+    rtt_ms: float | None = None
+    share: int | None = None  # the connections (oha) or users (locust) it was given
+
+    @property
+    def busy_pct(self) -> float:
+        """Percent of the cores its generators could use (at most one a process)."""
+        if self.wall_s <= 0:
+            return 0.0
+        return 100.0 * self.cpu_s / self.wall_s / max(1, min(self.processes, self.cores))
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "address": self.address,
+            "cores": self.cores,
+            "processes": self.processes,
+            "cpu_s": round(self.cpu_s, 4),
+            "wall_s": round(self.wall_s, 4),
+            "busy_pct": round(self.busy_pct, 1),
+            "kernel": self.kernel,
+            "rtt_ms": None if self.rtt_ms is None else round(self.rtt_ms, 4),
+            "share": self.share,
+        }
+
+    @classmethod
+    def from_record(cls, rec: Mapping[str, Any]) -> HostLoad:
+        return cls(
+            str(rec["name"]),
+            str(rec["address"]),
+            int(rec["cores"]),
+            int(rec["processes"]),
+            float(rec["cpu_s"]),
+            float(rec["wall_s"]),
+            rec.get("kernel"),
+            _number(rec.get("rtt_ms")),
+            rec.get("share"),
+        )
+
+
+@dataclass(frozen=True)
 class Generator:
     name: str
     version: str
@@ -156,6 +207,8 @@ class Generator:
     # Its threads' time on a core and waiting for one over the load (the users' window for locust), from the
     # kernel's schedstat; None when not measured (no schedstat, or a record that predates the field).
     run_queue: RunQueue | None = None
+    # The load hosts it ran on (docs/hosts.md), each with its share and CPU; () on this machine alone.
+    hosts: tuple[HostLoad, ...] = ()
 
     @property
     def cpu_pct(self) -> float:
@@ -164,7 +217,10 @@ class Generator:
 
     @property
     def busy_pct(self) -> float:
-        """Percent of the CPU the generator could use (its threads, at most the cores)."""
+        """Percent of the CPU the generator could use (its threads, at most the cores); across load hosts, the
+        busiest host's."""
+        if self.hosts:
+            return max(h.busy_pct for h in self.hosts)
         return self.cpu_pct / max(1, min(self.threads, self.cores))
 
     @property
@@ -195,6 +251,7 @@ class Generator:
                 if self.run_queue is None
                 else {"run_queue": self.run_queue.to_record(), "runnable_pct": round(self.runnable_pct, 1)}
             ),
+            **({"hosts": [h.to_record() for h in self.hosts]} if self.hosts else {}),
         }
 
     @classmethod
@@ -210,6 +267,7 @@ class Generator:
                 int(rec["cores"]),
                 _number(rec.get("timeout_s")),
                 _run_queue(rec.get("run_queue")),
+                tuple(HostLoad.from_record(h) for h in rec.get("hosts") or ()),
             )
         cpu_pct, busy = float(rec["cpu_pct"]), float(rec["busy_pct"])
         cores = max(1, round(cpu_pct / busy)) if busy else int(rec["threads"])

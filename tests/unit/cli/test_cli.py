@@ -16,9 +16,9 @@ from serverbench import cli
 NAMES = list(cli.COMMANDS)
 
 
-def test_the_tool_has_the_eight_commands():
-    """serverbench's subcommands are the eight commands, each a module of serverbench.cli with a main."""
-    assert NAMES == ["gate", "report", "compare", "history", "bisect", "merge", "services", "reference"]
+def test_the_tool_has_the_nine_commands():
+    """serverbench's subcommands are the nine commands, each a module of serverbench.cli with a main."""
+    assert NAMES == ["gate", "report", "compare", "history", "bisect", "merge", "hosts", "services", "reference"]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -130,3 +130,22 @@ def test_option_resolves_and_must_fall_inside_the_window():
         resolve({"perf_fault": "kill-redis@9s"}, {}, Path("/p"))
     with pytest.raises(ConfigError, match=r"--perf-fault='kill-nginx'.*unknown backend"):
         resolve({"perf_fault": "kill-nginx"}, {}, Path("/p"))
+
+
+def test_the_hosts_inventory_comes_from_the_flag_the_ini_or_the_environment(tmp_path, monkeypatch):
+    """--perf-hosts (relative to where pytest ran) > perf_hosts (relative to the rootdir) > SERVERBENCH_HOSTS; none:
+    this machine alone."""
+    monkeypatch.delenv("SERVERBENCH_HOSTS", raising=False)
+    assert resolve({}, {}, tmp_path).hosts is None
+    monkeypatch.setenv("SERVERBENCH_HOSTS", str(tmp_path / "env.toml"))
+    assert resolve({}, {}, tmp_path).hosts == tmp_path / "env.toml"
+    assert resolve({}, {"perf_hosts": "ini.toml"}, tmp_path).hosts == tmp_path / "ini.toml"
+    assert resolve({"perf_hosts": "cli.toml"}, {"perf_hosts": "ini.toml"}, tmp_path, cwd=tmp_path / "sub").hosts == (
+        tmp_path / "sub" / "cli.toml"
+    )
+
+
+def test_hosts_and_a_loopback_target_are_refused_together():
+    """Load hosts cannot reach a loopback --perf-target: one of them, the message says."""
+    with pytest.raises(ConfigError, match="give --perf-hosts or --perf-target"):
+        resolve({"perf_hosts": "h.toml", "perf_target": "http://127.0.0.1:8000"}, {}, Path("."))

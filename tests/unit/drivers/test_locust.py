@@ -32,6 +32,7 @@ from serverbench.drivers.locust import (
     with_final,
 )
 from serverbench.errors import ConfigError, GeneratorError, MissingBinaryError
+from serverbench.processes import places as places_module
 from serverbench.processes.executors import BackgroundProcess
 from serverbench.records.schema import ERROR_KEYS
 from tests.unit.child_probe import child_probe
@@ -297,10 +298,10 @@ class _FakeLocust(LocustRunner):
     worker_code: str = "import time; time.sleep(0.2)"
     master_csv: tuple = (STATS_CSV, FAILURES_CSV, "1")  # locust exits 1 when there were failures
 
-    def argv_master(self, host_url, duration, csv_prefix, master_port=None):
+    def argv_master(self, host_url, duration, csv_prefix, master_port=None, bind=None):
         return [sys.executable, "-c", FAKE_MASTER, str(csv_prefix), *self.master_csv]
 
-    def argv_worker(self, master_port):
+    def argv_worker(self, master_port, master_host=None):
         return [sys.executable, "-c", self.worker_code]
 
 
@@ -329,7 +330,7 @@ def test_master_failure_is_a_generator_error():
     """A master that exits with a code other than 0 or 1 is a GeneratorError with its output."""
 
     class Broken(_FakeLocust):
-        def argv_master(self, host_url, duration, csv_prefix, master_port=None):
+        def argv_master(self, host_url, duration, csv_prefix, master_port=None, bind=None):
             return [sys.executable, "-c", "import sys; sys.stderr.write('no locustfile found'); sys.exit(2)"]
 
     with pytest.raises(GeneratorError, match="(?s)code 2.*no locustfile found"):
@@ -435,7 +436,7 @@ def test_exit_code_1_with_printed_failures_is_a_measured_result():
     class LateTimeouts(_FakeLocust):
         master_csv = (STATS_CSV.replace(",Aggregated,10000,40,", ",Aggregated,9000,0,"), EMPTY_FAILURES, "1")
 
-        def argv_master(self, host_url, duration, csv_prefix, master_port=None):
+        def argv_master(self, host_url, duration, csv_prefix, master_port=None, bind=None):
             argv = super().argv_master(host_url, duration, csv_prefix, master_port)
             return argv[:2] + [f"print({ERROR_REPORT!r})\n" + argv[2]] + argv[3:]
 
@@ -730,16 +731,16 @@ def _recording(monkeypatch, base=_FakeLocust, prints=""):
     seen = []
 
     class Recording(base):
-        def argv_master(self, host_url, duration, csv_prefix, master_port=None):
+        def argv_master(self, host_url, duration, csv_prefix, master_port=None, bind=None):
             seen.append(("master", host_url, duration, Path(csv_prefix), master_port))
             argv = super().argv_master(host_url, duration, csv_prefix, master_port)
             return argv[:2] + [prints + "\n" + argv[2]] + argv[3:]
 
-        def argv_worker(self, master_port):
+        def argv_worker(self, master_port, master_host=None):
             seen.append(("worker", master_port))
             return super().argv_worker(master_port)
 
-    real_run, real_start = locust_module.run_generator, BackgroundProcess.start.__func__
+    real_run, real_start = places_module.run_generator, BackgroundProcess.start.__func__
 
     def gaps_folder(env, main_thread):
         # every process writes its users' gaps beside the run's files (the CSV prefix's folder), sampled on its users'
@@ -758,7 +759,7 @@ def _recording(monkeypatch, base=_FakeLocust, prints=""):
         assert Path(log).parent == Path(env[locust_module.GAPS_ENV]) and main_thread is True
         return real_start(cls, argv, log, cpus, env)
 
-    monkeypatch.setattr(locust_module, "run_generator", run_generator)
+    monkeypatch.setattr(places_module, "run_generator", run_generator)
     monkeypatch.setattr(BackgroundProcess, "start", classmethod(start))
     return Recording, seen
 
@@ -927,7 +928,7 @@ def test_a_failed_master_names_the_workers_that_failed_or_logged_an_error():
     class Failing(_FakeLocust):
         master_csv = (STATS_CSV, FAILURES_CSV, "2")
 
-        def argv_worker(self, master_port):
+        def argv_worker(self, master_port, master_host=None):
             return [sys.executable, "-c", next(codes)]
 
     with pytest.raises(GeneratorError) as err:
@@ -951,7 +952,7 @@ def _gaps_with_users(users: int) -> str:
 class _ThreeAnswered(_Clean):
     """A stand-in master whose gap file names 3 users answered."""
 
-    def argv_master(self, host_url, duration, csv_prefix, master_port=None):
+    def argv_master(self, host_url, duration, csv_prefix, master_port=None, bind=None):
         argv = super().argv_master(host_url, duration, csv_prefix, master_port)
         return argv[:2] + [_gaps_with_users(3) + "\n" + argv[2]] + argv[3:]
 

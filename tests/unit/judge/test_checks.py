@@ -1053,3 +1053,15 @@ def test_a_ratio_above_one_is_never_the_users_wait_even_when_their_gap_would_bri
     flag = checks.littles_law(over)
     assert flag is not None and "users waited" not in flag.message and flag.cause == "unexplained"
     assert "add up to more time than its connections had" in flag.message and checks.latency_known_wrong(over)
+
+
+def test_a_busy_load_host_is_named_and_the_fix_is_another_load_host():
+    """Across load hosts the busiest host decides saturation, and the flag names it and says to add a load host."""
+    from serverbench.records.schema import HostLoad
+
+    hosts = (HostLoad("load1", "198.18.0.11", 1, 1, 4.7, 5.0), HostLoad("load2", "198.18.0.12", 1, 1, 2.0, 5.0))
+    busy = replace(record(), generator=replace(record().generator, hosts=hosts))
+    flag = checks.generator_saturated(busy)
+    assert flag is not None and "load host load1 94% of 1 core(s)" in flag.message and "Add a load host" in flag.message
+    calm = replace(record(), generator=replace(record().generator, hosts=hosts[1:]))
+    assert checks.generator_saturated(calm) is None

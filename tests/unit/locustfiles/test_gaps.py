@@ -39,7 +39,12 @@ def test_the_gap_listener_times_each_user_from_an_answer_to_its_next_request(tmp
     )
     assert done.returncode == 0, done.stderr[-2000:]
     written = list(tmp_path.glob("gaps-*.json"))
-    assert len(written) == 1 and json.loads(written[0].read_text()) == {"pairs": 3, "gap_s": 2.25, "users": 2}
+    assert len(written) == 1 and json.loads(written[0].read_text()) == {
+        "pairs": 3,
+        "gap_s": 2.25,
+        "users": 2,
+        "latency_us": {"250000": 5},
+    }
     assert mean_gap_ms(written) == 750.0 and answered_users(written) == 2
     env.pop(GAPS_ENV)
     quiet = tmp_path / "unset"

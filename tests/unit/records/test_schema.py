@@ -471,3 +471,17 @@ def test_replicates_keep_each_p99_to_a_thousandth_of_a_millisecond(make_result):
     r = make_result()
     runs = [replace(r, load=replace(r.load, latency_ms={**r.load.latency_ms, "p99": 12.34567})) for _ in range(3)]
     assert replicated(runs).extra["replicates"]["p99_ms"] == [12.346] * 3
+
+
+def test_a_generators_load_hosts_survive_its_record():
+    """A generator across load hosts keeps each host's name, share, CPU, kernel and round trip in its record."""
+    from serverbench.records.schema import Generator, HostLoad
+
+    hosts = (
+        HostLoad("load1", "198.18.0.11", 1, 1, 0.5, 2.0, "6.1", 0.031, 32),
+        HostLoad("load2", "198.18.0.12", 1, 1, 1.0, 2.0),
+    )
+    generator = Generator("oha", "1.16.0", 1, 1.5, 2.0, 2, 5, None, hosts)
+    again = Generator.from_record(generator.to_record(), 2.0)
+    assert again.hosts == hosts and again.busy_pct == 50.0 and generator.to_record()["hosts"][0]["share"] == 32
+    assert "hosts" not in Generator("oha", "1.16.0", 1, 1.5, 2.0, 2).to_record()

@@ -1,0 +1,1 @@
+"""Hosts beyond this machine: the inventory, processes over SSH, the checks, and hosts simulated in namespaces."""

@@ -1,0 +1,177 @@
+"""A load host as a place to run generators (processes.places): each process on a tether over SSH, its CPU from
+the tether's wait4, its files read back with ``cat``.
+
+Paths this controller would pass (its interpreter, the serverbench package's locustfiles, a tool found here) are
+rewritten to the host's own (its environment's interpreter and package, the tool the probe found there), and only
+the environment variables a driver sets beyond this process's own are sent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import GeneratorError, HostError
+from ..processes.executors import GeneratorRun, Reaped
+from . import ssh
+from .inventory import Host
+
+PACKAGE = str(Path(__file__).resolve().parent.parent)  # this controller's serverbench package folder
+
+
+@dataclass
+class HostPlace:
+    """Generators on ``host``; ``facts`` is what its probe said (hosts.probe: its tools, cores, package folder)."""
+
+    host: Host
+    connections: ssh.Connections
+    facts: Mapping = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.host.name
+
+    @property
+    def address(self) -> str:
+        return self.host.address
+
+    @property
+    def kernel(self) -> str | None:
+        return self.facts.get("kernel")
+
+    @property
+    def rtt_ms(self) -> float | None:
+        """Its round trip to the server host, measured there by the check (hosts.check.rtt)."""
+        return self.facts.get("rtt_ms")
+
+    @property
+    def cores(self) -> int:
+        if self.host.cores:
+            return len(self.host.cores)
+        return int(self.facts.get("cores") or 1)
+
+    def argv(self, argv: Sequence[str]) -> list[str]:
+        """``argv`` with this controller's paths replaced by the host's."""
+        remote_package = self.facts.get("package") or PACKAGE
+        tools = self.facts.get("tools") or {}
+        out = []
+        for i, arg in enumerate(argv):
+            if i == 0 and arg == sys.executable:
+                arg = self.host.python
+            elif i == 0 and os.path.basename(arg) in tools:
+                found = tools[os.path.basename(arg)]
+                if not found:
+                    raise HostError(
+                        f"host {self.host.describe()} has no {os.path.basename(arg)}: install it there "
+                        "(./run builds oha; apt-get install wrk), then `serverbench hosts check`"
+                    )
+                arg = found
+            out.append(arg.replace(PACKAGE, remote_package) if PACKAGE in arg else arg)
+        return out
+
+    @staticmethod
+    def env(env: Mapping[str, str] | None) -> dict[str, str]:
+        """What a driver set beyond this process's environment: only that goes to the host."""
+        return {k: v for k, v in (env or {}).items() if os.environ.get(k) != v}
+
+    @contextlib.contextmanager
+    def folder(self, prefix: str = "serverbench-gen-") -> Iterator[str]:
+        done = self.connections.run(self.host, f"mktemp -d /tmp/{shlex.quote(prefix)}XXXXXXXX", timeout=30)
+        path = done.stdout.decode().strip()
+        if done.returncode != 0 or not path.startswith(f"/tmp/{prefix}"):
+            raise HostError(
+                f"host {self.host.describe()}: cannot make a temporary folder: {done.stderr.decode()[-200:]}"
+            )
+        try:
+            yield path
+        finally:
+            with contextlib.suppress(HostError):
+                self.connections.run(self.host, f"rm -rf {shlex.quote(path)}", timeout=30)
+
+    def _start(self, argv, cpus, env) -> ssh.Tethered:
+        if cpus is not None:
+            argv = ["taskset", "-c", ",".join(str(c) for c in cpus), *argv]
+        log_folder = Path(os.environ.get("TMPDIR", "/tmp"))
+        process = ssh.start(self.connections, self.host, self.argv(argv), log_folder, env=self.env(env))
+        process.wait_pid()
+        return process
+
+    def run(self, argv, timeout, cpus=None, env=None, main_thread=False) -> GeneratorRun:
+        started = time.monotonic()
+        process = self._start(argv, cpus, env)
+        try:
+            code = process.wait(timeout)
+            if code is None and process.running():
+                ssh.stop(self.connections, process)
+                raise GeneratorError(
+                    f"{argv[0]} on host {self.host.name} did not finish within {timeout:g} s and was stopped"
+                )
+            if process.lost_at is not None:
+                raise HostError(lost(self.host, process.lost_at, argv[0]))
+            return GeneratorRun(
+                tuple(argv),
+                process.returncode if process.returncode is not None else -1,
+                process.stdout(),
+                process.stderr(),
+                time.monotonic() - started,
+                process.cpu_s or 0.0,
+            )
+        except BaseException:
+            if process.running():
+                ssh.stop(self.connections, process)
+            raise
+        finally:
+            self._remove(process)
+
+    def start(self, argv, log, cpus=None, env=None, main_thread=False) -> Background:
+        return Background(self, self._start(argv, cpus, env), log)
+
+    def read(self, path: str) -> bytes:
+        return self.connections.fetch(self.host, path)
+
+    def list(self, folder: str, pattern: str) -> list[str]:
+        done = self.connections.run(
+            self.host, f'cd {shlex.quote(folder)} && for f in {pattern}; do [ -e "$f" ] && echo "$f"; done; true'
+        )
+        return [f"{folder}/{name}" for name in done.stdout.decode().split()]
+
+    @staticmethod
+    def _remove(process: ssh.Tethered) -> None:
+        for path in (process.out, process.err):
+            path.unlink(missing_ok=True)
+
+
+def lost(host: Host, after_s: float, what: str) -> str:
+    """The message for a host lost mid-run."""
+    return (
+        f"host {host.describe()} was lost {after_s:.1f} s into the run of {os.path.basename(what)} (ssh ended: its "
+        "sshd or its link went away); the cell fails, the other hosts' processes are stopped, and the session goes on. "
+        "Check the host (serverbench hosts check)"
+    )
+
+
+@dataclass
+class Background:
+    """A helper process on a host (a locust worker), reaped like the executors' BackgroundProcess."""
+
+    place: HostPlace
+    process: ssh.Tethered
+    log: str
+
+    def reap(self, linger_s: float) -> Reaped:
+        if self.process.wait(linger_s) is None and self.process.running():
+            ssh.stop(self.place.connections, self.process)
+        output = self.process.output()
+        with contextlib.suppress(OSError):
+            Path(self.log).write_text(output)
+        HostPlace._remove(self.process)
+        code = self.process.returncode
+        if code is None and self.process.lost_at is not None:
+            output += "\n" + lost(self.place.host, self.process.lost_at, self.process.argv[0])
+        return Reaped(code if code is not None else -1, self.process.cpu_s or 0.0, output)

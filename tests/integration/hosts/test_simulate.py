@@ -1,0 +1,140 @@
+"""The suite across hosts made here (`serverbench hosts simulate`): the README's first example with one server and
+two load namespaces, an unreachable host refused before any server starts, a load host lost mid-window, and nothing
+left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[3]
+SERVERBENCH = [sys.executable, "-m", "serverbench"]
+PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-m", "perf"]
+EXAMPLE = ["--perf-variants", "gunicorn-sync-w2,aiohttp", "--perf-workloads", "json"]
+
+needs_namespaces = pytest.mark.skipif(
+    os.geteuid() != 0 or not os.access("/usr/sbin/sshd", os.X_OK) or shutil.which("ip") is None,
+    reason="simulated hosts need root, ip and sshd (apt-get install openssh-server)",
+)
+TIMED = pytest.mark.alone(reason="a timed session across simulated hosts")
+
+
+def _namespaces() -> set[str]:
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return {line.split()[0] for line in out.splitlines() if line.startswith("sb")}
+
+
+def _simulate(load: int, *argv: str, timeout: float = 420) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*SERVERBENCH, "hosts", "simulate", "--load", str(load), "--", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@needs_namespaces
+@TIMED
+def test_the_first_example_runs_with_its_load_on_two_load_hosts(tmp_path):
+    """oha split across both load hosts and locust's workers on both: every record names the hosts, shares add up,
+    and the namespaces, sshds and processes are gone afterwards."""
+    before = _namespaces()
+    records = tmp_path / "records.json"
+    done = _simulate(2, *PYTEST, *EXAMPLE, f"--perf-json={records}")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    results = json.loads(records.read_text())["results"]
+    assert len(results) == 4
+    for r in results:
+        hosts = r["generator"]["hosts"]
+        assert [h["name"] for h in hosts] == ["load1", "load2"] and all(h["cpu_s"] > 0 for h in hosts)
+        assert sum(h["share"] for h in hosts) == r["shape"]["connections"]
+        assert all(h["address"].startswith("198.18.") and h["rtt_ms"] is not None for h in hosts)
+        assert [h["role"] for h in r["extra"]["hosts"]["hosts"]] == ["server", "load", "load"]
+        assert r["url"].startswith("http://198.18.") and r["requests"] > 0
+    assert {r["generator"]["name"] for r in results} == {"oha", "locust"}
+    assert "-2load" in results[0]["machine"]["id"]
+    assert _namespaces() == before
+    assert "sshd" not in subprocess.run(["ps", "-eo", "comm"], capture_output=True, text=True).stdout.split()
+
+
+def test_an_unreachable_load_host_stops_the_run_before_any_server_starts(tmp_path):
+    """A load host nothing answers at: the session stops at once, naming the host and what to check; no test runs."""
+    inventory = tmp_path / "hosts.toml"
+    inventory.write_text(
+        f'[defaults]\nenv = "{sys.prefix}"\nport = 9\n'
+        '[[hosts]]\nname = "app"\nrole = "server"\naddress = "127.0.0.1"\n'
+        '[[hosts]]\nname = "far"\nrole = "load"\naddress = "127.0.0.2"\n'
+    )
+    done = subprocess.run(
+        [*PYTEST, "--perf-variants", "aiohttp", "--perf-workloads", "json", f"--perf-hosts={inventory}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 4, done.stdout[-2000:] + done.stderr[-2000:]  # pytest's usage error
+    said = done.stdout + done.stderr
+    assert "far (load, 127.0.0.2:9) cannot be reached over SSH" in said and "serverbench hosts check" in said
+    assert "did not start" not in said and "passed" not in said
+
+
+@needs_namespaces
+@TIMED
+def test_a_load_host_lost_mid_window_fails_its_cell_names_the_host_and_the_session_goes_on(tmp_path):
+    """load2's link goes down while its oha runs: that cell fails naming load2 and when it was lost, the next cell
+    still runs (and fails on the lost host), the session ends, and nothing is left."""
+    before = _namespaces()
+    records = tmp_path / "records.json"
+    cut: list[str] = []
+
+    def cut_load2() -> None:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and not cut:
+            for namespace in _namespaces() - before:
+                if not namespace.endswith("-load2"):
+                    continue
+                pids = subprocess.run(["ip", "netns", "pids", namespace], capture_output=True, text=True).stdout
+                if any(_comm(pid) == "oha" for pid in pids.split()):
+                    link = namespace.split("-")[0] + "v2"  # the load2 link's end on the bridge (hosts.simulate.plan)
+                    subprocess.run(["ip", "link", "set", link, "down"], check=True)
+                    cut.append(link)
+                    return
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=cut_load2, daemon=True)
+    watcher.start()
+    done = _simulate(
+        2,
+        *PYTEST,
+        "--perf-variants",
+        "aiohttp,gunicorn-sync-w2",
+        "--perf-workloads",
+        "json",
+        "-k",
+        "c64",
+        "--perf-duration=3",
+        f"--perf-json={records}",
+    )
+    watcher.join(5)
+    said = done.stdout + done.stderr
+    assert cut, f"load2's oha was never seen running: {said[-2000:]}"
+    assert done.returncode == 1, said[-3000:]
+    assert "load2" in said and ("was lost" in said or "cannot be reached" in said), said[-3000:]
+    assert "2 failed" in said or "1 failed" in said
+    assert _namespaces() == before
+
+
+def _comm(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
