@@ -85,8 +85,8 @@ def installed(monkeypatch):
 
 
 def test_a_cell_whose_app_lacks_the_workload_is_listed_under_the_summary_with_why(pytester):
-    """play-pekko's app serves no /redis: its test is skipped before any server starts, and the summary lists the cell
-    below its table with the reason."""
+    """play-pekko's app serves no /redis: its test is skipped before any server starts, and the summary (outside a
+    terminal, as wide as it needs) lists the cell below its table with the reason."""
     pytester.makeconftest(INSTALLED)
     pytester.makepyfile(test_cells="import pytest\n\n@pytest.mark.perf\ndef test_it(perf_trial):\n    perf_trial()\n")
     result = pytester.runpytest(
@@ -96,3 +96,5 @@ def test_a_cell_whose_app_lacks_the_workload_is_listed_under_the_summary_with_wh
     out = result.stdout.str()  # (not fnmatch: its "[1]" is a character class)
     assert any("play-pekko/play" in line and "skipped [1]" in line for line in result.stdout.lines)
     assert "skipped [1] play-pekko/play: play serves part of the contract, not redis" in out
+    # pytester's output is no terminal: the table is as wide as it needs, not wrapped to pytester's 80 columns
+    assert any("backend cpu, ops/req" in line for line in result.stdout.lines)
