@@ -10,17 +10,15 @@ the run recorded one (a skipped variant has no record).
 from __future__ import annotations
 
 import argparse
-import io
+import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from rich.console import Console
-from rich.table import Table
-
 from ..errors import ConfigError
 from ..records import results as results_file
 from ..records.results import Stored
+from ..report.tables import Column, render_table
 
 
 def load_records(path: Path) -> tuple[str, dict[str, Stored]]:
@@ -54,19 +52,22 @@ def _cell(stored: Stored | None) -> tuple[str, str, str]:
     return " ".join([f"{result.rps:,.0f}", *marks]), f"{result.load.latency_ms['p99']:.1f}", warm_txt
 
 
-def render(labels: Sequence[str], table_rows: Sequence[tuple], width: int = 200) -> str:
-    table = Table(title=f"serverbench: {labels[0]} vs {labels[1]}", title_justify="left")
-    table.add_column("cell", no_wrap=True)
+def render(labels: Sequence[str], table_rows: Sequence[tuple], width: int | None = None) -> str:
+    """The side-by-side table, whole at ``width`` (None: not a terminal, as wide as it needs): a number is never cut;
+    the headers, rps with their marks and the warm-up rounds wrap between words when the width is short."""
+    columns = [Column("cell")]
     for label in labels:
-        table.add_column(f"{label} rps", justify="right")
-        table.add_column("p99 ms", justify="right")
-        table.add_column("warm-up rounds (rps)")
-    table.add_column(f"{labels[1]} / {labels[0]}", justify="right")
-    for key, a, b, ratio in table_rows:
-        table.add_row(key.split("::", 1)[-1], *_cell(a), *_cell(b), "-" if ratio is None else f"{ratio:.2f}x")
-    out = io.StringIO()
-    Console(file=out, width=width, color_system=None, force_terminal=False).print(table)
-    return out.getvalue()
+        columns += [
+            Column(f"{label} rps", "right", wraps=True),
+            Column("p99 ms", "right"),
+            Column("warm-up rounds (rps)", wraps=True),
+        ]
+    columns.append(Column(f"{labels[1]} / {labels[0]}", "right", wraps=True))
+    cells = [
+        (key.split("::", 1)[-1], *_cell(a), *_cell(b), "-" if ratio is None else f"{ratio:.2f}x")
+        for key, a, b, ratio in table_rows
+    ]
+    return render_table(f"serverbench: {labels[0]} vs {labels[1]}", columns, cells, width)
 
 
 def markdown(labels: Sequence[str], table_rows: Sequence[tuple]) -> str:
@@ -90,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     table_rows = rows(left, right)
-    print(render((la, lb), table_rows), end="")
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None  # a log: as wide as the table
+    print(render((la, lb), table_rows, width), end="")
     if args.markdown:
         try:
             args.markdown.write_text(markdown((la, lb), table_rows))

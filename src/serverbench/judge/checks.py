@@ -488,7 +488,8 @@ def no_answers(r: Result) -> Flag | None:
 
 
 def stall(r: Result) -> Flag | None:
-    """Everything idle while the median request waits far beyond its service time."""
+    """The cell idle (server, backends, generator) while the median request waits far beyond its service time; the
+    message says whether the machine was idle too (no neighbours flag)."""
     cpu_us = _cpu_us_per_request(r)
     duration = r.load.duration_s
     if cpu_us is None or duration <= 0 or any(b.cpu_pct is None for b in r.backends):
@@ -503,13 +504,23 @@ def stall(r: Result) -> Flag | None:
         return None  # the queue for a pool at its designed capacity: at-capacity names it
     parts = [f"server {server_pct:.0f}%", f"generator {r.generator.cpu_pct:.0f}%"]
     parts += [f"{b.name} {b.cpu_pct:.0f}%" for b in r.backends]
+    idle = f"idle ({', '.join(parts)} of one core)"
+    crowded = _crowded(r)  # the neighbours flag's figures: the cell was idle, the machine was not
+    if crowded is None:
+        seen = f"everything was {idle}"
+    else:
+        seen = (
+            f"the server, backends and generator were {idle} but not the machine: other processes used "
+            f"{crowded[0]:.0f}% of a core and the hypervisor stole {crowded[1]:.0f}% (neighbours), so the wait may be "
+            "theirs"
+        )
     return Flag(
         "stall",
         f"p50 {p50:.1f} ms against a service time of {service_ms:.2f} ms (server CPU per request"
-        f"{' plus the endpoint’s designed wait' if _designed_wait_ms(r) else ''}), while everything was "
-        f"idle ({', '.join(parts)} of one core), below any pool's designed capacity: requests wait on something "
-        "that uses no CPU. A ~40 ms stall is Nagle against delayed ACK (set TCP_NODELAY on accepted "
-        "sockets); otherwise a lock, or a full accept queue (see syn-drops)",
+        f"{' plus the endpoint’s designed wait' if _designed_wait_ms(r) else ''}), while {seen}, below any pool's "
+        "designed capacity: requests wait on something that uses none of the cell's CPU. A ~40 ms stall is Nagle "
+        "against delayed ACK (set TCP_NODELAY on accepted sockets); otherwise a lock, or a full accept queue (see "
+        "syn-drops)",
     )
 
 
@@ -609,8 +620,8 @@ def backend_bound(r: Result) -> Flag | None:
     )
 
 
-def neighbours(r: Result) -> Flag | None:
-    """Other processes on the machine (or other guests' stolen time) used a share of a core during the window."""
+def _crowded(r: Result) -> tuple[float, float] | None:
+    """(other processes' share of a core, the hypervisor's stolen share) in the window, when either passes its limit."""
     # Over the wall time the host's counters covered (an older record: the load's duration, which for locust's users'
     # window is shorter: its CPU then read up to 5x a core on 2 cores).  The generator's CPU is its whole run's; where
     # the run was longer than that (oha's lead-in), its share of the covered time.
@@ -623,6 +634,16 @@ def neighbours(r: Result) -> Flag | None:
     steal_pct = 100.0 * (r.host_steal_s or 0.0) / duration
     if others_pct < NEIGHBOUR_PCT and steal_pct < STEAL_PCT:
         return None
+    return others_pct, steal_pct
+
+
+def neighbours(r: Result) -> Flag | None:
+    """Other processes on the machine (or other guests' stolen time) used a share of a core during the window."""
+    crowded = _crowded(r)
+    if crowded is None:
+        return None
+    others_pct, steal_pct = crowded
+    duration = r.host_wall_s or r.load.duration_s
     return Flag(
         "neighbours",
         f"other processes used {others_pct:.0f}% of a core during the window (limit "

@@ -90,12 +90,12 @@ def perf_cost(
     if reason:
         pytest.skip(perf.record_skip(cell.name, cost_workload, reason))
     if cell.app.runtime != "python":  # a cost record is keyed by the Python interpreter and attributes Python packages
-        pytest.skip(
-            f"{cell.name}: counted instructions are measured for Python servers only; "
-            f"{cell.app.runtime} rows are timed, not counted"
+        reason = (
+            f"counted instructions are measured for Python servers only; {cell.app.runtime} rows are timed, not counted"
         )
+        pytest.skip(f"{cell.name}: {perf.record_skip(cell.name, cost_workload, reason)}")
     workload = perf.workload(cost_workload)  # a reference workload, or one of the user's endpoints
-    env = _backend_env(request, perf, workload)
+    env = _backend_env(request, perf, workload, cell.name)
     user = perf.user_app
     plan = CostPlan(
         cell.variant,
@@ -154,9 +154,10 @@ def _tolerance(request: pytest.FixtureRequest, default: float) -> float:
         raise pytest.UsageError(str(exc)) from None
 
 
-def _backend_env(request: pytest.FixtureRequest, perf, workload) -> dict[str, str]:
+def _backend_env(request: pytest.FixtureRequest, perf, workload, cell: str) -> dict[str, str]:
     """The server's environment: the backends' URLs (under the user's names for a user's app, with its
-    perf_app_env and the object the entry module loads)."""
+    perf_app_env and the object the entry module loads); a backend missing under --perf-skip-missing-backends skips
+    ``cell``, listed under the summary."""
     user = perf.user_app
     if not workload.backends:
         return {} if user is None else user.server_env({})
@@ -166,7 +167,8 @@ def _backend_env(request: pytest.FixtureRequest, perf, workload) -> dict[str, st
             service = backends.get(name)
         except ServerbenchError as exc:
             if perf.config.skip_missing_backends:
-                pytest.skip(f"backend {name} unavailable (--perf-skip-missing-backends): {exc}")
+                reason = f"backend {name} unavailable (--perf-skip-missing-backends): {exc}"
+                pytest.skip(perf.record_skip(cell, workload.name, reason))
             pytest.fail(str(exc), pytrace=False)
         if name == "redis" and user is None:  # the contract's data; a user's endpoint does what it does
             service.seed()

@@ -313,14 +313,16 @@ def perf_server(
         pytest.skip(perf_session.record_skip(cell.name, perf_workload, reason))
     unserved = cell.app.lacks(e.name for e in perf_session.workload(perf_workload).specs)
     if unserved:
-        pytest.skip(f"{cell.app.name} serves part of the contract, not {', '.join(unserved)}")
+        reason = f"{cell.app.name} serves part of the contract, not {', '.join(unserved)}"
+        pytest.skip(perf_session.record_skip(cell.name, perf_workload, reason))
     backends: BackendPool = request.getfixturevalue("perf_backends")
     for name in perf_session.workload(perf_workload).backends:
         try:
             backends.get(name).seed()  # each test starts from the contract's data (counters reset)
         except ServerbenchError as exc:
             if perf_session.config.skip_missing_backends:
-                pytest.skip(f"backend {name} unavailable (--perf-skip-missing-backends): {exc}")
+                reason = f"backend {name} unavailable (--perf-skip-missing-backends): {exc}"
+                pytest.skip(perf_session.record_skip(cell.name, perf_workload, reason))
             _fail(perf_session, request, exc)
     pool: ServerPool = request.getfixturevalue("perf_servers")
     user = perf_session.user_app
@@ -396,7 +398,7 @@ def perf_trial(
         try:
             driver.check()
         except ServerbenchError as exc:
-            pytest.skip(str(exc))
+            pytest.skip(perf_session.record_skip(perf_server.name, perf_workload, str(exc)))
     injection = _injection(request, perf_session, perf_server, perf_workload)
     plan = Trial(
         perf_server,

@@ -82,7 +82,8 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         session = perf_session_of(config)
         listed = list(session.cells.values()) if session.user_app else every_cell(session.variants.values())
         rows = [(c, unavailable_reason(c.variant, c.app, session.config.apps_dir)) for c in listed]
-        config.get_terminal_writer().write(variant_table(rows, config.get_terminal_writer().fullwidth))
+        writer, tty = config.get_terminal_writer(), config.pluginmanager.get_plugin("terminalreporter").isatty()
+        writer.write(variant_table(rows, writer.fullwidth if tty else None))  # a log: as wide as the table
     finally:
         config._ensure_unconfigure()
     return 0
@@ -201,7 +202,11 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     terminalreporter.section("serverbench")
     terminalreporter.write(
         summary_table(
-            perf.results, perf.failures, terminalreporter._tw.fullwidth, perf.config.save_baseline, perf.skipped
+            perf.results,
+            perf.failures,
+            terminalreporter._tw.fullwidth if terminalreporter.isatty() else None,  # a log: as wide as the table
+            perf.config.save_baseline,
+            perf.skipped,
         )
     )
     missing = [r.key for r, v in perf.results if v.status == "no-baseline"]

@@ -282,7 +282,8 @@ class PerfSession:
         self.failures.append(failure)
 
     def record_skip(self, cell: str, workload: str, reason: str) -> str:
-        """A cell that cannot run here (a server not installed): a row of the summary with its reason."""
+        """A cell's test that cannot run here (a server not installed, an app without the workload's endpoints, a
+        backend or load generator missing): a row of the summary, its reason listed under the table."""
         workloads = self.skipped.setdefault((cell, reason), [])
         if workload not in workloads:
             workloads.append(workload)

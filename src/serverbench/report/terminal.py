@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
-
-from rich.console import Console
-from rich.table import Table
 
 from ..catalog.matrix import Cell
 from ..catalog.shapes import knee
@@ -16,48 +12,53 @@ from ..judge.explained import syn_drop_errors
 from ..judge.verdict import NO_BASELINE, Verdict
 from ..records.results import Failure
 from ..records.schema import BackendUsage, Result
+from .tables import Column, render_table
 
+# The matrix outside a terminal: its reasons (install lines, up to ~300 characters) wrapped under their cells.
+LOG_WIDTH = 160
 SHOWN_ELSEWHERE = ("generator-saturated", "backend-bound")  # SAT in "gen cpu", BND in "backend cpu"
 
 
-def variant_table(rows: Sequence[tuple[Cell | Variant, str | None]], width: int) -> str:
-    """The variant x app matrix: every cell with whether it can run here (and why not).
+def variant_table(rows: Sequence[tuple[Cell | Variant, str | None]], width: int | None) -> str:
+    """The variant x app matrix: every cell with whether it can run here (and why not); outside a terminal (width
+    None) in LOG_WIDTH columns, a long reason wrapped under its cell.
 
     A row may be a bare variant: one kept for a server that cannot run here at all.
     """
-    table = Table(title="serverbench matrix (variant x app)", title_justify="left")
-    for column in ("variant", "app", "interface", "server", "worker", "interpreters", "status"):
-        table.add_column(column, no_wrap=column != "status")
+    columns = [Column(c) for c in ("variant", "app", "interface", "server", "worker", "interpreters")]
+    table_rows = []
     for row, reason in rows:
         variant, app = (row.variant, row.app.name) if isinstance(row, Cell) else (row, "-")
-        table.add_row(
-            variant.name,
-            app,
-            variant.interface,
-            variant.server,
-            variant.worker,
-            ", ".join(variant.interpreters),
-            "ready" if reason is None else f"skip: {reason}",
+        table_rows.append(
+            (
+                variant.name,
+                app,
+                variant.interface,
+                variant.server,
+                variant.worker,
+                ", ".join(variant.interpreters),
+                "ready" if reason is None else f"skip: {reason}",
+            )
         )
-    out = io.StringIO()
-    Console(file=out, width=max(width, 160), color_system=None, force_terminal=False).print(table)
-    return out.getvalue()
+    columns.append(Column("status", wraps=True))
+    title = "serverbench matrix (variant x app)"
+    return render_table(title, columns, table_rows, LOG_WIDTH if width is None else width)
 
 
-# The summary's columns, in order, with how each is justified.
+# The summary's columns, in order: figures, names and verdicts never wrap (nor are cut); backends and flags may.
 SUMMARY_COLUMNS = (
-    ("variant", "left"),
-    ("workload", "left"),
-    ("shape", "right"),
-    ("rps", "right"),
-    ("p50 ms", "right"),
-    ("p99 ms", "right"),
-    ("errors", "right"),
-    ("srv cpu s", "right"),
-    ("gen cpu", "right"),
-    ("backend cpu, ops/req", "left"),
-    ("flags", "left"),
-    ("verdict", "left"),
+    Column("variant"),
+    Column("workload"),
+    Column("shape", "right"),
+    Column("rps", "right"),
+    Column("p50 ms", "right"),
+    Column("p99 ms", "right"),
+    Column("errors", "right"),
+    Column("srv cpu s", "right"),
+    Column("gen cpu", "right"),
+    Column("backend cpu, ops/req", wraps=True),
+    Column("flags", wraps=True),
+    Column("verdict"),
 )
 NOTHING = "-"  # a column a row has no figure for
 
@@ -65,16 +66,15 @@ NOTHING = "-"  # a column a row has no figure for
 def summary_table(
     results: Sequence[tuple[Result, Verdict]],
     failures: Sequence[Failure],
-    width: int,
+    width: int | None,
     saving: bool = False,
     skipped: Mapping[tuple[str, str], Sequence[str]] | None = None,
 ) -> str:
-    """The session's results, failures and skipped cells; a skipped cell's reason (with its install line)
-    follows the table, whole, since a table cell would cut it."""
+    """The session's results, failures and skipped cells, whole at ``width`` (None: not a terminal, as wide as the
+    table needs); a skipped cell's reason (with its install line) follows the table, whole, since a table cell would
+    cut it."""
     skipped = skipped or {}
-    table = Table(title="serverbench results", title_justify="left", show_lines=False)
-    for column, justify in SUMMARY_COLUMNS:
-        table.add_column(column, justify=justify, no_wrap=True)
+    rows: list[tuple[str, ...]] = []
     raised: dict[str, None] = {}
     syn_lines: list[str] = []
     for (r, v), judged in zip(results, check_session([r for r, _ in results])):
@@ -85,17 +85,16 @@ def summary_table(
             syn_lines.append(
                 f"SYN {r.variant}/{r.app if r.app else '-'} {r.workload} {r.shape.label}: {explained.cause}"
             )
-        table.add_row(*_result_row(r, v, flags, saving, syn_explained=explained is not None))
+        rows.append(_result_row(r, v, flags, saving, syn_explained=explained is not None))
     for f in failures:
         cell = f"{f.variant}/{f.app}" if f.app else f.variant
-        table.add_row(cell, f.workload, f"c{f.connections}", *[NOTHING] * 8, "error")
+        rows.append((cell, f.workload, f"c{f.connections}", *[NOTHING] * 8, "error"))
     for n, ((cell, _), workloads) in enumerate(skipped.items(), 1):
-        table.add_row(cell, ",".join(workloads), *[NOTHING] * 9, f"skipped [{n}]")
-    out = io.StringIO()
-    Console(file=out, width=max(width, 200), color_system=None, force_terminal=False).print(table)
+        rows.append((cell, ",".join(workloads), *[NOTHING] * 9, f"skipped [{n}]"))
+    table = render_table("serverbench results", SUMMARY_COLUMNS, rows, width)
     any_bound = any(b.bound for r, _ in results for b in r.backends)
     any_saturated = any(r.generator.saturated for r, _ in results)
-    return out.getvalue() + _notes(any_bound, any_saturated, raised, syn_lines, skipped)
+    return table + _notes(any_bound, any_saturated, raised, syn_lines, skipped)
 
 
 def _result_row(r: Result, v: Verdict, flags: Sequence[str], saving: bool, syn_explained: bool) -> tuple[str, ...]:

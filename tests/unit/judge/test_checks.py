@@ -963,6 +963,22 @@ def test_a_stall_names_every_process_and_its_share_of_a_core():
     )
 
 
+def test_a_stall_beside_busy_neighbours_does_not_say_everything_was_idle():
+    """A stalled cell while other processes used 58% of a core (both flags raised): the stall's message says the cell
+    was idle but not the machine, with the neighbours' figures; a quiet machine's stall still says everything was."""
+    crowded = replace(record(**IDLE, p50=40.0), host_cpu_s=4.0, host_steal_s=0.0)  # 4.0 - 1.0 - 0.1 = 2.9 s of 5
+    assert [f.name for f in check(crowded) if f.name in ("stall", "neighbours")] == ["stall", "neighbours"]
+    message = checks.stall(crowded).message
+    assert "everything was idle" not in message
+    assert (
+        "while the server, backends and generator were idle (server 20%, generator 2% of one core) but not the "
+        "machine: other processes used 58% of a core and the hypervisor stole 0% (neighbours)"
+    ) in message
+    quiet = replace(crowded, host_cpu_s=1.2)
+    assert "neighbours" not in [f.name for f in check(quiet)]
+    assert "while everything was idle (server 20%, generator 2% of one core)" in checks.stall(quiet).message
+
+
 def test_littles_law_judges_a_one_second_window():
     """A 1 s window whose ratio is a third is flagged like a longer one."""
     assert checks.littles_law(record(rps=2000, connections=8, mean=1.33, duration=1.0)) is not None

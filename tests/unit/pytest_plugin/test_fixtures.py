@@ -1,5 +1,6 @@
-"""@pytest.mark.perf(min_rps=..., max_p99_ms=...) end to end through the plugin, with a canned measurement
-in place of the load (pytester; no server is started): each limit just inside passes, just outside fails."""
+"""The perf fixtures end to end through the plugin (pytester; no server is started): @pytest.mark.perf(min_rps=...,
+max_p99_ms=...) with a canned measurement in place of the load, each limit just inside passing and just outside
+failing; and a cell skipped for a workload its app does not serve, listed under the summary."""
 
 # Each case: the marker's limit, the measurement the test gets instead of a load run (rps, p50 ms, p99 ms),
 # and the outcome the limit must give.
@@ -70,3 +71,30 @@ def test_marker_min_rps_and_max_p99_ms_are_applied_at_their_boundaries(pytester)
     outcomes = {name.split("::")[1].split("[")[0]: o for name, o in outcomes.items()}
     assert outcomes == {name: outcome for name, (_, _, outcome) in CASES.items()}, result.stdout.str()
     result.stdout.fnmatch_lines(["*999 rps < required 1,000*", "*p99 5.1 ms > allowed 5.0 ms*"])
+
+
+INSTALLED = """
+import pytest
+from serverbench.pytest_plugin import fixtures
+
+
+@pytest.fixture(autouse=True)
+def installed(monkeypatch):
+    monkeypatch.setattr(fixtures, "unavailable_reason", lambda *args: None)
+"""
+
+
+def test_a_cell_whose_app_lacks_the_workload_is_listed_under_the_summary_with_why(pytester):
+    """play-pekko's app serves no /redis: its test is skipped before any server starts, and the summary (outside a
+    terminal, as wide as it needs) lists the cell below its table with the reason."""
+    pytester.makeconftest(INSTALLED)
+    pytester.makepyfile(test_cells="import pytest\n\n@pytest.mark.perf\ndef test_it(perf_trial):\n    perf_trial()\n")
+    result = pytester.runpytest(
+        "-m", "perf", "--perf-variants", "play-pekko", "--perf-workloads", "redis", "-p", "no:cacheprovider"
+    )
+    assert result.ret == 0
+    out = result.stdout.str()  # (not fnmatch: its "[1]" is a character class)
+    assert any("play-pekko/play" in line and "skipped [1]" in line for line in result.stdout.lines)
+    assert "skipped [1] play-pekko/play: play serves part of the contract, not redis" in out
+    # pytester's output is no terminal: the table is as wide as it needs, not wrapped to pytester's 80 columns
+    assert any("backend cpu, ops/req" in line for line in result.stdout.lines)

@@ -1,8 +1,9 @@
 """The terminal summary (report.terminal): the end-of-session line for cells with no stored timed baseline (one line
-naming every way forward), skipped cells, each record's flags and a latency known wrong."""
+naming every way forward), skipped cells, each record's flags, a latency known wrong, and a table whole at any width."""
 
 from serverbench.judge.verdict import Verdict
-from serverbench.report.terminal import missing_baseline_line, summary_table
+from serverbench.report.terminal import SUMMARY_COLUMNS, missing_baseline_line, summary_table
+from tests.unit.sample_records import default_run
 from tests.unit.synthetic import record
 
 
@@ -46,3 +47,29 @@ def test_the_summary_hides_a_latency_the_littles_law_check_knows_is_wrong():
     text = summary_table([(r, Verdict("no-baseline", "no baseline", None, None))], [], 200)
     row = next(line for line in text.splitlines() if "v/flask" in line)
     assert "2210" not in row.replace(",", "") and "?" in row and "?: a latency the littles-law check" in text
+
+
+def _cells(line: str, rule: str) -> list[str]:
+    return [cell.strip() for cell in line.split(rule)[1:-1]]
+
+
+def test_a_default_runs_summary_is_whole_at_any_width():
+    """At 80, 120 and 200 columns and outside a terminal, a default run's 182 rows show every rps, percentile, error
+    count and CPU figure whole (no "…"), and every header whole."""
+    results = default_run()
+    for width in (80, 120, 200, None):
+        lines = summary_table(results, [], width).splitlines()
+        rows = [_cells(line, "│") for line in lines if line.startswith("│")]
+        firsts = [row for row in rows if row[0]]  # a result's first line (a wrapped text column continues below)
+        assert len(firsts) == len(results)
+        for (r, _), row in zip(results, firsts):
+            rps, p50, p99, errors, srv, gen = row[3:9]
+            assert rps.startswith(f"{r.rps:,.0f}") and "…" not in "".join(row[3:9])
+            assert p50 in ("?", f"{r.load.latency_ms['p50']:.2f}") and p99 in ("?", f"{r.load.latency_ms['p99']:.2f}")
+            assert errors.split()[0] == str(sum(r.load.errors.values())) and srv == f"{r.server_cpu_s:.1f}"
+            assert gen.startswith(f"{r.generator.cpu_pct:.0f}%")
+        heads = [_cells(line, "┃") for line in lines if line.startswith("┃")]
+        assert [" ".join(h[i] for h in heads if h[i]) for i in range(len(SUMMARY_COLUMNS))] == [
+            c.header for c in SUMMARY_COLUMNS
+        ]
+        assert "…" not in "".join(lines)
