@@ -129,10 +129,13 @@ def backend(name: str) -> Backend:
     return BACKENDS[name]
 
 
-def provide(name: str, url: str | None = None, timeout: float = 30.0) -> Service:
-    """A seeded service: the one at ``url`` when given (noproc), else one started now (proc)."""
+def provide(name: str, url: str | None = None, timeout: float = 30.0, host: str | None = None) -> Service:
+    """A seeded service: the one at ``url`` when given (noproc), else one started now (proc), listening on ``host``
+    (loopback when None; a backends host's address: docs/hosts.md)."""
     b = backend(name)
-    return b.connect(url) if url is not None else b.start(timeout=timeout)
+    if url is not None:
+        return b.connect(url)
+    return b.start(timeout=timeout) if host is None else b.start(timeout=timeout, host=host)
 
 
 def alive(service: Service) -> bool:
@@ -162,14 +165,18 @@ def env(services: Mapping[str, Service]) -> dict[str, str]:
 
 @contextmanager
 def started(
-    names: Iterable[str], urls: Mapping[str, str | None] | None = None, timeout: float = 30.0
+    names: Iterable[str],
+    urls: Mapping[str, str | None] | None = None,
+    timeout: float = 30.0,
+    host: str | None = None,
 ) -> Iterator[dict[str, Service]]:
-    """Every named backend, provided in order and stopped (those we started) on every exit path."""
+    """Every named backend, provided in order (those started listening on ``host``, loopback when None) and stopped
+    (those we started) on every exit path."""
     urls = urls or {}
     with ExitStack() as stack:
         services: dict[str, Service] = {}
         for name in dict.fromkeys(names):
-            service = provide(name, urls.get(name), timeout)
+            service = provide(name, urls.get(name), timeout, host)
             stack.callback(service.stop)
             services[name] = service
         yield services

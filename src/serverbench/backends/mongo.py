@@ -110,16 +110,19 @@ def _start(
     tmp: tempfile.TemporaryDirectory,
     timeout: float,
     log_dir: Path | None,
+    host: str = LOOPBACK,
 ) -> MongoService:
     # TMPDIR: SecantusDB's in-memory store makes a folder of its own there (secantus_wt_*), which a server killed
     # while it starts cannot remove; inside ours it goes when ours does.
     env = {"TMPDIR": tmp.name}
     try:
-        process = ManagedProcess(what, argv, port, ready_path=None, env=env, timeout=timeout, log_dir=log_dir).start()
+        process = ManagedProcess(
+            what, argv, port, ready_path=None, env=env, timeout=timeout, log_dir=log_dir, host=host
+        ).start()
     except Exception:
         tmp.cleanup()
         raise
-    service = MongoService(f"mongodb://{LOOPBACK}:{port}/?directConnection=true", kind, process, tmp)
+    service = MongoService(f"mongodb://{host}:{port}/?directConnection=true", kind, process, tmp)
     try:
         service.seed()
     except PyMongoError as exc:
@@ -129,7 +132,9 @@ def _start(
     return service
 
 
-def start_mongo(port: int | None = None, timeout: float = 60.0, log_dir: Path | None = None) -> MongoService:
+def start_mongo(
+    port: int | None = None, timeout: float = 60.0, log_dir: Path | None = None, host: str = LOOPBACK
+) -> MongoService:
     """Start mongod from PATH in a temp dir, else SecantusDB's server in memory (the proc fixture)."""
     port = port if port is not None else free_port()
     tmp = tempfile.TemporaryDirectory(prefix="serverbench-mongo-")
@@ -142,19 +147,19 @@ def start_mongo(port: int | None = None, timeout: float = 60.0, log_dir: Path | 
             "--port",
             str(port),
             "--bind_ip",
-            LOOPBACK,
+            host,
             "--nounixsocket",
             "--quiet",
             "--wiredTigerCacheSizeGB",
             "0.25",
         ]
-        return _start("mongod", "mongod", argv, port, tmp, timeout, log_dir)
+        return _start("mongod", "mongod", argv, port, tmp, timeout, log_dir, host)
     secantus = find_program("secantusd-py")
     if secantus:
         argv = [
             secantus,
             "--host",
-            LOOPBACK,
+            host,
             "--port",
             str(port),
             "--storage-path",
@@ -163,7 +168,7 @@ def start_mongo(port: int | None = None, timeout: float = 60.0, log_dir: Path | 
             "--log-level",
             "WARNING",
         ]
-        return _start("secantusdb", "secantusdb", argv, port, tmp, timeout, log_dir)
+        return _start("secantusdb", "secantusdb", argv, port, tmp, timeout, log_dir, host)
     tmp.cleanup()
     raise MissingBinaryError("a MongoDB server", fix=missing_mongo_fix())
 

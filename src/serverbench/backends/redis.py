@@ -14,6 +14,7 @@ import redis
 from ..catalog.contract import REDIS_COUNTER_KEY, REDIS_VALUE, REDIS_VALUE_KEY
 from ..errors import BackendUnreachable
 from ..processes.executors import LOOPBACK, ManagedProcess, free_port
+from ..processes.ports import is_loopback
 from .environment import require_program
 
 
@@ -57,13 +58,13 @@ class RedisService:
             self.process.stop()
 
 
-def redis_command(binary: str, port: int) -> list[str]:
+def redis_command(binary: str, port: int, host: str = LOOPBACK) -> list[str]:
     return [
         binary,
         "--port",
         str(port),
         "--bind",
-        LOOPBACK,
+        host,
         "--save",
         "",
         "--appendonly",
@@ -71,22 +72,35 @@ def redis_command(binary: str, port: int) -> list[str]:
         "--daemonize",
         "no",
         "--protected-mode",
-        "yes",
+        # Listening on a backends host's address (docs/hosts.md), it must take the server host's connections: a
+        # network of the benchmark's own (RFC 2544's range), never a public one.
+        "yes" if is_loopback(host) else "no",
         "--loglevel",
         "warning",
     ]
 
 
 def start_redis(
-    port: int | None = None, executable: str | None = None, timeout: float = 30.0, log_dir: Path | None = None
+    port: int | None = None,
+    executable: str | None = None,
+    timeout: float = 30.0,
+    log_dir: Path | None = None,
+    host: str = LOOPBACK,
 ) -> RedisService:
-    """Start redis-server on a free loopback port (the proc fixture)."""
+    """Start redis-server on a free port of ``host`` (loopback; a backends host's address: docs/hosts.md), the proc
+    fixture."""
     binary = executable if executable is not None else require_program("redis-server", "redis-server")
     port = port if port is not None else free_port()
     process = ManagedProcess(
-        "redis-server", redis_command(binary, port), port, ready_path=None, timeout=timeout, log_dir=log_dir
+        "redis-server",
+        redis_command(binary, port, host),
+        port,
+        ready_path=None,
+        timeout=timeout,
+        log_dir=log_dir,
+        host=host,
     ).start()
-    service = RedisService(f"redis://{LOOPBACK}:{port}/0", process)
+    service = RedisService(f"redis://{host}:{port}/0", process)
     try:
         service.seed()
     except redis.RedisError:

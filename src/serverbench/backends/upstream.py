@@ -22,7 +22,7 @@ UPSTREAM_PATH = "/delay"
 ECHO_MODULES = ("/usr/lib/nginx/modules/ngx_http_echo_module.so", "/usr/share/nginx/modules/ngx_http_echo_module.so")
 
 
-def nginx_conf(port: int, prefix: Path, echo_module: str) -> str:
+def nginx_conf(port: int, prefix: Path, echo_module: str, host: str = LOOPBACK) -> str:
     body = json.dumps(UPSTREAM_BODY)
     return f"""load_module {echo_module};
 daemon off;
@@ -40,7 +40,7 @@ http {{
     scgi_temp_path {prefix}/scgi;
     keepalive_requests 1000000;
     server {{
-        listen {LOOPBACK}:{port} backlog=4096;
+        listen {host}:{port} backlog=4096;
         location = {UPSTREAM_PATH} {{
             default_type application/json;
             echo_sleep {UPSTREAM_DELAY_S};
@@ -112,23 +112,25 @@ def find_echo_module() -> str:
     )
 
 
-def start_upstream(port: int | None = None, timeout: float = 30.0, log_dir: Path | None = None) -> UpstreamService:
+def start_upstream(
+    port: int | None = None, timeout: float = 30.0, log_dir: Path | None = None, host: str = LOOPBACK
+) -> UpstreamService:
     """Start nginx with the echo module on a free loopback port (the proc fixture)."""
     binary = require_program("nginx", "nginx-light libnginx-mod-http-echo")
     module = find_echo_module()
     port = port if port is not None else free_port()
     tmp = tempfile.TemporaryDirectory(prefix="serverbench-nginx-")
     prefix = Path(tmp.name)
-    (prefix / "nginx.conf").write_text(nginx_conf(port, prefix, module))
+    (prefix / "nginx.conf").write_text(nginx_conf(port, prefix, module, host))
     argv = [binary, "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-e", "stderr"]
     try:
         process = ManagedProcess(
-            "nginx-upstream", argv, port, ready_path="/ready", timeout=timeout, log_dir=log_dir
+            "nginx-upstream", argv, port, ready_path="/ready", timeout=timeout, log_dir=log_dir, host=host
         ).start()
     except Exception:
         tmp.cleanup()
         raise
-    return UpstreamService(f"http://{LOOPBACK}:{port}{UPSTREAM_PATH}", process, "nginx-echo", tmp)
+    return UpstreamService(f"http://{host}:{port}{UPSTREAM_PATH}", process, "nginx-echo", tmp)
 
 
 def connect_upstream(url: str) -> UpstreamService:

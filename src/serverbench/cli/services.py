@@ -1,6 +1,7 @@
 """Start the backing services by hand, seeded, for developing an app against them.
 
 serverbench services      # prints the SERVERBENCH_* variables; Ctrl-C stops everything
+serverbench services --host 198.18.0.12   # listening on that address (a backends host: docs/hosts.md)
 """
 
 from __future__ import annotations
@@ -13,16 +14,24 @@ from ..backends.base import BACKENDS, env, started
 
 
 def parser() -> argparse.ArgumentParser:
-    """No options: any argument is a usage error, and --help prints the docstring instead of starting anything."""
-    return argparse.ArgumentParser(prog="serverbench services", description=__doc__.splitlines()[0])
+    """One option, the address to listen on; any other argument is a usage error, and --help prints the docstring
+    instead of starting anything."""
+    p = argparse.ArgumentParser(prog="serverbench services", description=__doc__.splitlines()[0])
+    p.add_argument(
+        "--host",
+        default=None,
+        metavar="ADDRESS",
+        help="the address the services listen on (default 127.0.0.1; a backends host's own address: docs/hosts.md)",
+    )
+    return p
 
 
 STOP = {signal.SIGINT, signal.SIGTERM}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser().parse_args(argv)
-    with started(BACKENDS) as services:
+    args = parser().parse_args(argv)
+    with started(BACKENDS, host=args.host) as services:
         # Blocked once the services run (they would inherit a blocked mask), so that sigwait takes SIGINT and SIGTERM
         # however the command was started: unblocked, SIGTERM ended it without stopping them, and a shell's background
         # job starts with SIGINT ignored, which sigwait then never saw.

@@ -567,7 +567,10 @@ class OhaDriver:
                 rows = read_rows(local)
             return run, rows, parse_report(run.stdout, self.lead_s + shape.duration + self.trail_s)
 
-        runs = together([lambda p=place, n=n: one(p, n) for place, n in shares])
+        runs = together(
+            [lambda p=place, n=n: one(p, n) for place, n in shares],
+            on_failure=lambda: [place.stop_all() for place, _ in shares if hasattr(place, "stop_all")],
+        )
         rows = [row for _, host_rows, _ in runs for row in host_rows]
         errors = {k: sum(whole.errors.get(k, 0) for _, _, whole in runs) for k in ERROR_KEYS}
         report = window_report(

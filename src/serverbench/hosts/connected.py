@@ -8,6 +8,9 @@ backends there.  A server host that is not this machine is refused with the fix 
 
 from __future__ import annotations
 
+import re
+import shutil
+import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -15,11 +18,17 @@ from dataclasses import dataclass, field
 import psutil
 
 from ..errors import ConfigError, HostError
+from . import ssh
 from .check import HostCheck, check, refusal
-from .inventory import Inventory, load
+from .inventory import Host, Inventory, load
 from .places import HostPlace
 from .probe import facts
 from .ssh import Connections
+
+BACKENDS_READY_S = 120.0  # a MongoDB server may take up to its 60 s start timeout
+# What `serverbench services` prints: an export line per backend, then a "# NAME: KIND, pid N" line per backend.
+EXPORT = re.compile(r"^export SERVERBENCH_(\w+)_URL='([^']*)'$", re.MULTILINE)
+STARTED = re.compile(r"^# \w+: .*, pid \d+$", re.MULTILINE)
 
 
 def local_addresses() -> set[str]:
@@ -36,6 +45,8 @@ class ConnectedHosts:
     checks: tuple[HostCheck, ...] = ()
     places: tuple[HostPlace, ...] = ()
     check_s: float = 0.0
+    backend_urls: dict[str, str] = field(default_factory=dict)  # name -> URL, started on the backends host
+    services: ssh.Tethered | None = None
 
     @classmethod
     def from_file(cls, path: str) -> ConnectedHosts:
@@ -69,6 +80,8 @@ class ConnectedHosts:
                 f"{self.inventory.path}: {refused}. `serverbench hosts check {self.inventory.path}` tells more"
             )
         by_name = {c.host.name: c for c in self.checks}
+        if self.inventory.backends is not None:
+            self.start_backends(self.inventory.backends)
         self.places = tuple(
             HostPlace(h, self.connections, {**(by_name[h.name].facts or {}), "rtt_ms": by_name[h.name].rtt_ms})
             for h in self.inventory.load
@@ -92,7 +105,37 @@ class ConnectedHosts:
 
         return {"inventory": self.inventory.path, "hosts": [host(c) for c in self.checks]}
 
+    def start_backends(self, host: Host, timeout: float = BACKENDS_READY_S) -> dict[str, str]:
+        """``serverbench services --host ADDRESS`` on the backends host, on a tether: every backend started and seeded
+        there, listening on its address; their URLs (what the apps get) once it has printed them."""
+        folder = tempfile.mkdtemp(prefix="sb-backends-")
+        argv = [host.python, "-m", "serverbench", "services", "--host", host.address]
+        self.services = ssh.start(self.connections, host, argv, folder)
+        deadline = time.monotonic() + timeout
+        while True:
+            printed = self.services.stdout()
+            found = dict(EXPORT.findall(printed))
+            if found and len(STARTED.findall(printed)) >= len(found):  # every backend up and seeded
+                break
+            if not self.services.running() or time.monotonic() > deadline:
+                said = self.services.output()[-800:]
+                self.close()
+                raise HostError(
+                    f"the backends host {host.describe()} did not start its services within {timeout:g} s: "
+                    f"{said or 'no output'}; it needs redis-server, nginx with its echo module and a MongoDB server "
+                    "(mongod or SecantusDB): run ./run there"
+                )
+            time.sleep(0.1)
+        self.backend_urls = {name.lower(): url for name, url in found.items()}
+        return self.backend_urls
+
     def close(self) -> None:
+        """Stop the backends host's services (by pid, on their tether) and close every master connection."""
+        if self.services is not None:
+            ssh.stop(self.connections, self.services)
+            folder = self.services.out.parent
+            self.services = None
+            shutil.rmtree(folder, ignore_errors=True)
         self.connections.close()
 
 

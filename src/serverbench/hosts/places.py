@@ -25,13 +25,20 @@ from .inventory import Host
 PACKAGE = str(Path(__file__).resolve().parent.parent)  # this controller's serverbench package folder
 
 
-@dataclass
+@dataclass(eq=False)
 class HostPlace:
     """Generators on ``host``; ``facts`` is what its probe said (hosts.probe: its tools, cores, package folder)."""
 
     host: Host
     connections: ssh.Connections
     facts: Mapping = field(default_factory=dict)
+    running: set = field(default_factory=set)  # its tethered processes now: stop_all() ends them
+
+    def stop_all(self) -> None:
+        """Stop every process this place is running (another host of the same run failed)."""
+        for process in list(self.running):
+            if process.running():
+                ssh.stop(self.connections, process)
 
     @property
     def name(self) -> str:
@@ -99,6 +106,7 @@ class HostPlace:
             argv = ["taskset", "-c", ",".join(str(c) for c in cpus), *argv]
         log_folder = Path(os.environ.get("TMPDIR", "/tmp"))
         process = ssh.start(self.connections, self.host, self.argv(argv), log_folder, env=self.env(env))
+        self.running.add(process)
         process.wait_pid()
         return process
 
@@ -141,8 +149,8 @@ class HostPlace:
         )
         return [f"{folder}/{name}" for name in done.stdout.decode().split()]
 
-    @staticmethod
-    def _remove(process: ssh.Tethered) -> None:
+    def _remove(self, process: ssh.Tethered) -> None:
+        self.running.discard(process)
         for path in (process.out, process.err):
             path.unlink(missing_ok=True)
 
@@ -170,7 +178,7 @@ class Background:
         output = self.process.output()
         with contextlib.suppress(OSError):
             Path(self.log).write_text(output)
-        HostPlace._remove(self.process)
+        self.place._remove(self.process)
         code = self.process.returncode
         if code is None and self.process.lost_at is not None:
             output += "\n" + lost(self.place.host, self.process.lost_at, self.process.argv[0])

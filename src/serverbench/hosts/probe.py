@@ -24,7 +24,7 @@ from pathlib import Path
 # environment's digest covers them), a backends host the services.
 TOOLS = {
     "load": ("oha", "wrk"),
-    "backends": ("redis-server",),
+    "backends": ("redis-server", "nginx"),
 }
 MODULES = {"load": ("locust",), "backends": ("secantusdb",), "server": ()}
 

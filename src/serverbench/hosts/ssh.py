@@ -187,7 +187,7 @@ def unreachable(host: Host, said: str) -> HostError:
     )
 
 
-@dataclass
+@dataclass(eq=False)  # each process is itself: kept in sets by identity (hosts.places)
 class Tethered:
     """A process started on a host on a tether: its remote pid (its process group), and how it ended."""
 
@@ -314,4 +314,5 @@ def stop(connections: Connections, process: Tethered, grace_s: float = 5.0) -> i
         if process.wait(5.0) is None and process.running():
             process.local.kill()
             process.local.wait()
+    process.wait(0)  # reaped: its pipe to the tether closed, its marks read
     return process.returncode

@@ -119,17 +119,24 @@ def split(total: int, parts: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(parts)]
 
 
-def together(calls: Sequence[Callable[[], Any]]) -> list[Any]:
+def together(calls: Sequence[Callable[[], Any]], on_failure: Callable[[], None] | None = None) -> list[Any]:
     """Run ``calls`` at once, each in a thread of its own, and their results in order once all have ended (each is
-    bounded in time by its own process's timeout); the first exception is raised after every call has ended."""
+    bounded in time by its own process's timeout); the first exception is raised after every call has ended.
+    ``on_failure`` runs once, as the first call fails: it stops what the others are running (a lost load host's
+    cell fails, and the other hosts' generators need not run to their end)."""
     results: list[Any] = [None] * len(calls)
     failures: list[BaseException] = []
+    lock = threading.Lock()
 
     def one(i: int) -> None:
         try:
             results[i] = calls[i]()
         except BaseException as exc:  # raised in the caller's thread below
-            failures.append(exc)
+            with lock:
+                failures.append(exc)
+                first = len(failures) == 1
+            if first and on_failure is not None:
+                on_failure()
 
     threads = [threading.Thread(target=one, args=(i,), daemon=True) for i in range(len(calls))]
     for thread in threads:

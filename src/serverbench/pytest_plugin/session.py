@@ -96,10 +96,17 @@ class PerfSession:
         starts) and connect the load hosts; nothing without one."""
         if self.hosts is not None and not self.hosts.places:
             self.hosts.open()
+            if self.hosts.backend_urls:  # the backends host's services, where no --<name>-url names one
+                given = self.config.backend_urls
+                urls = {n: u if u is not None else self.hosts.backend_urls.get(n) for n, u in given.items()}
+                self.config = replace(self.config, backend_urls=urls)
             names = ", ".join(f"{p.name} ({p.cores} core(s))" for p in self.hosts.places)
+            backends = self.hosts.inventory.backends
             self.notices.append(
                 f"hosts ({self.hosts.inventory.path}): the server on {self.hosts.inventory.server.name} "
-                f"({self.hosts.server_address}), load on {names}; checked in {self.hosts.check_s:.1f} s"
+                f"({self.hosts.server_address}), load on {names}"
+                + (f", backends on {backends.name} ({backends.address})" if backends is not None else "")
+                + f"; checked in {self.hosts.check_s:.1f} s"
             )
 
     @property

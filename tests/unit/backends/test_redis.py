@@ -32,3 +32,12 @@ def test_a_redis_url_nothing_answers_is_an_error_naming_the_url_and_the_fixes():
     assert str(info.value).startswith(f"--redis-url {url} did not answer (")
     assert "Start that Redis, fix the URL, or drop --redis-url" in str(info.value)
     assert RedisService(url).count() is None and RedisService(url).pid is None
+
+
+def test_on_a_backends_host_redis_listens_on_its_address_and_takes_the_server_hosts_connections():
+    """Given a backends host's address it binds there with protected mode off (else it refuses every outside
+    client); on loopback protected mode stays on."""
+    argv = redis_command("/usr/bin/redis-server", 6400, "198.18.0.12")
+    assert argv[argv.index("--bind") + 1] == "198.18.0.12" and argv[argv.index("--protected-mode") + 1] == "no"
+    loop = redis_command("/usr/bin/redis-server", 6400)
+    assert loop[loop.index("--protected-mode") + 1] == "yes"

@@ -48,3 +48,9 @@ def test_an_upstream_url_nothing_answers_is_an_error_naming_the_option_and_the_f
     assert str(info.value).startswith(f"--upstream-url: the upstream {url} did not answer (")
     assert str(info.value).endswith("Start it, fix the URL, or drop --upstream-url to let serverbench start nginx.")
     assert UpstreamService(url).pid is None
+
+
+def test_on_a_backends_host_nginx_listens_on_its_address(tmp_path):
+    """Given a backends host's address the upstream listens there, not on loopback."""
+    conf = nginx_conf(8123, tmp_path, "/mods/echo.so", "198.18.0.12")
+    assert "listen 198.18.0.12:8123 backlog=4096;" in conf and "127.0.0.1" not in conf

@@ -1,4 +1,5 @@
-"""`serverbench services`'s command line: no options, so nothing a user types starts a backend by mistake.
+"""`serverbench services`'s command line: one option (--host), so nothing else a user types starts a backend by
+mistake.
 
 Starting the backends is the backends' own code (tests/integration/backends/test_backends.py); this file
 starts nothing."""
@@ -8,9 +9,10 @@ import pytest
 from serverbench.cli import services
 
 
-def test_no_argument_is_the_only_command_line_that_parses():
-    """An empty command line parses to nothing to read."""
-    assert vars(services.parser().parse_args([])) == {}
+def test_no_argument_or_a_host_is_what_parses():
+    """An empty command line listens on loopback (host None); --host names the address to listen on."""
+    assert vars(services.parser().parse_args([])) == {"host": None}
+    assert services.parser().parse_args(["--host", "198.18.0.12"]).host == "198.18.0.12"
 
 
 @pytest.mark.parametrize("argv", [["docs"], ["--redis-url", "redis://127.0.0.1:6379"], ["-v"]])
@@ -20,7 +22,10 @@ def test_any_argument_is_a_usage_error_naming_it(argv, capsys):
         services.parser().parse_args(argv)
     assert info.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("usage: serverbench services [-h]") and f"unrecognized arguments: {' '.join(argv)}" in err
+    assert (
+        err.startswith("usage: serverbench services [-h] [--host ADDRESS]")
+        and f"unrecognized arguments: {' '.join(argv)}" in err
+    )
 
 
 def test_help_prints_what_the_command_does_and_exits_0(capsys):

@@ -58,3 +58,21 @@ def test_a_spread_run_sums_cpu_and_records_each_place():
     assert spread.wall_s == max(r.wall_s for r in runs)
     assert [h.share for h in spread.hosts] == [32, 32] and spread.hosts[0].name == "local"
     assert host_load(LOCAL, 1, 0.5, 1.0, 10).busy_pct == 50.0
+
+
+def test_a_failing_call_stops_the_others_once():
+    """The first failure runs on_failure once, which ends the slow call early; the failure is still raised."""
+    import threading
+
+    stop, stopped = threading.Event(), []
+
+    def slow():
+        stop.wait(10)
+
+    def fail():
+        raise RuntimeError("lost")
+
+    started = time.monotonic()
+    with pytest.raises(RuntimeError, match="lost"):
+        together([slow, fail, fail], on_failure=lambda: (stopped.append(1), stop.set()))
+    assert stopped == [1] and time.monotonic() - started < 5
