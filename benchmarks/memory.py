@@ -12,9 +12,8 @@ is the cost of a connection.  ``soak`` runs c64 for the given seconds (2 s warm-
 SERVERBENCH_LEAK_BYTES set to each --leak value and SERVERBENCH_HEAP_DIR to a folder on /dev/shm (the
 reference apps write their Python heap there), and judges the growth of PSS, the heap, open descriptors
 and sockets (judge.memory); ``--repeat N`` soaks each value N times (A/A soaks without the knob).  Rows merge
-into benchmarks/results/memory.json (raw, with every sampled series: kept on the ``results`` branch, not on
-main; fetch it before a run adds rows, ``git fetch origin +results:refs/remotes/origin/results && git show
-origin/results:benchmarks/results/memory.json > benchmarks/results/memory.json``), and the columns the tables show are written to benchmarks/results/memory-summary.json (in the tree); ``render``
+into benchmarks/results/memory.json (raw, with every sampled series: local output, not kept in the tree), and the
+columns the tables show are written to benchmarks/results/memory-summary.json (in the tree); ``render``
 writes the tables into docs/memory.md from the summary alone.
 """
 
@@ -172,8 +171,9 @@ def soak(name: str, leak: int, seconds: int) -> dict:
 def merge(part: str, rows: dict) -> None:
     if not OUT.exists() and SUMMARY.exists():
         raise SystemExit(
-            f"{OUT.relative_to(ROOT)} is missing, so the summary's earlier rows would be lost: fetch the raw rows "
-            f"first with `git fetch origin +results:refs/remotes/origin/results && git show origin/results:{OUT.relative_to(ROOT)} > {OUT.relative_to(ROOT)}`"
+            f"{OUT.relative_to(ROOT)} is missing, so the summary's earlier rows would be lost (the raw rows behind "
+            f"them are not kept in the tree): measure those rows here first, or move {SUMMARY.relative_to(ROOT)} "
+            "aside to start a new summary"
         )
     data = json.loads(OUT.read_text()) if OUT.exists() else {"variants": {}}
     data["machine"] = machine_info("wrk")

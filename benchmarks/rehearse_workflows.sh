@@ -307,9 +307,8 @@ for spec in "${runs[@]}"; do
     steps:*)
       fresh_user
       work="$out/work/serverbench"
-      # Cloned by the runner's user from its own copy: a test that fetches the `results` branch from origin (as CI's
-      # depth-1 checkout does) runs git as that user, which refuses an origin root owns ("dubious ownership"; the
-      # results-branch tests of the documented job skipped), and root's git cannot clone from the user's copy.
+      # Cloned by the runner's user from its own copy: a step that runs git against origin runs it as that user, which
+      # refuses an origin root owns ("dubious ownership"), and root's git cannot clone from the user's copy.
       rm -rf "$work" && install -d -o "$user" "$work" && as_user "$work" git clone -q --depth 1 "file://$out/serverbench.git" .
       IFS=: read -r _ workflow job <<<"$spec"
       python311=$(ls -d "/home/$user/.cache/act/tool_cache/Python/3.11."*/x64/bin 2>/dev/null | head -1)

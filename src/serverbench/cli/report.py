@@ -1,13 +1,11 @@
 """One self-contained HTML report (plots inline, opens from disk with no network) from stored records.
 
     serverbench report RESULTS.json [MORE.json ...] [DECISION.json ...] -o report.html
-    serverbench report ../serverbench-results/benchmarks/results/ -o report.html   # every *.json in a folder
+    serverbench report tests/integration/sessions/records/ -o report.html   # every *.json in a folder
 
 Results files are --perf-json outputs (several sessions, machines or interpreters); decision files
-are `serverbench gate --json` outputs (or proof runs of the gate).  This repository's raw records are
-on its `results` branch (`git fetch origin +results:refs/remotes/origin/results`, then
-`git worktree add ../serverbench-results origin/results` gives the folder above); benchmarks/results/
-on main keeps only summaries.  Exit status: 0 written, 2 bad input.
+are `serverbench gate --json` outputs (or proof runs of the gate).  The folder above, in this repository, holds
+two short real sessions to try it on.  Exit status: 0 written, 2 bad input.
 """
 
 from __future__ import annotations

@@ -62,6 +62,31 @@ class BarChart:
 
 
 @dataclass(frozen=True)
+class CellRow:
+    """One cell of a throughput chart: its throughput (None: the cell failed), its p50 and p99 (None: not measured,
+    or known not to be the server's) and how the terminal table marks it (SAT, BND, flags, the verdict)."""
+
+    label: str
+    rps: float | None
+    p50: float | None = None
+    p99: float | None = None
+    marks: tuple[str, ...] = ()  # written after the row, in the terminal table's words
+    saturated: bool = False  # the load generator or a backend, not the server, may have set the numbers
+    flagged: bool = False  # a consistency flag, a failed verdict or an error
+    unjudged: bool = False  # no verdict against a stored baseline (no-baseline)
+    latency_note: str = ""  # shown instead of the latency ("?", "SYN") when it is not the server's
+    tooltip: str = ""
+
+
+@dataclass(frozen=True)
+class ThroughputChart:
+    """Throughput bars beside each cell's p50-p99 latency (log), one row per cell, fastest first."""
+
+    title: str
+    rows: tuple[CellRow, ...]
+
+
+@dataclass(frozen=True)
 class Interval:
     """One row of an interval chart: an estimate, its interval, the verdict and the raw points behind it."""
 
@@ -119,7 +144,7 @@ class Fold:
     blocks: tuple[Block, ...]
 
 
-Block = Union[LineChart, BarChart, IntervalChart, Table, Note, Fold]
+Block = Union[LineChart, BarChart, IntervalChart, ThroughputChart, Table, Note, Fold]
 
 
 @dataclass(frozen=True)
@@ -137,7 +162,7 @@ class Section:
             for b in blocks:
                 if isinstance(b, Fold):
                     yield from walk(b.blocks)
-                elif isinstance(b, (LineChart, BarChart, IntervalChart)):
+                elif isinstance(b, (LineChart, BarChart, IntervalChart, ThroughputChart)):
                     yield b
 
         return tuple(walk(self.blocks))

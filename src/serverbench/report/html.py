@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .. import __version__
 from . import svg
-from .charts import BarChart, Block, Fold, IntervalChart, LineChart, Note, Section, Table
+from .charts import BarChart, Block, Fold, IntervalChart, LineChart, Note, Section, Table, ThroughputChart
 from .inputs import Inputs
 from .sections import select
 
@@ -39,7 +39,21 @@ def legend(names: Sequence[str]) -> str:
     return f'<ul class="legend">{items}</ul>'
 
 
-def figure(block: LineChart | BarChart | IntervalChart) -> str:
+def key() -> str:
+    """What a throughput chart's styles mean (a key, not a legend: nothing to hide)."""
+    items = (
+        f'<span class="swatch" style="background:{svg.BAR}"></span>requests per second',
+        f'<span class="swatch" style="background:{svg.SATURATED}"></span>SAT or BND: the generator or a backend was busy',
+        f'<span class="swatch" style="border:2px solid {svg.FLAGGED};box-sizing:border-box"></span>flagged, failed or an error',
+        f'<span class="swatch" style="background:{svg.BAR};opacity:.45"></span>no-baseline: not judged',
+        "● p50 to ▮ p99, ms (log)",
+    )
+    return '<ul class="key">' + "".join(f"<li>{item}</li>" for item in items) + "</ul>"
+
+
+def figure(block: LineChart | BarChart | IntervalChart | ThroughputChart) -> str:
+    if isinstance(block, ThroughputChart):
+        return f'<figure class="plot wide" data-kind="ThroughputChart">{svg.throughput_chart(block)}{key()}</figure>'
     if isinstance(block, LineChart):
         body, names = svg.line_chart(block), [s.name for s in block.series]
     elif isinstance(block, BarChart):
@@ -67,7 +81,8 @@ def table(block: Table) -> str:
         for row in block.rows
     )
     cls = ' class="sortable"' if block.sortable else ""
-    return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    # The frame scrolls (both ways, the header kept in view), so a wide or long table never widens the page.
+    return f'<div class="frame"><table{cls}><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'
 
 
 def render_block(block: Block) -> str:

@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from html import escape
 from typing import Callable
 
-from .charts import Axis, BarChart, IntervalChart, LineChart
+from .charts import Axis, BarChart, CellRow, IntervalChart, LineChart, ThroughputChart
 
 WIDTH = 760
+CELLS_WIDTH = 960  # the throughput chart: labels, bars, latencies and marks side by side
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac")
 VERDICT_COLOURS = {
     "pass": "#59a14f",
@@ -86,11 +87,11 @@ def scale(lo: float, hi: float, a: float, b: float, log: bool) -> Callable[[floa
     return lambda v: a + (v - lo) / (hi - lo) * (b - a)
 
 
-def _open(height: int, kind: str, title: str) -> list[str]:
+def _open(height: int, kind: str, title: str, width: int = WIDTH) -> list[str]:
     return [
-        f'<svg class="chart {kind}" viewBox="0 0 {WIDTH} {height}" role="img" '
+        f'<svg class="chart {kind}" viewBox="0 0 {width} {height}" role="img" '
         f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>',
-        f'<text class="title" x="{WIDTH / 2:.0f}" y="16" text-anchor="middle">{escape(title)}</text>',
+        f'<text class="title" x="{width / 2:.0f}" y="16" text-anchor="middle">{escape(title)}</text>',
     ]
 
 
@@ -252,3 +253,79 @@ def interval_chart(chart: IntervalChart) -> str:
         )
     parts.append("</svg>")
     return "".join(parts)
+
+
+BAR, SATURATED, FLAGGED = "#4e79a7", "#f28e2b", "#c62828"  # SAT and flagged as the HTML table colours them
+
+
+def throughput_chart(chart: ThroughputChart) -> str:
+    """One row per cell: its throughput as a bar with the value after it, its latency on a log scale from p50 (dot)
+    to p99 (tick), and its marks in the terminal table's words.  A saturated cell's bar is orange, a flagged one is
+    outlined red, an unjudged one is pale; a failed cell has no bar."""
+    row_h = 16.0
+    left, top = _label_width([r.label for r in chart.rows]), 30.0
+    marks_w = min(220.0, 8.0 + 6.0 * max((len(" ".join(r.marks)) for r in chart.rows), default=0))
+    right = CELLS_WIDTH - 8.0 - marks_w
+    middle = left + (right - left) * 0.5
+    bar_right, lat_left = middle - 44.0, middle + 16.0
+    bottom = top + row_h * len(chart.rows)
+    lo, hi = domain([r.rps for r in chart.rows if r.rps is not None], Axis("rps"), zero=True)
+    sx = scale(lo, hi, left, bar_right, False)
+    latencies = [v for r in chart.rows if not r.latency_note for v in (r.p50, r.p99) if v is not None and v > 0]
+    lat_axis = Axis("latency ms: p50 (dot) to p99 (tick)", log=True)
+    llo, lhi = domain(latencies, lat_axis, zero=False)
+    sl = scale(llo, lhi, lat_left, right, True)
+    parts = _open(int(bottom + 46), "cells", chart.title, CELLS_WIDTH)
+    _x_axis(parts, lo, hi, sx, Axis("requests per second"), top, bottom, left, bar_right)
+    if latencies:
+        _x_axis(parts, llo, lhi, sl, lat_axis, top, bottom, lat_left, right)
+    for i, row in enumerate(chart.rows):
+        y = top + i * row_h
+        mid = y + row_h / 2
+        states = (
+            ("sat", row.saturated),
+            ("flagged", row.flagged),
+            ("unjudged", row.unjudged),
+            ("failed", row.rps is None),
+        )
+        classes = "".join(f" {name}" for name, on in states if on)
+        parts.append(
+            f'<g class="cell{classes}"><title>{escape(row.tooltip or row.label)}</title>'
+            f'<text class="tick" x="{left - 6:.1f}" y="{mid + 4:.1f}" text-anchor="end">{escape(row.label)}</text>'
+        )
+        if row.rps is not None:
+            x1 = sx(row.rps)
+            fill = SATURATED if row.saturated else BAR
+            outline = f' stroke="{FLAGGED}" stroke-width="1.5"' if row.flagged else ""
+            parts.append(
+                f'<rect class="bar" x="{left:.1f}" y="{y + 2:.1f}" width="{max(x1 - left, 1.0):.1f}" '
+                f'height="{row_h - 4:.1f}" fill="{fill}" fill-opacity="{0.45 if row.unjudged else 1}"{outline}/>'
+                f'<text class="value" x="{x1 + 4:.1f}" y="{mid + 3.5:.1f}">{row.rps:,.0f}</text>'
+            )
+        parts.append(_latency(row, sl, lat_left, mid))
+        if row.marks:
+            colour_ = FLAGGED if row.flagged else "#b35900" if row.saturated else "#555"
+            parts.append(
+                f'<text class="marks" x="{right + 8:.1f}" y="{mid + 4:.1f}" fill="{colour_}">'
+                f"{escape(' '.join(row.marks))}</text>"
+            )
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _latency(row: CellRow, sl: Callable[[float], float], left: float, mid: float) -> str:
+    """A row's latency marks: a line from p50 to p99 with a dot and a tick, or why none ("?", "SYN")."""
+    if row.latency_note:
+        return f'<text class="value" x="{left:.1f}" y="{mid + 4:.1f}">{escape(row.latency_note)}</text>'
+    p50, p99 = (v if v is not None and v > 0 else None for v in (row.p50, row.p99))
+    out = ""
+    if p50 is not None and p99 is not None:
+        out += (
+            f'<line class="spread" x1="{sl(p50):.1f}" x2="{sl(p99):.1f}" y1="{mid:.1f}" y2="{mid:.1f}" stroke="#555"/>'
+        )
+    if p50 is not None:
+        out += f'<circle class="p50" cx="{sl(p50):.1f}" cy="{mid:.1f}" r="3" fill="#333"/>'
+    if p99 is not None:
+        out += f'<rect class="p99" x="{sl(p99) - 1:.1f}" y="{mid - 5:.1f}" width="2" height="10" fill="#333"/>'
+    return out

@@ -5,7 +5,6 @@ And results files keep that commit (records.results)."""
 import json
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from tests.unit.sample_records import record
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "bisect.md"
 DOCS_HISTORY = DOC.with_name("history.md")
+RECORDS = Path(__file__).resolve().parents[2] / "integration" / "sessions" / "records"
 
 KEY = "test_throughput::aiohttp/aiohttp/json/c64"
 USER_KEY = "test_throughput::waitress-t4/todo.app/list/c64"
@@ -264,26 +264,26 @@ def test_a_change_of_exactly_nothing_is_not_a_drop(tmp_path, capsys):
     assert "6 -> 6 rps (+0.0%" in capsys.readouterr().out
 
 
-@pytest.mark.documented
-def test_the_documented_line_reads_a_folder_of_stored_runs(results_branch, tmp_path):
+def test_the_documented_line_reads_a_folder_of_stored_runs(tmp_path):
     """docs/history.md's `serverbench history FOLDER --min-effect 0.10` on a folder of real --perf-json files (the
-    `results` branch's): exit 0 or 1 (a drop found), one line per machine and cell, nothing on stderr."""
+    committed short sessions of tests/integration/sessions/records/, each copied as four runs a day apart, enough
+    for a series): exit 0 or 1 (a drop found), one line per machine and cell, nothing on stderr."""
     line = re.search(r"^serverbench history FOLDER .*$", DOCS_HISTORY.read_text(), re.M)
     assert line is not None, "docs/history.md no longer shows the line"
     folder = tmp_path / "FOLDER"
     folder.mkdir()
-    for path in (results_branch.parent / "serverbench-results" / "benchmarks" / "results").glob("*.json"):
-        try:
-            results_file.read(path)
-        except results_file.ResultsFileError:
-            continue  # an A/B decision or a summary: not a --perf-json file
-        shutil.copy2(path, folder)
-    assert len(list(folder.iterdir())) >= 2
+    for n, path in enumerate(sorted(RECORDS.glob("*.json"))):
+        data = json.loads(path.read_text())
+        for day in range(4):
+            data["created"] = f"2026-11-{10 + day + 4 * n:02d}T00:00:00+00:00"
+            (folder / f"{path.stem}-{day}.json").write_text(json.dumps(data))
+    assert all(results_file.read(p) for p in folder.iterdir())
     args = shlex.split(line.group(0).split("#")[0])
     serverbench = Path(sys.executable).parent / "serverbench"
     done = subprocess.run([str(serverbench), *args[1:]], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode in (0, 1) and done.stderr == "", done.stderr
-    assert all(re.search(r"\d+ runs, latest [\d,]+ rps: ", row) for row in done.stdout.splitlines()), done.stdout
+    rows = done.stdout.splitlines()
+    assert rows and all(re.search(r"\d+ runs, latest [\d,]+ rps: ", row) for row in rows), done.stdout
 
 
 # Issue 35: which runs the bisect range is taken from, and the count of changes that carry no commit.

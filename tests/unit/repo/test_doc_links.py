@@ -1,6 +1,5 @@
-"""Every relative link in README.md and docs/ points to a file (and heading) that exists, and every raw run
-file they name on the `results` branch (`results:benchmarks/results/<file>`) is listed and, when the branch is
-in this clone, there."""
+"""Every relative link in README.md and docs/ points to a file (and heading) that exists, every file of
+benchmarks/results/ they cite is in the tree, and none of them sends a reader to another branch."""
 
 from __future__ import annotations
 
@@ -16,8 +15,11 @@ from markdown_it import MarkdownIt
 ROOT = Path(__file__).resolve().parents[3]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 PARSER = MarkdownIt("commonmark").enable("table")
-INDEX = ROOT / "benchmarks" / "results" / "INDEX.md"
-RESULTS_REF = re.compile(r"results:(benchmarks/results/[\w.*/-]+)")
+RESULTS = ROOT / "benchmarks" / "results"
+INDEX = RESULTS / "INDEX.md"
+CITED = re.compile(r"`(benchmarks/results/[^`\s]+)`")  # a code span holding a path alone (a command has spaces)
+# What sent a reader to the unpublished `results` branch: its name, a ref into it, the worktree the docs made of it.
+BRANCH = re.compile(r"`results` branch|results branch|origin/results|results:benchmarks/|serverbench-results")
 
 
 def _tokens(path: Path):
@@ -104,49 +106,66 @@ def test_the_docs_are_reachable_from_the_readme():
     assert not orphans, f"docs/ pages no page links to: {orphans}; link them from docs/README.md"
 
 
-def indexed(index: Path = INDEX) -> list[str]:
-    """The raw files the in-tree index lists: the first column of its table."""
-    return ["benchmarks/results/" + f for f in re.findall(r"^\| `([^`]+)` \|", index.read_text(encoding="utf-8"), re.M)]
+def tracked() -> list[str]:
+    """The files under benchmarks/results/ that a clone of this commit has (git's index: a file .gitignore keeps out
+    may still lie in this working tree); the folder as it is when this is no git checkout."""
+    listed = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "benchmarks/results"], capture_output=True, text=True, check=False
+    )
+    if listed.returncode == 0 and listed.stdout:
+        return listed.stdout.split()
+    return [p.relative_to(ROOT).as_posix() for p in RESULTS.rglob("*") if p.is_file()]
 
 
-def branch_files() -> list[str] | None:
-    """The files of the `results` branch (local, or the remote's after a plain `git clone`); None when this
-    clone lacks it (a shallow or single-branch clone) or is no git checkout."""
-    for ref in ("results", "origin/results"):
-        found = subprocess.run(
-            ["git", "-C", str(ROOT), "ls-tree", "-r", "--name-only", ref], capture_output=True, text=True
-        )
-        if found.returncode == 0:
-            return found.stdout.split()
-    return None
+def alternatives(name: str) -> list[str]:
+    """A name with an {a,b} alternation as the names it stands for (`backend-faults.{json,md}`)."""
+    found = re.search(r"\{([^}]*)\}", name)
+    if found is None:
+        return [name]
+    return [n for alt in found[1].split(",") for n in alternatives(name[: found.start()] + alt + name[found.end() :])]
 
 
 def unresolved(refs: list[str], files: list[str]) -> list[str]:
-    """The references no file matches: a name, a glob (`sweep-*.json`) or a folder (`issue23-timeouts/`)."""
-    return [
-        r for r in refs if not any(f.startswith(r) if r.endswith("/") else fnmatch.fnmatchcase(f, r) for f in files)
+    """The references no file matches: a name, a glob (`sweep-*.json`), a folder (`issue23-timeouts/`) or an
+    alternation (`x.{json,md}`, every name of it)."""
+
+    def found(name: str) -> bool:
+        return any(f.startswith(name) if name.endswith("/") else fnmatch.fnmatchcase(f, name) for f in files)
+
+    return [r for r in refs if not all(found(n) for n in alternatives(r))]
+
+
+def test_every_results_file_a_page_cites_is_in_the_tree():
+    """Each `benchmarks/results/<file>` that README.md, docs/ or the folder's INDEX.md names on its own (a code span
+    holding the path alone, not a command's output path) is a file a clone of this commit has."""
+    refs = sorted({r for page in (*PAGES, INDEX) for r in CITED.findall(page.read_text(encoding="utf-8"))})
+    assert refs, "no benchmarks/results/ file cited; the pattern or the docs changed"
+    assert not unresolved(refs, tracked()), f"cited but not in the tree: {unresolved(refs, tracked())}"
+
+
+def test_no_page_sends_a_reader_to_another_branch():
+    """No doc, benchmark script or help text sends a reader to the `results` branch (or any ref of it): only main is
+    published, so what they cite must be in its tree."""
+    texts = [*PAGES, INDEX, *sorted((ROOT / "benchmarks").glob("*.[ps][yh]")), *sorted((ROOT / "src").rglob("*.py"))]
+    found = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in texts
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if BRANCH.search(line)
     ]
+    assert not found, "pages that send a reader to a branch:\n  " + "\n  ".join(found)
 
 
-def test_every_results_reference_is_indexed_and_on_the_branch():
-    """Each `results:benchmarks/results/<file>` in README.md and docs/ is listed in benchmarks/results/INDEX.md,
-    and, when the `results` branch is in this clone, every listed file is on it (without the branch, a shallow
-    clone, the index is what the reference is checked against)."""
-    refs = sorted({r for page in PAGES for r in RESULTS_REF.findall(page.read_text(encoding="utf-8"))})
-    listed = indexed()
-    assert refs, "no results: reference found; the pattern or the docs changed"
-    assert not unresolved(refs, listed), f"not in benchmarks/results/INDEX.md: {unresolved(refs, listed)}"
-    on_branch = branch_files()
-    if on_branch is not None:
-        missing = sorted(set(listed) - set(on_branch))
-        assert not missing, f"listed in benchmarks/results/INDEX.md but not on the results branch: {missing}"
-
-
-def test_the_checker_finds_an_unlisted_results_file(tmp_path):
-    """A listed name, glob or folder resolves; a name nobody listed is reported."""
-    index = tmp_path / "INDEX.md"
-    index.write_text("| file | what |\n|---|---|\n| `a-1.json` | x |\n| `d/b.json` | y |\n")
-    files = indexed(index)
-    assert files == ["benchmarks/results/a-1.json", "benchmarks/results/d/b.json"]
-    refs = ["benchmarks/results/a-*.json", "benchmarks/results/d/", "benchmarks/results/gone.json"]
-    assert unresolved(refs, files) == ["benchmarks/results/gone.json"]
+def test_the_checker_finds_a_cited_file_not_in_the_tree():
+    """A name, glob, folder or alternation whose files are there resolves; a name with no file, or an alternation
+    missing one of its names, is reported."""
+    files = ["benchmarks/results/a-1.json", "benchmarks/results/d/b.json", "benchmarks/results/x.json"]
+    refs = [
+        "benchmarks/results/a-*.json",
+        "benchmarks/results/d/",
+        "benchmarks/results/a-1.{json}",
+        "benchmarks/results/x.{json,md}",
+        "benchmarks/results/gone.json",
+    ]
+    assert unresolved(refs, files) == ["benchmarks/results/x.{json,md}", "benchmarks/results/gone.json"]
+    assert BRANCH.search("`git show origin/results:x`") and not BRANCH.search("benchmarks/results/answers.json")

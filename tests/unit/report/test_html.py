@@ -3,7 +3,21 @@
 import os
 
 from serverbench.report import html, svg
-from serverbench.report.charts import Axis, Bar, BarChart, Cell, Column, Fold, LineChart, Note, Section, Series, Table
+from serverbench.report.charts import (
+    Axis,
+    Bar,
+    BarChart,
+    Cell,
+    CellRow,
+    Column,
+    Fold,
+    LineChart,
+    Note,
+    Section,
+    Series,
+    Table,
+    ThroughputChart,
+)
 from serverbench.report.inputs import Inputs
 
 
@@ -20,10 +34,25 @@ def test_a_table_marks_numeric_cells_their_sort_keys_and_flags_and_escapes_text(
         sortable=True,
     )
     out = html.table(block)
-    assert out.startswith('<table class="sortable"><thead><tr><th>cell</th><th class="num">rps</th></tr></thead>')
+    assert out.startswith(
+        '<div class="frame"><table class="sortable"><thead><tr><th>cell</th><th class="num">rps</th></tr></thead>'
+    )
     assert '<td>a&lt;b&gt;</td><td class="num sat" data-sort="1000.0">1,000</td>' in out
     assert '<td>c</td><td class="num">-</td>' in out
-    assert html.table(Table((Column("x"),), ())).startswith("<table><thead>")
+    assert html.table(Table((Column("x"),), ())).startswith('<div class="frame"><table><thead>')
+
+
+def test_every_table_scrolls_inside_its_own_frame():
+    """A table is wrapped in a frame that scrolls (CSS overflow), so a wide one never widens the page."""
+    assert html.table(Table((Column("x"),), ())).endswith("</table></div>")
+    assert ".frame{overflow:auto;max-width:100%" in html.asset("report.css")
+
+
+def test_a_throughput_chart_has_a_key_and_no_legend():
+    """Its figure is wide, with a key of what its styles mean and no clickable legend (no series to hide)."""
+    out = html.figure(ThroughputChart("json", (CellRow("a", 1.0, 1.0, 2.0),)))
+    assert out.startswith('<figure class="plot wide" data-kind="ThroughputChart"><svg class="chart cells"')
+    assert '<ul class="key">' in out and 'class="legend"' not in out and "no-baseline: not judged" in out
 
 
 def test_a_legend_swatch_past_the_palette_is_dashed_like_its_line():

@@ -1,7 +1,18 @@
 """The SVG drawing of the report's charts (pure: chart values in, SVG text out)."""
 
 from serverbench.report import svg
-from serverbench.report.charts import Axis, Bar, BarChart, Interval, IntervalChart, LineChart, Mark, Series
+from serverbench.report.charts import (
+    Axis,
+    Bar,
+    BarChart,
+    CellRow,
+    Interval,
+    IntervalChart,
+    LineChart,
+    Mark,
+    Series,
+    ThroughputChart,
+)
 
 
 def test_ticks_cover_the_range():
@@ -92,3 +103,39 @@ def test_interval_chart_draws_threshold_ticks_and_the_estimate_with_its_interval
     assert out.count('class="threshold"') == 2 and "minimum effect +3%" in out and "minimum effect -3%" in out
     assert "throughput: -5.0% [-8.0%, -2.0%] regression" in out and out.count('class="pair"') == 2
     assert f'fill="{svg.VERDICT_COLOURS["regression"]}"' in out
+
+
+def cells(*rows: CellRow) -> list[str]:
+    """The throughput chart of ``rows``, cut into one piece per row (its <g class="cell ...">)."""
+    out = svg.throughput_chart(ThroughputChart("json", rows))
+    return out.split('<g class="cell')[1:]
+
+
+def test_throughput_chart_draws_a_bar_a_p50_dot_and_a_p99_tick_per_cell():
+    """Each cell is a bar with its throughput written after it, a line from p50 to p99, a dot and a tick."""
+    (row,) = cells(CellRow("a/flask", 12_345.0, 1.5, 9.0, tooltip="a/flask: 12,345 rps"))
+    assert row.startswith('"><title>a/flask: 12,345 rps</title>') and ">12,345</text>" in row
+    assert row.count('class="bar"') == row.count('class="p50"') == row.count('class="p99"') == 1
+    assert f'fill="{svg.BAR}" fill-opacity="1"' in row and "stroke=" not in row.split('class="bar"')[1].split("/>")[0]
+
+
+def test_throughput_chart_marks_saturated_flagged_and_unjudged_cells():
+    """SAT is an orange bar, a flagged cell is outlined red, an unjudged one pale; the marks are written after the row."""
+    sat, flagged, unjudged = cells(
+        CellRow("a", 3.0, 1.0, 2.0, ("SAT",), saturated=True),
+        CellRow("b", 2.0, 1.0, 2.0, ("neighbours",), flagged=True),
+        CellRow("c", 1.0, 1.0, 2.0, ("no-baseline",), unjudged=True),
+    )
+    assert sat.startswith(' sat"') and f'fill="{svg.SATURATED}"' in sat and ">SAT</text>" in sat
+    assert flagged.startswith(' flagged"') and f'stroke="{svg.FLAGGED}"' in flagged
+    assert f'fill="{svg.FLAGGED}">neighbours</text>' in flagged
+    assert unjudged.startswith(' unjudged"') and 'fill-opacity="0.45"' in unjudged
+
+
+def test_throughput_chart_draws_no_bar_for_a_failed_cell_and_no_latency_it_knows_is_wrong():
+    """A failed cell (no throughput) has its label and marks only; a "?" latency is written, not drawn."""
+    failed, wrong = cells(
+        CellRow("z", None, marks=("error",), flagged=True), CellRow("a", 5.0, 1.0, 2.0, latency_note="?")
+    )
+    assert failed.startswith(' flagged failed"') and 'class="bar"' not in failed and ">error</text>" in failed
+    assert 'class="p50"' not in wrong and 'class="p99"' not in wrong and ">?</text>" in wrong

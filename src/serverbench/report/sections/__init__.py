@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from ..charts import Section
 from ..inputs import Inputs
-from . import ab, connections, cpu, history, interpreters, memory, rates, reuse, summary
+from . import ab, connections, cpu, history, interpreters, memory, rates, reuse, summary, throughput
 
 BUILDERS = (
+    throughput.build,
     summary.build,
     connections.build,
     rates.build,

@@ -9,10 +9,11 @@ from tests.unit.report.sample_inputs import KEY, gate_record, ids, run, section,
 from tests.unit.sample_records import result
 
 
-def test_a_single_session_at_one_shape_shows_only_the_summary_and_cpu():
-    """One connection count, no rates, no reuse, one run: no sweep, ladder, reuse, history or A/B section."""
+def test_a_single_session_at_one_shape_shows_throughput_the_summary_and_cpu():
+    """One connection count, no rates, no reuse, one run: the answer first, then the table; no sweep, ladder, reuse,
+    history or A/B section."""
     inputs = Inputs((run("s", [shaped("a", 1000, LoadShape(64)), shaped("b", 2000, LoadShape(64))]),), ())
-    assert ids(inputs) == ["summary", "cpu"]
+    assert ids(inputs) == ["throughput", "summary", "cpu"]
 
 
 def test_nothing_to_show_gives_no_sections():
