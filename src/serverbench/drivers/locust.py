@@ -543,7 +543,10 @@ class LocustRunner:
         """Where the workers run, and how many on each: across load hosts one a core on every host (the master on
         the first); on this machine ``workers`` here."""
         if self.places:
-            return [(place, max(1, place.cores)) for place in self.places]
+            placed = [(place, max(1, place.cores)) for place in self.places]
+            # One process in all (one load host of one core): that process alone, with no master to start and wait
+            # for, as on this machine without workers.
+            return placed if sum(count for _, count in placed) > 1 else []
         return [(LOCAL, self.workers)] if self.workers else []
 
     def run(self, url: str, duration: int, cpus: Sequence[int] | None = None) -> tuple[LoadReport, LocustRun]:
@@ -589,13 +592,9 @@ class LocustRunner:
             finally:
                 reaped = [w.reap(self.worker_linger_s) for w in workers]
             for place in used:  # the master's CSV files and every process's gap file, read back here
-                folder = folders[id(place)]
-                found = place.list(folder, "gaps-*.json") + (place.list(folder, "run_*.csv") if place is master else [])
-                for path in found:
-                    name = Path(path).name
-                    (Path(tmp) / (name if name.startswith("run_") else f"{place.name}-{name}")).write_bytes(
-                        place.read(path)
-                    )
+                patterns = ["gaps-*.json", "run_*.csv"] if place is master else ["gaps-*.json"]
+                for name, data in place.collect(folders[id(place)], patterns).items():
+                    (Path(tmp) / (name if name.startswith("run_") else f"{place.name}-{name}")).write_bytes(data)
             prefix = Path(tmp) / "run"
             if run.returncode not in _OK_EXIT_CODES:
                 raise GeneratorError(
@@ -631,7 +630,8 @@ class LocustRunner:
                 )
         worker_cpu = tuple(r.cpu_s for r in reaped)
         hosts, first = [], 0
-        for i, (place, count) in enumerate(placement if self.places else ()):
+        sending = (placement or [(master, 1)]) if self.places else []  # one process alone: the master sends
+        for i, (place, count) in enumerate(sending):
             cpu = sum(worker_cpu[first : first + count]) + (run.cpu_s if i == 0 else 0.0)
             hosts.append(host_load(place, count, cpu, run.wall_s, round(self.users * count / self.processes)))
             first += count
