@@ -371,6 +371,47 @@ def answer_rates(
     return tuple(c / width for c in counts)
 
 
+def read_latencies(db: Path) -> list[tuple[float, int, int]]:
+    """oha's --db-url table as an open model reads it: each answered request's latency from its intended send time
+    (``start_latency_correction``, written with --latency-correction; its start where absent), status and bytes."""
+    with sqlite3.connect(db) as conn:
+        return [
+            (float(d), int(c), int(b))
+            for d, c, b in conn.execute(
+                "SELECT end - COALESCE(start_latency_correction, start), status, len_bytes FROM oha"
+            )
+        ]
+
+
+def merged_report(reports: Sequence[LoadReport], latencies: Sequence[tuple[float, int, int]]) -> LoadReport:
+    """One open-model report of several oha runs at once (their rates split): requests, bytes and errors summed,
+    the latencies those of every answered request together (``latencies``: seconds, status, bytes), never the runs'
+    percentiles averaged."""
+    ms = sorted(d * 1000.0 for d, _, _ in latencies)
+    if ms:
+        mean = sum(ms) / len(ms)
+        latency = {
+            "p50": _percentile(ms, 50),
+            "p75": _percentile(ms, 75),
+            "p90": _percentile(ms, 90),
+            "p99": _percentile(ms, 99),
+            "p999": _percentile(ms, 99.9),
+            "max": ms[-1],
+            "mean": mean,
+            "stdev": (sum((x - mean) ** 2 for x in ms) / len(ms)) ** 0.5,
+        }
+    else:
+        latency = {k: 0.0 for k in ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")}
+    return LoadReport(
+        driver="oha",
+        requests=sum(r.requests for r in reports),
+        duration_s=max(r.duration_s for r in reports),
+        bytes=sum(r.bytes for r in reports),
+        latency_ms=latency,
+        errors={k: sum(r.errors.get(k, 0) for r in reports) for k in ERROR_KEYS},
+    )
+
+
 def read_rows(db: Path) -> list[tuple[float, float, int, int]]:
     """oha's --db-url table: one row per answered request (start, end, status, bytes)."""
     with sqlite3.connect(db) as conn:
@@ -502,10 +543,7 @@ class OhaDriver:
                 return self._closed_across(url, shape, env)
             return self._closed(url, shape, cpus, env)
         if self.places:
-            raise GeneratorError(
-                f"{shape.label}: a constant rate across load hosts is not supported yet (oha's summary keeps no "
-                "latency per request to merge exactly); run the rate shapes without --perf-hosts"
-            )
+            return self._rate_across(url, shape, request, env)
         with tempfile.TemporaryDirectory(prefix="serverbench-oha-") as tmp:
             body_path = None
             if request is not None and request.body:
@@ -544,6 +582,40 @@ class OhaDriver:
             float(self.timeout_s),
             float(self.trail_s),
         ), run
+
+    def _rate_across(self, url: str, shape: LoadShape, request: Request | None, env: dict[str, str]):
+        """The open model on every load host at once, the rate and the connections split between them, each oha
+        writing every answer's times: the latencies (from each request's intended send time) merged exactly."""
+        hosts = len(self.places)
+        shares = [(p, c) for p, c in zip(self.places, split(shape.connections, hosts)) if c]
+        rate = shape.rate / len(shares)
+
+        def one(place, connections: int):
+            with place.folder() as folder:
+                db = f"{folder}/requests.db"
+                body = None
+                if request is not None and request.body:
+                    body = f"{folder}/body"
+                    place.write(body, request.body)
+                argv = self.argv(url, connections, shape.duration, rate, request, Path(body) if body else None)
+                argv[1:1] = ["--db-url", db]
+                run = place.run(argv, shape.duration + self.timeout_s + 30, env=env)
+                if run.returncode != 0:
+                    raise GeneratorError(
+                        f"oha on {place.name} exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}"
+                    )
+                data = place.read(db)
+            with tempfile.TemporaryDirectory(prefix="serverbench-oha-") as tmp:
+                local = Path(tmp) / "requests.db"
+                local.write_bytes(data)
+                return run, read_latencies(local), parse_report(run.stdout, shape.duration)
+
+        runs = together(
+            [lambda p=place, n=n: one(p, n) for place, n in shares],
+            on_failure=lambda: [place.stop_all() for place, _ in shares if hasattr(place, "stop_all")],
+        )
+        report = merged_report([whole for _, _, whole in runs], [x for _, rows, _ in runs for x in rows])
+        return report, spread_run([run for run, _, _ in runs], [p for p, _ in shares], [n for _, n in shares])
 
     def _closed_across(self, url: str, shape: LoadShape, env: dict[str, str]):
         """The closed model on every load host at once, the connections split between them (docs/hosts.md): each

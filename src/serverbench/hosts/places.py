@@ -145,6 +145,11 @@ class HostPlace:
     def read(self, path: str) -> bytes:
         return self.connections.fetch(self.host, path)
 
+    def write(self, path: str, data: bytes) -> None:
+        done = self.connections.run(self.host, f"cat > {shlex.quote(path)}", input=data)
+        if done.returncode != 0:
+            raise HostError(f"host {self.host.describe()}: cannot write {path}: {done.stderr.decode()[-300:]}")
+
     def collect(self, folder: str, patterns: Sequence[str]) -> dict[str, bytes]:
         """The matching files of ``folder`` on the host, in one round trip (a tar stream of them)."""
         names = " ".join(patterns)  # globs of the driver's own file names: no quoting wanted

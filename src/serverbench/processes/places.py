@@ -71,6 +71,9 @@ class Place(Protocol):
 
     def read(self, path: str) -> bytes: ...
 
+    def write(self, path: str, data: bytes) -> None:
+        """Write ``data`` to ``path`` there (a request's body for its generator)."""
+
     def list(self, folder: str, pattern: str) -> list[str]:
         """The paths in ``folder`` there whose names match ``pattern`` (a glob)."""
 
@@ -106,6 +109,9 @@ class Local:
 
     def read(self, path: str) -> bytes:
         return Path(path).read_bytes()
+
+    def write(self, path: str, data: bytes) -> None:
+        Path(path).write_bytes(data)
 
     def list(self, folder: str, pattern: str) -> list[str]:
         return sorted(glob.glob(os.path.join(glob.escape(folder), pattern)))

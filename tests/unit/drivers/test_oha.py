@@ -1015,3 +1015,33 @@ def test_run_builds_the_version_the_driver_is_tested_with():
     run = (Path(__file__).resolve().parents[3] / "run").read_text()
     assert "src/serverbench/drivers/oha.py" in run and 'VERSION = "' in run
     assert run.count('--version "$OHA_VERSION"') == 2
+
+
+def test_an_open_model_across_hosts_merges_every_answer_not_the_runs_percentiles(tmp_path):
+    """Two oha runs (half the rate each): requests, bytes and errors add up, and the p99 is that of all the answers
+    (timed from each request's intended send time), not the mean of the two runs' p99s."""
+    import sqlite3
+
+    from serverbench.drivers.oha import merged_report, read_latencies
+    from serverbench.records.schema import ERROR_KEYS, LoadReport
+
+    db = tmp_path / "requests.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "CREATE TABLE oha (start REAL, start_latency_correction REAL, end REAL, duration REAL, status INTEGER,"
+            " len_bytes INTEGER)"
+        )
+        conn.execute("INSERT INTO oha VALUES (1.0, 0.9, 1.1, 0.1, 200, 10)")  # 200 ms from its intended send
+        conn.execute("INSERT INTO oha VALUES (2.0, NULL, 2.05, 0.05, 200, 10)")  # no correction: from its start
+    rows = read_latencies(db)
+    assert [round(d, 6) for d, _, _ in rows] == [0.2, 0.05]
+
+    def run(requests: int, p99: float, timeouts: int) -> LoadReport:
+        errors = {k: 0 for k in ERROR_KEYS} | {"timeout": timeouts}
+        return LoadReport("oha", requests, 5.0, requests * 10, {"p99": p99}, errors)
+
+    fast = [(0.001, 200, 10)] * 99 + [(0.002, 200, 10)]
+    slow = [(0.050, 200, 10)] * 100
+    report = merged_report([run(100, 2.0, 1), run(100, 50.0, 2)], fast + slow)
+    assert report.requests == 200 and report.bytes == 2000 and report.errors["timeout"] == 3
+    assert report.latency_ms["p99"] == 50.0 and report.latency_ms["p50"] == 2.0
