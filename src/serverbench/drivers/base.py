@@ -52,7 +52,7 @@ def driver_for(
     """oha for a rate (the open model), locust for a locust scenario; for the closed model oha when ``closed``
     says so, the shape keeps connections alive and the load is plain GETs of one URL (``one_url``: no URL mix,
     not a user's endpoint), wrk otherwise (oha's closed model sends one URL, kept alive).  ``places``: the load hosts
-    (docs/hosts.md), where locust runs distributed and oha's closed model split; wrk does not run across hosts."""
+    (docs/hosts.md), where locust runs distributed and oha's and wrk's loads are split."""
     places = tuple(places)
     if shape.workers is not None:
         from .locust import LocustDriver
@@ -62,17 +62,9 @@ def driver_for(
         from .oha import OhaDriver
 
         return OhaDriver(places=places)
-    if places:
-        from ..errors import ConfigError
-
-        raise ConfigError(
-            f"{shape.label}: with load hosts (--perf-hosts) the closed model runs on oha, split across them; this "
-            "load needs wrk (a URL mix, a user's endpoint, or --perf-requests-per-connection), which runs on one "
-            "machine only and whose percentiles cannot be merged exactly: run it without --perf-hosts"
-        )
     from .wrk import WrkDriver
 
-    return WrkDriver(threads=threads)
+    return WrkDriver(threads=threads, places=places)
 
 
 def closed_driver(choice: str = "auto") -> tuple[Driver, str | None]:

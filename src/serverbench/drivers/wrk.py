@@ -6,7 +6,7 @@ import json
 import re
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -17,10 +17,13 @@ from ..catalog.shapes import Capabilities, LoadShape
 from ..catalog.timeouts import DEFAULT_TIMEOUT_S
 from ..errors import GeneratorError
 from ..processes.executors import require_binary, run_generator
+from ..processes.places import split, spread_run, together
 from ..records.schema import ERROR_KEYS, LATENCY_KEYS, LoadReport
+from . import histogram
 
 REPORTER = Path(__file__).with_name("wrk_report.lua")
 MARKER = "SERVERBENCH-WRK "
+HIST_MARKER = "SERVERBENCH-WRK-HIST "
 
 
 def parse_report(stdout: str) -> LoadReport:
@@ -57,10 +60,41 @@ def split_threads(threads: int, connections: int) -> int:
     return next(t for t in range(max(1, min(threads, connections)), 0, -1) if connections % t == 0)
 
 
-def reporter_script(connections: int, timeout_s: int, requests: str = "") -> str:
+def reporter_script(connections: int, timeout_s: int, requests: str = "", dump: bool = False) -> str:
     """The script wrk runs: what the reporter needs to undo wrk's coordinated-omission samples (its -c and
-    --timeout, wrk_report.lua), the request script if any (``mix_script``), then the reporter."""
-    return f"local connections, timeout_us = {connections}, {timeout_s * 1_000_000}\n" + requests + REPORTER.read_text()
+    --timeout, wrk_report.lua), the request script if any (``mix_script``), then the reporter; ``dump``: it also
+    prints every latency's count (a run on one of several load hosts, merged exactly: docs/hosts.md)."""
+    flag = "local dump_histogram = true\n" if dump else ""
+    return (
+        f"local connections, timeout_us = {connections}, {timeout_s * 1_000_000}\n"
+        + flag
+        + requests
+        + REPORTER.read_text()
+    )
+
+
+def parse_histogram(stdout: str) -> dict[int, int]:
+    """The latency histogram (microseconds -> count) wrk printed with ``histogram``; a GeneratorError without one."""
+    lines = [line for line in stdout.splitlines() if line.startswith(HIST_MARKER)]
+    if len(lines) != 1:
+        raise GeneratorError(f"wrk printed {len(lines)} histogram lines, expected 1; its output was:\n{stdout[-800:]}")
+    try:
+        return {int(us): int(n) for us, n in json.loads(lines[0][len(HIST_MARKER) :]).items()}
+    except (ValueError, AttributeError) as exc:
+        raise GeneratorError(f"wrk's histogram line is malformed ({exc!r}): {lines[0][:300]}") from None
+
+
+def merged(reports: Sequence[LoadReport], histograms: Sequence[Mapping[int, int]]) -> LoadReport:
+    """One report of several wrk runs at once (their connections split across load hosts): requests, bytes and
+    errors summed, the latencies those of every request together (drivers.histogram), never percentiles averaged."""
+    return LoadReport(
+        driver="wrk",
+        requests=sum(r.requests for r in reports),
+        duration_s=max(r.duration_s for r in reports),
+        bytes=sum(r.bytes for r in reports),
+        latency_ms=histogram.latency_ms(histogram.merged(histograms)),
+        errors={k: sum(r.errors[k] for r in reports) for k in ERROR_KEYS},
+    )
 
 
 WRK_CAPABILITIES = Capabilities("wrk", ("closed",), requests_per_connection=True, ramp=False)
@@ -74,6 +108,9 @@ class WrkDriver:
     timeout_s: int = DEFAULT_TIMEOUT_S
     name: str = "wrk"
     capabilities: Capabilities = WRK_CAPABILITIES
+    # Load hosts (hosts.places.HostPlace; docs/hosts.md): one wrk each, the connections split, their histograms
+    # merged.  Empty: this machine.
+    places: tuple = ()
 
     @cached_property
     def binary(self) -> str:
@@ -117,11 +154,13 @@ class WrkDriver:
         method, headers and body of every request (a user's endpoint; default a plain GET).
         """
         rpc = shape.requests_per_connection
+        requests = ""
+        if mix or rpc is not None or request is not None:
+            paths = mix or ((urlsplit(url).path + (f"?{urlsplit(url).query}" if urlsplit(url).query else ""), 1),)
+            requests = mix_script(paths, rpc, request)
+        if self.places:
+            return self._across(url, shape, requests)
         with tempfile.TemporaryDirectory(prefix="serverbench-wrk-") as tmp:
-            requests = ""
-            if mix or rpc is not None or request is not None:
-                paths = mix or ((urlsplit(url).path + (f"?{urlsplit(url).query}" if urlsplit(url).query else ""), 1),)
-                requests = mix_script(paths, rpc, request)
             script = Path(tmp) / "serverbench.lua"
             script.write_text(reporter_script(shape.connections, self.timeout_s, requests))
             run = run_generator(
@@ -132,6 +171,31 @@ class WrkDriver:
         if run.returncode != 0:
             raise GeneratorError(f"wrk exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}")
         return parse_report(run.stdout), run
+
+    def _across(self, url: str, shape: LoadShape, requests: str):
+        """One wrk on every load host at once, the connections split between them; each prints its latency
+        histogram, and the report is of all their requests together."""
+        shares = [(p, c) for p, c in zip(self.places, split(shape.connections, len(self.places))) if c]
+
+        def one(place, connections: int):
+            with place.folder("serverbench-wrk-") as folder:
+                script = f"{folder}/serverbench.lua"
+                place.write(script, reporter_script(connections, self.timeout_s, requests, dump=True).encode())
+                run = place.run(
+                    self.argv(url, connections, shape.duration, Path(script)), shape.duration + self.timeout_s + 30
+                )
+            if run.returncode != 0:
+                raise GeneratorError(
+                    f"wrk on {place.name} exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}"
+                )
+            return run, parse_report(run.stdout), parse_histogram(run.stdout)
+
+        runs = together(
+            [lambda p=place, n=n: one(p, n) for place, n in shares],
+            on_failure=lambda: [place.stop_all() for place, _ in shares if hasattr(place, "stop_all")],
+        )
+        report = merged([r for _, r, _ in runs], [h for _, _, h in runs])
+        return report, spread_run([run for run, _, _ in runs], [p for p, _ in shares], [n for _, n in shares])
 
 
 def lua_string(data: str | bytes) -> str:

@@ -44,4 +44,13 @@ done = function(summary, latency, requests)
     latency:percentile(50), latency:percentile(75), latency:percentile(90),
     latency:percentile(99), latency:percentile(99.9), latency.max, latency.mean, latency.stdev,
     e.connect, e.read, e.write, e.timeout, e.status))
+  if dump_histogram then  -- across load hosts (docs/hosts.md): every latency's count, to merge exactly
+    local s = ffi.cast("uint64_t **", latency)[0]
+    local data, parts = s + 4, {}
+    for m = tonumber(s[2]), tonumber(s[3]) do
+      local n = tonumber(data[m])
+      if n > 0 then parts[#parts + 1] = string.format('"%d":%d', m, n) end
+    end
+    io.write('SERVERBENCH-WRK-HIST {' .. table.concat(parts, ",") .. '}\n')
+  end
 end

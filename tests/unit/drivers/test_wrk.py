@@ -307,3 +307,33 @@ def test_wrk_writes_its_script_in_a_temporary_folder_named_for_it(monkeypatch):
     calls = canned_generator(monkeypatch, wrk_module, WRK_LINE)
     _wrk().run("http://127.0.0.1:1/json", LoadShape(8, 2))
     assert Path(calls[0]["argv"][6]).parent.name.startswith("serverbench-wrk-")
+
+
+def test_runs_on_several_load_hosts_merge_their_histograms_not_their_percentiles():
+    """Two wrk runs' report and histogram lines: requests, bytes and errors add up, the p99 is all requests' p99."""
+    from serverbench.drivers.wrk import merged, parse_histogram, parse_report
+
+    def printed(requests: int, p99_us: int, hist: str, timeouts: int) -> str:
+        return (
+            f'SERVERBENCH-WRK {{"requests":{requests},"duration_us":5000000,"bytes":{requests * 10},"synthetic_removed":0,'
+            f'"latency_us":{{"p50":1000,"p75":1000,"p90":1000,"p99":{p99_us},"p999":{p99_us},"max":{p99_us},'
+            '"mean":1000.0,"stdev":0.0},"errors":{"connect":0,"read":0,"write":0,"timeout":'
+            + str(timeouts)
+            + ',"status":0}}\n'
+            f"SERVERBENCH-WRK-HIST {{{hist}}}\n"
+        )
+
+    fast = printed(100, 2000, '"1000":99,"2000":1', 1)
+    slow = printed(100, 50000, '"50000":100', 2)
+    report = merged([parse_report(fast), parse_report(slow)], [parse_histogram(fast), parse_histogram(slow)])
+    assert report.requests == 200 and report.bytes == 2000 and report.errors["timeout"] == 3
+    assert report.latency_ms["p99"] == 50.0 and report.latency_ms["p50"] == 2.0
+
+
+def test_a_run_that_printed_no_histogram_is_a_generator_error():
+    """Without its histogram line a host's run cannot be merged: a GeneratorError saying what was printed."""
+    from serverbench.drivers.wrk import parse_histogram
+    from serverbench.errors import GeneratorError
+
+    with pytest.raises(GeneratorError, match="0 histogram lines"):
+        parse_histogram("SERVERBENCH-WRK {}\n")
