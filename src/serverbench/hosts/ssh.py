@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -72,11 +73,13 @@ class Connections:
     """The master connection to each host of a run, opened on first use and closed with :meth:`close`."""
 
     def __init__(self, folder: str | None = None):
-        self._folder = Path(folder or tempfile.mkdtemp(prefix="sb-ssh-"))
+        self._folder = Path(folder) if folder is not None else None  # made on first use, removed by close()
         self._masters: dict[Host, subprocess.Popen] = {}
         self._lock = threading.Lock()
 
     def control(self, host: Host) -> str:
+        if self._folder is None:
+            self._folder = Path(tempfile.mkdtemp(prefix="sb-ssh-"))
         return str(self._folder / f"{host.name}.sock")
 
     def argv(self, host: Host, command: str) -> list[str]:
@@ -159,12 +162,9 @@ class Connections:
             for master in self._masters.values():
                 end(master)
             self._masters.clear()
-        for path in self._folder.glob("*"):
-            path.unlink(missing_ok=True)
-        try:
-            self._folder.rmdir()
-        except OSError:
-            pass
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
 
 
 def end(process: subprocess.Popen, grace_s: float = 5.0) -> None:

@@ -47,7 +47,7 @@ def _simulate(load: int, *argv: str, timeout: float = 420) -> subprocess.Complet
 def test_the_first_example_runs_with_its_load_on_two_load_hosts(tmp_path):
     """oha split across both load hosts and locust's workers on both: every record names the hosts, shares add up,
     and the namespaces, sshds and processes are gone afterwards."""
-    before = _namespaces()
+    before, files = _namespaces(), _left_files()
     records = tmp_path / "records.json"
     done = _simulate(2, *PYTEST, *EXAMPLE, f"--perf-json={records}")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
@@ -62,8 +62,17 @@ def test_the_first_example_runs_with_its_load_on_two_load_hosts(tmp_path):
         assert r["url"].startswith("http://198.18.") and r["requests"] > 0
     assert {r["generator"]["name"] for r in results} == {"oha", "locust"}
     assert "-2load" in results[0]["machine"]["id"]
-    assert _namespaces() == before
+    assert _namespaces() == before and _left_files() == files  # no keys, sockets or generators' folders left
     assert "sshd" not in subprocess.run(["ps", "-eo", "comm"], capture_output=True, text=True).stdout.split()
+
+
+def _left_files() -> set[str]:
+    """What a run across hosts makes in /tmp and must remove: the simulation's, the SSH sockets', the generators'."""
+    return {
+        p.name
+        for pattern in ("sb-hosts-*", "sb-ssh-*", "serverbench-gen-*", "sb-backends-*")
+        for p in Path("/tmp").glob(pattern)
+    }
 
 
 def test_an_unreachable_load_host_stops_the_run_before_any_server_starts(tmp_path):
