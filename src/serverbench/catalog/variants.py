@@ -340,6 +340,20 @@ VARIANTS: tuple[Variant, ...] = (
         settings={"workers": 2},
         notes="aiohttp's own gunicorn worker: one event loop per process, two processes.",
     ),
+    GUNICORN.variant(
+        "gunicorn-asgi-w2",
+        "asgi",
+        "-k",
+        "asgi",
+        "{target}",
+        interface="asgi",
+        install="pip install 'gunicorn>=24'",
+        settings={"workers": 2},
+        interpreters=("cpython",),
+        notes="gunicorn's own ASGI worker (gunicorn >= 24, gunicorn.workers.gasgi): one asyncio event loop per "
+        "process (uvloop when installed), gunicorn's HTTP parser, two processes. CPython only: PyPy 3.9 installs "
+        "gunicorn 23, which has no asgi worker.",
+    ),
     UWSGI.variant(
         "uwsgi-p2t2",
         "prefork+threads",

@@ -14,6 +14,7 @@ def test_declared_variants_are_valid():
         "gunicorn-gthread-t10",
         "gunicorn-gthread-t100",
         "gunicorn-gevent-w2",
+        "gunicorn-asgi-w2",
         "uwsgi-p2t2",
         "aiohttp",
         "wsgiref",
