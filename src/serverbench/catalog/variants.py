@@ -70,16 +70,19 @@ class Variant:
         object.__setattr__(self, "env", MappingProxyType(dict(self.env)))
 
     @property
+    def processes(self) -> int:
+        """Processes that serve requests (the settings' workers or processes; one when it has neither)."""
+        return int(self.settings.get("workers", self.settings.get("processes", 1)))
+
+    @property
     def blocking_concurrency(self) -> int | None:
         """Requests served at once when each blocks in the app (a sleep, a blocking client): workers x threads
         for a pool, one per process for a C event loop running a WSGI app; None when nothing bounds them (a
         thread per request, greenlets, an event loop with an async client) or the catalog does not know."""
-        s = self.settings
-        processes = int(s.get("workers", s.get("processes", 1)))
         if self.worker in POOL_WORKERS:
-            return processes * int(s.get("threads", 1))
+            return self.processes * int(self.settings.get("threads", 1))
         if self.worker in BLOCKING_LOOPS and self.interface == "wsgi":
-            return processes
+            return self.processes
         return None
 
     @property

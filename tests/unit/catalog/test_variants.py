@@ -101,3 +101,9 @@ def test_a_rows_options_take_the_place_of_row_in_its_engines_command():
 def test_every_engine_has_rows_and_every_row_its_engine():
     """Each engine is declared once and used; every variant's server is an engine of the table."""
     assert {v.server for v in VARIANTS} == set(ENGINES)
+
+
+def test_a_variants_processes_are_its_workers_or_processes():
+    """gunicorn's workers, uWSGI's processes, and one process for a server with neither setting."""
+    v = registry()
+    assert (v["gunicorn-sync-w4"].processes, v["uwsgi-p2t2"].processes, v["gevent-pywsgi"].processes) == (4, 2, 1)
