@@ -39,8 +39,8 @@ CAPACITY_BAND = 0.10
 # A stall: the server, its backends and the generator each used less than this share of what they could.  The
 # server's is its busy share of what the latency leaves it: its N requests in flight need N x (CPU per request),
 # and over one latency the cores it can use give it latency x cores (stall_shares).  A server its CPU holds up
-# reads about 1 on any machine (measured 0.88-1.01 on /json at c8 and c64: uvicorn, gevent-pywsgi-nodelay,
-# gunicorn-sync-w2; the stall 0.08 at c8 and 0.39 at c64, docs/checks.md);
+# reads about 1 on any machine (measured 0.84-1.01 at c8 and c64: uvicorn and gevent-pywsgi-nodelay on /json,
+# gunicorn-sync-w2 on /json and /redis; stock gevent-pywsgi's stall 0.08 at c8 and 0.39 at c64, docs/checks.md);
 # a wait of fixed length (Nagle against delayed ACK, ~40 ms) reads lower the faster the CPU.  Not a share of one
 # core: stock gevent-pywsgi on /json at c64 stalled 44 ms per request with the server 36-38% of a core busy,
 # above the 30% of a core the rule used to take for idle (a slower CPU crosses any fixed share).
@@ -497,8 +497,10 @@ def no_answers(r: Result) -> Flag | None:
 
 def server_cores(r: Result) -> float:
     """The cores the server could use in the window: its processes (1 for a variant the catalog does not know), at
-    most the machine's cores less what every other process used (the host's counters; else the generator's and the
-    backends'), and never less than one."""
+    most what every other process left of the machine's cores (the host's counters; else the generator's and the
+    backends' CPU), and never less than one: the kernel's scheduler gives a process that wakes to serve a request
+    its turn however busy the others keep the machine (stock gevent-pywsgi stalled 44 ms at c8 with another
+    session's processes holding both cores; the neighbours flag names them)."""
     v = _variants().get(r.variant)
     processes = v.processes if v is not None else 1
     cores = r.machine.get("cores")
@@ -513,17 +515,14 @@ def server_cores(r: Result) -> float:
 
 def server_busy_share(r: Result) -> float | None:
     """The server's busy share of what the latency leaves it: the CPU its requests in flight need (N x CPU per
-    request; the open model's rps x latency of them) over what the cores it can use give in one latency (latency x
-    cores).  By Little's law its CPU over the window's, per core it can use; about 1 when its CPU holds requests up,
-    on a fast machine or a slow one.  None without the CPU or a latency."""
-    cpu_us, mean_ms = _cpu_us_per_request(r), r.load.latency_ms.get("mean", 0.0)
-    if cpu_us is None or mean_ms <= 0 or r.load.duration_s <= 0:
+    request) over what the cores it could use give in one latency (latency x cores).  By Little's law N / latency
+    is the throughput, so this is rps x CPU per request / cores: read over the window, which holds where a window's
+    latencies do not (littles-law).  About 1 when its CPU holds requests up, on a fast machine or a slow one; None
+    without the server's CPU or a window."""
+    cpu_us = _cpu_us_per_request(r)
+    if cpu_us is None or r.load.duration_s <= 0:
         return None
-    if _closed(r) and r.connections:
-        needed_ms = r.connections * cpu_us / 1000.0 * mean_ms / (mean_ms + (r.load.think_ms or 0.0))
-    else:
-        needed_ms = r.requests / r.load.duration_s * mean_ms / 1000.0 * cpu_us / 1000.0
-    return needed_ms / (mean_ms * server_cores(r))
+    return r.requests / r.load.duration_s * cpu_us / 1e6 / server_cores(r)
 
 
 def stall_shares(r: Result) -> dict[str, float] | None:
@@ -555,8 +554,8 @@ def stall(r: Result) -> Flag | None:
         "stall",
         f"p50 {p50:.1f} ms against a service time of {service_ms:.2f} ms (server CPU per request"
         f"{' plus the endpoint’s designed wait' if _designed_wait_ms(r) else ''}), while the server's CPU was "
-        f"{shares['server']:.0%} of what the latency left it ({r.connections} connections x {cpu_us / 1000.0:.2f} ms "
-        f"against {r.load.latency_ms['mean']:.1f} ms mean latency on {cores:g} core(s) it could use), the generator "
+        f"{shares['server']:.0%} of what the latency left it ({r.requests / r.load.duration_s:,.0f} rps x {cpu_us / 1000.0:.2f} ms of CPU "
+        f"each, on the {cores:.2g} core(s) it could use), the generator "
         f"{shares['generator']:.0%} of its cores{''.join(', ' + p for p in parts)}{' of theirs' if parts else ''}; "
         f"each under {STALL_BUSY_SHARE:.0%}, below any pool's designed capacity: requests wait on something that "
         "uses no CPU. A ~40 ms stall is Nagle against delayed ACK (set TCP_NODELAY on accepted sockets); "
