@@ -30,25 +30,6 @@ POOL_WORKERS = ("sync", "gthread", "thread-pool", "prefork+threads", "single-thr
 # an HTTP client) blocks the whole process, so each process serves one such request at a time.
 BLOCKING_LOOPS = ("event-loop", "meinheld")
 
-GUNICORN = (
-    "{python}",
-    "-m",
-    "gunicorn",
-    "-c",
-    "python:serverbench.serverside.gunicorn_conf",
-    "-b",
-    "{host}:{port}",
-    "-w",
-    "{workers}",
-    "--backlog",
-    "2048",
-)
-
-
-def launch(server: str, *options: str) -> tuple[str, ...]:
-    """The command of a server without a CLI of its own: ``python -m serverbench.serverside.launch``."""
-    return ("{python}", "-m", "serverbench.serverside.launch", server, "{host}", "{port}", "{target}") + options
-
 
 @dataclass(frozen=True)
 class Variant:
@@ -89,16 +70,19 @@ class Variant:
         object.__setattr__(self, "env", MappingProxyType(dict(self.env)))
 
     @property
+    def processes(self) -> int:
+        """Processes that serve requests (the settings' workers or processes; one when it has neither)."""
+        return int(self.settings.get("workers", self.settings.get("processes", 1)))
+
+    @property
     def blocking_concurrency(self) -> int | None:
         """Requests served at once when each blocks in the app (a sleep, a blocking client): workers x threads
         for a pool, one per process for a C event loop running a WSGI app; None when nothing bounds them (a
         thread per request, greenlets, an event loop with an async client) or the catalog does not know."""
-        s = self.settings
-        processes = int(s.get("workers", s.get("processes", 1)))
         if self.worker in POOL_WORKERS:
-            return processes * int(s.get("threads", 1))
+            return self.processes * int(self.settings.get("threads", 1))
         if self.worker in BLOCKING_LOOPS and self.interface == "wsgi":
-            return processes
+            return self.processes
         return None
 
     @property
@@ -119,108 +103,227 @@ class Variant:
         return [m for m in needed if importlib.util.find_spec(m) is None]
 
 
+ROW = "<row>"  # where a row's options go in its engine's command (at the end when the command has none)
+
+
+@dataclass(frozen=True)
+class Engine:
+    """What every variant of one server shares, declared once: rows name it and give only what differs.
+
+    ``command`` is the template every row's command starts from; a row's options take the place of ``ROW``
+    in it, or follow it.  ``requires`` defaults to the server's own module and ``install`` to pip installing
+    what it requires; a row adds the packages of its worker (``also``).
+    """
+
+    server: str
+    command: tuple[str, ...]
+    interface: str = "wsgi"
+    requires: tuple[str, ...] | None = None
+    install: str = ""
+    interpreters: tuple[str, ...] = INTERPRETERS
+    one_process: bool = False
+    programs: tuple[str, ...] = ()
+
+    def variant(self, name: str, worker: str, *options: str, also: tuple[str, ...] = (), **fields: object) -> Variant:
+        """A row: this engine's fields, its command with ``options`` in place, ``also`` packages beside the
+        engine's, and ``fields`` (any of Variant's) where the row differs."""
+        requires = (self.server,) if self.requires is None else self.requires
+        install = self.install or f"pip install {' '.join(requires)}"
+        at = self.command.index(ROW) if ROW in self.command else len(self.command)
+        shared: dict[str, object] = {
+            "interface": self.interface,
+            "command": self.command[:at] + options + self.command[at + 1 :],
+            "requires": requires + also,
+            "install": f"{install} {' '.join(also)}" if also else install,
+            "interpreters": self.interpreters,
+            "one_process": self.one_process,
+            "programs": self.programs,
+        }
+        return Variant(name, self.server, worker, **{**shared, **fields})  # type: ignore[arg-type]
+
+
+def launch(server: str, *options: str) -> tuple[str, ...]:
+    """The command of a server without a CLI of its own: ``python -m serverbench.serverside.launch``."""
+    return ("{python}", "-m", "serverbench.serverside.launch", server, "{host}", "{port}", "{target}") + options
+
+
+GREENLET_PIN = "pip install --no-deps meinheld  (next to greenlet>=3)"
+# The uWSGI rows' app and processes, between each row's socket and its concurrency options.
+UWSGI_APP = ("--module", "{target}", "--chdir", "{apps_dir}", "--master", "--processes", "{processes}")
+
+ENGINES: Mapping[str, Engine] = MappingProxyType(
+    {
+        e.server: e
+        for e in (
+            Engine("werkzeug", launch("werkzeug"), one_process=True),
+            Engine("wsgiref", launch("wsgiref"), install="(standard library)"),
+            Engine(
+                "gunicorn",
+                (
+                    "{python}",
+                    "-m",
+                    "gunicorn",
+                    "-c",
+                    "python:serverbench.serverside.gunicorn_conf",
+                    "-b",
+                    "{host}:{port}",
+                    "-w",
+                    "{workers}",
+                    "--backlog",
+                    "2048",
+                ),
+            ),
+            Engine(
+                "uwsgi",
+                ("{bindir}/uwsgi", ROW, "--need-app", "--die-on-term", "--disable-logging", "--lazy-apps"),
+                requires=("pyuwsgi",),
+                interpreters=("cpython",),
+            ),
+            Engine("gevent", launch("gevent-pywsgi"), one_process=True),
+            Engine("eventlet", launch("eventlet"), one_process=True),
+            Engine("meinheld", launch("meinheld"), install=GREENLET_PIN, one_process=True),
+            Engine(
+                "bjoern", launch("bjoern"), install="apt-get install libev-dev && pip install bjoern", one_process=True
+            ),
+            Engine("aiohttp", launch("aiohttp"), interface="aiohttp", one_process=True),
+            Engine("tornado", launch("tornado"), interface="tornado", one_process=True),
+            Engine("cheroot", launch("cheroot"), one_process=True),
+            Engine(
+                "waitress",
+                ("{python}", "-m", "waitress", "--host={host}", "--port={port}", "--threads={threads}")
+                + ("--backlog=2048", "--connection-limit=2000", "{target}"),
+                one_process=True,
+            ),
+            Engine(
+                "twisted",
+                ("{python}", "-m", "twisted", "--log-level=warn", "web", "--listen", "tcp:{port}:interface={host}")
+                + ("--wsgi", "{module}.{callable}"),
+                one_process=True,
+            ),
+            Engine("paste", launch("paste"), one_process=True),
+            Engine(
+                "uvicorn",
+                ("{python}", "-m", "uvicorn", "--host", "{host}", "--port", "{port}", "--no-access-log")
+                + ("--log-level", "warning", "{target}"),
+                interface="asgi",
+                one_process=True,
+            ),
+            Engine("hypercorn", ("{python}", "-m", "hypercorn", "-b", "{host}:{port}", "{target}"), interface="asgi"),
+            Engine(
+                "granian",
+                ("{python}", "-m", "granian", "--interface", ROW, "--host", "{host}", "--port", "{port}")
+                + ("--workers", "1", "{target}"),
+            ),
+            # Cross-language yardsticks: the same contract on Node.js (apps/node) and the JVM, no Python in the server.
+            Engine(
+                "node",
+                ("node", "{apps_dir}/{module}", "--host", "{host}", "--port", "{port}", "--workers", "{workers}"),
+                interface="node",
+                requires=(),
+                programs=("node",),
+                install="Node.js >= 20.19 (apt-get install nodejs npm), then `npm ci --prefix apps/node` (./run does it)",
+            ),
+            Engine(
+                "play",
+                (
+                    "java",
+                    "-Dplay.server.http.address={host}",
+                    "-Dhttp.port={port}",
+                    "-cp",
+                    "{apps_dir}/play/target/classes:{apps_dir}/play/target/dependency/*",
+                    "play.core.server.ProdServerStart",
+                    "{apps_dir}/play",
+                ),
+                interface="play",
+                requires=(),
+                programs=("java",),
+                install="Java >= 17 and Maven (apt-get install openjdk-17-jdk-headless maven), then "
+                "`mvn -q -f apps/play/pom.xml package` (./run does it)",
+            ),
+            # Servers old comparisons measured that cannot run here: kept as rows, skipped with the reason found.
+            Engine("cyclone", ("cyclone",), interface="tornado"),
+            Engine("rocket", ("rocket",)),
+            Engine("fapws3", ("fapws3",), requires=("fapws",), install="pip install fapws3"),
+        )
+    }
+)
+GUNICORN, UWSGI = ENGINES["gunicorn"], ENGINES["uwsgi"]
+
+
 def _gthread(threads: int) -> Variant:
-    return Variant(
+    return GUNICORN.variant(
         f"gunicorn-gthread-t{threads}",
-        "gunicorn",
         "gthread",
-        "wsgi",
-        GUNICORN + ("-k", "gthread", "--threads", "{threads}", "{target}"),
-        requires=("gunicorn",),
-        install="pip install gunicorn",
+        "-k",
+        "gthread",
+        "--threads",
+        "{threads}",
+        "{target}",
         settings={"workers": 1, "threads": threads},
         notes=f"'Threaded flask': one process, a pool of {threads} threads.",
     )
 
 
 VARIANTS: tuple[Variant, ...] = (
-    Variant(
+    ENGINES["werkzeug"].variant(
         "werkzeug-threaded",
-        "werkzeug",
         "thread-per-request",
-        "wsgi",
-        launch("werkzeug"),
-        requires=("werkzeug",),
-        install="pip install werkzeug",
-        one_process=True,
         notes="Werkzeug's development server (what `flask run` uses): a thread per request, one process.",
     ),
-    Variant(
-        "wsgiref",
+    ENGINES["wsgiref"].variant(
         "wsgiref",
         "single-thread",
-        "wsgi",
-        launch("wsgiref"),
-        requires=("wsgiref",),
-        install="(standard library)",
         notes="The standard library's reference server: one request at a time, HTTP/1.0, a connection each.",
         backlog=5,
     ),
-    Variant(
-        "gunicorn-sync-w2",
-        "gunicorn",
-        "sync",
-        "wsgi",
-        GUNICORN + ("-k", "sync", "{target}"),
-        requires=("gunicorn",),
-        install="pip install gunicorn",
-        settings={"workers": 2},
-    ),
-    Variant(
-        "gunicorn-sync-w4",
-        "gunicorn",
-        "sync",
-        "wsgi",
-        GUNICORN + ("-k", "sync", "{target}"),
-        requires=("gunicorn",),
-        install="pip install gunicorn",
-        settings={"workers": 4},
-    ),
-    Variant(
+    GUNICORN.variant("gunicorn-sync-w2", "sync", "-k", "sync", "{target}", settings={"workers": 2}),
+    GUNICORN.variant("gunicorn-sync-w4", "sync", "-k", "sync", "{target}", settings={"workers": 4}),
+    GUNICORN.variant(
         "gunicorn-sync-w4-preload",
-        "gunicorn",
         "sync",
-        "wsgi",
-        GUNICORN + ("--preload", "-k", "sync", "{target}"),
-        requires=("gunicorn",),
-        install="pip install gunicorn",
+        "--preload",
+        "-k",
+        "sync",
+        "{target}",
         settings={"workers": 4},
         notes="preload_app: the app is imported once in the master before the workers fork, so its modules' "
         "pages start shared (docs/memory.md).",
     ),
-    Variant(
+    GUNICORN.variant(
         "gunicorn-sync-w4-freeze",
-        "gunicorn",
         "sync",
-        "wsgi",
-        GUNICORN + ("--preload", "-k", "sync", "{target}"),
-        requires=("gunicorn",),
-        install="pip install gunicorn",
+        "--preload",
+        "-k",
+        "sync",
+        "{target}",
         settings={"workers": 4},
         env={"SERVERBENCH_GC_FREEZE": "1"},
         notes="preload_app and gc.freeze() in the master before the workers fork (serverbench.serverside.gunicorn_conf), "
         "so the collector leaves the shared objects' pages alone (docs/memory.md).",
     ),
     *(_gthread(t) for t in (10, 20, 50, 100, 200, 400, 800, 1000)),
-    Variant(
+    GUNICORN.variant(
         "gunicorn-gevent-w2",
-        "gunicorn",
         "gevent",
-        "wsgi",
-        GUNICORN + ("-k", "gevent", "--worker-connections", "{worker_connections}", "{target}"),
-        requires=("gunicorn", "gevent"),
-        install="pip install gunicorn gevent",
+        "-k",
+        "gevent",
+        "--worker-connections",
+        "{worker_connections}",
+        "{target}",
+        also=("gevent",),
         settings={"workers": 2, "worker_connections": 1000},
         notes="gunicorn monkey-patches the worker, so redis-py's sockets are cooperative.",
     ),
-    Variant(
+    GUNICORN.variant(
         "gunicorn-meinheld-w2",
-        "gunicorn",
         "meinheld",
-        "wsgi",
-        GUNICORN + ("--keep-alive", "{keepalive}", "-k", "meinheld.gmeinheld.MeinheldWorker", "{target}"),
-        requires=("gunicorn", "meinheld"),
-        install="pip install --no-deps meinheld  (next to greenlet>=3)",
+        "--keep-alive",
+        "{keepalive}",
+        "-k",
+        "meinheld.gmeinheld.MeinheldWorker",
+        "{target}",
+        also=("meinheld",),
+        install=GREENLET_PIN,
         settings={"workers": 2, "keepalive": 10},
         interpreters=("cpython",),
         notes="meinheld's C event loop as gunicorn's worker; its greenlet<0.5 pin cannot build here, "
@@ -229,393 +332,167 @@ VARIANTS: tuple[Variant, ...] = (
         "had waited over 2 s behind its blocked loop (/upstream at 64 connections: 2-41 'connection closed' "
         "errors a run).",
     ),
-    Variant(
+    GUNICORN.variant(
         "gunicorn-aiohttp-w2",
-        "gunicorn",
         "aiohttp",
-        "aiohttp",
-        GUNICORN + ("-k", "aiohttp.GunicornWebWorker", "{module}:{callable}()"),
-        requires=("gunicorn", "aiohttp"),
-        install="pip install gunicorn aiohttp",
+        "-k",
+        "aiohttp.GunicornWebWorker",
+        "{module}:{callable}()",
+        interface="aiohttp",
+        also=("aiohttp",),
         settings={"workers": 2},
         notes="aiohttp's own gunicorn worker: one event loop per process, two processes.",
     ),
-    Variant(
-        "uwsgi-p2t2",
-        "uwsgi",
-        "prefork+threads",
-        "wsgi",
-        (
-            "{bindir}/uwsgi",
-            "--http11-socket",
-            "{host}:{port}",
-            "--module",
-            "{target}",
-            "--chdir",
-            "{apps_dir}",
-            "--master",
-            "--processes",
-            "{processes}",
-            "--threads",
-            "{threads}",
-            "--need-app",
-            "--die-on-term",
-            "--disable-logging",
-            "--lazy-apps",
-        ),
-        requires=("pyuwsgi",),
-        install="pip install pyuwsgi",
-        settings={"processes": 2, "threads": 2},
+    GUNICORN.variant(
+        "gunicorn-asgi-w2",
+        "asgi",
+        "-k",
+        "asgi",
+        "{target}",
+        interface="asgi",
+        install="pip install 'gunicorn>=24'",
+        settings={"workers": 2},
         interpreters=("cpython",),
+        notes="gunicorn's own ASGI worker (gunicorn >= 24, gunicorn.workers.gasgi): one asyncio event loop per "
+        "process (uvloop when installed), gunicorn's HTTP parser, two processes. CPython only: PyPy 3.9 installs "
+        "gunicorn 23, which has no asgi worker.",
+    ),
+    UWSGI.variant(
+        "uwsgi-p2t2",
+        "prefork+threads",
+        *("--http11-socket", "{host}:{port}", *UWSGI_APP, "--threads", "{threads}"),
+        settings={"processes": 2, "threads": 2},
         notes="--http11-socket keeps connections alive; plain --http-socket closes each one without "
         "'Connection: close', which wrk counts as a read error on every response.",
     ),
-    Variant(
+    UWSGI.variant(
         "uwsgi-gevent100",
-        "uwsgi",
         "gevent",
-        "wsgi",
-        (
-            "{bindir}/uwsgi",
-            "--http",
-            "{host}:{port}",
-            "--http-keepalive",
-            "--module",
-            "{target}",
-            "--chdir",
-            "{apps_dir}",
-            "--master",
-            "--processes",
-            "{processes}",
-            "--gevent",
-            "{cores}",
-            "--gevent-monkey-patch",
-            "--need-app",
-            "--die-on-term",
-            "--disable-logging",
-            "--lazy-apps",
-        ),
-        requires=("pyuwsgi", "gevent"),
-        install="pip install pyuwsgi gevent",
+        *("--http", "{host}:{port}", "--http-keepalive", *UWSGI_APP, "--gevent", "{cores}", "--gevent-monkey-patch"),
+        also=("gevent",),
         settings={"processes": 1, "cores": 100},
-        interpreters=("cpython",),
         notes="uWSGI async mode: 100 gevent cores in one process, the standard library monkey-patched, "
         "behind uWSGI's HTTP router (--http --http-keepalive). With --http11-socket the second request on a "
         "kept-alive connection never gets an answer in gevent mode (measured: 0 requests under wrk).",
     ),
-    Variant(
+    ENGINES["gevent"].variant(
         "gevent-pywsgi",
-        "gevent",
         "greenlet",
-        "wsgi",
-        launch("gevent-pywsgi"),
-        requires=("gevent",),
-        install="pip install gevent",
-        one_process=True,
         notes="Stock gevent.pywsgi: Nagle on, so each keep-alive response stalls ~40 ms on the client's "
         "delayed ACK. Kept to show the artefact; compare gevent-pywsgi-nodelay.",
     ),
-    Variant(
+    ENGINES["gevent"].variant(
         "gevent-pywsgi-nodelay",
-        "gevent",
         "greenlet",
-        "wsgi",
-        launch("gevent-pywsgi", "nodelay=1"),
-        requires=("gevent",),
-        install="pip install gevent",
-        one_process=True,
+        "nodelay=1",
         notes="gevent.pywsgi with TCP_NODELAY set on each accepted socket: the 40 ms stall's fix.",
     ),
-    Variant(
+    ENGINES["eventlet"].variant(
         "eventlet-wsgi",
-        "eventlet",
         "greenthread",
-        "wsgi",
-        launch("eventlet"),
-        requires=("eventlet",),
-        install="pip install eventlet",
-        one_process=True,
         notes="eventlet.wsgi after eventlet.monkey_patch() (gunicorn >= 26 has no eventlet worker).",
     ),
-    Variant(
-        "meinheld",
+    ENGINES["meinheld"].variant(
         "meinheld",
         "event-loop",
-        "wsgi",
-        launch("meinheld"),
-        requires=("meinheld",),
-        install="pip install --no-deps meinheld  (next to greenlet>=3)",
-        one_process=True,
         notes="meinheld standalone: a C event loop, one process; a blocking call (redis-py) blocks it.",
     ),
-    Variant(
-        "bjoern",
-        "bjoern",
-        "event-loop",
-        "wsgi",
-        launch("bjoern"),
-        requires=("bjoern",),
-        install="apt-get install libev-dev && pip install bjoern",
-        one_process=True,
-        notes="bjoern: libev in C, one process, one request at a time in Python.",
+    ENGINES["bjoern"].variant(
+        "bjoern", "event-loop", notes="bjoern: libev in C, one process, one request at a time in Python."
     ),
-    Variant(
-        "aiohttp",
+    ENGINES["aiohttp"].variant(
         "aiohttp",
         "asyncio",
-        "aiohttp",
-        launch("aiohttp"),
-        requires=("aiohttp",),
-        install="pip install aiohttp",
-        one_process=True,
         notes="web.run_app: one process, one event loop, access log off; redis.asyncio for the backend. "
         "(`python -m aiohttp.web` turns on DEBUG logging and a per-request access log: not used.)",
     ),
-    Variant(
-        "tornado",
-        "tornado",
-        "asyncio",
-        "tornado",
-        launch("tornado"),
-        requires=("tornado",),
-        install="pip install tornado",
-        one_process=True,
-        notes="Tornado's own HTTPServer on asyncio, one process.",
-    ),
-    Variant(
+    ENGINES["tornado"].variant("tornado", "asyncio", notes="Tornado's own HTTPServer on asyncio, one process."),
+    ENGINES["cheroot"].variant(
         "cheroot-t10",
-        "cheroot",
         "thread-pool",
-        "wsgi",
-        launch("cheroot", "threads={threads}"),
-        requires=("cheroot",),
-        install="pip install cheroot",
-        one_process=True,
+        "threads={threads}",
         settings={"threads": 10},
         notes="CherryPy's HTTP server (cheroot) with 10 worker threads.",
     ),
-    Variant(
+    ENGINES["waitress"].variant(
         "waitress-t4",
-        "waitress",
         "thread-pool",
-        "wsgi",
-        (
-            "{python}",
-            "-m",
-            "waitress",
-            "--host={host}",
-            "--port={port}",
-            "--threads={threads}",
-            "--backlog=2048",
-            "--connection-limit=2000",
-            "{target}",
-        ),
-        requires=("waitress",),
-        install="pip install waitress",
-        one_process=True,
         settings={"threads": 4},
         notes="waitress: asyncore-style I/O thread plus 4 worker threads (its default).",
     ),
-    Variant(
+    ENGINES["twisted"].variant(
         "twisted-wsgi",
-        "twisted",
         "reactor+threadpool",
-        "wsgi",
-        (
-            "{python}",
-            "-m",
-            "twisted",
-            "--log-level=warn",
-            "web",
-            "--listen",
-            "tcp:{port}:interface={host}",
-            "--wsgi",
-            "{module}.{callable}",
-        ),
-        requires=("twisted",),
-        install="pip install twisted",
-        one_process=True,
         notes="twisted.web's WSGIResource: the reactor parses HTTP, a thread pool runs the app.",
     ),
-    Variant(
+    ENGINES["paste"].variant(
         "paste-t10",
-        "paste",
         "thread-pool",
-        "wsgi",
-        launch("paste", "threads={threads}"),
-        requires=("paste",),
-        install="pip install paste",
-        one_process=True,
+        "threads={threads}",
         settings={"threads": 10},
         notes="Paste's httpserver with a 10-thread pool, as shipped: HTTP/1.0, a connection per request. "
         "With protocol_version='HTTP/1.1' it keeps connections alive but stalls ~44 ms per response "
         "(Nagle vs delayed ACK; measured 224 rps vs 1,166 rps with HTTP/1.0).",
     ),
-    Variant(
-        "uvicorn",
-        "uvicorn",
-        "asyncio",
-        "asgi",
-        (
-            "{python}",
-            "-m",
-            "uvicorn",
-            "--host",
-            "{host}",
-            "--port",
-            "{port}",
-            "--no-access-log",
-            "--log-level",
-            "warning",
-            "{target}",
-        ),
-        requires=("uvicorn",),
-        install="pip install uvicorn",
-        one_process=True,
-        notes="uvicorn, one process; uses uvloop and httptools when they are installed.",
+    ENGINES["uvicorn"].variant(
+        "uvicorn", "asyncio", notes="uvicorn, one process; uses uvloop and httptools when they are installed."
     ),
-    Variant(
-        "hypercorn",
+    ENGINES["hypercorn"].variant(
         "hypercorn",
         "asyncio",
-        "asgi",
-        ("{python}", "-m", "hypercorn", "-b", "{host}:{port}", "{target}"),
-        requires=("hypercorn",),
-        install="pip install hypercorn",
         notes="hypercorn (h11), one process. Its counted instructions per request moved +1.3% and +2.0% between "
         "runs hours apart (time-driven work in its loop), so its cost tests take a 4% tolerance.",
         cost_tolerance=0.04,
     ),
-    Variant(
+    ENGINES["granian"].variant(
         "granian-wsgi",
-        "granian",
         "rust-threads",
         "wsgi",
-        (
-            "{python}",
-            "-m",
-            "granian",
-            "--interface",
-            "wsgi",
-            "--host",
-            "{host}",
-            "--port",
-            "{port}",
-            "--workers",
-            "1",
-            "{target}",
-        ),
-        requires=("granian",),
-        install="pip install granian",
         notes="granian: a Rust (hyper/tokio) HTTP server calling a WSGI app, one worker.",
     ),
-    Variant(
+    ENGINES["granian"].variant(
         "granian-asgi",
-        "granian",
         "rust+asyncio",
         "asgi",
-        (
-            "{python}",
-            "-m",
-            "granian",
-            "--interface",
-            "asgi",
-            "--host",
-            "{host}",
-            "--port",
-            "{port}",
-            "--workers",
-            "1",
-            "{target}",
-        ),
-        requires=("granian",),
-        install="pip install granian",
+        interface="asgi",
         notes="granian: a Rust (hyper/tokio) HTTP server driving an ASGI app on asyncio, one worker.",
     ),
-    # Cross-language yardsticks: the same contract on Node.js (apps/node), no Python in the server.
-    *(
-        Variant(
-            name,
-            "node",
-            worker,
-            "node",
-            ("node", "{apps_dir}/{module}", "--host", "{host}", "--port", "{port}", "--workers", "{workers}"),
-            requires=(),
-            programs=("node",),
-            settings={"workers": workers},
-            install="Node.js >= 20.19 (apt-get install nodejs npm), then `npm ci --prefix apps/node` (./run does it)",
-            notes=notes,
-        )
-        for name, worker, workers, notes in (
-            (
-                "node-http",
-                "event-loop",
-                1,
-                "Node.js's own http module: one process, one event loop; the official "
-                "redis and mongodb clients, a kept-alive http.Agent for the upstream.",
-            ),
-            (
-                "node-cluster-w2",
-                "cluster",
-                2,
-                "The same server under Node.js's cluster module: 2 worker processes "
-                "sharing the listening socket, like gunicorn -w 2.",
-            ),
-        )
+    ENGINES["node"].variant(
+        "node-http",
+        "event-loop",
+        settings={"workers": 1},
+        notes="Node.js's own http module: one process, one event loop; the official "
+        "redis and mongodb clients, a kept-alive http.Agent for the upstream.",
     ),
-    Variant(
+    ENGINES["node"].variant(
+        "node-cluster-w2",
+        "cluster",
+        settings={"workers": 2},
+        notes="The same server under Node.js's cluster module: 2 worker processes "
+        "sharing the listening socket, like gunicorn -w 2.",
+    ),
+    ENGINES["play"].variant(
         "play-pekko",
-        "play",
         "pekko-http",
-        "play",
-        (
-            "java",
-            "-Dplay.server.http.address={host}",
-            "-Dhttp.port={port}",
-            "-cp",
-            "{apps_dir}/play/target/classes:{apps_dir}/play/target/dependency/*",
-            "play.core.server.ProdServerStart",
-            "{apps_dir}/play",
-        ),
-        requires=(),
-        programs=("java",),
-        install="Java >= 17 and Maven (apt-get install openjdk-17-jdk-headless maven), then "
-        "`mvn -q -f apps/play/pom.xml package` (./run does it)",
         notes="Play 3 on the JVM through its production launcher (ProdServerStart), Pekko HTTP, one process.",
     ),
-    # Servers old comparisons measured that cannot run here: kept as rows, skipped with the reason found.
-    Variant(
-        "cyclone",
+    ENGINES["cyclone"].variant(
         "cyclone",
         "twisted-reactor",
-        "tornado",
-        ("cyclone",),
-        requires=("cyclone",),
-        install="pip install cyclone",
         unsupported="`pip install cyclone` (1.3, 2019) pins Twisted 19.2.1, whose C extension does not build on "
         "Python 3.11 (longintrepr.h: No such file); `--no-deps cyclone` next to a current Twisted imports, but "
         "it serves only cyclone's own Tornado-style handlers, for which no reference app is written",
     ),
-    Variant(
-        "rocket",
+    ENGINES["rocket"].variant(
         "rocket",
         "thread-pool",
-        "wsgi",
-        ("rocket",),
-        requires=("rocket",),
-        install="pip install rocket",
         unsupported="`pip install rocket` (1.2.8, 2017) fails on its dependency distribute 0.7.3 "
         "(invalid command 'dist_info'); with --no-deps it installs but `import rocket` fails: "
         "No module named 'rocket.methods'",
     ),
-    Variant(
-        "fapws3",
+    ENGINES["fapws3"].variant(
         "fapws3",
         "event-loop",
-        "wsgi",
-        ("fapws3",),
-        requires=("fapws",),
-        install="pip install fapws3",
         unsupported="`pip install fapws3` (0.11.dev, 2012) fails in its setup.py: Python 2 print statement "
         "(SyntaxError: Missing parentheses in call to 'print')",
     ),

@@ -36,8 +36,15 @@ LITTLE_TOLERANCE = 0.05
 # connections than the pool, is the pool's designed limit: the rest of the latency is the queue behind it.
 CAPACITY_BAND = 0.10
 
-# A stall: the server, its backends and the generator each used less than this share of one core...
-STALL_IDLE_PCT = 30.0
+# A stall: the server, its backends and the generator each used less than this share of what they could.  The
+# server's is its busy share of what the latency leaves it: its N requests in flight need N x (CPU per request),
+# and over one latency the cores it can use give it latency x cores (stall_shares).  A server its CPU holds up
+# reads about 1 on any machine (measured 0.84-1.01 at c8 and c64: uvicorn and gevent-pywsgi-nodelay on /json,
+# gunicorn-sync-w2 on /json and /redis; stock gevent-pywsgi's stall 0.08 at c8 and 0.39 at c64, docs/checks.md);
+# a wait of fixed length (Nagle against delayed ACK, ~40 ms) reads lower the faster the CPU.  Not a share of one
+# core: stock gevent-pywsgi on /json at c64 stalled 44 ms per request with the server 36-38% of a core busy,
+# above the 30% of a core the rule used to take for idle (a slower CPU crosses any fixed share).
+STALL_BUSY_SHARE = 0.5
 # ...while the median request took this many times its service time (the server's CPU per request
 # plus any wait the endpoint has by design) and at least STALL_MIN_MS more.  Measured: a Nagle/delayed-ACK
 # stall is 65-90x (44 ms on 0.5-0.7 ms, gevent-pywsgi c8).  A pool smaller than the connections at its
@@ -64,10 +71,10 @@ SYN_PERCENTILES = ("p90", "p99", "p999")
 LIGHT_WORKLOADS = ("json", "plaintext")
 BUSY_RATIO = 1.5
 BUSY_EXTRA_US = 1000.0
-# ...and the server must be busy: a server that waits by polling burns a share of a core.  Below this, a high
-# cost per request is the idle server's own ticks (gunicorn's heartbeats) spread over a few slow requests
-# (measured: gunicorn-sync-w2 on /upstream, 20 rps, 3% busy, 1.3 ms per request).
-BUSY_MIN_PCT = 20.0
+# ...and the server must be busy: a server that waits by polling burns a share of the cores it can use.  Below
+# this, a high cost per request is the idle server's own ticks (gunicorn's heartbeats, one per process) spread over
+# a few slow requests (measured: gunicorn-sync-w2 on /upstream, 20 rps, 3% of a core, 1.3 ms per request).
+BUSY_MIN_SHARE = 0.20
 
 # Neighbours: what every other process on the machine used during the window (the machine's busy CPU
 # less the server's, the generator's and the backends' own), as a share of one core.  The default
@@ -82,7 +89,8 @@ MEANINGS: Mapping[str, str] = {
     "no-answers": "the server answered no request in the window: the record says what held the connections",
     "at-capacity": "throughput at the pool's designed capacity (workers or threads / the endpoint's service time): "
     "the latency is the queue behind the pool, by design",
-    "stall": "server, backends and generator all idle while requests wait far beyond their service time",
+    "stall": "server, backends and generator each less than half busy (of what they could use) while requests wait "
+    "far beyond their service time",
     "syn-drops": "the kernel dropped connection attempts (listen backlog full): connections waited for 1 s retransmits",
     "busy-waiting": "CPU per request far above the same variant's on a lighter workload (polling while waiting)",
     "error-statuses": "responses with an HTTP error status; the record cannot tell the app's from the server's own",
@@ -487,40 +495,78 @@ def no_answers(r: Result) -> Flag | None:
     )
 
 
-def stall(r: Result) -> Flag | None:
-    """The cell idle (server, backends, generator) while the median request waits far beyond its service time; the
-    message says whether the machine was idle too (no neighbours flag)."""
+def server_cores(r: Result) -> float:
+    """The cores the server could use in the window: its processes (1 for a variant the catalog does not know), at
+    most what every other process left of the machine's cores (the host's counters; else the generator's and the
+    backends' CPU), and never less than one: the kernel's scheduler gives a process that wakes to serve a request
+    its turn however busy the others keep the machine (stock gevent-pywsgi stalled 44 ms at c8 with another
+    session's processes holding both cores; the neighbours flag names them)."""
+    v = _variants().get(r.variant)
+    processes = v.processes if v is not None else 1
+    cores = r.machine.get("cores")
+    if not cores:
+        return float(processes)
+    if r.host_cpu_s is not None and r.host_wall_s and r.server_cpu_s is not None:
+        others = max(r.host_cpu_s - r.server_cpu_s, 0.0) / r.host_wall_s
+    else:
+        others = r.generator.cpu_pct / 100.0 + sum((b.cpu_pct or 0.0) / 100.0 for b in r.backends)
+    return float(min(processes, max(1.0, cores - others)))
+
+
+def server_busy_share(r: Result) -> float | None:
+    """The server's busy share of what the latency leaves it: the CPU its requests in flight need (N x CPU per
+    request) over what the cores it could use give in one latency (latency x cores).  By Little's law N / latency
+    is the throughput, so this is rps x CPU per request / cores: read over the window, which holds where a window's
+    latencies do not (littles-law).  About 1 when its CPU holds requests up, on a fast machine or a slow one; None
+    without the server's CPU or a window."""
     cpu_us = _cpu_us_per_request(r)
-    duration = r.load.duration_s
-    if cpu_us is None or duration <= 0 or any(b.cpu_pct is None for b in r.backends):
-        return None  # a backend of unknown CPU may be the one that is busy
-    server_pct = 100.0 * r.server_cpu_s / duration
-    busiest = max([server_pct, r.generator.cpu_pct] + [b.cpu_pct for b in r.backends])
+    if cpu_us is None or r.load.duration_s <= 0:
+        return None
+    return r.requests / r.load.duration_s * cpu_us / 1e6 / server_cores(r)
+
+
+def stall_shares(r: Result) -> dict[str, float] | None:
+    """The busy share of what each process of the cell could use: the server's of what the latency leaves it, the
+    generator's of its cores (its threads, at most the machine's), each backend's of its cores; None when one is not
+    measured (a backend at a URL may be the busy one)."""
+    server = server_busy_share(r)
+    if server is None or any(b.cpu_pct is None for b in r.backends):
+        return None
+    shares = {"server": server, "generator": r.generator.busy_pct / 100.0}
+    shares.update({b.name: b.cpu_pct / 100.0 / max(1, b.cores) for b in r.backends})  # type: ignore[operator]
+    return shares
+
+
+def stall(r: Result) -> Flag | None:
+    """Nothing near what it could do while the median request waits far beyond its service time."""
+    shares, cpu_us = stall_shares(r), _cpu_us_per_request(r)
+    if shares is None or cpu_us is None:
+        return None
     service_ms = cpu_us / 1000.0 + _designed_wait_ms(r)
     p50 = r.load.latency_ms["p50"]
-    if busiest >= STALL_IDLE_PCT or p50 < STALL_FACTOR * service_ms or p50 - service_ms < STALL_MIN_MS:
+    if max(shares.values()) >= STALL_BUSY_SHARE or p50 < STALL_FACTOR * service_ms or p50 - service_ms < STALL_MIN_MS:
         return None
     if capacity(r) is not None:
         return None  # the queue for a pool at its designed capacity: at-capacity names it
-    parts = [f"server {server_pct:.0f}%", f"generator {r.generator.cpu_pct:.0f}%"]
-    parts += [f"{b.name} {b.cpu_pct:.0f}%" for b in r.backends]
-    idle = f"idle ({', '.join(parts)} of one core)"
+    cores = server_cores(r)
+    parts = [f"{name} {share:.0%}" for name, share in shares.items() if name not in ("server", "generator")]
     crowded = _crowded(r)  # the neighbours flag's figures: the cell was idle, the machine was not
-    if crowded is None:
-        seen = f"everything was {idle}"
-    else:
-        seen = (
-            f"the server, backends and generator were {idle} but not the machine: other processes used "
-            f"{crowded[0]:.0f}% of a core and the hypervisor stole {crowded[1]:.0f}% (neighbours), so the wait may be "
-            "theirs"
-        )
+    machine = (
+        ""
+        if crowded is None
+        else f"; the machine was not idle: other processes used {crowded[0]:.0f}% of a core and the hypervisor stole "
+        f"{crowded[1]:.0f}% (neighbours), so the wait may be theirs"
+    )
     return Flag(
         "stall",
         f"p50 {p50:.1f} ms against a service time of {service_ms:.2f} ms (server CPU per request"
-        f"{' plus the endpoint’s designed wait' if _designed_wait_ms(r) else ''}), while {seen}, below any pool's "
-        "designed capacity: requests wait on something that uses none of the cell's CPU. A ~40 ms stall is Nagle "
-        "against delayed ACK (set TCP_NODELAY on accepted sockets); otherwise a lock, or a full accept queue (see "
-        "syn-drops)",
+        f"{' plus the endpoint’s designed wait' if _designed_wait_ms(r) else ''}), while the server's CPU was "
+        f"{shares['server']:.0%} of what the latency left it ({r.requests / r.load.duration_s:,.0f} rps x {cpu_us / 1000.0:.2f} ms of CPU "
+        f"each, on the {cores:.2g} core(s) it could use), the generator "
+        f"{shares['generator']:.0%} of its cores{''.join(', ' + p for p in parts)}{' of theirs' if parts else ''}; "
+        f"each under {STALL_BUSY_SHARE:.0%}{machine}, below any pool's designed capacity: requests wait on something that "
+        "uses no CPU. A ~40 ms stall is Nagle against delayed ACK (set TCP_NODELAY on accepted sockets); "
+        "otherwise a lock, or a full accept queue (see syn-drops)",
     )
 
 
@@ -725,7 +771,7 @@ def busy_waiting(r: Result, lighter: Iterable[Result]) -> Flag | None:
         cost < BUSY_RATIO * base
         or cost - base < BUSY_EXTRA_US
         or r.load.duration_s <= 0
-        or 100.0 * r.server_cpu_s / r.load.duration_s < BUSY_MIN_PCT
+        or r.server_cpu_s / r.load.duration_s / server_cores(r) < BUSY_MIN_SHARE
     ):
         return None
     return Flag(

@@ -48,6 +48,13 @@ def test_app_honours_the_contract(app_name, apps_dir, services):
     serve_and_verify(VARIANTS[REFERENCE_SERVER[app.interface]], app, apps_dir, services, headers=True)
 
 
+@pytest.mark.parametrize("app_name", [name for name, a in APPS.items() if a.interface == "asgi"])
+def test_gunicorns_asgi_worker_serves_every_asgi_app(app_name, apps_dir, services):
+    """gunicorn's own ASGI worker (its HTTP parser, not uvicorn's) serves each ASGI app's endpoints with the
+    contract's status, Content-Type, Date/Server headers and body."""
+    serve_and_verify(VARIANTS["gunicorn-asgi-w2"], APPS[app_name], apps_dir, services, headers=True)
+
+
 def serve_and_verify(variant, app, apps_dir, services, headers):
     """Start ``app`` under ``variant`` (which the test environment must have installed), verify every endpoint of
     the app, with or without the Date and Server headers, and stop it."""

@@ -159,13 +159,13 @@ def test_user_cells_are_the_variants_of_the_apps_interface():
     variants = list(registry().values())
     asgi = _app("asgi")
     found = user_cells(variants, ("*",), asgi.app, asgi.ready_path)
-    assert {c.variant.name for c in found} >= {"uvicorn", "hypercorn", "granian-asgi"}
+    assert {c.variant.name for c in found} >= {"uvicorn", "hypercorn", "granian-asgi", "gunicorn-asgi-w2"}
     assert all(c.variant.interface == "asgi" and c.variant.ready_path == "/" for c in found)
-    assert [c.variant.name for c in user_cells(variants, ("uvicorn", "gunicorn-*"), asgi.app, "/")] == ["uvicorn"]
+    assert [c.variant.name for c in user_cells(variants, ("uvicorn", "waitress-*"), asgi.app, "/")] == ["uvicorn"]
     with pytest.raises(ConfigError, match="offers the asgi interface.*gunicorn-sync-w2 loads another interface"):
         user_cells(variants, ("uvicorn", "gunicorn-sync-w2"), asgi.app, "/")
-    with pytest.raises(ConfigError, match="no variant selected by --perf-variants gunicorn-\\*"):
-        user_cells(variants, ("gunicorn-*",), asgi.app, "/")
+    with pytest.raises(ConfigError, match="no variant selected by --perf-variants waitress-\\*"):
+        user_cells(variants, ("waitress-*",), asgi.app, "/")
 
 
 def test_config_resolves_user_app_options_and_refuses_perf_apps_with_it(tmp_path):

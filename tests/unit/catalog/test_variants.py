@@ -1,6 +1,6 @@
 import pytest
 
-from serverbench.catalog.variants import VARIANTS, registry, validate
+from serverbench.catalog.variants import ENGINES, ROW, VARIANTS, Engine, registry, validate
 from serverbench.errors import ConfigError
 from tests.unit.sample_variants import variant
 
@@ -14,6 +14,7 @@ def test_declared_variants_are_valid():
         "gunicorn-gthread-t10",
         "gunicorn-gthread-t100",
         "gunicorn-gevent-w2",
+        "gunicorn-asgi-w2",
         "uwsgi-p2t2",
         "aiohttp",
         "wsgiref",
@@ -78,3 +79,31 @@ def test_variant_settings_are_read_only():
     v = variant(settings={"workers": 2})
     with pytest.raises(TypeError):
         v.settings["workers"] = 4
+
+
+def test_a_row_takes_its_engines_fields_and_overrides_only_what_it_names():
+    """A row has its engine's server, interface, packages and command head, plus its options and its own fields."""
+    engine = Engine("srv", ("{python}", "-m", "srv", "{host}:{port}"), interface="asgi", one_process=True)
+    row = engine.variant("srv-w2", "asyncio", "-w", "{workers}", also=("uvloop",), settings={"workers": 2})
+    assert (row.server, row.worker, row.interface, row.one_process) == ("srv", "asyncio", "asgi", True)
+    assert row.command == ("{python}", "-m", "srv", "{host}:{port}", "-w", "{workers}")
+    assert row.requires == ("srv", "uvloop") and row.install == "pip install srv uvloop"
+    assert engine.variant("srv-old", "asyncio", interpreters=("cpython",), one_process=False).one_process is False
+
+
+def test_a_rows_options_take_the_place_of_row_in_its_engines_command():
+    """An engine's command may mark where its rows' options go (granian's --interface takes the row's value)."""
+    engine = Engine("srv", ("srv", "--mode", ROW, "{target}"))
+    assert engine.variant("srv-a", "w", "a").command == ("srv", "--mode", "a", "{target}")
+    assert engine.variant("srv-b", "w", "b", "--fast").command == ("srv", "--mode", "b", "--fast", "{target}")
+
+
+def test_every_engine_has_rows_and_every_row_its_engine():
+    """Each engine is declared once and used; every variant's server is an engine of the table."""
+    assert {v.server for v in VARIANTS} == set(ENGINES)
+
+
+def test_a_variants_processes_are_its_workers_or_processes():
+    """gunicorn's workers, uWSGI's processes, and one process for a server with neither setting."""
+    v = registry()
+    assert (v["gunicorn-sync-w4"].processes, v["uwsgi-p2t2"].processes, v["gevent-pywsgi"].processes) == (4, 2, 1)
