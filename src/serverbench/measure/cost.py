@@ -191,7 +191,7 @@ class Marks:
             log = self.out_dir / f"valgrind.{pid}.log"
             if not systrace.traced(log):
                 return None, (
-                    f"valgrind {callgrind.valgrind_version()} wrote no system-call trace for pid {pid} ({log.name}): "
+                    f"{callgrind.valgrind_version()} wrote no system-call trace for pid {pid} ({log.name}): "
                     "system calls, socket bytes and connections are not counted for this cell"
                 )
             total.add(systrace.read_window(log, self.start[pid], self.stop[pid], self.sockets.get(pid, ())))
