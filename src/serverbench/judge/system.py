@@ -15,12 +15,14 @@ not judged: a longer response is not, by itself, a regression.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..records.cost import SystemCounts
+from ..records.decisions import Decision
 
 CALLS_MIN = 1.0  # one more call of one name per request
 CONNECTIONS_MIN = 0.5  # a connection opened per request reads +1.00; a keep-alive window's one reads 0.005
@@ -154,3 +156,13 @@ def judge_system(base: Sequence[Counts], candidate: Sequence[Counts], absent: st
         judge("memory kept", *kept, KEPT_MIN)
         judged = True
     return SystemVerdict(tuple(regressions), tuple(improvements), tuple(shown), tuple(notes), judged)
+
+
+def as_decision(verdict: SystemVerdict, n: int) -> Decision:
+    """The A/B gate's counted system signal: the largest rise (else the largest fall) per request, the message as
+    its reason; inconclusive where it was not judged (the gate then shows the reason and does not gate on it)."""
+    moves = verdict.regressions or verdict.improvements
+    delta = max((m.delta for m in moves), key=abs, default=0.0)
+    return Decision(
+        verdict.verdict, delta, (delta, delta), math.nan, n, math.nan, False, verdict.message(), "per request"
+    )

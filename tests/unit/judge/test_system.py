@@ -2,7 +2,7 @@
 
 from types import SimpleNamespace
 
-from serverbench.judge.system import CALLS_MIN, KEPT_MIN, Move, judge_system
+from serverbench.judge.system import CALLS_MIN, KEPT_MIN, Move, as_decision, judge_system
 from serverbench.records.cost import SystemCounts
 
 
@@ -65,3 +65,11 @@ def test_a_moves_line_and_record():
     """A call's change to two places, bytes as whole bytes; the record rounds to three places."""
     assert Move("connect", 0.0, 1.0, CALLS_MIN).line() == "+1.00 connect per request (0.00 -> 1.00)"
     assert Move("x", 0.0, 1 / 3, 1.0).to_record() == {"what": "x", "base": 0.0, "candidate": 0.333, "limit": 1.0}
+
+
+def test_the_gates_decision_carries_the_largest_move_and_the_message():
+    """As the gate's counted system signal: the largest rise per request, n, and the message as its reason."""
+    verdict = judge_system([counted(SYNC)], [counted({**SYNC, "clock_nanosleep": 1.0, "connect": 2.0})])
+    decision = as_decision(verdict, 2)
+    assert (decision.verdict, decision.delta, decision.n, decision.unit) == ("regression", 2.0, 2, "per request")
+    assert decision.reason == verdict.message() and "+2.00 connect per request" in decision.reason
