@@ -136,7 +136,7 @@ def judge_cost(record: CostRecord, baseline: CostBaseline | None, tolerance: flo
     if moved:
         summary += "; top functions by change: " + (", ".join(s.short() for s in shifts[:3]) or "none")
     if system.verdict == "regression":
-        said = f"system calls {system.message()}"
+        said = f"system calls and memory {system.message()}"
         summary = f"{said}; instructions {summary}" if not failed else f"{summary}; {said}"
         failed = True
     if failed:

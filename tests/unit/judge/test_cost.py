@@ -716,7 +716,7 @@ def test_a_sleep_in_the_view_fails_the_cell_by_its_system_call_while_instruction
     base = replace(baseline(100_000.0), system=SYSTEM, kept_per_request=0.0)
     verdict = judge_cost(replace(record(100_700.0), system=SLEPT, kept_per_request=0.0), base, 0.02)
     assert verdict.status == FAIL
-    assert "system calls rose: +1.00 clock_nanosleep per request (0.00 -> 1.00)" in verdict.message
+    assert "system calls and memory rose: +1.00 clock_nanosleep per request (0.00 -> 1.00)" in verdict.message
     assert "instructions +0.70%" in verdict.message
     assert verdict.to_record()["system"]["regressions"] == [
         {"what": "clock_nanosleep", "base": 0.0, "candidate": 1.0, "limit": 1.0}
