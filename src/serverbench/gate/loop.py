@@ -45,7 +45,7 @@ class Counted:
     def system(self) -> Decision:
         """The counted system calls, connections and memory kept of each arm's runs, judged (judge/system.py)."""
         absent = next((r.system_absent for r in self.base + self.candidate if r.system is None), "")
-        verdict = judge_system(self.base, self.candidate, absent)
+        verdict = judge_system(self.base, self.candidate, absent, min(r.requests for r in self.base + self.candidate))
         return as_decision(verdict, min(len(self.base), len(self.candidate)))
 
     @property

@@ -131,7 +131,7 @@ def judge_cost(record: CostRecord, baseline: CostBaseline | None, tolerance: flo
         f"{baseline.per_request:,.0f} (tolerance {tolerance:.1%})"
     )
     failed = ratio > 1 + tolerance
-    system = judge_system([baseline], [record], absent=_absent(record, baseline))
+    system = judge_system([baseline], [record], _absent(record, baseline), record.requests)
     shifts = attribute(baseline, record) if failed or moved else ()
     if moved:
         summary += "; top functions by change: " + (", ".join(s.short() for s in shifts[:3]) or "none")

@@ -30,6 +30,10 @@ BYTES_MIN = 64.0  # bytes per request a direction must move by to be shown
 # Bytes per request: a window that keeps nothing reads 0 or one page over the window (4096 / 200 = 20.5 at the
 # default 200 requests: gunicorn sync, flask /json, 2026-11-28), a leak of 1,000 bytes a request 1,065-1,085.
 KEPT_MIN = 256.0
+# Memory kept is judged over this many counted requests or more.  Over fewer the heap is still settling after the
+# warm-up and its free pages absorb a leak: at the A/B gate's 50 (warm-up 50), servers that keep nothing read
+# 328 B/req (gunicorn sync, 4 counts) and 492-573 (waitress-t4), and a leak of 1,000 bytes a request read 328 too.
+KEPT_MIN_REQUESTS = 200
 SPREAD_FACTOR = 3.0  # a name whose counts vary: its tolerance is 3x the widest arm's spread (max - min)
 VDSO = frozenset({"clock_gettime", "gettimeofday", "time", "getcpu"})  # no system call natively
 
@@ -108,10 +112,13 @@ class SystemVerdict:
         }
 
 
-def judge_system(base: Sequence[Counts], candidate: Sequence[Counts], absent: str = "") -> SystemVerdict:
+def judge_system(
+    base: Sequence[Counts], candidate: Sequence[Counts], absent: str = "", requests: int = KEPT_MIN_REQUESTS
+) -> SystemVerdict:
     """Each arm's counted windows (one or more each: a stored baseline and a fresh count, or an A/B gate's
     repeated counts): the median of each figure per arm, judged against a limit, the larger of its floor and
-    SPREAD_FACTOR x the widest arm's spread.  ``absent``: why a side has no system counts (said once)."""
+    SPREAD_FACTOR x the widest arm's spread.  ``absent``: why a side has no system counts (said once).
+    ``requests``: how many each window counted (memory kept is shown, not judged, below KEPT_MIN_REQUESTS)."""
     notes: list[str] = []
     regressions: list[Move] = []
     improvements: list[Move] = []
@@ -131,10 +138,13 @@ def judge_system(base: Sequence[Counts], candidate: Sequence[Counts], absent: st
         (shown if shown_only else regressions if move.delta > 0 else improvements).append(move)
 
     systems = [[r.system for r in arm] for arm in (base, candidate)]
-    if all(s is not None for arm in systems for s in arm) and base and candidate:
+    kept = [[r.kept_per_request for r in arm] for arm in (base, candidate)]
+    has_system = bool(base and candidate) and all(s is not None for arm in systems for s in arm)
+    has_kept = bool(base and candidate) and all(k is not None for arm in kept for k in arm)
+    judged = False
+    if has_system:
         b_sys, c_sys = systems
-        names = sorted({n for s in b_sys + c_sys for n in s.calls})
-        for name in names:
+        for name in sorted({n for s in b_sys + c_sys for n in s.calls}):
             b = [s.calls.get(name, 0.0) for s in b_sys]
             c = [s.calls.get(name, 0.0) for s in c_sys]
             if name in VDSO:
@@ -148,11 +158,20 @@ def judge_system(base: Sequence[Counts], candidate: Sequence[Counts], absent: st
         if any(m.what in VDSO for m in shown):
             notes.append("clock_gettime and the like are system calls under valgrind only (the vDSO serves them)")
         judged = True
-    else:
-        notes.append(f"system calls not judged: {absent or 'not counted on one side'}")
-        judged = False
-    kept = [[r.kept_per_request for r in arm] for arm in (base, candidate)]
-    if all(k is not None for arm in kept for k in arm) and base and candidate:
+    reason = absent or "not counted on one side"
+    if not has_system and not has_kept:  # one reason, said once
+        notes.append(f"system calls and memory kept not judged: {reason}")
+    elif not has_system:
+        notes.append(f"system calls not judged: {reason}")
+    elif not has_kept:
+        notes.append(f"memory kept not judged: {reason}")
+    if has_kept and requests < KEPT_MIN_REQUESTS:
+        judge("memory kept", *kept, KEPT_MIN, shown_only=True)
+        notes.append(
+            f"memory kept not judged over {requests} requests (the heap is still settling; "
+            f"judged over {KEPT_MIN_REQUESTS} or more)"
+        )
+    elif has_kept:
         judge("memory kept", *kept, KEPT_MIN)
         judged = True
     return SystemVerdict(tuple(regressions), tuple(improvements), tuple(shown), tuple(notes), judged)

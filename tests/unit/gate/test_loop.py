@@ -71,7 +71,7 @@ def test_counted_runs_judge_their_system_calls_by_name():
     absent = loop.Counted((_record(100_000, absent="no trace for pid 7"),), (_record(100_000, calls=SYNC),))
     assert (
         absent.system.verdict == "inconclusive"
-        and absent.system.reason == "system calls not judged: no trace for pid 7"
+        and absent.system.reason == "system calls and memory kept not judged: no trace for pid 7"
     )
 
 

@@ -58,7 +58,7 @@ def test_absent_counts_are_said_once_and_never_read_as_zero():
     absent = SimpleNamespace(system=None, kept_per_request=None)
     verdict = judge_system([absent], [counted(SYNC)], absent="valgrind wrote no system-call trace for pid 7")
     assert verdict.verdict == "inconclusive" and not verdict.regressions
-    assert verdict.message() == "system calls not judged: valgrind wrote no system-call trace for pid 7"
+    assert verdict.message() == "system calls and memory kept not judged: valgrind wrote no system-call trace for pid 7"
 
 
 def test_a_moves_line_and_record():
@@ -73,3 +73,10 @@ def test_the_gates_decision_carries_the_largest_move_and_the_message():
     decision = as_decision(verdict, 2)
     assert (decision.verdict, decision.delta, decision.n, decision.unit) == ("regression", 2.0, 2, "per request")
     assert decision.reason == verdict.message() and "+2.00 connect per request" in decision.reason
+
+
+def test_memory_kept_over_fewer_than_200_requests_is_shown_not_judged():
+    """Over 50 requests (the gate's default) the heap is still settling: a rise is shown, and the note says why."""
+    verdict = judge_system([counted(SYNC, kept=0.0)], [counted(SYNC, kept=1065.0)], requests=50)
+    assert verdict.verdict == "pass" and verdict.shown[0].what == "memory kept"
+    assert "memory kept not judged over 50 requests" in verdict.message()
