@@ -6,11 +6,15 @@ measure/clientmemory.py): A/A counts and planted changes per cell, and what the 
         --plant SERVERBENCH_DELAY_US=60 --plant SERVERBENCH_LEAK_BYTES=1000
     flock -s /tmp/serverbench-timed.lock .venv/bin/python benchmarks/cost_system.py time \\
         --cell gunicorn-sync-w2/flask --runs 4
+    flock -s /tmp/serverbench-timed.lock .venv/bin/python benchmarks/cost_system.py aa --requests 50 \\
+        --cell uvicorn/raw-asgi --cell waitress-t4/flask
 
 ``counts``: per cell, ``--runs`` fresh counts (two at a time), then one count per planted knob; prints
 instructions, the calls per request that differ between runs or from the base (vDSO calls left out), socket
 bytes, connections and memory kept, and the cost verdict of each planted count against the first base count.
 ``time``: counts with and without ``--trace-syscalls=yes`` one after the other, and the wall time of each.
+``aa``: two fresh counts per cell (two at a time, warm-up as long as the window, as the A/B gate counts),
+the second judged against the first by judge/system.py: what an A/A of the gate's system signal says.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from serverbench.catalog.apps import APPS
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.judge.cost import judge_cost
-from serverbench.judge.system import VDSO
+from serverbench.judge.system import VDSO, judge_system
 from serverbench.measure import callgrind
 from serverbench.measure.cost import CostPlan, measure_cost
 from serverbench.records.cost import CostBaseline
@@ -33,10 +37,18 @@ from serverbench.records.cost import CostBaseline
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def plan_of(cell: str, env: dict[str, str] | None = None) -> CostPlan:
+def plan_of(cell: str, env: dict[str, str] | None = None, requests: int = 200) -> CostPlan:
     variant, app = cell.split("/")
     v = registry()[variant]
-    return CostPlan(v, APPS[app], WORKLOADS["json"], requests=200, apps_dir=ROOT / "apps", env=env or {})
+    return CostPlan(
+        v,
+        APPS[app],
+        WORKLOADS["json"],
+        requests=requests,
+        warmup=min(requests, 200),  # the A/B gate warms up as long as it counts; pytest -m cost 200
+        apps_dir=ROOT / "apps",
+        env=env or {},
+    )
 
 
 def calls(record) -> dict[str, float]:
@@ -109,15 +121,26 @@ def timing(cells: list[str], runs: int) -> None:
         )
 
 
+def aa(cells: list[str], requests: int) -> None:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for cell in cells:
+            first, second = pool.map(lambda _, cell=cell: measure_cost(plan_of(cell, requests=requests)), range(2))
+            verdict = judge_system([first], [second], requests=requests)
+            print(f"{cell}: {verdict.verdict}: {verdict.message()}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("counts", "time"))
+    parser.add_argument("what", choices=("counts", "time", "aa"))
+    parser.add_argument("--requests", type=int, default=50, help="aa: requests a count (the gate's 50)")
     parser.add_argument("--cell", action="append", required=True, help="variant/app, e.g. gunicorn-sync-w2/flask")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--plant", action="append", default=[], help="a knob=value counted once per cell")
     args = parser.parse_args()
     if args.what == "counts":
         counts(args.cell, args.runs, args.plant)
+    elif args.what == "aa":
+        aa(args.cell, args.requests)
     else:
         timing(args.cell, args.runs)
 
