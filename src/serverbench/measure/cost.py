@@ -30,11 +30,12 @@ from ..catalog.contract import Endpoint
 from ..catalog.variants import Variant
 from ..catalog.workloads import Workload
 from ..processes.executors import LOOPBACK, free_port
-from ..records.cost import CostRecord, FunctionCost, ProcessCount, SystemCounts
-from . import callgrind, clientmemory, systrace
+from ..records.cost import CostRecord, FunctionCost, ProcessCount
+from . import callgrind
 from .bytecode import compile_server
 from .callgrind import CountingError, Dump
 from .isa import counted_isa_level
+from .marks import Marks
 from .packages import Owners, installed_versions
 from .sequential import SequentialClient, quiet, server_pids
 from .servers import start_variant
@@ -148,72 +149,6 @@ def measure_cost(plan: CostPlan) -> CostRecord:
         kept_per_request=kept,
         kept_absent=kept_absent,
     )
-
-
-class Marks:
-    """What each process's window starts and ends at besides its counts: its log's size (the system calls
-    between, :mod:`.systrace`), its sockets, and its program's resident memory (:mod:`.clientmemory`).  The
-    segment lists ride on the vgdb calls that switch counting on and dump it: no extra call."""
-
-    def __init__(self, out_dir: Path):
-        self.out_dir = out_dir
-        self.start: dict[int, int] = {}
-        self.stop: dict[int, int] = {}
-        self.sockets: dict[int, set[int]] = {}
-        self.memory: list[dict[int, int | None]] = []
-        self.server_log: Path | None = None  # where valgrind writes each process's segment list (its stderr)
-
-    def on(self, pids: list[int]) -> None:
-        callgrind.control(pids, *clientmemory.COMMAND, "-c", "instrumentation", "on")
-        self.start = systrace.log_sizes(self.out_dir, pids)
-        self.sockets = {pid: systrace.socket_fds(pid) for pid in pids}
-        self.memory.append(self._resident(pids))
-
-    def end(self, pids: list[int], client: SequentialClient) -> None:
-        self.stop = systrace.log_sizes(self.out_dir, pids)  # the last request answered, its connection still open
-
-    def off(self, pids: list[int]) -> None:
-        callgrind.control(pids, *clientmemory.COMMAND, "-c", "dump")
-        self.memory.append(self._resident(pids))
-
-    def _resident(self, pids: list[int]) -> dict[int, int | None]:
-        log = self.server_log.read_text(errors="replace") if self.server_log is not None else ""
-        found = {}
-        for pid in pids:
-            ranges = clientmemory.client_anon(log, pid)
-            found[pid] = clientmemory.resident(clientmemory.read_smaps(pid), ranges) if ranges else None
-        return found
-
-    def system(self, pids: list[int], requests: int) -> tuple[SystemCounts | None, str]:
-        """The window's system calls per request, or None and why they were not seen."""
-        total = systrace.SystemWindow()
-        for pid in pids:
-            log = self.out_dir / f"valgrind.{pid}.log"
-            if not systrace.traced(log):
-                return None, (
-                    f"{callgrind.valgrind_version()} wrote no system-call trace for pid {pid} ({log.name}): "
-                    "system calls, socket bytes and connections are not counted for this cell"
-                )
-            total.add(systrace.read_window(log, self.start[pid], self.stop[pid], self.sockets.get(pid, ())))
-        return (
-            SystemCounts(
-                systrace.per_request(total, requests),
-                total.sent / requests,
-                total.received / requests,
-                total.connections / requests,
-            ),
-            "",
-        )
-
-    def kept(self, requests: int) -> tuple[float | None, str]:
-        """Bytes the program's resident memory grew by per request across the window, or None and why."""
-        before, after = self.memory
-        if any(v is None for v in (*before.values(), *after.values())) or set(before) != set(after):
-            return None, (
-                "valgrind wrote no segment list into the server's log (v.info memory aspacemgr): "
-                "the program's memory cannot be told from valgrind's"
-            )
-        return sum(after[p] - before[p] for p in before) / requests, ""
 
 
 @dataclass(frozen=True)
