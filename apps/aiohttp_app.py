@@ -30,7 +30,7 @@ def _refuse(status, text):
 
 @web.middleware
 async def _per_request(request, handler):
-    injected_work.per_request()
+    injected_work.per_request(sleep=False)
     if injected_work.DELAY_S:
         await asyncio.sleep(injected_work.DELAY_S)
     return await handler(request)

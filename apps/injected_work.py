@@ -9,8 +9,9 @@ result alive (an optimizing interpreter such as PyPy's JIT may drop an unused on
 see that the loop ran N times.
 
 ``SERVERBENCH_BURN_US=N`` burns N microseconds of CPU before each request (proves the A/B verdict
-detects a known cost); ``SERVERBENCH_DELAY_US=N`` (aiohttp) waits N microseconds without CPU (a
-latency-only regression); ``SERVERBENCH_LEAK_BYTES=N`` makes each request keep N bytes for good in
+detects a known cost); ``SERVERBENCH_DELAY_US=N`` waits N microseconds without CPU (a latency-only
+regression, off the CPU: the aiohttp app awaits ``asyncio.sleep``, every other app calls ``time.sleep`` in
+the request, as a view that sleeps would); ``SERVERBENCH_LEAK_BYTES=N`` makes each request keep N bytes for good in
 a module-level list (a deterministic memory leak, for the memory signal: the process's RSS grows by
 about N bytes per request).
 
@@ -65,7 +66,7 @@ LEAK_BYTES = iterations(name=LEAK_VAR)
 HEAP_VAR = "SERVERBENCH_HEAP_DIR"
 HEAP_DIR = os.environ.get(HEAP_VAR) or None
 HEAP_EVERY_S = 0.2  # at the sampler's 0.25 s each sample finds a fresh figure while requests come
-PER_REQUEST = bool(BURN_S or LEAK_BYTES or HEAP_DIR)
+PER_REQUEST = bool(BURN_S or LEAK_BYTES or HEAP_DIR or DELAY_S)
 _leaked = []  # what the leak knob keeps: never emptied while the process lives
 _heap_due = [0.0]  # when the next heap figure is due (a list: written by whichever thread serves)
 
@@ -128,8 +129,9 @@ def run(iters: int = ITERS) -> str:
     return f"{iters} {total}"
 
 
-def per_request() -> None:
-    """The before-request knobs: burn the CPU for BURN_S (thread time), keep LEAK_BYTES bytes, write the heap."""
+def per_request(sleep: bool = True) -> None:
+    """The before-request knobs: burn the CPU for BURN_S (thread time), keep LEAK_BYTES bytes, write the heap,
+    then sleep DELAY_S (``sleep=False``: the caller awaits it instead, as the aiohttp app does)."""
     end = time.thread_time() + BURN_S
     while time.thread_time() < end:
         pass
@@ -137,3 +139,5 @@ def per_request() -> None:
         _leaked.append(b"\x01" * LEAK_BYTES)  # written, not calloc'd zero pages: the bytes count in RSS
     if HEAP_DIR:
         write_heap(HEAP_DIR, time.monotonic())
+    if DELAY_S and sleep:
+        time.sleep(DELAY_S)

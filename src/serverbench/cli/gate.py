@@ -31,7 +31,17 @@ from ..config.options import OPTIONS_BY_NAME, parse_option
 from ..errors import ConfigError, ServerbenchError
 from ..gate import loop, user
 from ..gate.plan import DEFAULT_LOAD, ABPlan, Arm, default_mode, pairs_per_block
-from ..judge.ab import COST, COST_LABEL, GATE_BLOCKS, GATE_POLICY, min_blocks, rejudge, stored_policy
+from ..judge.ab import (
+    COST,
+    COST_LABEL,
+    GATE_BLOCKS,
+    GATE_POLICY,
+    SYSTEM,
+    SYSTEM_LABEL,
+    min_blocks,
+    rejudge,
+    stored_policy,
+)
 from ..judge.cost import Shift, attribute
 from ..judge.decision import Policy
 from ..judge.signals import SIGNALS
@@ -112,6 +122,8 @@ def markdown(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> str:
             f"{d.amount(d.dispersion, sign=False)} | **{d.verdict}** |"
         )
     errors = ", ".join(f"{k} {v:.2%}" for k, v in run.error_rate.items())
+    if SYSTEM in run.decisions:
+        lines += ["", f"system calls, connections, memory kept (counted): {run.decisions[SYSTEM].reason}"]
     lines += [
         "",
         f"fixed rate: {rate_line(run)}",
@@ -157,8 +169,8 @@ def stop_line(run: ABDecision) -> str:
 
 
 def _shown() -> list[tuple[str, str]]:
-    """(name, label) of the timed signals, then of the counted cost."""
-    return [*((s.name, s.label) for s in SIGNALS), (COST, COST_LABEL)]
+    """(name, label) of the timed signals, then of the counted cost and system calls."""
+    return [*((s.name, s.label) for s in SIGNALS), (COST, COST_LABEL), (SYSTEM, SYSTEM_LABEL)]
 
 
 def cost_repeats(args: argparse.Namespace, user_app: bool = False) -> int:
@@ -186,6 +198,8 @@ def show(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> None:
     for name, label in _shown():
         if name in run.decisions:
             print(f"  {label:42s} {run.decisions[name].summary()}")
+    if SYSTEM in run.decisions:  # what moved, by name, and the tolerances taken from a spread
+        print(f"  {'':42s} {run.decisions[SYSTEM].reason}")
     print(f"  fixed rate  {rate_line(run)}")
     print(f"  peak RSS    {rss_line(run)}")
     print(f"  verdict     {run.verdict}")

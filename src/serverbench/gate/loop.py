@@ -1,9 +1,10 @@
 """A same-session A/B decision: count, then measure blocks up to each look and judge, until the judge stops.
 
 The loop between :mod:`serverbench.measure.ab` (paired values, no verdicts) and :mod:`serverbench.judge.ab`
-(verdicts, no processes).  First the counted signal (``plan.cost_repeats``: instructions per request of fresh
-runs per arm under valgrind): one count per arm, both at once, and a second when the first is ambiguous; a
-counted regression ends the decision there (any gated regression fails it).  Then the timed blocks, judged at
+(verdicts, no processes).  First the counted signals (``plan.cost_repeats``: instructions per request of fresh
+runs per arm under valgrind, and the same runs' system calls, connections and memory kept): one count per
+arm, both at once, and a second when the first is ambiguous; a counted regression of either ends the
+decision there (any gated regression fails it).  Then the timed blocks, judged at
 each of the plan's looks: a regression or every signal settled ends it, else the next look follows, up to the
 last.  An unreached verdict at the last look is retried while ``plan.retries`` are left.
 ``serverbench gate`` calls :func:`decide` (the decision and the records of its counts, which a cost regression's
@@ -16,12 +17,13 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from ..judge.ab import COST, UNREACHED, Judgement, decided, judge, judge_counted
+from ..judge.ab import COST, UNREACHED, Judgement, decided, judge, judge_counted, with_system
 from ..judge.memory import growth_pairs
 from ..judge.signals import GROWTH
+from ..judge.system import as_decision, judge_system
 from ..measure.ab import count_arms, run_blocks
 from ..records.cost import CostRecord
-from ..records.decisions import ABDecision, Measurement
+from ..records.decisions import ABDecision, Decision, Measurement
 from .plan import ABPlan
 
 Counts = tuple[tuple[float, ...], tuple[float, ...]]
@@ -38,6 +40,13 @@ class Counted:
     def counts(self) -> Counts:
         """Instructions per request of each run, per arm: the counted signal's pairs."""
         return tuple(r.per_request for r in self.base), tuple(r.per_request for r in self.candidate)
+
+    @property
+    def system(self) -> Decision:
+        """The counted system calls, connections and memory kept of each arm's runs, judged (judge/system.py)."""
+        absent = next((r.system_absent for r in self.base + self.candidate if r.system is None), "")
+        verdict = judge_system(self.base, self.candidate, absent, min(r.requests for r in self.base + self.candidate))
+        return as_decision(verdict, min(len(self.base), len(self.candidate)))
 
     @property
     def last(self) -> tuple[CostRecord, CostRecord]:
@@ -62,11 +71,12 @@ def decide(
     phases = {"count": count_s} if counts else {}
     policy = plan.attempt_policy
     looks = plan.looks
-    if counts and judge_counted(*counts).verdict == "regression":
+    system = runs.system if runs is not None else None
+    judgement = with_system(Judgement({COST: judge_counted(*counts)}, (COST,)), system) if counts else None
+    if judgement is not None and judgement.verdict == "regression":
         measurement = Measurement.of(
             plan.mode, (plan.base.label, plan.candidate.label), {COST: counts}, (), 0, 0, None, count_s, phases
         )
-        judgement = Judgement({COST: judge_counted(*counts)}, (COST,))
         decision = decided(
             plan.name,
             measurement,
@@ -95,7 +105,7 @@ def decide(
             more = run_blocks(plan, blocks - done, first + done, rate=None if measured is None else measured.rate)
             measured = more if measured is None else measured.plus(more)
             whole = with_counts_and_growth(measured)
-            judgement = judge(whole.pairs, whole.rate is not None, policy, looks.look(k))
+            judgement = with_system(judge(whole.pairs, whole.rate is not None, policy, looks.look(k)), system)
             if judgement.stopped is not None:
                 break
         decision = decided(plan.name, whole, judgement, policy=policy, max_error_rate=plan.max_error_rate, looks=looks)

@@ -33,6 +33,8 @@ from .signals import GROWTH, Signal, alpha_shares, gated_signals, judged_signals
 
 COST = "cost"  # the counted signal: instructions per request of fresh runs per arm (not paired by block)
 COST_LABEL = "instructions per request (counted)"
+SYSTEM = "system"  # the counted system calls, connections and memory kept per request (judge/system.py)
+SYSTEM_LABEL = "system calls, memory kept (counted)"
 
 # The gate: a family-wise 1% false-failure budget per suite run, a 3% minimum effect, and a
 # dispersion limit fitted to this machine (measured pair dispersion 2-17%; see docs/measurements.md).
@@ -290,6 +292,14 @@ def decided(
     )
 
 
+def with_system(judgement: Judgement, system: Decision | None) -> Judgement:
+    """``judgement`` with the counted system decision (None: not counted); gated only where it was judged."""
+    if system is None:
+        return judgement
+    gated = judgement.gated + ((SYSTEM,) if system.verdict != "inconclusive" else ())
+    return Judgement({**judgement.decisions, SYSTEM: system}, gated, judgement.look)
+
+
 def rejudge(stored: ABDecision, policy: Policy, max_error_rate: float) -> ABDecision:
     """Judge a stored decision's pairs again under ``policy``, at the look it stopped at (its share of alpha; a
     file without looks: the whole alpha); nothing is measured, so nothing is extended or retried.  A decision the
@@ -298,9 +308,12 @@ def rejudge(stored: ABDecision, policy: Policy, max_error_rate: float) -> ABDeci
     look = ONE_LOOK if looks is None else looks.look(min(stored.look or 0, len(looks.blocks) - 1))
     pairs = stored.pairs
     if stored.stopped == "counted":
-        judgement = Judgement({COST: judge_counted(*pairs[COST])}, (COST,), look)
+        judgement = Judgement(
+            {COST: judge_counted(*pairs[COST])} if COST in pairs else {}, (COST,) * (COST in pairs), look
+        )
     else:
         judgement = judge(pairs, stored.rate is not None, policy, look)
+    judgement = with_system(judgement, stored.decisions.get(SYSTEM))  # counts: no policy changes their verdict
     return decided(
         stored.cell,
         stored.measurement,

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..records.cost import APP, SAVE_COMMAND, CostBaseline, CostRecord, FunctionCost
 from ..records.decisions import Decision
+from .system import SystemVerdict, judge_system
 
 PASS, FAIL, NO_BASELINE = "pass", "fail", "no-baseline"
 TOP = 10
@@ -80,6 +81,7 @@ class CostVerdict:
     ratio: float | None = None
     shifts: tuple[Shift, ...] = ()
     moved: tuple[str, ...] = ()  # "name old -> new" of each package that ran and changed
+    system: SystemVerdict | None = None  # system calls, connections and memory kept (judge/system.py)
 
     @property
     def failed(self) -> bool:
@@ -93,11 +95,14 @@ class CostVerdict:
             "ratio": None if self.ratio is None else round(self.ratio, 6),
             "attribution": [s.to_record() for s in self.shifts],
             "moved": list(self.moved),
+            "system": None if self.system is None else self.system.to_record(),
         }
 
     def report(self) -> str:
-        """The message and, on a failure, the top functions by change."""
+        """The message, what the system counts say, and, on a failure, the top functions by change."""
         lines = [self.message]
+        if self.system is not None and self.system.verdict != "regression":  # a regression is in the message
+            lines.append(f"system calls, connections, memory kept: {self.system.message()}")
         if self.shifts:
             lines.append(
                 f"where it came from (top {len(self.shifts)} functions by change; C functions in "
@@ -126,12 +131,28 @@ def judge_cost(record: CostRecord, baseline: CostBaseline | None, tolerance: flo
         f"{baseline.per_request:,.0f} (tolerance {tolerance:.1%})"
     )
     failed = ratio > 1 + tolerance
+    system = judge_system([baseline], [record], _absent(record, baseline), record.requests)
     shifts = attribute(baseline, record) if failed or moved else ()
     if moved:
         summary += "; top functions by change: " + (", ".join(s.short() for s in shifts[:3]) or "none")
+    if system.verdict == "regression":
+        said = f"system calls and memory {system.message()}"
+        summary = f"{said}; instructions {summary}" if not failed else f"{summary}; {said}"
+        failed = True
     if failed:
-        return CostVerdict(FAIL, f"cost rose beyond tolerance: {summary}", baseline.per_request, ratio, shifts, moved)
-    return CostVerdict(PASS, summary, baseline.per_request, ratio, shifts, moved)
+        return CostVerdict(
+            FAIL, f"cost rose beyond tolerance: {summary}", baseline.per_request, ratio, shifts, moved, system
+        )
+    return CostVerdict(PASS, summary, baseline.per_request, ratio, shifts, moved, system)
+
+
+def _absent(record: CostRecord, baseline: CostBaseline) -> str:
+    """Why one side has no system counts: the count's own reason, else the baseline's age."""
+    if record.system is None:
+        return record.system_absent or "not counted"
+    if baseline.system is None:
+        return f"the baseline was stored before system calls were counted; re-save it with `{SAVE_COMMAND}`"
+    return ""
 
 
 def ran_in(baseline: CostBaseline, record: CostRecord) -> frozenset[str] | None:

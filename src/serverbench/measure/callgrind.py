@@ -46,6 +46,7 @@ def valgrind_command(out_dir: Path) -> tuple[str, ...]:
         "--dump-instr=no",
         "--dump-line=no",
         "--vgdb=yes",
+        "--trace-syscalls=yes",  # every system call into the log: the window's calls by name (measure/systrace.py)
         f"--vgdb-prefix={VGDB_PREFIX}",
         f"--callgrind-out-file={out_dir}/callgrind.%p",
         f"--log-file={out_dir}/valgrind.%p.log",
@@ -88,10 +89,11 @@ def vgdb_environment(environ: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in environ.items() if k not in VGDB_NAME_VARIABLES}
 
 
-def control(pids: Iterable[int], *command: str) -> None:
+def control(pids: Iterable[int], *command: str) -> dict[int, str]:
     """Send a callgrind monitor command (``instrumentation on``, ``dump``) to each process, all at once: the server
     is quiet while it is switched (no request in flight), so the order does not matter, and one vgdb takes about
-    0.2 s (a pre-fork server's three processes took 0.6 s one after the other)."""
+    0.2 s (a pre-fork server's three processes took 0.6 s one after the other).  ``-c`` between words starts
+    another command in the same call.  Returns what each process answered."""
     calls = [
         (
             pid,
@@ -107,6 +109,7 @@ def control(pids: Iterable[int], *command: str) -> None:
     ]
     deadline = time.monotonic() + CONTROL_TIMEOUT_S
     failed = None
+    answers = {}
     for pid, call in calls:
         try:
             out, err = call.communicate(timeout=max(deadline - time.monotonic(), 0.0))
@@ -119,6 +122,7 @@ def control(pids: Iterable[int], *command: str) -> None:
                 "(`sysctl kernel.yama.ptrace_scope=0`, or the container capability SYS_PTRACE)"
             )
             continue
+        answers[pid] = out
         if call.returncode != 0:
             failed = failed or CountingError(
                 f"vgdb {' '.join(command)!r} for pid {pid} failed (exit {call.returncode}): "
@@ -126,6 +130,7 @@ def control(pids: Iterable[int], *command: str) -> None:
             )
     if failed is not None:  # raised once every vgdb has ended: none is left running
         raise failed
+    return answers
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from . import callgrind
 from .bytecode import compile_server
 from .callgrind import CountingError, Dump
 from .isa import counted_isa_level
+from .marks import Marks
 from .packages import Owners, installed_versions
 from .sequential import SequentialClient, quiet, server_pids
 from .servers import start_variant
@@ -104,6 +105,7 @@ def measure_cost(plan: CostPlan) -> CostRecord:
     prefix = fixed_environment(plan, port) + callgrind.valgrind_command(out_dir)
     compile_server(plan.python, plan.variant.requires + plan.app.requires, plan.apps_dir)
     server = None
+    marks = Marks(out_dir)
     try:
         server = start_variant(
             replace(plan.variant, command=prefix + plan.variant.command),
@@ -113,15 +115,16 @@ def measure_cost(plan: CostPlan) -> CostRecord:
             timeout=START_TIMEOUT_S,
             python=plan.python,
         )
+        marks.server_log = server.process.log_path
         pids = run_window(
             plan,
             server.process.pid,
             port,
-            Window(
-                on=lambda p: callgrind.control(p, "instrumentation", "on"), off=lambda p: callgrind.control(p, "dump")
-            ),
+            Window(on=marks.on, end=marks.end, off=marks.off),
         )
         dumps = callgrind.window_dumps(out_dir, pids)
+        system, system_absent = marks.system(pids, plan.requests)
+        kept, kept_absent = marks.kept(plan.requests)
     finally:  # a server that did not start leaves its files and vgdb's pipes too
         if server is not None:  # killed: the window is dumped, and gunicorn's graceful stop took 4.5 s under valgrind
             server.stop(at_once=True)
@@ -141,6 +144,10 @@ def measure_cost(plan: CostPlan) -> CostRecord:
         functions=c_functions(dumps, plan.requests, owners),
         environment=counting_environment(plan),
         wall_s=time.monotonic() - started,
+        system=system,
+        system_absent=system_absent,
+        kept_per_request=kept,
+        kept_absent=kept_absent,
     )
 
 

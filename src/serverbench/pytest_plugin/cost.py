@@ -19,6 +19,7 @@ from .. import __version__
 from ..config.options import parse_option
 from ..errors import ConfigError, ServerbenchError
 from ..judge.cost import FAIL, CostVerdict, judge_cost
+from ..judge.system import VDSO
 from ..measure.cost import CostPlan, measure_cost
 from ..measure.pytrace import profile_python
 from ..measure.reset import reset_app
@@ -204,11 +205,28 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+def system_line(record: dict[str, Any]) -> str:
+    """``system calls/req 12.00 (poll 1.00, ...); bytes 173 out 39 in; connections 1.000; kept 0 B/req``: what
+    a count asked of the kernel and kept, per request; a figure not counted is left out (never shown as 0)."""
+    parts = []
+    system = record.get("system")
+    if system:
+        calls = {k: v for k, v in system["calls"].items() if k not in VDSO}
+        top = ", ".join(f"{k} {v:.2f}" for k, v in sorted(calls.items(), key=lambda kv: -kv[1])[:4])
+        parts.append(f"system calls/req {sum(calls.values()):.2f} ({top})")
+        parts.append(f"bytes {system['sent']:,.0f} out {system['received']:,.0f} in")
+        parts.append(f"connections {system['connections']:.3f}")
+    if record.get("kept_per_request") is not None:
+        parts.append(f"kept {record['kept_per_request']:,.0f} B/req")
+    return "; ".join(parts)
+
+
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     cost = config.stash.get(COST_KEY, None)
     if cost is None or not cost.records:
         return
     terminalreporter.section("serverbench cost (instructions per request, counted under valgrind)")
+    absent = set()
     for r in sorted(cost.records, key=lambda r: r["key"]):
         verdict = r.get("verdict") or {}
         ratio = verdict.get("ratio")
@@ -217,5 +235,11 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         terminalreporter.write_line(
             f"{r['key']:<48} {r['instructions_per_request']:>14,.0f}  {change:>8}  {verdict.get('status', '?')}{moved}"
         )
+        line = system_line(r)
+        if line:
+            terminalreporter.write_line(f"    {line}")
+        absent |= {r[k] for k in ("system_absent", "kept_absent") if r.get(k)}
+    for reason in sorted(absent):  # once each, not per cell
+        terminalreporter.write_line(f"not counted: {reason}")
     for notice in cost.notices:
         terminalreporter.write_line(notice)

@@ -64,6 +64,46 @@ class FunctionCost:
         )
 
 
+NOT_RECORDED = "not recorded: counted before serverbench kept system calls and memory (re-count to add them)"
+
+
+@dataclass(frozen=True)
+class SystemCounts:
+    """Per request in the counted window, from valgrind's system-call trace (measure/systrace.py): system calls
+    by name, bytes sent and received on sockets, connections opened (accept and connect)."""
+
+    calls: Mapping[str, float]
+    sent: float
+    received: float
+    connections: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "calls", MappingProxyType(dict(self.calls)))
+
+    @property
+    def total(self) -> float:
+        return sum(self.calls.values())
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "calls": {name: round(n, 3) for name, n in sorted(self.calls.items(), key=lambda kv: (-kv[1], kv[0]))},
+            "sent": round(self.sent, 1),
+            "received": round(self.received, 1),
+            "connections": round(self.connections, 3),
+        }
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any] | None) -> SystemCounts | None:
+        if data is None:
+            return None
+        return cls(
+            {str(k): float(v) for k, v in data["calls"].items()},
+            float(data["sent"]),
+            float(data["received"]),
+            float(data["connections"]),
+        )
+
+
 @dataclass(frozen=True)
 class ProcessCount:
     """The window's instructions of one server process."""
@@ -92,6 +132,12 @@ class CostRecord:
     python_functions: tuple[FunctionCost, ...] = ()
     # As read from a record file (whose functions are cut to the largest); None: derived from the functions.
     ran: frozenset[str] | None = field(default=None, compare=False)
+    # What the window asked of the kernel, per request; None with the reason in ``system_absent`` (never zero).
+    system: SystemCounts | None = None
+    system_absent: str = ""
+    # Bytes the program's memory grew by per request across the window (measure/clientmemory.py); None: ``kept_absent``.
+    kept_per_request: float | None = None
+    kept_absent: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "environment", MappingProxyType(dict(self.environment)))
@@ -137,6 +183,10 @@ class CostRecord:
             str(data["timestamp"]),
             tuple(FunctionCost.from_record(f) for f in data.get("python_functions", ())),
             frozenset(data["ran"]) if data.get("ran") is not None else None,
+            SystemCounts.from_record(data.get("system")),
+            str(data.get("system_absent", "" if "system" in data else NOT_RECORDED)),
+            None if data.get("kept_per_request") is None else float(data["kept_per_request"]),
+            str(data.get("kept_absent", "" if "kept_per_request" in data else NOT_RECORDED)),
         )
 
     def to_record(self, verdict: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -164,6 +214,10 @@ class CostRecord:
             "python_functions": [f.to_record() for f in _largest(self.python_functions, RECORDED_FUNCTIONS)],
             "python_bytecodes_per_request": round(self.python_per_request, 1),
             "ran": sorted(self.packages_ran),
+            "system": None if self.system is None else self.system.to_record(),
+            "system_absent": self.system_absent,
+            "kept_per_request": None if self.kept_per_request is None else round(self.kept_per_request, 1),
+            "kept_absent": self.kept_absent,
             "environment": dict(self.environment),
             "wall_s": round(self.wall_s, 2),
             "timestamp": self.timestamp,
@@ -202,6 +256,8 @@ class CostBaseline:
     # have run unseen: an entry stored without a Python profile).
     ran: frozenset[str] | None = None
     ran_derived: bool = False  # ``ran`` was derived from the stored top functions (an older entry), not stored
+    system: SystemCounts | None = None  # None: stored before system calls were kept, or not traced
+    kept_per_request: float | None = None
 
 
 def _baseline(key: str, e: Mapping[str, Any]) -> CostBaseline:
@@ -227,6 +283,8 @@ def _baseline(key: str, e: Mapping[str, Any]) -> CostBaseline:
         float(e.get("python_per_request", 0.0)),
         ran,
         "ran" not in e,
+        SystemCounts.from_record(e.get("system")),
+        None if e.get("kept_per_request") is None else float(e["kept_per_request"]),
     )
 
 
@@ -254,6 +312,8 @@ class CostBaselineStore:
                 r.timestamp,
                 r.python_per_request,
                 r.packages_ran if r.python_functions else None,
+                r.system,
+                r.kept_per_request,
             )
             for r in records
         }
@@ -268,6 +328,8 @@ class CostBaselineStore:
                     b.recorded_at,
                     b.python_per_request,
                     None if b.ran_derived else b.ran,
+                    b.system,
+                    b.kept_per_request,
                 )
                 for key, b in current.items()
             }
@@ -299,6 +361,8 @@ def _entry(
     recorded_at: str,
     python_per_request: float,
     ran: frozenset[str] | None,
+    system: SystemCounts | None = None,
+    kept_per_request: float | None = None,
 ) -> dict[str, Any]:
     def top(rows: Iterable[FunctionCost]) -> list[dict[str, Any]]:
         return [f.to_record() for f in _largest(rows, STORED_FUNCTIONS)]
@@ -313,6 +377,10 @@ def _entry(
     }
     if ran is not None:  # kept only when known (taken with a Python profile): absent means derive or unknown
         entry["ran"] = sorted(ran)
+    if system is not None:  # absent, not zero, where it was not traced (an older entry reads as None)
+        entry["system"] = system.to_record()
+    if kept_per_request is not None:
+        entry["kept_per_request"] = round(kept_per_request, 1)
     return entry
 
 

@@ -19,6 +19,7 @@ from ..errors import ConfigError
 from ..judge.signals import GROWTH, SIGNALS
 from ..records import jsonfile
 from ..records import results as results_file
+from ..records.cost import NOT_RECORDED
 from ..records.results import ResultsFile
 
 
@@ -40,10 +41,12 @@ def threshold(signal: str) -> float | None:
 
 
 def signal_label(signal: str) -> str:
-    from ..judge.ab import COST, COST_LABEL
+    from ..judge.ab import COST, COST_LABEL, SYSTEM, SYSTEM_LABEL
 
     if signal == COST:
         return COST_LABEL
+    if signal == SYSTEM:
+        return SYSTEM_LABEL
     return next((s.label for s in SIGNALS if s.name == signal), signal)
 
 
@@ -94,6 +97,10 @@ class Cost:
     workload: str
     per_request: float
     verdict: str
+    system: Mapping[str, Any] | None = None  # calls by name, bytes sent and received, connections per request
+    system_absent: str = ""  # why ``system`` is None (a record from before it was counted, an untraced count)
+    kept_per_request: float | None = None
+    kept_absent: str = ""
 
 
 @dataclass(frozen=True)
@@ -211,6 +218,10 @@ def costs(path: Path, records: Any) -> list[Cost]:
                     rec["workload"],
                     float(per_request),
                     str((rec.get("verdict") or {}).get("status", "-")),
+                    rec.get("system"),
+                    str(rec.get("system_absent", "" if "system" in rec else NOT_RECORDED)),
+                    None if rec.get("kept_per_request") is None else float(rec["kept_per_request"]),
+                    str(rec.get("kept_absent", "" if "kept_per_request" in rec else NOT_RECORDED)),
                 )
             )
         except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError, OverflowError) as exc:

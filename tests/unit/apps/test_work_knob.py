@@ -78,6 +78,18 @@ def test_the_leak_knob_keeps_n_bytes_per_request():
     assert [len(kept) for kept in knobs._leaked] == [4096, 4096, 4096]
 
 
+def test_the_delay_knob_sleeps_in_the_request_unless_the_caller_awaits_it(monkeypatch):
+    """SERVERBENCH_DELAY_US=N: the per-request hook is installed and sleeps N us (time.sleep), except for a
+    caller that awaits the wait itself (the aiohttp app: sleep=False)."""
+    knobs = _knobs({"SERVERBENCH_DELAY_US": "60"})
+    assert knobs.PER_REQUEST and knobs.DELAY_S == 60e-6
+    slept = []
+    monkeypatch.setattr(knobs.time, "sleep", slept.append)
+    knobs.per_request()
+    knobs.per_request(sleep=False)
+    assert slept == [60e-6]
+
+
 def test_the_leak_knob_is_off_by_default():
     """Unset or 0, the leak knob installs no hook (PER_REQUEST false without burn) and keeps nothing."""
     for environ in ({}, {"SERVERBENCH_LEAK_BYTES": "0"}):

@@ -1101,3 +1101,26 @@ def test_a_projects_setup_runs_in_each_arms_tree_with_its_environment(plans, ser
     said = capsys.readouterr().err
     for label, folder in (("base", tmp_path / "base"), ("candidate", project)):
         assert re.search(rf"^{label}: perf_app_setup ran in \d+\.\d s in {re.escape(str(folder))}$", said, re.M)
+
+
+def test_the_gate_shows_which_system_calls_moved(capsys):
+    """The counted system decision prints its reason (the calls by name) on the terminal and in the markdown."""
+    import math
+
+    from serverbench.judge.ab import SYSTEM
+    from serverbench.records.decisions import Decision
+
+    said = "rose: +1.00 clock_nanosleep per request (0.00 -> 1.00)"
+    run = _run(SAME, SAME)
+    run = replace(
+        run,
+        decisions={
+            **run.decisions,
+            SYSTEM: Decision("regression", 1.0, (1.0, 1.0), math.nan, 1, math.nan, False, said, "per request"),
+        },
+    )
+    gate.show(run)
+    out = capsys.readouterr().out
+    assert "system calls, memory kept (counted)" in out and said in out
+    assert f"system calls, connections, memory kept (counted): {said}" in markdown(run)
+    assert "| system calls, memory kept (counted) | +1.000 per request |" in markdown(run)

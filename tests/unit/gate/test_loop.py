@@ -3,11 +3,30 @@ from types import SimpleNamespace
 import pytest
 
 from serverbench.gate import loop
-from serverbench.records.cost import CostRecord
+from serverbench.judge.ab import GATE_POLICY, Looks
+from serverbench.records.cost import CostRecord, SystemCounts
 
 
-def _record(instructions, requests=100):
-    return CostRecord("t::c", "waitress-t4", "flask", "json", "/json", requests, instructions, (), (), {}, 1.0)
+def _record(instructions, requests=100, calls=None, absent=""):
+    system = None if calls is None else SystemCounts(calls, 154.0, 39.0, 0.01)
+    return CostRecord(
+        "t::c",
+        "waitress-t4",
+        "flask",
+        "json",
+        "/json",
+        requests,
+        instructions,
+        (),
+        (),
+        {},
+        1.0,
+        system=system,
+        system_absent=absent,
+    )
+
+
+SYNC = {"recvfrom": 1.0, "sendto": 1.0}
 
 
 def test_counted_gives_per_request_pairs_and_the_last_run_of_each_arm():
@@ -42,3 +61,42 @@ def test_no_counted_signal_without_repeats(monkeypatch):
     """cost_repeats=0: nothing is counted and the decision has no counted runs."""
     monkeypatch.setattr(loop, "count_arms", lambda plan, repeats: pytest.fail("counted"))
     assert loop.counted(SimpleNamespace(cost_repeats=0)) is None
+
+
+def test_counted_runs_judge_their_system_calls_by_name():
+    """A candidate sleeping in each request (+1.00 clock_nanosleep) is a counted system regression, named."""
+    runs = loop.Counted((_record(100_000, calls=SYNC),), (_record(100_700, calls={**SYNC, "clock_nanosleep": 1.0}),))
+    assert runs.system.verdict == "regression"
+    assert "+1.00 clock_nanosleep per request" in runs.system.reason and runs.system.delta == 1.0
+    absent = loop.Counted((_record(100_000, absent="no trace for pid 7"),), (_record(100_000, calls=SYNC),))
+    assert (
+        absent.system.verdict == "inconclusive"
+        and absent.system.reason == "system calls and memory kept not judged: no trace for pid 7"
+    )
+
+
+def test_a_system_call_regression_ends_the_decision_at_the_counts(monkeypatch):
+    """Instructions within the 1% floor but one more system call per request: stopped 'counted', a regression,
+    no timed block run."""
+    monkeypatch.setattr(
+        loop,
+        "count_arms",
+        lambda plan, repeats: (
+            (_record(100_000, calls=SYNC),),
+            (_record(100_500, calls={**SYNC, "clock_nanosleep": 1.0}),),
+        ),
+    )
+    monkeypatch.setattr(loop, "run_blocks", lambda *a, **k: pytest.fail("timed blocks ran"))
+    plan = SimpleNamespace(
+        cost_repeats=1,
+        name="flask json",
+        mode="simultaneous",
+        base=SimpleNamespace(label="base"),
+        candidate=SimpleNamespace(label="candidate"),
+        attempt_policy=GATE_POLICY,
+        looks=Looks((8,)),
+        max_error_rate=0.01,
+    )
+    decision, _ = loop.decide(plan)
+    assert decision.verdict == "regression" and decision.stopped == "counted"
+    assert decision.decisions["cost"].verdict == "pass" and decision.decisions["system"].verdict == "regression"

@@ -817,3 +817,21 @@ def test_rejudge_of_a_look_past_the_last_judges_at_the_last_look():
         looks=looks,
     )
     assert rejudge(replace(last, look=5), GATE_POLICY, 0.01) == last
+
+
+def _system(verdict):
+    from serverbench.records.decisions import Decision
+
+    return Decision(verdict, 1.0, (1.0, 1.0), math.nan, 1, math.nan, False, "rose: +1.00 x per request", "per request")
+
+
+def test_the_counted_system_decision_gates_only_where_it_was_judged():
+    """A judged system decision joins the gated signals (its regression fails the cell); one not judged
+    (absent counts) is kept for its reason and gates nothing; a rejudge keeps it as it was counted."""
+    from serverbench.judge.ab import SYSTEM, Judgement, with_system
+
+    base = Judgement({COST: _system("pass")}, (COST,))
+    assert with_system(base, _system("regression")).verdict == "regression"
+    kept = with_system(base, _system("inconclusive"))
+    assert kept.gated == (COST,) and kept.verdict == "pass" and SYSTEM in kept.decisions
+    assert with_system(base, None) is base

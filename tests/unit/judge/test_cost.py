@@ -22,7 +22,7 @@ from serverbench.judge.cost import (
     package_changes,
     spread,
 )
-from serverbench.records.cost import CostBaseline, CostRecord, FunctionCost
+from serverbench.records.cost import CostBaseline, CostRecord, FunctionCost, SystemCounts
 from serverbench.records.decisions import Decision
 
 PACKAGES = {"flask": "3.1.3", "werkzeug": "3.1.9"}
@@ -682,6 +682,7 @@ def test_cost_verdict_record_names_every_field():
         "ratio": 1.234568,
         "attribution": [C_SHIFT.to_record()],
         "moved": ["a 1 -> 2"],
+        "system": None,
     }
 
 
@@ -702,3 +703,31 @@ def test_an_app_function_that_changed_by_half_an_instruction_is_named():
         "t::c", "v", "flask", "json", "/json", 100, 100_000, (), tuple(bigger), ENV, 1.0, python_functions=(moved,)
     )
     assert [s.function for s in attribute(base, record, top=2)] == ["f0", "f1", "view"]
+
+
+SYSTEM = SystemCounts({"recvfrom": 1.0, "sendto": 1.0, "clock_gettime": 11.0}, 154.0, 39.0, 0.005)
+SLEPT = SystemCounts(
+    {"recvfrom": 1.0, "sendto": 1.0, "clock_nanosleep": 1.0, "clock_gettime": 14.0}, 154.0, 39.0, 0.005
+)
+
+
+def test_a_sleep_in_the_view_fails_the_cell_by_its_system_call_while_instructions_pass():
+    """Instructions +0.7% (within 2%), one clock_nanosleep per request more: a failure that names it."""
+    base = replace(baseline(100_000.0), system=SYSTEM, kept_per_request=0.0)
+    verdict = judge_cost(replace(record(100_700.0), system=SLEPT, kept_per_request=0.0), base, 0.02)
+    assert verdict.status == FAIL
+    assert "system calls and memory rose: +1.00 clock_nanosleep per request (0.00 -> 1.00)" in verdict.message
+    assert "instructions +0.70%" in verdict.message
+    assert verdict.to_record()["system"]["regressions"] == [
+        {"what": "clock_nanosleep", "base": 0.0, "candidate": 1.0, "limit": 1.0}
+    ]
+
+
+def test_an_old_baseline_without_system_calls_judges_instructions_only_and_says_so():
+    """A baseline stored before system calls were counted: the cell passes on instructions, and the report
+    says why its system calls were not judged (never as if they were zero)."""
+    verdict = judge_cost(replace(record(100.0), system=SLEPT, kept_per_request=0.0), baseline(100.0), 0.02)
+    assert verdict.status == PASS
+    assert (
+        "system calls and memory kept not judged: the baseline was stored before system calls were" in verdict.report()
+    )

@@ -108,3 +108,24 @@ def test_a_wider_setting_beats_the_variants_floor(pytester):
     """Negative case: --perf-cost-tolerance 0.05 is above hypercorn's floor, so both cells are judged at 5%."""
     found, result = _tolerances(pytester, "--perf-cost-tolerance", "0.05")
     assert found == {"hypercorn": {0.05}, "waitress-t4": {0.05}}, result.stdout.str()
+
+
+def test_the_cost_summary_line_shows_system_calls_without_vdso_and_never_an_absent_zero():
+    """A counted record's line: calls per request (clock_gettime left out), bytes, connections, memory kept;
+    a record without them gives no line at all."""
+    from serverbench.pytest_plugin.cost import system_line
+
+    record = {
+        "system": {
+            "calls": {"clock_gettime": 11.0, "sendto": 2.0, "clock_nanosleep": 1.0},
+            "sent": 173.0,
+            "received": 39.0,
+            "connections": 1.0,
+        },
+        "kept_per_request": 1065.0,
+    }
+    assert system_line(record) == (
+        "system calls/req 3.00 (sendto 2.00, clock_nanosleep 1.00); bytes 173 out 39 in; connections 1.000; "
+        "kept 1,065 B/req"
+    )
+    assert system_line({"system": None, "system_absent": "not recorded", "kept_per_request": None}) == ""

@@ -1,5 +1,6 @@
 """Cost records and the cost-baseline store: round trips, keys, corrupt files, the results file."""
 
+import dataclasses
 import datetime as dt
 import json
 
@@ -8,11 +9,13 @@ import pytest
 from serverbench.errors import BaselineError, ServerbenchError
 from serverbench.records import cost, jsonfile
 from serverbench.records.cost import (
+    NOT_RECORDED,
     CostBaseline,
     CostBaselineStore,
     CostRecord,
     FunctionCost,
     ProcessCount,
+    SystemCounts,
     add_to_results_file,
     cell_key,
     environment_id,
@@ -301,6 +304,10 @@ def test_a_cost_records_json_holds_every_field_rounded():
         "python_functions": [PY_FN.to_record()],
         "python_bytecodes_per_request": 20.0,
         "ran": ["flask", "werkzeug"],
+        "system": None,
+        "system_absent": "",
+        "kept_per_request": None,
+        "kept_absent": "",
         "environment": FULL_ENV,
         "wall_s": 2.35,
         "timestamp": "2026-01-01T00:00:00+00:00",
@@ -513,3 +520,46 @@ def test_cost_records_are_not_added_to_what_is_not_a_results_file(tmp_path, cont
     with pytest.raises(ServerbenchError, match="remove it or give --perf-json another path") as info:
         add_to_results_file(path, [{"key": "a"}], {"id": "m"}, "1.0")
     assert str(info.value).startswith(str(path)) and path.read_text() == content
+
+
+SYSTEM = SystemCounts({"recvfrom": 2.0, "sendto": 1.0, "clock_nanosleep": 1.0}, 154.0, 39.0, 0.005)
+
+
+def _traced(**kw):
+    return dataclasses.replace(make(), system=SYSTEM, kept_per_request=1064.96, **kw)
+
+
+def test_a_record_keeps_its_system_calls_and_kept_memory_through_json():
+    """System calls by name, socket bytes, connections and memory kept per request read back as written."""
+    r = _traced()
+    data = json.loads(json.dumps(r.to_record()))
+    assert data["system"]["calls"] == {"recvfrom": 2.0, "clock_nanosleep": 1.0, "sendto": 1.0}
+    assert data["kept_per_request"] == 1065.0
+    back = CostRecord.from_record(data)
+    assert back.system == SYSTEM and back.system.total == 4.0 and back.kept_per_request == 1065.0
+
+
+def test_a_record_from_before_system_calls_reads_absent_with_the_reason_not_zero():
+    """A record written before these fields has no system counts and says why, rather than zeros."""
+    data = make().to_record()
+    for key in ("system", "system_absent", "kept_per_request", "kept_absent"):
+        data.pop(key)
+    old = CostRecord.from_record(data)
+    assert old.system is None and old.system_absent == NOT_RECORDED
+    assert old.kept_per_request is None and old.kept_absent == NOT_RECORDED
+
+
+def test_a_baseline_keeps_system_calls_and_an_old_entry_without_them_still_loads(tmp_path):
+    """Saved with system calls and memory they load back; an entry stored before them loads with None."""
+    store = CostBaselineStore(tmp_path, ENV)
+    store.save([_traced()])
+    loaded = store.load()[make().key]
+    assert loaded.system == SYSTEM and loaded.kept_per_request == 1065.0
+    data = json.loads(store.path.read_text())
+    for key in ("system", "kept_per_request"):
+        data["entries"][make().key].pop(key)
+    store.path.write_text(json.dumps(data))
+    old = store.load()[make().key]
+    assert old.system is None and old.kept_per_request is None
+    store.save([dataclasses.replace(make(), variant="other")])  # re-saving another cell keeps the old entry as it was
+    assert "system" not in json.loads(store.path.read_text())["entries"][make().key]

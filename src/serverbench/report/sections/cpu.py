@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from ...judge.system import VDSO
 from ..cells import Entry, cell, cpu_us_per_request, entries, group
-from ..charts import Axis, Bar, BarChart, Section
-from ..inputs import Inputs
+from ..charts import Axis, Bar, BarChart, Cell, Column, Note, Section, Table
+from ..inputs import Cost, Inputs
+
+SYSTEM_NOTE = (
+    "Counted in the same window, from valgrind's system-call trace: system calls per request (largest first; "
+    "clock_gettime and the like are left out, the vDSO serves them natively), bytes on sockets, connections "
+    "opened, and the memory the server's program kept per request. Absent, with the reason, where not counted."
+)
 
 COST_NOTE = (
     "Counted cost: instructions the server's processes spent per request under valgrind "
@@ -55,6 +62,44 @@ def cost_charts(inputs: Inputs) -> list[BarChart]:
     ]
 
 
+def system_table(costs: tuple[Cost, ...]) -> tuple:
+    """One row per count: its system calls, socket bytes, connections and memory kept per request."""
+    rows = []
+    for c in costs:
+        name = f"{c.variant}/{c.app} {c.workload}" if c.app else f"{c.variant} {c.workload}"
+        kept = (
+            Cell(f"{c.kept_per_request:,.0f} B", c.kept_per_request)
+            if c.kept_per_request is not None
+            else Cell(f"absent: {c.kept_absent}")
+        )
+        if c.system is None:
+            rows.append((Cell(name), Cell(f"absent: {c.system_absent}"), Cell(""), Cell(""), Cell(""), Cell(""), kept))
+            continue
+        calls = {k: float(v) for k, v in c.system["calls"].items() if k not in VDSO}
+        top = ", ".join(f"{k} {v:.2f}" for k, v in sorted(calls.items(), key=lambda kv: -kv[1])[:6])
+        rows.append(
+            (
+                Cell(name),
+                Cell(f"{sum(calls.values()):.2f}", sum(calls.values())),
+                Cell(top),
+                Cell(f"{c.system['sent']:,.0f}", c.system["sent"]),
+                Cell(f"{c.system['received']:,.0f}", c.system["received"]),
+                Cell(f"{c.system['connections']:.3f}", c.system["connections"]),
+                kept,
+            )
+        )
+    columns = (
+        Column("cell"),
+        Column("system calls/req", True),
+        Column("largest"),
+        Column("bytes sent/req", True),
+        Column("bytes received/req", True),
+        Column("connections/req", True),
+        Column("memory kept/req", True),
+    )
+    return (Table(columns, tuple(rows), sortable=True), Note(SYSTEM_NOTE)) if rows else ()
+
+
 def build(inputs: Inputs) -> Section | None:
     charts = []
     for (source, workload), items in group(entries(inputs), lambda e: (e.source, e.result.workload)).items():
@@ -69,5 +114,5 @@ def build(inputs: Inputs) -> Section | None:
         "Server CPU per request" + (" and counted cost" if counted else ""),
         "CPU time of the server's whole process tree during the measured window divided by its good "
         "responses (lower is better; SAT: the load generator was saturated)." + (" " + COST_NOTE if counted else ""),
-        tuple(charts + counted),
+        tuple(charts + counted) + system_table(inputs.costs),
     )

@@ -5,7 +5,7 @@ import dataclasses
 from pathlib import Path
 
 from serverbench.catalog.shapes import LoadShape
-from serverbench.report.charts import Bar, BarChart
+from serverbench.report.charts import Bar, BarChart, Table
 from serverbench.report.inputs import Cost, Inputs
 from tests.unit.report.sample_inputs import ids, run, section, shaped
 
@@ -37,7 +37,7 @@ def test_counted_costs_are_a_chart_per_file_and_workload_with_failed_verdicts_no
     )
     s = section(Inputs((run("s", [shaped("a", 1000, LoadShape(64))]),), (), costs), "cpu")
     assert s.title == "Server CPU per request and counted cost"
-    counted = s.blocks[-1]
+    counted = s.blocks[-3]
     assert counted.title == "Counted instructions per request: json (s)"
     assert [(b.label, b.group, b.value, b.note) for b in counted.bars] == [
         ("b", "instructions", 200_000.0, ""),
@@ -49,3 +49,23 @@ def test_no_server_cpu_and_no_cost_gives_no_section():
     """Results that carry no server CPU and no cost records show no cpu section."""
     unmeasured = dataclasses.replace(shaped("a", 1000, LoadShape(64)), server_cpu_s=None)
     assert "cpu" not in ids(Inputs((run("s", [unmeasured]),), ()))
+
+
+def test_counted_system_calls_are_a_table_and_absent_ones_say_why():
+    """Each count's system calls per request (vDSO calls left out), socket bytes, connections and memory kept;
+    a record without them says why in place of the figures, never zero."""
+    system = {
+        "calls": {"clock_gettime": 11.0, "recvfrom": 1.0, "clock_nanosleep": 1.0},
+        "sent": 173.0,
+        "received": 39.0,
+    }
+    costs = (
+        Cost(Path("s.json"), "a", "flask", "json", 250_000.0, "fail", {**system, "connections": 1.0}, "", 1065.0),
+        Cost(Path("s.json"), "b", "", "json", 200_000.0, "pass", None, "not recorded", None, "not recorded"),
+    )
+    s = section(Inputs((run("s", [shaped("a", 1000, LoadShape(64))]),), (), costs), "cpu")
+    table = s.blocks[-2]
+    assert isinstance(table, Table)
+    counted, old = ([c.text for c in row] for row in table.rows)
+    assert counted == ["a/flask json", "2.00", "recvfrom 1.00, clock_nanosleep 1.00", "173", "39", "1.000", "1,065 B"]
+    assert old[1] == "absent: not recorded" and old[-1] == "absent: not recorded"

@@ -1,0 +1,201 @@
+"""Judging what a counted window asked of the kernel: system calls by name, socket bytes, connections
+opened and memory kept, per request.  Pure: counts in, moves and a verdict out.
+
+These count events, not instructions, so they see work done off the CPU that the instruction count misses
+or dilutes: a 60 us ``time.sleep`` in a view is +0.8% of instructions and +1.00 ``clock_nanosleep`` per
+request.  A sync server makes the same calls for every request on every run, so one call per request more
+of one name (``CALLS_MIN``) is a change in what the code does: a sleep, a round trip to a backend
+(``sendto``/``recvfrom``), a file looked at (``newfstatat``), a connection opened per call (``connect``).
+Where a server's counts vary from run to run (a thread pool's ``futex`` wake-ups, an event loop's timer
+ticks), the tolerance of that name is ``SPREAD_FACTOR`` times the spread its counted runs show (the A/B
+gate's repeated counts), and at least its own count when that count is not a whole number per request
+(one count against a stored baseline has no spread to show); the verdict says so.  Calls the kernel's vDSO serves without a system call natively (``clock_gettime``) are
+system calls only under valgrind: they are shown, never judged.  Bytes on sockets are shown when they move,
+not judged: a longer response is not, by itself, a regression.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..records.cost import SystemCounts
+from ..records.decisions import Decision
+
+CALLS_MIN = 1.0  # one more call of one name per request
+CONNECTIONS_MIN = 0.5  # a connection opened per request reads +1.00; a keep-alive window's one reads 0.005
+BYTES_MIN = 64.0  # bytes per request a direction must move by to be shown
+# Bytes per request: a window that keeps nothing reads 0 or one page over the window (4096 / 200 = 20.5 at the
+# default 200 requests: gunicorn sync, flask /json, 2026-11-28), a leak of 1,000 bytes a request 1,065-1,085.
+KEPT_MIN = 256.0
+# Memory kept is judged over this many counted requests or more.  Over fewer the heap is still settling after the
+# warm-up and its free pages absorb a leak: at the A/B gate's 50 (warm-up 50), servers that keep nothing read
+# 328 B/req (gunicorn sync, 4 counts) and 492-573 (waitress-t4), and a leak of 1,000 bytes a request read 328 too.
+KEPT_MIN_REQUESTS = 200
+SPREAD_FACTOR = 3.0  # a name whose counts vary: its tolerance is 3x the widest arm's spread (max - min)
+# A name whose count per request is not a whole number (off by more than WHOLE_SLACK) is driven by scheduling or
+# timers, and a single count of it moves from run to run: waitress-t4's futex read 2.45-3.52 a request over 40
+# requests and 3.30-3.86 over 50 (2026-11-28).  Such a name fails only when it rises by its own count (doubles),
+# and by one call at least.  A sync server's calls are whole (recvfrom 2.000); a window's one connection adds
+# 1/requests (accept4 0.005 at 200), below the slack.
+WHOLE_SLACK = 0.05
+VDSO = frozenset({"clock_gettime", "gettimeofday", "time", "getcpu"})  # no system call natively
+
+
+class Counts(Protocol):
+    """A counted window's figures: a cost record or a cost baseline."""
+
+    system: SystemCounts | None
+    kept_per_request: float | None
+
+
+@dataclass(frozen=True)
+class Move:
+    """One figure's change per request between base and candidate, and the limit it was judged by."""
+
+    what: str  # a system call's name, "connections", "memory kept", "bytes sent", "bytes received"
+    base: float
+    candidate: float
+    limit: float
+
+    @property
+    def delta(self) -> float:
+        return self.candidate - self.base
+
+    def line(self) -> str:
+        """``+1.00 clock_nanosleep per request``; ``+1,065 bytes memory kept per request``."""
+        if self.what.startswith(("bytes", "memory")):
+            return f"{self.delta:+,.0f} bytes {self.what} per request ({self.base:,.0f} -> {self.candidate:,.0f})"
+        return f"{self.delta:+.2f} {self.what} per request ({self.base:.2f} -> {self.candidate:.2f})"
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "what": self.what,
+            "base": round(self.base, 3),
+            "candidate": round(self.candidate, 3),
+            "limit": round(self.limit, 3),
+        }
+
+
+@dataclass(frozen=True)
+class SystemVerdict:
+    """Moves beyond their limits (rises: regressions; falls: improvements), bytes that moved (shown only), and
+    notes: the tolerances taken from a measured spread, calls not judged, figures absent and why."""
+
+    regressions: tuple[Move, ...] = ()
+    improvements: tuple[Move, ...] = ()
+    shown: tuple[Move, ...] = ()
+    notes: tuple[str, ...] = ()
+    judged: bool = True  # False: absent on a side, nothing was compared
+
+    @property
+    def verdict(self) -> str:
+        if not self.judged:
+            return "inconclusive"
+        return "regression" if self.regressions else "improvement" if self.improvements else "pass"
+
+    def message(self) -> str:
+        """One line: what rose, what fell, what else moved, then the notes."""
+        parts = []
+        if self.regressions:
+            parts.append("rose: " + ", ".join(m.line() for m in self.regressions))
+        if self.improvements:
+            parts.append("fell: " + ", ".join(m.line() for m in self.improvements))
+        if self.shown:
+            parts.append("moved (not judged): " + ", ".join(m.line() for m in self.shown))
+        if not parts and self.judged:
+            parts.append("no system call, connection or kept memory moved beyond its limit")
+        return "; ".join(parts + list(self.notes))
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "message": self.message(),
+            "regressions": [m.to_record() for m in self.regressions],
+            "improvements": [m.to_record() for m in self.improvements],
+        }
+
+
+def judge_system(
+    base: Sequence[Counts], candidate: Sequence[Counts], absent: str = "", requests: int = KEPT_MIN_REQUESTS
+) -> SystemVerdict:
+    """Each arm's counted windows (one or more each: a stored baseline and a fresh count, or an A/B gate's
+    repeated counts): the median of each figure per arm, judged against a limit, the larger of its floor and
+    SPREAD_FACTOR x the widest arm's spread.  ``absent``: why a side has no system counts (said once).
+    ``requests``: how many each window counted (memory kept is shown, not judged, below KEPT_MIN_REQUESTS)."""
+    notes: list[str] = []
+    regressions: list[Move] = []
+    improvements: list[Move] = []
+    shown: list[Move] = []
+
+    def judge(what: str, b: list[float], c: list[float], floor: float, shown_only: bool = False) -> None:
+        spread = max(max(b) - min(b), max(c) - min(c))
+        limit = max(floor, SPREAD_FACTOR * spread)
+        move = Move(what, statistics.median(b), statistics.median(c), limit)
+        if limit > floor:
+            notes.append(
+                f"{what} varies run to run (spread {spread:.2f} per request): tolerance {limit:.2f}, "
+                f"{SPREAD_FACTOR:g}x its spread"
+            )
+        if abs(move.delta) < limit:
+            return
+        (shown if shown_only else regressions if move.delta > 0 else improvements).append(move)
+
+    systems = [[r.system for r in arm] for arm in (base, candidate)]
+    kept = [[r.kept_per_request for r in arm] for arm in (base, candidate)]
+    has_system = bool(base and candidate) and all(s is not None for arm in systems for s in arm)
+    has_kept = bool(base and candidate) and all(k is not None for arm in kept for k in arm)
+    judged = False
+    if has_system:
+        b_sys, c_sys = systems
+        for name in sorted({n for s in b_sys + c_sys for n in s.calls}):
+            b = [s.calls.get(name, 0.0) for s in b_sys]
+            c = [s.calls.get(name, 0.0) for s in c_sys]
+            if name in VDSO:
+                if abs(statistics.median(c) - statistics.median(b)) >= CALLS_MIN:
+                    shown.append(Move(name, statistics.median(b), statistics.median(c), CALLS_MIN))
+                continue
+            floor = CALLS_MIN
+            if any(abs(v - round(v)) > WHOLE_SLACK for v in b + c) and statistics.median(b) > CALLS_MIN:
+                floor = statistics.median(b)
+                notes.append(
+                    f"{name} is irregular ({floor:.2f} per request, not a whole number: scheduling or timers): "
+                    f"tolerance {floor:.2f}, its own count"
+                )
+            judge(name, b, c, floor)
+        judge("connections", [s.connections for s in b_sys], [s.connections for s in c_sys], CONNECTIONS_MIN)
+        judge("bytes sent", [s.sent for s in b_sys], [s.sent for s in c_sys], BYTES_MIN, shown_only=True)
+        judge("bytes received", [s.received for s in b_sys], [s.received for s in c_sys], BYTES_MIN, True)
+        if any(m.what in VDSO for m in shown):
+            notes.append("clock_gettime and the like are system calls under valgrind only (the vDSO serves them)")
+        judged = True
+    reason = absent or "not counted on one side"
+    if not has_system and not has_kept:  # one reason, said once
+        notes.append(f"system calls and memory kept not judged: {reason}")
+    elif not has_system:
+        notes.append(f"system calls not judged: {reason}")
+    elif not has_kept:
+        notes.append(f"memory kept not judged: {reason}")
+    if has_kept and requests < KEPT_MIN_REQUESTS:
+        judge("memory kept", *kept, KEPT_MIN, shown_only=True)
+        notes.append(
+            f"memory kept not judged over {requests} requests (the heap is still settling; "
+            f"judged over {KEPT_MIN_REQUESTS} or more)"
+        )
+    elif has_kept:
+        judge("memory kept", *kept, KEPT_MIN)
+        judged = True
+    return SystemVerdict(tuple(regressions), tuple(improvements), tuple(shown), tuple(notes), judged)
+
+
+def as_decision(verdict: SystemVerdict, n: int) -> Decision:
+    """The A/B gate's counted system signal: the largest rise (else the largest fall) per request, the message as
+    its reason; inconclusive where it was not judged (the gate then shows the reason and does not gate on it)."""
+    moves = verdict.regressions or verdict.improvements
+    delta = max((m.delta for m in moves), key=abs, default=0.0)
+    return Decision(
+        verdict.verdict, delta, (delta, delta), math.nan, n, math.nan, False, verdict.message(), "per request"
+    )
