@@ -17,6 +17,7 @@ from ..catalog.matrix import Cell
 from ..catalog.workloads import Workload
 from ..config.options import OPTIONS_BY_NAME
 from ..errors import ConfigError
+from ..hosts.inventory import ENV_VAR as HOSTS_ENV
 from ..judge.ab import GATE_BLOCKS, GATE_POLICY, Looks, looks_for
 from ..judge.decision import Policy
 from ..measure.arms import Arm
@@ -78,6 +79,9 @@ class ABPlan:
     max_error_rate: float = _gate_default("perf_max_error_rate")
     cost_repeats: int = 0  # fresh counted-instruction runs per arm (valgrind); 0: no cost signal
     cost_requests: int = 50  # requests counted (and warmed up) per run (a user's project: its perf_cost_requests)
+    # The hosts inventory (docs/hosts.md): the generators on its load hosts, the servers bound to this machine's
+    # address as its server host.  By default SERVERBENCH_HOSTS (`serverbench hosts simulate` sets it); None: loopback.
+    hosts: str | None = field(default_factory=lambda: os.environ.get(HOSTS_ENV) or None)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", self.mode or default_mode())

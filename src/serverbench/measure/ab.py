@@ -21,6 +21,7 @@ rate) is discarded, not paired (counted in ``reruns``).  Every window keeps its 
 
 from __future__ import annotations
 
+import atexit
 import math
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..catalog.shapes import LoadShape
 from ..catalog.timeouts import cell_timeout_s
 from ..drivers.base import Driver, driver_for
+from ..hosts.connected import ConnectedHosts
 from ..processes.executors import pin_tree
 from ..processes.places import together
 from ..records.decisions import Measurement, Window
@@ -99,11 +101,14 @@ class _Rig:
         self.starter = ThreadPoolExecutor(2, thread_name_prefix="serverbench-ab-start")  # see start_both
         self.arms = {"A": plan.base, "B": plan.candidate}
         self.rate_driver: Driver | None = None
+        # With an inventory the generators run on its load hosts, the servers here bound to the server host's address.
+        self.hosts = connected_hosts(plan.hosts) if plan.hosts else None
+        places = self.hosts.places if self.hosts is not None else ()
         if plan.rate is not None:  # any rate: the open-model driver; a missing oha fails before any server starts
-            self.rate_driver = driver_for(LoadShape(plan.connections, plan.rate_duration, rate=1.0))
+            self.rate_driver = driver_for(LoadShape(plan.connections, plan.rate_duration, rate=1.0), places=places)
             self.rate_driver.check()
         threads = 1 if plan.mode == "simultaneous" else 2
-        self.driver = driver_for(LoadShape(plan.connections, plan.duration), threads=threads)
+        self.driver = driver_for(LoadShape(plan.connections, plan.duration), threads=threads, places=places)
         if hasattr(self.driver, "timeout_s"):  # wrk and oha: the timeout sized to the cell, as in the perf suite
             timeout = cell_timeout_s(
                 plan.cell.variant,
@@ -113,7 +118,8 @@ class _Rig:
             )
             self.driver = replace(self.driver, timeout_s=timeout)
         # Identity is read once here, not in every measured window.
-        self.machine = machine_info(f"wrk-{self.driver.version}")
+        load_hosts = f"-{len(places)}load" if places else ""
+        self.machine = machine_info(f"wrk-{self.driver.version}{load_hosts}")
         self.python = python_info()
         # The fixed rate: kept from an earlier part of the attempt, given, or set from the first block.
         self.rate = rate if rate is not None else (None if plan.rate in (None, "auto") else float(plan.rate))
@@ -130,7 +136,14 @@ class _Rig:
             began[phase] = time.monotonic()
 
         pool = ServerPool(
-            lambda c: start_variant(c.variant, app=c.app, apps_dir=arm.apps_dir, env=env, python=arm.python),
+            lambda c: start_variant(
+                c.variant,
+                app=c.app,
+                apps_dir=arm.apps_dir,
+                env=env,
+                python=arm.python,
+                host=self.hosts.server_address if self.hosts is not None else None,
+            ),
             [plan.workload.spec],
             progress,
         )
@@ -178,7 +191,9 @@ class _Rig:
             test="ab",
             machine=self.machine,
             python=self.python,
-            cpus=cpus,
+            # The arm's server stays pinned here (the rounds pin it); its generator runs on the load hosts, whose cores
+            # are theirs.
+            cpus=cpus if self.hosts is None else None,
         )
 
     def set_rate(self, base_rps: float) -> None:
@@ -218,6 +233,19 @@ class _Collected:
 
     def pairs(self) -> dict[str, tuple[tuple[float, ...], tuple[float, ...]]]:
         return {k: (tuple(a), tuple(b)) for k, (a, b) in self.values.items()}
+
+
+_CONNECTED: dict[str, ConnectedHosts] = {}
+
+
+def connected_hosts(path: str) -> ConnectedHosts:
+    """The hosts of inventory ``path``, checked and connected once per process (a gate measures blocks many times),
+    closed at exit."""
+    if path not in _CONNECTED:
+        if not _CONNECTED:
+            atexit.register(lambda: [h.close() for h in _CONNECTED.values()])
+        _CONNECTED[path] = ConnectedHosts.from_file(path).open()
+    return _CONNECTED[path]
 
 
 def _geomean(values: Sequence[float]) -> float:

@@ -49,3 +49,4 @@ class RunnerPlan(Protocol):
     rounds: int
     backend_env: Mapping[str, str]
     cost_requests: int
+    hosts: str | None  # the hosts inventory: the generators on its load hosts (docs/hosts.md); None: this machine

@@ -1,5 +1,7 @@
 """The A/B plan: the gate's defaults from the option table, every problem reported at once; no server starts."""
 
+import dataclasses
+
 import pytest
 
 from serverbench.catalog.apps import APPS
@@ -86,3 +88,14 @@ def test_gate_without_variant_or_rejudge_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as info:
         gate_main([])
     assert info.value.code == 2 and "--variant" in capsys.readouterr().err
+
+
+def test_the_plan_reads_its_hosts_inventory_from_the_environment(monkeypatch):
+    """SERVERBENCH_HOSTS (set by `serverbench hosts simulate`) is the plan's inventory; without it, none."""
+    from serverbench.gate.plan import ABPlan
+
+    fields = {f.name: f for f in dataclasses.fields(ABPlan)}
+    monkeypatch.delenv("SERVERBENCH_HOSTS", raising=False)
+    assert fields["hosts"].default_factory() is None
+    monkeypatch.setenv("SERVERBENCH_HOSTS", "/tmp/hosts.toml")
+    assert fields["hosts"].default_factory() == "/tmp/hosts.toml"
