@@ -31,7 +31,7 @@ from ..catalog.shapes import Capabilities, LoadShape
 from ..catalog.timeouts import DEFAULT_TIMEOUT_S
 from ..errors import GeneratorError, MissingBinaryError
 from ..processes.executors import run_generator
-from ..processes.places import split, spread_run, together
+from ..processes.places import spread
 from ..records.schema import ERROR_KEYS, LoadReport
 from .rank import nearest_rank
 
@@ -586,65 +586,41 @@ class OhaDriver:
     def _rate_across(self, url: str, shape: LoadShape, request: Request | None, env: dict[str, str]):
         """The open model on every load host at once, the rate and the connections split between them, each oha
         writing every answer's times: the latencies (from each request's intended send time) merged exactly."""
-        hosts = len(self.places)
-        shares = [(p, c) for p, c in zip(self.places, split(shape.connections, hosts)) if c]
-        rate = shape.rate / len(shares)
+        rate = shape.rate / min(len(self.places), shape.connections)
 
         def one(place, connections: int):
             with place.folder() as folder:
-                db = f"{folder}/requests.db"
-                body = None
+                db, body = f"{folder}/requests.db", None
                 if request is not None and request.body:
                     body = f"{folder}/body"
                     place.write(body, request.body)
                 argv = self.argv(url, connections, shape.duration, rate, request, Path(body) if body else None)
                 argv[1:1] = ["--db-url", db]
-                run = place.run(argv, shape.duration + self.timeout_s + 30, env=env)
-                if run.returncode != 0:
-                    raise GeneratorError(
-                        f"oha on {place.name} exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}"
-                    )
-                data = place.read(db)
-            with tempfile.TemporaryDirectory(prefix="serverbench-oha-") as tmp:
-                local = Path(tmp) / "requests.db"
-                local.write_bytes(data)
-                return run, read_latencies(local), parse_report(run.stdout, shape.duration)
+                run = self._ran(place, place.run(argv, shape.duration + self.timeout_s + 30, env=env))
+                latencies = _rows_of(place.read(db), read_latencies)
+            return run, (latencies, parse_report(run.stdout, shape.duration))
 
-        runs = together(
-            [lambda p=place, n=n: one(p, n) for place, n in shares],
-            on_failure=lambda: [place.stop_all() for place, _ in shares if hasattr(place, "stop_all")],
-        )
-        report = merged_report([whole for _, _, whole in runs], [x for _, rows, _ in runs for x in rows])
-        return report, spread_run([run for run, _, _ in runs], [p for p, _ in shares], [n for _, n in shares])
+        parts, run = spread(self.places, shape.connections, one)
+        return merged_report([whole for _, whole in parts], [x for rows, _ in parts for x in rows]), run
 
     def _closed_across(self, url: str, shape: LoadShape, env: dict[str, str]):
         """The closed model on every load host at once, the connections split between them (docs/hosts.md): each
         oha's rows (times from its own start) are one window's, merged: its requests, latencies and errors are the
         union of the hosts', so its percentiles are those of all the requests together."""
-        shares = [(place, n) for place, n in zip(self.places, split(shape.connections, len(self.places))) if n]
         timeout = self.lead_s + shape.duration + self.trail_s + 2 * self.timeout_s + 30
 
         def one(place, connections: int):
             with place.folder() as folder:
                 db = f"{folder}/requests.db"
-                run = place.run(self.closed_argv(url, connections, shape.duration, Path(db)), timeout, env=env)
-                if run.returncode != 0:
-                    raise GeneratorError(
-                        f"oha on {place.name} exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}"
-                    )
-                data = place.read(db)
-            with tempfile.TemporaryDirectory(prefix="serverbench-oha-") as tmp:
-                local = Path(tmp) / "requests.db"
-                local.write_bytes(data)
-                rows = read_rows(local)
-            return run, rows, parse_report(run.stdout, self.lead_s + shape.duration + self.trail_s)
+                run = self._ran(
+                    place, place.run(self.closed_argv(url, connections, shape.duration, Path(db)), timeout, env=env)
+                )
+                rows = _rows_of(place.read(db), read_rows)
+            return run, (rows, parse_report(run.stdout, self.lead_s + shape.duration + self.trail_s))
 
-        runs = together(
-            [lambda p=place, n=n: one(p, n) for place, n in shares],
-            on_failure=lambda: [place.stop_all() for place, _ in shares if hasattr(place, "stop_all")],
-        )
-        rows = [row for _, host_rows, _ in runs for row in host_rows]
-        errors = {k: sum(whole.errors.get(k, 0) for _, _, whole in runs) for k in ERROR_KEYS}
+        parts, run = spread(self.places, shape.connections, one)
+        errors = {k: sum(whole.errors.get(k, 0) for _, whole in parts) for k in ERROR_KEYS}
+        rows = [row for host_rows, _ in parts for row in host_rows]
         report = window_report(
             rows,
             float(self.lead_s),
@@ -654,4 +630,21 @@ class OhaDriver:
             float(self.timeout_s),
             float(self.trail_s),
         )
-        return report, spread_run([run for run, _, _ in runs], [place for place, _ in shares], [n for _, n in shares])
+        return report, run
+
+    @staticmethod
+    def _ran(place, run):
+        """``run`` when oha on ``place`` exited 0; else a GeneratorError naming the host and what oha said."""
+        if run.returncode != 0:
+            raise GeneratorError(
+                f"oha on {place.name} exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}"
+            )
+        return run
+
+
+def _rows_of(data: bytes, reader):
+    """``reader`` (read_rows, read_latencies) applied to an oha database read back from a load host."""
+    with tempfile.TemporaryDirectory(prefix="serverbench-oha-") as tmp:
+        local = Path(tmp) / "requests.db"
+        local.write_bytes(data)
+        return reader(local)

@@ -17,7 +17,7 @@ from ..catalog.shapes import Capabilities, LoadShape
 from ..catalog.timeouts import DEFAULT_TIMEOUT_S
 from ..errors import GeneratorError
 from ..processes.executors import require_binary, run_generator
-from ..processes.places import split, spread_run, together
+from ..processes.places import spread
 from ..records.schema import ERROR_KEYS, LATENCY_KEYS, LoadReport
 from . import histogram
 
@@ -175,7 +175,6 @@ class WrkDriver:
     def _across(self, url: str, shape: LoadShape, requests: str):
         """One wrk on every load host at once, the connections split between them; each prints its latency
         histogram, and the report is of all their requests together."""
-        shares = [(p, c) for p, c in zip(self.places, split(shape.connections, len(self.places))) if c]
 
         def one(place, connections: int):
             with place.folder("serverbench-wrk-") as folder:
@@ -188,14 +187,10 @@ class WrkDriver:
                 raise GeneratorError(
                     f"wrk on {place.name} exited with code {run.returncode}: {(run.stderr or run.stdout)[-500:]}"
                 )
-            return run, parse_report(run.stdout), parse_histogram(run.stdout)
+            return run, (parse_report(run.stdout), parse_histogram(run.stdout))
 
-        runs = together(
-            [lambda p=place, n=n: one(p, n) for place, n in shares],
-            on_failure=lambda: [place.stop_all() for place, _ in shares if hasattr(place, "stop_all")],
-        )
-        report = merged([r for _, r, _ in runs], [h for _, _, h in runs])
-        return report, spread_run([run for run, _, _ in runs], [p for p, _ in shares], [n for _, n in shares])
+        parts, run = spread(self.places, shape.connections, one)
+        return merged([r for r, _ in parts], [h for _, h in parts]), run
 
 
 def lua_string(data: str | bytes) -> str:

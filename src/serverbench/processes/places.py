@@ -192,3 +192,17 @@ def spread_run(runs: Sequence[GeneratorRun], places: Sequence[Place], shares: Se
         sum(r.cpu_s for r in runs),
         tuple(host_load(p, p.cores, r.cpu_s, r.wall_s, n) for p, r, n in zip(places, runs, shares)),
     )
+
+
+def spread(
+    places: Sequence[Place], total: int, one: Callable[[Place, int], tuple[GeneratorRun, Any]]
+) -> tuple[list[Any], SpreadRun]:
+    """A load of ``total`` connections split across ``places`` and run on all of them at once: ``one(place, share)``
+    runs a place's part and returns (its run, what the driver reads of it).  What each part gave, in order, and the
+    spread run (the first failure stops every place's processes, then is raised)."""
+    shares = [(place, n) for place, n in zip(places, split(total, len(places))) if n]
+    got = together(
+        [lambda p=place, n=n: one(p, n) for place, n in shares],
+        on_failure=lambda: [getattr(place, "stop_all", lambda: None)() for place, _ in shares],
+    )
+    return [x for _, x in got], spread_run([run for run, _ in got], [p for p, _ in shares], [n for _, n in shares])

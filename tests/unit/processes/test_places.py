@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from serverbench.processes.places import LOCAL, host_load, split, spread_run, together
+from serverbench.processes.places import LOCAL, host_load, split, spread, spread_run, together
 
 
 def test_split_is_as_even_as_can_be_the_larger_shares_first():
@@ -76,3 +76,15 @@ def test_a_failing_call_stops_the_others_once():
     with pytest.raises(RuntimeError, match="lost"):
         together([slow, fail, fail], on_failure=lambda: (stopped.append(1), stop.set()))
     assert stopped == [1] and time.monotonic() - started < 5
+
+
+def test_spread_splits_the_load_and_names_each_places_share():
+    """64 connections over three places: each part runs with its share, and the spread run records them in order."""
+
+    def one(place, share):
+        return LOCAL.run([sys.executable, "-c", "pass"], timeout=30), share * 10
+
+    parts, run = spread([LOCAL, LOCAL, LOCAL], 64, one)
+    assert parts == [220, 210, 210] and [h.share for h in run.hosts] == [22, 21, 21]
+    parts, run = spread([LOCAL, LOCAL], 1, one)  # one connection: one place, none idle in the record
+    assert parts == [10] and len(run.hosts) == 1
