@@ -34,6 +34,7 @@ from ..records.cost import CostRecord, FunctionCost, ProcessCount
 from . import callgrind
 from .bytecode import compile_server
 from .callgrind import CountingError, Dump
+from .fixedpaths import STAGE_PREFIX, fixed_paths
 from .isa import counted_isa_level
 from .packages import Owners, installed_versions
 from .sequential import SequentialClient, quiet, server_pids
@@ -101,30 +102,12 @@ def measure_cost(plan: CostPlan) -> CostRecord:
     out_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     port = plan.port if plan.port is not None else free_port()
-    prefix = fixed_environment(plan, port) + callgrind.valgrind_command(out_dir)
-    compile_server(plan.python, plan.variant.requires + plan.app.requires, plan.apps_dir)
-    server = None
     try:
-        server = start_variant(
-            replace(plan.variant, command=prefix + plan.variant.command),
-            apps_dir=plan.apps_dir,
-            app=plan.app,
-            port=port,
-            timeout=START_TIMEOUT_S,
-            python=plan.python,
-        )
-        pids = run_window(
-            plan,
-            server.process.pid,
-            port,
-            Window(
-                on=lambda p: callgrind.control(p, "instrumentation", "on"), off=lambda p: callgrind.control(p, "dump")
-            ),
-        )
-        dumps = callgrind.window_dumps(out_dir, pids)
+        with fixed_paths(plan.python, plan.apps_dir) as staged:
+            modules = plan.variant.requires + plan.app.requires
+            compile_server(staged.python, modules, staged.apps_dir, staged.folders, mark=STAGE_PREFIX)
+            dumps = _count_window(replace(plan, python=staged.python, apps_dir=staged.apps_dir), port, out_dir)
     finally:  # a server that did not start leaves its files and vgdb's pipes too
-        if server is not None:  # killed: the window is dumped, and gunicorn's graceful stop took 4.5 s under valgrind
-            server.stop(at_once=True)
         callgrind.remove_pipes(out_dir)
         if plan.keep_dir is None:
             shutil.rmtree(out_dir, ignore_errors=True)
@@ -142,6 +125,29 @@ def measure_cost(plan: CostPlan) -> CostRecord:
         environment=counting_environment(plan),
         wall_s=time.monotonic() - started,
     )
+
+
+def _count_window(counted: CostPlan, port: int, out_dir: Path) -> list[Dump]:
+    """Start ``counted`` (its interpreter and app folder on the fixed-length stage) under callgrind, count its
+    window and return each process's dump; the server is always stopped."""
+    prefix = fixed_environment(counted, port) + callgrind.valgrind_command(out_dir)
+    server = None
+    try:
+        server = start_variant(
+            replace(counted.variant, command=prefix + counted.variant.command),
+            apps_dir=counted.apps_dir,
+            app=counted.app,
+            port=port,
+            timeout=START_TIMEOUT_S,
+            python=counted.python,
+        )
+        switch = Window(
+            on=lambda p: callgrind.control(p, "instrumentation", "on"), off=lambda p: callgrind.control(p, "dump")
+        )
+        return callgrind.window_dumps(out_dir, run_window(counted, server.process.pid, port, switch))
+    finally:
+        if server is not None:  # killed: the window is dumped, and gunicorn's graceful stop took 4.5 s under valgrind
+            server.stop(at_once=True)
 
 
 @dataclass(frozen=True)
