@@ -12,10 +12,12 @@ benchmark (benchmarks/cost_spread.py) reports it per variant.
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import platform
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -130,7 +132,7 @@ def measure_cost(plan: CostPlan) -> CostRecord:
 def _count_window(counted: CostPlan, port: int, out_dir: Path) -> list[Dump]:
     """Start ``counted`` (its interpreter and app folder on the fixed-length stage) under callgrind, count its
     window and return each process's dump; the server is always stopped."""
-    prefix = fixed_environment(counted, port) + callgrind.valgrind_command(out_dir)
+    prefix = fixed_layout() + fixed_environment(counted, port) + callgrind.valgrind_command(out_dir)
     server = None
     try:
         server = start_variant(
@@ -245,6 +247,23 @@ def fixed_environment(plan: CostPlan, port: int) -> tuple[str, ...]:
         )
     env[PAD_VARIABLE] = "x" * (STACK_BLOCK - used - len(PAD_VARIABLE) - 2)
     return (shutil.which("env") or "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()))
+
+
+@functools.cache
+def fixed_layout() -> tuple[str, ...]:
+    """``setarch <machine> -R``: the counted server's address space without randomisation, where the machine allows it.
+
+    Valgrind places the program's mappings from the kernel's randomised base, so every object's address moved
+    from run to run, and CPython's type attribute cache is indexed by bits 3-14 of the attribute name's address
+    (ASLR moves bits 12 and up): which lookups missed it and walked the MRO changed with each start.  A container
+    whose seccomp profile refuses the personality (Docker's default) counts with its layout randomised: empty.
+    """
+    setarch = shutil.which("setarch")
+    if setarch is None:
+        return ()
+    command = (setarch, platform.machine(), "-R")
+    probe = subprocess.run([*command, "true"], capture_output=True, timeout=30, check=False)
+    return command if probe.returncode == 0 else ()
 
 
 def c_functions(dumps: list[Dump], requests: int, owners: Owners) -> tuple[FunctionCost, ...]:
