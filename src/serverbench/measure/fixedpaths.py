@@ -8,7 +8,7 @@ attribute's name, so where the names land decides which lookups miss it and walk
 alone (gunicorn sync, aiohttp, /json).
 
 So the counted server reaches its interpreter's virtual environment and the app's folder through a
-stage of fixed length in /tmp, built of links:
+stage of fixed length in /tmp (``/tmp/serverbench-paths-00`` when counts run one at a time), built of links:
 
 - ``<stage>/v`` is a view of the environment: its ``bin/python`` gives the interpreter a ``sys.prefix``
   under the stage, its site-packages links to each entry of the real one, and a ``.pth`` file that
@@ -20,16 +20,19 @@ stage of fixed length in /tmp, built of links:
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from .callgrind import CountingError
+
 STAGE_PARENT = "/tmp"  # not $TMPDIR: an xdist worker's or a user's temporary folder has a length of its own
 STAGE_PREFIX = "serverbench-paths-"
+SLOTS = 100  # stages that can be held at once (two digits: one length)
 
 
 @dataclass(frozen=True)
@@ -101,11 +104,40 @@ def environment_view(venv: Path, stage: Path) -> tuple[Path, tuple[str, ...]]:
 
 
 @contextmanager
+def claimed_stage(parent: str = STAGE_PARENT, slots: int = SLOTS) -> Iterator[Path]:
+    """The lowest free stage folder, ``<parent>/serverbench-paths-00`` and on, held (an exclusive lock on its lock
+    file) until exit and then removed.  One name whenever counts run one at a time, not a random one: the paths'
+    characters decide their hashes, and a counted pair of runs should differ in nothing but the code.  A lock dies
+    with its process, so a folder a killed count left behind is taken over."""
+    for slot in range(slots):
+        stage = Path(parent) / f"{STAGE_PREFIX}{slot:02d}"
+        try:
+            lock = open(f"{stage}.lock", "a")
+        except OSError:  # another user's
+            continue
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            lock.close()
+            continue
+        try:
+            shutil.rmtree(stage, ignore_errors=True)
+            stage.mkdir()
+            yield stage
+            return
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
+            lock.close()
+    raise CountingError(
+        f"no free stage folder among {parent}/{STAGE_PREFIX}00..{slots - 1:02d}: {slots} counts at once?"
+    )
+
+
+@contextmanager
 def fixed_paths(python: str, apps_dir: Path) -> Iterator[Staged]:
-    """A stage of fixed length (``/tmp/serverbench-paths-XXXXXXXX``) for ``python``'s environment and
-    ``apps_dir``, removed on exit (the links only: what they point to stays)."""
-    stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX, dir=STAGE_PARENT))
-    try:
+    """A stage of fixed length (:func:`claimed_stage`) for ``python``'s environment and ``apps_dir``, removed on exit
+    (the links only: what they point to stays)."""
+    with claimed_stage() as stage:
         venv = virtual_environment(python)
         folders: tuple[str, ...] = ()
         if venv is not None:
@@ -113,5 +145,3 @@ def fixed_paths(python: str, apps_dir: Path) -> Iterator[Staged]:
             python = str(view / "bin" / Path(python).name)
         link_entries(Path(apps_dir).resolve(), stage / "a")
         yield Staged(python, stage / "a", folders)
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)

@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from serverbench.measure.fixedpaths import STAGE_PARENT, fixed_paths, named_folder, virtual_environment
+from serverbench.measure.fixedpaths import STAGE_PARENT, claimed_stage, fixed_paths, named_folder, virtual_environment
 
 
 def _venv(root: Path, src: Path) -> Path:
@@ -84,3 +84,17 @@ def test_the_staged_interpreter_takes_its_prefix_and_path_from_the_stage(tmp_pat
         assert out[0] == f"{stage}/v"
         base = Path(sys.base_prefix).resolve()
         assert all(p.startswith(stage) or Path(p).resolve().is_relative_to(base) for p in out[1:]), out
+
+
+def test_counts_one_at_a_time_see_one_stage_name(tmp_path):
+    """The lowest free slot is taken: the same name for counts in turn, the next one for a count beside it, and a
+    folder a killed count left behind is taken over."""
+    with claimed_stage(str(tmp_path)) as first:
+        (first / "left").write_text("")
+        with claimed_stage(str(tmp_path)) as second:
+            assert (first.name, second.name) == ("serverbench-paths-00", "serverbench-paths-01")
+    assert not first.exists()
+    (tmp_path / "serverbench-paths-00").mkdir()
+    (tmp_path / "serverbench-paths-00" / "stale").write_text("")
+    with claimed_stage(str(tmp_path)) as again:
+        assert again == first and list(again.iterdir()) == []
