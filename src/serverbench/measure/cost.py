@@ -32,6 +32,7 @@ from ..catalog.contract import Endpoint
 from ..catalog.variants import Variant
 from ..catalog.workloads import Workload
 from ..processes.executors import LOOPBACK, free_port
+from ..processes.ports import PORTS_ENV
 from ..records.cost import CostRecord, FunctionCost, ProcessCount
 from . import callgrind
 from .bytecode import compile_server
@@ -47,6 +48,9 @@ from .workers import accepting_workers, paused, settled
 START_TIMEOUT_S = 180.0
 STACK_BLOCK = 4096  # bytes of arguments plus environment every counted server starts with
 PAD_VARIABLE = "SERVERBENCH_STACK_PAD"
+# The harness's own settings, not knobs of the app: an xdist worker's port range would be one more variable in the
+# server's environment under `-n 2` than under `-n 0`, and one more variable moves where the heap's objects land.
+HARNESS_VARIABLES = frozenset({PAD_VARIABLE, PORTS_ENV})
 
 
 @dataclass(frozen=True)
@@ -224,7 +228,7 @@ def fixed_environment(plan: CostPlan, port: int) -> tuple[str, ...]:
         callable=plan.app.callable,
         apps_dir=str(plan.apps_dir),
     )
-    passed = {k: v for k, v in os.environ.items() if k.startswith("SERVERBENCH_") and k != PAD_VARIABLE}
+    passed = {k: v for k, v in os.environ.items() if k.startswith("SERVERBENCH_") and k not in HARNESS_VARIABLES}
     env = {
         "PATH": f"{os.path.dirname(python)}:/usr/local/bin:/usr/bin:/bin",
         "HOME": os.environ.get("HOME", "/"),

@@ -71,3 +71,14 @@ def test_the_counted_server_starts_without_address_randomisation_where_the_machi
     assert cost.fixed_layout.__wrapped__() == ()
     monkeypatch.setattr(cost.shutil, "which", lambda name: None)
     assert cost.fixed_layout.__wrapped__() == ()
+
+
+def test_an_xdist_workers_port_range_does_not_reach_the_counted_server(apps_dir, monkeypatch):
+    """SERVERBENCH_PORTS (the harness's, set in each xdist worker) is left out; an app's knob is passed."""
+    from serverbench.processes.ports import PORTS_ENV
+
+    monkeypatch.setenv(PORTS_ENV, "20000-20999")
+    monkeypatch.setenv("SERVERBENCH_WORK_ITERS", "10")
+    plan = CostPlan(registry()["waitress-t4"], APPS["flask"], WORKLOADS["json"], apps_dir=apps_dir)
+    names = {item.split("=", 1)[0] for item in fixed_environment(plan, 8000)[2:]}
+    assert PORTS_ENV not in names and "SERVERBENCH_WORK_ITERS" in names
