@@ -83,13 +83,35 @@ def rewrite_pth(pth: Path, copy: Path, stage: Path, folders: list[str]) -> None:
     copy.write_text("\n".join(rewritten) + "\n")
 
 
+def restage_script(script: Path, venv: Path, view: Path) -> None:
+    """A console script whose ``#!`` line names the environment's interpreter (pyuwsgi's ``uwsgi``) runs, in the
+    view, with the view's: the kernel starts the interpreter the line names, and that path becomes the server's
+    ``sys.executable``, ``sys.prefix`` and site-packages."""
+    if script.is_symlink() or not script.is_file():
+        return
+    with open(script, "rb") as f:
+        first = f.readline()
+    if not first.startswith(b"#!"):
+        return
+    interpreter = Path(first[2:].decode(errors="replace").strip().split(" ")[0])
+    if interpreter.parent.resolve() != (venv / "bin").resolve():
+        return
+    copy = view / "bin" / script.name
+    copy.unlink()
+    copy.write_bytes(f"#!{view / 'bin' / interpreter.name}\n".encode() + script.read_bytes()[len(first) :])
+    copy.chmod(0o755)
+
+
 def environment_view(venv: Path, stage: Path) -> tuple[Path, tuple[str, ...]]:
     """``<stage>/v``: ``venv`` seen through links, its ``.pth`` files' folders renamed under the stage (returned)."""
     view = stage / "v"
     view.mkdir()
     for entry in sorted(os.listdir(venv)):
-        if entry != "lib":  # lib64 -> lib stays relative: a link into the view
+        if entry not in ("lib", "bin"):  # lib64 -> lib stays relative: a link into the view
             (view / entry).symlink_to(os.readlink(venv / entry) if (venv / entry).is_symlink() else venv / entry)
+    link_entries(venv / "bin", view / "bin")
+    for script in sorted((venv / "bin").iterdir()):
+        restage_script(script, venv, view)
     folders: list[str] = []
     for lib in sorted((venv / "lib").iterdir()):
         link_entries(lib, view / "lib" / lib.name, skip=("site-packages",))

@@ -11,6 +11,8 @@ def _venv(root: Path, src: Path) -> Path:
     """A virtual environment's shape: pyvenv.cfg, bin/python, site-packages with a package and an editable .pth."""
     (root / "bin").mkdir(parents=True)
     (root / "bin" / "python").symlink_to(sys.executable)
+    (root / "bin" / "serve").write_text(f"#!{root}/bin/python\nimport sys\n")
+    (root / "bin" / "tool").write_text("#!/bin/sh\necho\n")
     (root / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\ninclude-system-site-packages = false\n")
     (root / "lib64").symlink_to("lib")
     site = root / "lib" / "python3.x" / "site-packages"
@@ -42,6 +44,9 @@ def test_two_checkouts_are_seen_through_paths_of_one_length(tmp_path):
             assert (site / "hook.pth").is_symlink() and (Path(staged.python).parents[1] / "lib64").readlink() == Path(
                 "lib"
             )
+            bindir = Path(staged.python).parent
+            assert (bindir / "serve").read_text() == f"#!{staged.python}\nimport sys\n"
+            assert (bindir / "tool").is_symlink() and (bindir / "python").is_symlink()
             seen.append((len(staged.python), len(str(staged.apps_dir)), len(staged.folders[0])))
         assert not Path(staged.python).parents[1].exists()
         assert (top / "apps" / "flask_app.py").exists() and (venv / "lib").is_dir()
