@@ -27,23 +27,41 @@ from .packages import installed_versions
 # files and folders.  Timestamp pycs, as an import writes them: hash-checked ones (SOURCE_DATE_EPOCH set) are read by
 # hashing their source on each import.
 _SCRIPT = """
-import compileall, importlib.metadata as m, py_compile, sys
+import compileall, importlib.metadata as m, importlib.util, os, py_compile, sys
 mode = py_compile.PycInvalidationMode.TIMESTAMP
 TESTS = {"test", "tests", "testing"}
+MARK = sys.argv[1].encode()
 split = sys.argv.index("--")
-for name in sys.argv[1:split]:
+
+def compile(path):
+    # a pyc that does not hold MARK was compiled through another path: its co_filename, unmarshalled at each import
+    # before the import renames it, has another length
+    force = False
+    if MARK:
+        try:
+            with open(importlib.util.cache_from_source(path), "rb") as f:
+                force = MARK not in f.read()
+        except OSError:
+            pass
+    compileall.compile_file(path, quiet=2, invalidation_mode=mode, force=force)
+
+for name in sys.argv[2:split]:
     try:
         dist = m.distribution(name)
     except m.PackageNotFoundError:
         continue
     for f in dist.files or ():
         if f.suffix == ".py" and not TESTS & set(f.parts[:-1]):
-            compileall.compile_file(str(f.locate()), quiet=2, invalidation_mode=mode)
+            compile(str(f.locate()))
 for path in sys.argv[split + 1:]:
     if path.endswith(".py"):
-        compileall.compile_file(path, quiet=2, invalidation_mode=mode)
-    else:
-        compileall.compile_dir(path, quiet=2, invalidation_mode=mode)
+        compile(path)
+        continue
+    for top, dirs, files in os.walk(path, followlinks=True):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                compile(os.path.join(top, name))
 """
 TIMEOUT_S = 300.0
 
@@ -59,12 +77,17 @@ def app_paths(apps_dir: Path) -> list[str]:
     )
 
 
-def compile_server(python: str, modules: Sequence[str], apps_dir: Path) -> None:
-    """Compile the distributions behind ``modules`` (and what they require), and the app's files, for ``python``."""
+def compile_server(
+    python: str, modules: Sequence[str], apps_dir: Path, folders: Sequence[str] = (), mark: str = ""
+) -> None:
+    """Compile the distributions behind ``modules`` (and what they require), the app's files and every module under
+    ``folders``, for ``python``.  With ``mark``, a bytecode file that does not hold it (the stage's path prefix) is
+    compiled again: its source was compiled through another path, and the file names inside a ``.pyc`` are read
+    into the server's heap at each import."""
     dists: Iterable[str] = installed_versions(python, tuple(dict.fromkeys(modules)))
     subprocess.run(
         # -E: where the server looks (beside the sources), not a caller's PYTHONPYCACHEPREFIX (the server runs under env -i)
-        [python, "-E", "-c", _SCRIPT, *dists, "--", *app_paths(apps_dir)],
+        [python, "-E", "-c", _SCRIPT, mark, *dists, "--", *app_paths(apps_dir), *folders],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         timeout=TIMEOUT_S,

@@ -12,10 +12,12 @@ benchmark (benchmarks/cost_spread.py) reports it per variant.
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import platform
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -30,10 +32,12 @@ from ..catalog.contract import Endpoint
 from ..catalog.variants import Variant
 from ..catalog.workloads import Workload
 from ..processes.executors import LOOPBACK, free_port
+from ..processes.ports import PORTS_ENV
 from ..records.cost import CostRecord, FunctionCost, ProcessCount
 from . import callgrind
 from .bytecode import compile_server
 from .callgrind import CountingError, Dump
+from .fixedpaths import STAGE_PREFIX, fixed_paths
 from .isa import counted_isa_level
 from .marks import Marks
 from .packages import Owners, installed_versions
@@ -45,6 +49,9 @@ from .workers import accepting_workers, paused, settled
 START_TIMEOUT_S = 180.0
 STACK_BLOCK = 4096  # bytes of arguments plus environment every counted server starts with
 PAD_VARIABLE = "SERVERBENCH_STACK_PAD"
+# The harness's own settings, not knobs of the app: an xdist worker's port range would be one more variable in the
+# server's environment under `-n 2` than under `-n 0`, and one more variable moves where the heap's objects land.
+HARNESS_VARIABLES = frozenset({PAD_VARIABLE, PORTS_ENV})
 
 
 @dataclass(frozen=True)
@@ -102,35 +109,16 @@ def measure_cost(plan: CostPlan) -> CostRecord:
     out_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     port = plan.port if plan.port is not None else free_port()
-    prefix = fixed_environment(plan, port) + callgrind.valgrind_command(out_dir)
-    compile_server(plan.python, plan.variant.requires + plan.app.requires, plan.apps_dir)
-    server = None
-    marks = Marks(out_dir)
     try:
-        server = start_variant(
-            replace(plan.variant, command=prefix + plan.variant.command),
-            apps_dir=plan.apps_dir,
-            app=plan.app,
-            port=port,
-            timeout=START_TIMEOUT_S,
-            python=plan.python,
-        )
-        marks.server_log = server.process.log_path
-        pids = run_window(
-            plan,
-            server.process.pid,
-            port,
-            Window(on=marks.on, end=marks.end, off=marks.off),
-        )
-        dumps = callgrind.window_dumps(out_dir, pids)
-        system, system_absent = marks.system(pids, plan.requests)
-        kept, kept_absent = marks.kept(plan.requests)
+        with fixed_paths(plan.python, plan.apps_dir) as staged:
+            modules = plan.variant.requires + plan.app.requires
+            compile_server(staged.python, modules, staged.apps_dir, staged.folders, mark=STAGE_PREFIX)
+            counted = _count_window(replace(plan, python=staged.python, apps_dir=staged.apps_dir), port, out_dir)
     finally:  # a server that did not start leaves its files and vgdb's pipes too
-        if server is not None:  # killed: the window is dumped, and gunicorn's graceful stop took 4.5 s under valgrind
-            server.stop(at_once=True)
         callgrind.remove_pipes(out_dir)
         if plan.keep_dir is None:
             shutil.rmtree(out_dir, ignore_errors=True)
+    dumps, (system, system_absent), (kept, kept_absent) = counted
     owners = plan.owners
     return CostRecord(
         nodeid=plan.nodeid,
@@ -149,6 +137,31 @@ def measure_cost(plan: CostPlan) -> CostRecord:
         kept_per_request=kept,
         kept_absent=kept_absent,
     )
+
+
+def _count_window(counted: CostPlan, port: int, out_dir: Path) -> tuple[list[Dump], tuple, tuple]:
+    """Start ``counted`` (its interpreter and app folder on the fixed-length stage) under callgrind, count its
+    window; each process's dump, the system calls per request (or why absent) and the memory kept per request (or why
+    absent), from the same run (measure.marks).  The server is always stopped."""
+    prefix = fixed_layout() + fixed_environment(counted, port) + callgrind.valgrind_command(out_dir)
+    server = None
+    marks = Marks(out_dir)
+    try:
+        server = start_variant(
+            replace(counted.variant, command=prefix + counted.variant.command),
+            apps_dir=counted.apps_dir,
+            app=counted.app,
+            port=port,
+            timeout=START_TIMEOUT_S,
+            python=counted.python,
+        )
+        marks.server_log = server.process.log_path
+        pids = run_window(counted, server.process.pid, port, Window(on=marks.on, end=marks.end, off=marks.off))
+        dumps = callgrind.window_dumps(out_dir, pids)
+        return dumps, marks.system(pids, counted.requests), marks.kept(counted.requests)
+    finally:
+        if server is not None:  # killed: the window is dumped, and gunicorn's graceful stop took 4.5 s under valgrind
+            server.stop(at_once=True)
 
 
 @dataclass(frozen=True)
@@ -223,7 +236,7 @@ def fixed_environment(plan: CostPlan, port: int) -> tuple[str, ...]:
         callable=plan.app.callable,
         apps_dir=str(plan.apps_dir),
     )
-    passed = {k: v for k, v in os.environ.items() if k.startswith("SERVERBENCH_") and k != PAD_VARIABLE}
+    passed = {k: v for k, v in os.environ.items() if k.startswith("SERVERBENCH_") and k not in HARNESS_VARIABLES}
     env = {
         "PATH": f"{os.path.dirname(python)}:/usr/local/bin:/usr/bin:/bin",
         "HOME": os.environ.get("HOME", "/"),
@@ -246,6 +259,23 @@ def fixed_environment(plan: CostPlan, port: int) -> tuple[str, ...]:
         )
     env[PAD_VARIABLE] = "x" * (STACK_BLOCK - used - len(PAD_VARIABLE) - 2)
     return (shutil.which("env") or "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()))
+
+
+@functools.cache
+def fixed_layout() -> tuple[str, ...]:
+    """``setarch <machine> -R``: the counted server's address space without randomisation, where the machine allows it.
+
+    Valgrind places the program's mappings from the kernel's randomised base, so every object's address moved
+    from run to run, and CPython's type attribute cache is indexed by bits 3-14 of the attribute name's address
+    (ASLR moves bits 12 and up): which lookups missed it and walked the MRO changed with each start.  A container
+    whose seccomp profile refuses the personality (Docker's default) counts with its layout randomised: empty.
+    """
+    setarch = shutil.which("setarch")
+    if setarch is None:
+        return ()
+    command = (setarch, platform.machine(), "-R")
+    probe = subprocess.run([*command, "true"], capture_output=True, timeout=30, check=False)
+    return command if probe.returncode == 0 else ()
 
 
 def c_functions(dumps: list[Dump], requests: int, owners: Owners) -> tuple[FunctionCost, ...]:

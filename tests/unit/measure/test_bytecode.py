@@ -41,3 +41,31 @@ def test_an_environment_that_writes_bytecode_or_names_a_prefix_is_left_alone():
     assert bytecode_cache({}) == {}
     assert bytecode_cache({"PYTHONDONTWRITEBYTECODE": ""}) == {}
     assert bytecode_cache({"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": "/elsewhere"}) == {}
+
+
+def test_bytecode_compiled_through_another_path_is_compiled_again(tmp_path):
+    """With a mark, a .pyc whose file name inside lacks it (compiled through another path) is rewritten, and one
+    that holds it is left alone."""
+    (tmp_path / "site_app.py").write_text("X = 1\n")
+    compile_server(sys.executable, (), tmp_path)
+    (pyc,) = (tmp_path / "__pycache__").iterdir()
+    assert b"serverbench-paths-" not in pyc.read_bytes()
+    link = tmp_path.parent / f"serverbench-paths-{tmp_path.name}"
+    link.symlink_to(tmp_path)
+    try:
+        compile_server(sys.executable, (), link, mark="serverbench-paths-")
+        assert b"serverbench-paths-" in pyc.read_bytes()
+        written = pyc.stat().st_mtime_ns
+        compile_server(sys.executable, (), link, mark="serverbench-paths-")
+        assert pyc.stat().st_mtime_ns == written
+    finally:
+        link.unlink()
+
+
+def test_the_modules_under_named_folders_are_compiled(tmp_path):
+    """A folder passed beside the app (an editable install's src) has every module under it compiled."""
+    (tmp_path / "src" / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "sub" / "mod.py").write_text("Y = 2\n")
+    (tmp_path / "apps").mkdir()
+    compile_server(sys.executable, (), tmp_path / "apps", [str(tmp_path / "src")])
+    assert len(list((tmp_path / "src" / "pkg" / "sub" / "__pycache__").iterdir())) == 1

@@ -53,3 +53,32 @@ def test_vgdb_and_the_counted_server_name_their_fifos_alike(apps_dir, monkeypatc
     assert not server & set(VGDB_NAME_VARIABLES)
     vgdb = vgdb_environment(os.environ)
     assert not set(vgdb) & set(VGDB_NAME_VARIABLES) and vgdb["PATH"] == os.environ["PATH"]
+
+
+def test_the_counted_server_starts_without_address_randomisation_where_the_machine_allows_it(tmp_path, monkeypatch):
+    """setarch -R prefixes the count when it runs here; a setarch the machine refuses (Docker's seccomp) gives none."""
+    import subprocess
+
+    from serverbench.measure import cost
+
+    command = cost.fixed_layout.__wrapped__()
+    if command:
+        assert command[-1] == "-R" and subprocess.run([*command, "true"], check=False).returncode == 0
+    refused = tmp_path / "setarch"
+    refused.write_text("#!/bin/sh\necho 'setarch: failed to set personality: Operation not permitted' >&2\nexit 1\n")
+    refused.chmod(0o755)
+    monkeypatch.setattr(cost.shutil, "which", lambda name: str(refused) if name == "setarch" else None)
+    assert cost.fixed_layout.__wrapped__() == ()
+    monkeypatch.setattr(cost.shutil, "which", lambda name: None)
+    assert cost.fixed_layout.__wrapped__() == ()
+
+
+def test_an_xdist_workers_port_range_does_not_reach_the_counted_server(apps_dir, monkeypatch):
+    """SERVERBENCH_PORTS (the harness's, set in each xdist worker) is left out; an app's knob is passed."""
+    from serverbench.processes.ports import PORTS_ENV
+
+    monkeypatch.setenv(PORTS_ENV, "20000-20999")
+    monkeypatch.setenv("SERVERBENCH_WORK_ITERS", "10")
+    plan = CostPlan(registry()["waitress-t4"], APPS["flask"], WORKLOADS["json"], apps_dir=apps_dir)
+    names = {item.split("=", 1)[0] for item in fixed_environment(plan, 8000)[2:]}
+    assert PORTS_ENV not in names and "SERVERBENCH_WORK_ITERS" in names
