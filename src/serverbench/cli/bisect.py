@@ -187,6 +187,7 @@ def _user_plan(args: argparse.Namespace, found: user.UserProject) -> tuple[Bisec
         python=args.python,
         lock_path=lock,
         env=found.app.server_env({}),
+        setup=found.app.setup,
         reset=found.app.reset,
         backend_vars=dict(found.app.backends),
         user=True,

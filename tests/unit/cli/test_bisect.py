@@ -7,6 +7,7 @@ import tempfile
 
 import pytest
 
+from serverbench.bisect import plan as plan_module
 from serverbench.cli import bisect as command
 from tests.unit.measure.test_commits import _git
 
@@ -85,3 +86,31 @@ def test_a_stored_file_that_is_not_a_bisection_is_named(capsys, repo, tmp_path):
     assert "no such file; write one with `serverbench bisect" in _refused(
         capsys, repo, "--confirm", str(tmp_path / "x")
     )
+
+
+def test_a_projects_perf_app_setup_and_reset_are_in_the_plan(tmp_path, monkeypatch):
+    """In a project naming perf_app, the plan carries its perf_app_setup command and perf_app_reset function, which
+    each commit's tree runs before its count (as the perf suite, cost and the gate do)."""
+    monkeypatch.setattr(plan_module, "valgrind_missing", lambda: "")
+    monkeypatch.setattr(plan_module, "missing_modules_in", lambda python, modules: [])
+    path = tmp_path / "todo"
+    path.mkdir()
+    _git(tmp_path, "init", "-q", "-b", "main", str(path))
+    (path / "pytest.ini").write_text(TODO_INI)
+    for i in range(2):
+        (path / "todo.py").write_text(f"X = {i}\n\ndef app(environ, start_response):\n    return []\n")
+        _git(path, "add", "-A")
+        _git(path, "commit", "-q", "-m", f"c{i}")
+    plan, _, _ = command.plan_of(command.parser().parse_args(["--repo", str(path), "--good", "HEAD~1"]))
+    assert plan.setup == "flask --app todo init-db"
+    assert plan.reset is not None and plan.reset.text == "todo:reset"
+
+
+TODO_INI = """[pytest]
+perf_app = todo:app
+perf_app_setup = flask --app todo init-db
+perf_app_reset = todo:reset
+perf_variants = waitress-t4
+perf_endpoints =
+    home GET / status=200
+"""
