@@ -296,7 +296,7 @@ def confirm(
         if fields["user"]
         else ["--app", fields["app"], "--workload", fields["workload"]]
     )
-    print(f"confirming {after.name} against its parent {before.short} with the timed gate", file=sys.stderr)
+    print(f"confirming {after.name} against its parent {before.short} with the A/B gate", file=sys.stderr)
     with (
         worktree(after.sha, repo) as candidate,
         worktree(before.sha, repo) as base,
@@ -343,6 +343,9 @@ def confirm(
     return {
         "verdict": run.verdict,
         "exit_status": run.exit_status,
+        "stopped": run.stopped,  # "counted": decided by the counts, before any window
+        "windows": len(run.windows),
+        "blocks": run.measurement.blocks,
         "signals": {name: d.summary() for name, d in run.decisions.items()},
         "seconds": round(run.seconds, 1),
         "markdown": summary,
