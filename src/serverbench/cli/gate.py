@@ -82,16 +82,39 @@ def _rate(text: str) -> float | str | None:
     return value
 
 
+ARMS = ("base", "candidate")
+# What a decision its counts ended did not measure: every value read off a timed window.
+NOT_TIMED = "not measured: the counted regression ended the gate before any timed window"
+
+
 def rate_line(run: ABDecision) -> str:
+    if run.stopped == "counted":
+        return NOT_TIMED
     if run.rate is None:
         return "no fixed-rate windows (--rate off): latency not gated, CPU per request from the saturated windows"
     return f"{run.rate:g} req/s per arm (oha, open model, latency from the intended send time)"
 
 
 def rss_line(run: ABDecision) -> str:
-    base, cand = run.peak_rss_mb.get("base", 0.0), run.peak_rss_mb.get("candidate", 0.0)
-    change = f" ({cand / base - 1:+.1%})" if base else ""
-    return f"base {base:.1f} MB, candidate {cand:.1f} MB{change}"
+    """Each arm's peak RSS and the change; an arm whose windows read none (or had none) is not measured."""
+    if run.stopped == "counted":
+        return NOT_TIMED
+    base, cand = (run.peak_rss_mb.get(arm) for arm in ARMS)
+    said = ", ".join(
+        f"{arm} {mb:.1f} MB" if mb is not None else f"{arm} not measured (no window read its server's RSS)"
+        for arm, mb in zip(ARMS, (base, cand))
+    )
+    return said + (f" ({cand / base - 1:+.1%})" if base and cand is not None else "")
+
+
+def errors_line(run: ABDecision) -> str:
+    """Each arm's error rate over its windows; an arm without a window is not measured."""
+    if run.stopped == "counted":
+        return NOT_TIMED
+    return ", ".join(
+        f"{arm} {run.error_rate[arm]:.2%}" if arm in run.error_rate else f"{arm} not measured (no window)"
+        for arm in ARMS
+    )
 
 
 def markdown(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> str:
@@ -111,14 +134,13 @@ def markdown(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> str:
             f"| {label} | {d.amount(d.delta)} | {d.interval()} | {p_text(d.p)} | {d.n} | "
             f"{d.amount(d.dispersion, sign=False)} | **{d.verdict}** |"
         )
-    errors = ", ".join(f"{k} {v:.2%}" for k, v in run.error_rate.items())
     lines += [
         "",
         f"fixed rate: {rate_line(run)}",
         "",
         f"peak RSS: {rss_line(run)}",
         "",
-        f"error rate: {errors} (limit {run.max_error_rate:.2%}); mode {run.mode}; "
+        f"error rate: {errors_line(run)} (limit {run.max_error_rate:.2%}); mode {run.mode}; "
         f"{len(run.windows)} windows, {run.reruns} re-run; {stop_line(run)}; {run.seconds:.0f} s",
         "",
     ]
@@ -189,7 +211,7 @@ def show(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> None:
     print(f"  fixed rate  {rate_line(run)}")
     print(f"  peak RSS    {rss_line(run)}")
     print(f"  verdict     {run.verdict}")
-    print(f"  error rate  {', '.join(f'{k} {v:.2%}' for k, v in run.error_rate.items())}")
+    print(f"  error rate  {errors_line(run)}")
     if shifts:
         print("  where the counted cost came from (functions by change):")
         for f in shifts:

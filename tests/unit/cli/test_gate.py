@@ -746,7 +746,9 @@ def test_rate_and_rss_lines():
     )
     assert gate.rate_line(_slower_decision()).startswith("no fixed-rate windows (--rate off)")
     assert gate.rss_line(_slower_decision()) == "base 44.0 MB, candidate 44.5 MB (+1.1%)"
-    assert gate.rss_line(_slower_decision(rss={"candidate": 10.0})) == "base 0.0 MB, candidate 10.0 MB"
+    assert gate.rss_line(_slower_decision(rss={"candidate": 10.0})) == (
+        "base not measured (no window read its server's RSS), candidate 10.0 MB"
+    )
 
 
 def test_policy_of_takes_the_limits_given_and_refuses_bad_ones():
@@ -1021,12 +1023,26 @@ def test_the_help_names_each_value_and_the_gates_defaults():
         assert shown in text
 
 
-def test_the_lines_read_whole_and_an_arm_without_a_peak_is_zero():
-    """The no-rate line in full; an arm with no RSS peak reads 0.0 MB (the change then from the base's peak)."""
+def test_the_lines_read_whole_and_an_arm_without_a_peak_is_not_measured():
+    """The no-rate line in full; an arm with no RSS peak reads "not measured" and why, never 0.0 MB, and no change."""
     assert gate.rate_line(_slower_decision()) == (
         "no fixed-rate windows (--rate off): latency not gated, CPU per request from the saturated windows"
     )
-    assert gate.rss_line(_slower_decision(rss={"base": 10.0})) == "base 10.0 MB, candidate 0.0 MB (-100.0%)"
+    assert gate.rss_line(_slower_decision(rss={"base": 10.0})) == (
+        "base 10.0 MB, candidate not measured (no window read its server's RSS)"
+    )
+
+
+def test_a_gate_its_counts_ended_prints_no_zero_for_what_it_did_not_time(capsys):
+    """A decision that stopped at its counted regression (no window) says its rate, peak RSS and error rates were not
+    measured and why, in the terminal and the step summary; no "0.0 MB" nor "0.00%" (issue 51)."""
+    run = replace(_decision(), stopped="counted")
+    run = replace(run, measurement=Measurement.of("simultaneous", ("base", "candidate"), {}, (), 0, 0, None, 5.0))
+    gate.show(run)
+    for text in (capsys.readouterr().out, gate.markdown(run)):
+        assert "0.0 MB" not in text and "0.00%" not in text, text
+        assert text.count(gate.NOT_TIMED) == 3, text
+    assert "peak RSS: not measured: the counted regression ended the gate before any timed window" in gate.markdown(run)
 
 
 # Issue 35: the stop line, the blocks each attempt needs, and a project's setup command.
