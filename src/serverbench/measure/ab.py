@@ -22,7 +22,6 @@ rate) is discarded, not paired (counted in ``reruns``).  Every window keeps its 
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -34,6 +33,7 @@ from ..catalog.shapes import LoadShape
 from ..catalog.timeouts import cell_timeout_s
 from ..drivers.base import Driver, driver_for
 from ..processes.executors import pin_tree
+from ..processes.together import at_once
 from ..records.decisions import Measurement, Window
 from ..records.schema import Result
 from .arms import Arm, RunnerPlan
@@ -220,27 +220,6 @@ class _Collected:
         return {k: (tuple(a), tuple(b)) for k, (a, b) in self.values.items()}
 
 
-def _parallel(calls: Sequence[Callable[[], object]]) -> list:
-    """Run the calls at the same time in threads; re-raise the first failure."""
-    out: list = [None] * len(calls)
-    errors: list[BaseException] = []
-
-    def run(i: int) -> None:
-        try:
-            out[i] = calls[i]()
-        except BaseException as exc:  # noqa: BLE001 - handed back to the caller
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
-    return out
-
-
 def _geomean(values: Sequence[float]) -> float:
     return math.exp(sum(math.log(max(v, 1e-9)) for v in values) / len(values))
 
@@ -270,7 +249,7 @@ def _swapped_rounds(
         cores = {"A": [core_a], "B": [1 - core_a]}
         for k, s in servers.items():
             pin_tree(s.pid, cores[k])
-        windows = _parallel([lambda k=k, s=s, c=cores[k]: window(k, s, c) for k, s in servers.items()])
+        windows = at_once([lambda k=k, s=s, c=cores[k]: window(k, s, c) for k, s in servers.items()])
         out.append(dict(zip(servers, windows)))
     return out
 
@@ -289,7 +268,7 @@ def _simultaneous_blocks(rig: _Rig, blocks: int, first_block: int):
             servers = {k: pools[k].get(rig.plan.cell) for k in arms}
             if rig.plan.warmup > 0:
                 with rig.clock.phase("warm-up"):
-                    _parallel(
+                    at_once(
                         [
                             lambda k=k, s=s: warm_up(rig.window(s, arms[k], None), Warmup(rig.plan.warmup))
                             for k, s in servers.items()
@@ -303,7 +282,7 @@ def _simultaneous_blocks(rig: _Rig, blocks: int, first_block: int):
             if rig.rate_driver is not None:
                 rig.set_rate(_geomean([rnd["A"].rps for rnd in saturated]))
                 with rig.clock.phase("drain"):
-                    _parallel([lambda s=s: drain(s, rig.plan.workload) for s in servers.values()])
+                    at_once([lambda s=s: drain(s, rig.plan.workload) for s in servers.values()])
                 with rig.clock.phase("rate"):
                     at_rate = _swapped_rounds(
                         servers, b, lambda k, s, cpus: measure(rig.window(s, arms[k], cpus, rate=True)), rounds
@@ -311,7 +290,7 @@ def _simultaneous_blocks(rig: _Rig, blocks: int, first_block: int):
             yield b, saturated, at_rate
         finally:
             with rig.clock.phase("stop"):
-                _parallel([pool.close for pool in pools.values()])
+                at_once([pool.close for pool in pools.values()])
 
 
 def _pair_rate(out: _Collected, a: Sequence[Result], b: Sequence[Result]) -> None:
@@ -431,7 +410,7 @@ def count_arms(plan: RunnerPlan, repeats: int) -> tuple[tuple[CostRecord, ...], 
         return counted
 
     calls = [count(arm) for _ in range(repeats) for arm in (plan.base, plan.candidate)]
-    records = [r for i in range(0, len(calls), 2) for r in _parallel(calls[i : i + 2])]
+    records = [r for i in range(0, len(calls), 2) for r in at_once(calls[i : i + 2])]
     return tuple(records[0::2]), tuple(records[1::2])
 
 
@@ -445,7 +424,7 @@ def profile_arms(plan: RunnerPlan, counted: tuple[CostRecord, CostRecord]) -> tu
         reset(plan, arm)
         return replace(record, python_functions=profile_python(_cost_plan(plan, arm)))
 
-    base, candidate = _parallel([lambda: profiled(plan.base, counted[0]), lambda: profiled(plan.candidate, counted[1])])
+    base, candidate = at_once([lambda: profiled(plan.base, counted[0]), lambda: profiled(plan.candidate, counted[1])])
     return base, candidate
 
 

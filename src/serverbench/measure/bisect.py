@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -26,6 +26,7 @@ from ..catalog.matrix import Cell
 from ..catalog.userapp import AppTarget
 from ..catalog.workloads import Workload
 from ..errors import ResetError, ServerDiedError, ServerStartError, SetupError, VerificationError
+from ..processes.together import at_once
 from ..records.cost import CostRecord
 from .appsetup import set_up_app
 from .commits import Commit
@@ -134,10 +135,9 @@ def count_commit(plan: Bisection, index: int, envs: Environments, env: Mapping[s
 
 
 def count_both(plan: Bisection, indexes: tuple[int, int], envs: Environments, env: Mapping[str, str]) -> list[Attempt]:
-    """Two commits counted at the same time (a count does not depend on the machine's load)."""
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = [pool.submit(count_commit, plan, i, envs, env) for i in indexes]
-        return [f.result() for f in futures]
+    """Two commits counted at the same time (a count does not depend on the machine's load); stopped with the
+    command (Ctrl-C, SIGTERM), each ends at once and removes its worktree."""
+    return at_once([partial(count_commit, plan, i, envs, env) for i in indexes], name="serverbench-bisect-count")
 
 
 def profiled(plan: Bisection, index: int, record: CostRecord, envs: Environments, env: Mapping[str, str]) -> CostRecord:

@@ -4,11 +4,13 @@
 function among those it came from, and the timed gate confirms it later from the stored file (its exit 1 comes
 from the counts); the same run with the gate inline; a good end that already fails is refused in one line.
 serverbench's own reference apps: /json made to log pretty-printed answers is found the same way.  Nothing is
-left behind."""
+left behind, also when the bisection is stopped by SIGTERM or Ctrl-C while it counts."""
 
 import os
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -17,6 +19,7 @@ import pytest
 from serverbench.cli import bisect as command
 from serverbench.records import bisects
 from serverbench.report import bisect as report
+from tests.integration.sessions.test_fault_census import Watched, _appeared, stopped_at
 from tests.integration.userapps.test_user_app_cost import INI, SHOP
 
 pytestmark = [
@@ -173,3 +176,17 @@ def test_the_reference_apps_regression_is_found_in_their_checkout(tmp_path, scra
     assert [(s["before"], s["after"], s["kind"]) for s in record["steps"]] == [(1, 2, "regression")]
     assert any("json_endpoint" in a["function"] for a in record["steps"][0]["attribution"]), record["steps"]
     _nothing_left(repo, scratch)
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT"])
+def test_a_bisection_stopped_while_counting_leaves_nothing_behind(project, tmp_path, how):
+    """serverbench bisect stopped by SIGTERM or Ctrl-C while both ends are counted under valgrind (two worktrees, two
+    servers, in threads the signal does not reach): it exits 128 + the signal within seconds, not at the counts' end,
+    every process it started ends, and no worktree and no temporary folder is left."""
+    bisect = Watched(
+        tmp_path,
+        [sys.executable, "-m", "serverbench", "bisect", "--repo", str(project), "--good", "HEAD~5", "--endpoint"]
+        + ["home", "--no-confirm", "--requests", "3000"],
+    )
+    # within 20 s, not at the counts' end: 3,000 requests under valgrind take minutes
+    assert stopped_at(bisect, _appeared("valgrind", 2), how, project) == 128 + getattr(signal, how)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
-import threading
 from dataclasses import replace
 
 import pytest
@@ -24,7 +23,6 @@ from serverbench.measure.ab import (
     _held,
     _pair_pss,
     _pair_rate,
-    _parallel,
     abba_order,
     pairs_from_abba,
 )
@@ -123,19 +121,6 @@ def test_collected_pairs_keep_the_order_they_came_in_per_signal():
     a, b = _window(100.0), _window(200.0)
     out.keep(Arm("base"), "rate", 3, [a, b])
     assert out.windows == [Window("base", "rate", 3, a), Window("base", "rate", 3, b)]
-
-
-def test_parallel_returns_results_in_call_order_and_raises_a_calls_failure():
-    """Results come back in the calls' order; a failing call's exception reaches the caller, the others still run."""
-    assert _parallel([lambda: "a", lambda: "b", lambda: "c"]) == ["a", "b", "c"]
-    ran = threading.Event()
-
-    def fail():
-        raise ValueError("arm A would not start")
-
-    with pytest.raises(ValueError, match="arm A would not start"):
-        _parallel([fail, ran.set])
-    assert ran.is_set()
 
 
 def test_geomean_of_values_and_a_zero_is_floored_not_an_error():
