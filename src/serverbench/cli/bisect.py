@@ -332,6 +332,8 @@ def confirm(
         said = _Tee(sys.stderr)
         with redirect_stdout(sys.stderr), redirect_stderr(said):
             status = gate.main(argv)
+        if status == 128 + signal.SIGINT:  # Ctrl-C stopped the gate (which removed its own): the bisection stops too
+            raise KeyboardInterrupt
         if status == 2 or not Path(f"{tmp}/decision.json").exists():
             errors = [line for line in said.getvalue().splitlines() if line.startswith("error:")]
             return {

@@ -3,12 +3,14 @@ and no worktree, folder or process left behind."""
 
 import os
 import shutil
+import sys
 import tempfile
 
 import pytest
 
 from serverbench.bisect import plan as plan_module
 from serverbench.cli import bisect as command
+from serverbench.measure.commits import Commit
 from tests.unit.measure.test_commits import _git
 
 
@@ -114,3 +116,31 @@ perf_variants = waitress-t4
 perf_endpoints =
     home GET / status=200
 """
+
+
+class _Envs:
+    """Every commit served by this interpreter (no lock file to build)."""
+
+    def python_for(self, commit, checkout):
+        return sys.executable
+
+
+def test_ctrl_c_in_the_confirming_gate_stops_the_bisection(repo, monkeypatch):
+    """A gate stopped by Ctrl-C (its exit 130, its worktree removed) stops the bisection too, its worktrees removed;
+    it was recorded as the step's error and the bisection went on to the next step."""
+    monkeypatch.setattr(command.gate, "main", lambda argv: 130)
+    rows = [
+        Commit(sha, subject)
+        for sha, subject in (line.split(" ", 1) for line in _git(repo, "log", "--format=%H %s").splitlines())
+    ]
+    fields = {
+        "repo": str(repo),
+        "project": ".",
+        "user": False,
+        "variant": "waitress-t4",
+        "app": "flask",
+        "workload": "json",
+    }
+    with pytest.raises(KeyboardInterrupt):
+        command.confirm(fields, rows[1], rows[0], _Envs(), {}, "")
+    assert len(_git(repo, "worktree", "list").splitlines()) == 1, "a worktree was left"
