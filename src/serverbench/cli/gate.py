@@ -31,17 +31,17 @@ from ..config.options import OPTIONS_BY_NAME, parse_option
 from ..errors import ConfigError, ServerbenchError
 from ..gate import loop, user
 from ..gate.plan import DEFAULT_LOAD, ABPlan, Arm, default_mode, pairs_per_block
-from ..judge.ab import COST, COST_LABEL, GATE_BLOCKS, GATE_POLICY, min_blocks, rejudge, stored_policy
+from ..judge.ab import COST, GATE_BLOCKS, GATE_POLICY, min_blocks, rejudge, stored_policy
 from ..judge.cost import Shift, attribute
 from ..judge.decision import Policy
-from ..judge.signals import SIGNALS
 from ..measure.ab import profile_arms
 from ..measure.appsetup import set_up_app
 from ..measure.callgrind import valgrind_missing
 from ..measure.worktree import worktree
 from ..records import decisions as decision_file
 from ..records.cost import CostBaseline, CostRecord
-from ..records.decisions import ABDecision, p_text
+from ..records.decisions import ABDecision
+from ..report import gate as report
 
 COST_REPEATS = 1  # counted runs per arm, both at once (a second each when the first pair is ambiguous)
 
@@ -82,107 +82,6 @@ def _rate(text: str) -> float | str | None:
     return value
 
 
-ARMS = ("base", "candidate")
-# What a decision its counts ended did not measure: every value read off a timed window.
-NOT_TIMED = "not measured: the counted regression ended the gate before any timed window"
-
-
-def rate_line(run: ABDecision) -> str:
-    if run.stopped == "counted":
-        return NOT_TIMED
-    if run.rate is None:
-        return "no fixed-rate windows (--rate off): latency not gated, CPU per request from the saturated windows"
-    return f"{run.rate:g} req/s per arm (oha, open model, latency from the intended send time)"
-
-
-def rss_line(run: ABDecision) -> str:
-    """Each arm's peak RSS and the change; an arm whose windows read none (or had none) is not measured."""
-    if run.stopped == "counted":
-        return NOT_TIMED
-    base, cand = (run.peak_rss_mb.get(arm) for arm in ARMS)
-    said = ", ".join(
-        f"{arm} {mb:.1f} MB" if mb is not None else f"{arm} not measured (no window read its server's RSS)"
-        for arm, mb in zip(ARMS, (base, cand))
-    )
-    return said + (f" ({cand / base - 1:+.1%})" if base and cand is not None else "")
-
-
-def errors_line(run: ABDecision) -> str:
-    """Each arm's error rate over its windows; an arm without a window is not measured."""
-    if run.stopped == "counted":
-        return NOT_TIMED
-    return ", ".join(
-        f"{arm} {run.error_rate[arm]:.2%}" if arm in run.error_rate else f"{arm} not measured (no window)"
-        for arm in ARMS
-    )
-
-
-def markdown(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> str:
-    """A GitHub step-summary table: per cell Δ, interval, p, n, dispersion and verdict; after a cost
-    regression, the functions it came from."""
-    lines = [
-        f"### serverbench A/B: {run.cell}: **{run.verdict}**",
-        "",
-        "| signal | Δ | interval | p | n | dispersion | verdict |",
-        "|---|---:|---|---:|---:|---:|---|",
-    ]
-    for name, label in _shown():
-        d = run.decisions.get(name)
-        if d is None:
-            continue
-        lines.append(
-            f"| {label} | {d.amount(d.delta)} | {d.interval()} | {p_text(d.p)} | {d.n} | "
-            f"{d.amount(d.dispersion, sign=False)} | **{d.verdict}** |"
-        )
-    lines += [
-        "",
-        f"fixed rate: {rate_line(run)}",
-        "",
-        f"peak RSS: {rss_line(run)}",
-        "",
-        f"error rate: {errors_line(run)} (limit {run.max_error_rate:.2%}); mode {run.mode}; "
-        f"{len(run.windows)} windows, {run.reruns} re-run; {stop_line(run)}; {run.seconds:.0f} s",
-        "",
-    ]
-    if shifts:
-        lines += [
-            "where the counted cost came from (functions by change; C in instructions, Python in bytecodes "
-            "per request):",
-            "",
-            "| share of the cell | change/req | role | package | function |",
-            "|---:|---:|---|---|---|",
-        ]
-        for f in shifts:
-            where = f"{f.module}:{f.function}" if f.level == "c" else f"{f.module}.{f.function}"
-            lines.append(
-                f"| {f.share:+.2%} | {f.delta:+,.0f} {'instr' if f.level == 'c' else 'bytecodes'} | "
-                f"{f.role} | {f.package} | `{where}` |"
-            )
-        lines.append("")
-    return "\n".join(lines)
-
-
-def stop_line(run: ABDecision) -> str:
-    """Why and where the decision ended, and where its time went."""
-    if run.stopped is None:  # a decision file of the fixed design (schema 1 or 2)
-        return f"extended {run.extended}"
-    counted = run.stopped == "counted"  # before any timed block: no look was taken
-    where = (
-        f"at look {run.look + 1} of {len(run.looks)} ({run.measurement.blocks} blocks)"
-        if run.looks and not counted
-        else ""
-    )
-    spent = ", ".join(  # a phase under a second with its tenths: rounded to whole seconds, 0.5 s would read "0 s"
-        f"{k} {v:.0f} s" if v >= 1 else f"{k} {v:.1f} s" for k, v in run.measurement.phases.items() if v >= 0.5
-    )
-    return f"stopped: {run.stopped} {where}".rstrip() + (f"; time: {spent}" if spent else "")
-
-
-def _shown() -> list[tuple[str, str]]:
-    """(name, label) of the timed signals, then of the counted cost."""
-    return [*((s.name, s.label) for s in SIGNALS), (COST, COST_LABEL)]
-
-
 def cost_repeats(args: argparse.Namespace, user_app: bool = False) -> int:
     """--cost-repeats, else the default when valgrind can count here (and a note when it cannot)."""
     if args.cost_repeats is not None:
@@ -200,22 +99,6 @@ def cost_repeats(args: argparse.Namespace, user_app: bool = False) -> int:
         print(f"note: no cost signal ({missing})", file=sys.stderr)
         return 0
     return COST_REPEATS
-
-
-def show(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> None:
-    print(f"{run.cell}: {run.mode}, {len(run.windows)} windows, {run.reruns} re-run, {run.seconds:.0f} s")
-    print(f"  {stop_line(run)}")
-    for name, label in _shown():
-        if name in run.decisions:
-            print(f"  {label:42s} {run.decisions[name].summary()}")
-    print(f"  fixed rate  {rate_line(run)}")
-    print(f"  peak RSS    {rss_line(run)}")
-    print(f"  verdict     {run.verdict}")
-    print(f"  error rate  {errors_line(run)}")
-    if shifts:
-        print("  where the counted cost came from (functions by change):")
-        for f in shifts:
-            print(f"    {f.line()}")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -663,10 +546,10 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted: the servers, backends and base worktree were stopped and removed", file=sys.stderr)
         return 128 + signal.SIGINT
     for run, shifts in runs:
-        show(run, shifts)
+        report.show(run, shifts)
     if args.markdown:
         with open(args.markdown, "a") as f:
-            f.write("".join(markdown(run, shifts) for run, shifts in runs))
+            f.write("".join(report.markdown(run, shifts) for run, shifts in runs))
     if args.json:  # several decisions (a project's endpoints): one file each, the endpoint in its name
         path = Path(args.json)
         for run, _ in runs:
