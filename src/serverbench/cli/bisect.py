@@ -44,8 +44,10 @@ from ..measure.bisect import Attempt, profiled
 from ..measure.commits import Commit
 from ..measure.lockenv import Environments
 from ..measure.worktree import worktree
+from ..processes.stopping import terminating_through_finally
 from ..records import bisects
 from ..records import decisions as decision_file
+from ..records.cost import CostBaseline
 from ..report import bisect as report
 from . import gate
 
@@ -253,7 +255,7 @@ def _attribution(
     except ServerbenchError as exc:
         print(f"note: no Python-level profile of the step ({exc}); C functions only", file=sys.stderr)
         base, candidate = attempts[before].record, attempts[after].record
-    return [s.to_record() for s in attribute(gate.as_baseline(base), candidate)]
+    return [s.to_record() for s in attribute(CostBaseline.of(base), candidate)]
 
 
 def plan_fields(plan: BisectPlan) -> dict[str, Any]:
@@ -372,7 +374,7 @@ def confirm_stored(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        with gate.terminating_through_finally():
+        with terminating_through_finally():
             record = confirm_stored(args) if args.confirm else run_live(args)
     except (ServerbenchError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -16,8 +16,8 @@ import argparse
 import math
 import signal
 import sys
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from collections.abc import Mapping
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -38,8 +38,9 @@ from ..measure.ab import profile_arms
 from ..measure.appsetup import set_up_app
 from ..measure.callgrind import valgrind_missing
 from ..measure.worktree import worktree
+from ..processes.stopping import terminating_through_finally
 from ..records import decisions as decision_file
-from ..records.cost import CostBaseline, CostRecord
+from ..records.cost import CostBaseline
 from ..records.decisions import ABDecision
 from ..report import gate as report
 
@@ -467,20 +468,7 @@ def decided_with_shifts(plan: ABPlan) -> tuple[ABDecision, tuple[Shift, ...]]:
         return run, ()
     print(f"{run.cell}: counted cost regression; profiling both arms for the functions it came from", file=sys.stderr)
     base, candidate = profile_arms(plan, runs.last)
-    return run, attribute(as_baseline(base), candidate)
-
-
-def as_baseline(record: CostRecord) -> CostBaseline:
-    """The base arm's count as the baseline the attribution compares the candidate with."""
-    return CostBaseline(
-        record.key,
-        record.per_request,
-        record.packages,
-        record.functions,
-        record.python_functions,
-        record.timestamp,
-        record.python_per_request,
-    )
+    return run, attribute(CostBaseline.of(base), candidate)
 
 
 def exit_status(runs: list[ABDecision]) -> int:
@@ -511,21 +499,6 @@ def rejudged(args: argparse.Namespace) -> ABDecision:
         OverflowError,
     ) as exc:  # stored pairs the judge refuses (<= 0, unequal lengths, 1e-320 vs 1e308)
         raise ConfigError(f"{args.rejudge}: its pairs cannot be judged again ({exc})") from None
-
-
-@contextmanager
-def terminating_through_finally() -> Iterator[None]:
-    """While the block runs, SIGTERM exits like Ctrl-C does, through every ``finally``: the servers, the
-    backends and the base worktree are stopped and removed (Python's default would end at once)."""
-    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _exit_on_sigterm(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -203,6 +203,20 @@ class CostBaseline:
     ran: frozenset[str] | None = None
     ran_derived: bool = False  # ``ran`` was derived from the stored top functions (an older entry), not stored
 
+    @classmethod
+    def of(cls, record: CostRecord) -> CostBaseline:
+        """A fresh count as the baseline an attribution compares another with (the gate's base arm, a bisection
+        step's parent)."""
+        return cls(
+            record.key,
+            record.per_request,
+            record.packages,
+            record.functions,
+            record.python_functions,
+            record.timestamp,
+            record.python_per_request,
+        )
+
 
 def _baseline(key: str, e: Mapping[str, Any]) -> CostBaseline:
     functions = tuple(FunctionCost.from_record(f) for f in e.get("functions", ()))

@@ -468,7 +468,7 @@ def test_two_sessions_saving_baselines_at_once_lose_nothing(tmp_path):
 GATE_HOLDS = """
 import sys, time
 from pathlib import Path
-from serverbench.cli.gate import terminating_through_finally
+from serverbench.processes.stopping import terminating_through_finally
 from serverbench.measure.worktree import worktree
 with terminating_through_finally(), worktree("HEAD", Path(sys.argv[1])) as path:
     print(path, flush=True)

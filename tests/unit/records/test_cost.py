@@ -18,6 +18,7 @@ from serverbench.records.cost import (
     environment_id,
     ran_packages,
 )
+from tests.unit.cli.test_gate import FUNCTIONS, PY_FUNCTIONS, _count
 
 ENV = {
     "interpreter": "cpython-3.11.7",
@@ -513,3 +514,18 @@ def test_cost_records_are_not_added_to_what_is_not_a_results_file(tmp_path, cont
     with pytest.raises(ServerbenchError, match="remove it or give --perf-json another path") as info:
         add_to_results_file(path, [{"key": "a"}], {"id": "m"}, "1.0")
     assert str(info.value).startswith(str(path)) and path.read_text() == content
+
+
+def test_a_count_as_a_baseline_keeps_every_field_the_attribution_reads():
+    """A fresh count as a baseline (the gate's base arm, a bisection step's parent): key, per request, packages,
+    both profiles, time, bytecodes per request."""
+    record = _count(123_400)  # the gate's tests' count: 123,400 instructions over 100 requests
+    assert CostBaseline.of(record) == CostBaseline(
+        "aiohttp/aiohttp/json/n100",
+        1234.0,
+        {"app": "1.0", "python": "3.11"},
+        FUNCTIONS,
+        PY_FUNCTIONS,
+        "2026-11-25T00:00:00+00:00",
+        40.0,
+    )
