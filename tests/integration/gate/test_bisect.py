@@ -190,3 +190,45 @@ def test_a_bisection_stopped_while_counting_leaves_nothing_behind(project, tmp_p
     )
     # within 20 s, not at the counts' end: 3,000 requests under valgrind take minutes
     assert stopped_at(bisect, _appeared("valgrind", 2), how, project) == 128 + getattr(signal, how)
+
+
+TODO = """import json, os, sqlite3
+
+def init():
+    with sqlite3.connect(os.environ["TODO_DB"]) as db:
+        db.execute("create table if not exists todo (title text)")
+        db.execute("insert into todo values ('milk')")
+
+def app(environ, start_response):
+    with sqlite3.connect(os.environ["TODO_DB"]) as db:
+        titles = [t for (t,) in db.execute("select title from todo")]
+    for _ in range({extra}):
+        json.dumps({{"items": list(range(50))}})
+    body = json.dumps({{"todo": titles}}).encode()
+    start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+    return [body]
+"""
+TODO_INI = """[pytest]
+perf_app = todo:app
+perf_app_env = TODO_DB=todo.sqlite3
+perf_app_setup = python -c 'import todo; todo.init()'
+perf_variants = waitress-t4
+perf_cost_requests = 40
+perf_endpoints =
+    list GET / status=200 type=application/json contains=milk
+"""
+
+
+def test_perf_app_setup_makes_each_commits_database_before_it_is_counted(tmp_path, scratch, capsys):
+    """An app whose SQLite table its init command makes (perf_app_setup), untracked by git: each commit's fresh
+    worktree is set up before its count, so both ends serve and the step is found (it answered 500 "no such table"
+    at both ends, exit 2)."""
+    repo = _new_repo(tmp_path / "todo")
+    (repo / "pytest.ini").write_text(TODO_INI)
+    (repo / ".gitignore").write_text("todo.sqlite3\n")
+    _commit(repo, [("todo.py", TODO.format(extra=0), "c0 todo"), ("todo.py", TODO.format(extra=20), "c1 serialize")])
+    status = command.main(["--repo", str(repo), "--good", "HEAD~1", "--endpoint", "list", "--no-confirm"])
+    printed = capsys.readouterr()
+    assert status == 1, printed.err + printed.out
+    assert "step +" in printed.out and "(c1 serialize)" in printed.out, printed.out
+    _nothing_left(repo, scratch)
