@@ -38,8 +38,8 @@ class BisectPlan:
     """One bisection: ``commits[0]`` the good end, ``commits[-1]`` the bad end, each counted in a worktree of
     ``repo`` with the app imported from ``app_folder`` (relative to the checkout: ``apps`` for the reference
     apps, the user's ``perf_app_dir``).  ``env``: the app's own variables (a user's ``perf_app_env``); the
-    backends' URLs are added when they are started, under the names ``backend_vars`` gives them.  ``reset``: a user's ``perf_app_reset``, from each
-    commit's own folder.  ``user``: the cell is the user's app (its pytest configuration in ``project``)."""
+    backends' URLs are added when they are started, under the names ``backend_vars`` gives them.  ``setup`` and
+    ``reset``: a user's ``perf_app_setup`` and ``perf_app_reset``, run in each commit's own folder before its server.  ``user``: the cell is the user's app (its pytest configuration in ``project``)."""
 
     repo: Path
     commits: tuple[Commit, ...]
@@ -51,6 +51,7 @@ class BisectPlan:
     python: str = sys.executable
     lock_path: str = "uv.lock"
     env: Mapping[str, str] = field(default_factory=dict)
+    setup: str | None = None
     reset: AppTarget | None = None
     backend_vars: Mapping[str, str] | None = (
         None  # a user's perf_app_backends (backend -> variable); None: the registry's

@@ -44,8 +44,10 @@ from ..measure.bisect import Attempt, profiled
 from ..measure.commits import Commit
 from ..measure.lockenv import Environments
 from ..measure.worktree import worktree
+from ..processes.stopping import terminating_through_finally
 from ..records import bisects
 from ..records import decisions as decision_file
+from ..records.cost import CostBaseline
 from ..report import bisect as report
 from . import gate
 
@@ -187,6 +189,7 @@ def _user_plan(args: argparse.Namespace, found: user.UserProject) -> tuple[Bisec
         python=args.python,
         lock_path=lock,
         env=found.app.server_env({}),
+        setup=found.app.setup,
         reset=found.app.reset,
         backend_vars=dict(found.app.backends),
         user=True,
@@ -252,7 +255,7 @@ def _attribution(
     except ServerbenchError as exc:
         print(f"note: no Python-level profile of the step ({exc}); C functions only", file=sys.stderr)
         base, candidate = attempts[before].record, attempts[after].record
-    return [s.to_record() for s in attribute(gate.as_baseline(base), candidate)]
+    return [s.to_record() for s in attribute(CostBaseline.of(base), candidate)]
 
 
 def plan_fields(plan: BisectPlan) -> dict[str, Any]:
@@ -295,7 +298,7 @@ def confirm(
         if fields["user"]
         else ["--app", fields["app"], "--workload", fields["workload"]]
     )
-    print(f"confirming {after.name} against its parent {before.short} with the timed gate", file=sys.stderr)
+    print(f"confirming {after.name} against its parent {before.short} with the A/B gate", file=sys.stderr)
     with (
         worktree(after.sha, repo) as candidate,
         worktree(before.sha, repo) as base,
@@ -331,6 +334,8 @@ def confirm(
         said = _Tee(sys.stderr)
         with redirect_stdout(sys.stderr), redirect_stderr(said):
             status = gate.main(argv)
+        if status == 128 + signal.SIGINT:  # Ctrl-C stopped the gate (which removed its own): the bisection stops too
+            raise KeyboardInterrupt
         if status == 2 or not Path(f"{tmp}/decision.json").exists():
             errors = [line for line in said.getvalue().splitlines() if line.startswith("error:")]
             return {
@@ -342,6 +347,9 @@ def confirm(
     return {
         "verdict": run.verdict,
         "exit_status": run.exit_status,
+        "stopped": run.stopped,  # "counted": decided by the counts, before any window
+        "windows": len(run.windows),
+        "blocks": run.measurement.blocks,
         "signals": {name: d.summary() for name, d in run.decisions.items()},
         "seconds": round(run.seconds, 1),
         "markdown": summary,
@@ -366,7 +374,7 @@ def confirm_stored(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        with gate.terminating_through_finally():
+        with terminating_through_finally():
             record = confirm_stored(args) if args.confirm else run_live(args)
     except (ServerbenchError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -16,8 +16,8 @@ import argparse
 import math
 import signal
 import sys
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from collections.abc import Mapping
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -31,27 +31,18 @@ from ..config.options import OPTIONS_BY_NAME, parse_option
 from ..errors import ConfigError, ServerbenchError
 from ..gate import loop, user
 from ..gate.plan import DEFAULT_LOAD, ABPlan, Arm, default_mode, pairs_per_block
-from ..judge.ab import (
-    COST,
-    COST_LABEL,
-    GATE_BLOCKS,
-    GATE_POLICY,
-    SYSTEM,
-    SYSTEM_LABEL,
-    min_blocks,
-    rejudge,
-    stored_policy,
-)
+from ..judge.ab import COST, GATE_BLOCKS, GATE_POLICY, min_blocks, rejudge, stored_policy
 from ..judge.cost import Shift, attribute
 from ..judge.decision import Policy
-from ..judge.signals import SIGNALS
 from ..measure.ab import profile_arms
 from ..measure.appsetup import set_up_app
 from ..measure.callgrind import valgrind_missing
 from ..measure.worktree import worktree
+from ..processes.stopping import terminating_through_finally
 from ..records import decisions as decision_file
-from ..records.cost import CostBaseline, CostRecord
-from ..records.decisions import ABDecision, p_text
+from ..records.cost import CostBaseline
+from ..records.decisions import ABDecision
+from ..report import gate as report
 
 COST_REPEATS = 1  # counted runs per arm, both at once (a second each when the first pair is ambiguous)
 
@@ -92,87 +83,6 @@ def _rate(text: str) -> float | str | None:
     return value
 
 
-def rate_line(run: ABDecision) -> str:
-    if run.rate is None:
-        return "no fixed-rate windows (--rate off): latency not gated, CPU per request from the saturated windows"
-    return f"{run.rate:g} req/s per arm (oha, open model, latency from the intended send time)"
-
-
-def rss_line(run: ABDecision) -> str:
-    base, cand = run.peak_rss_mb.get("base", 0.0), run.peak_rss_mb.get("candidate", 0.0)
-    change = f" ({cand / base - 1:+.1%})" if base else ""
-    return f"base {base:.1f} MB, candidate {cand:.1f} MB{change}"
-
-
-def markdown(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> str:
-    """A GitHub step-summary table: per cell Δ, interval, p, n, dispersion and verdict; after a cost
-    regression, the functions it came from."""
-    lines = [
-        f"### serverbench A/B: {run.cell}: **{run.verdict}**",
-        "",
-        "| signal | Δ | interval | p | n | dispersion | verdict |",
-        "|---|---:|---|---:|---:|---:|---|",
-    ]
-    for name, label in _shown():
-        d = run.decisions.get(name)
-        if d is None:
-            continue
-        lines.append(
-            f"| {label} | {d.amount(d.delta)} | {d.interval()} | {p_text(d.p)} | {d.n} | "
-            f"{d.amount(d.dispersion, sign=False)} | **{d.verdict}** |"
-        )
-    errors = ", ".join(f"{k} {v:.2%}" for k, v in run.error_rate.items())
-    if SYSTEM in run.decisions:
-        lines += ["", f"system calls, connections, memory kept (counted): {run.decisions[SYSTEM].reason}"]
-    lines += [
-        "",
-        f"fixed rate: {rate_line(run)}",
-        "",
-        f"peak RSS: {rss_line(run)}",
-        "",
-        f"error rate: {errors} (limit {run.max_error_rate:.2%}); mode {run.mode}; "
-        f"{len(run.windows)} windows, {run.reruns} re-run; {stop_line(run)}; {run.seconds:.0f} s",
-        "",
-    ]
-    if shifts:
-        lines += [
-            "where the counted cost came from (functions by change; C in instructions, Python in bytecodes "
-            "per request):",
-            "",
-            "| share of the cell | change/req | role | package | function |",
-            "|---:|---:|---|---|---|",
-        ]
-        for f in shifts:
-            where = f"{f.module}:{f.function}" if f.level == "c" else f"{f.module}.{f.function}"
-            lines.append(
-                f"| {f.share:+.2%} | {f.delta:+,.0f} {'instr' if f.level == 'c' else 'bytecodes'} | "
-                f"{f.role} | {f.package} | `{where}` |"
-            )
-        lines.append("")
-    return "\n".join(lines)
-
-
-def stop_line(run: ABDecision) -> str:
-    """Why and where the decision ended, and where its time went."""
-    if run.stopped is None:  # a decision file of the fixed design (schema 1 or 2)
-        return f"extended {run.extended}"
-    counted = run.stopped == "counted"  # before any timed block: no look was taken
-    where = (
-        f"at look {run.look + 1} of {len(run.looks)} ({run.measurement.blocks} blocks)"
-        if run.looks and not counted
-        else ""
-    )
-    spent = ", ".join(  # a phase under a second with its tenths: rounded to whole seconds, 0.5 s would read "0 s"
-        f"{k} {v:.0f} s" if v >= 1 else f"{k} {v:.1f} s" for k, v in run.measurement.phases.items() if v >= 0.5
-    )
-    return f"stopped: {run.stopped} {where}".rstrip() + (f"; time: {spent}" if spent else "")
-
-
-def _shown() -> list[tuple[str, str]]:
-    """(name, label) of the timed signals, then of the counted cost and system calls."""
-    return [*((s.name, s.label) for s in SIGNALS), (COST, COST_LABEL), (SYSTEM, SYSTEM_LABEL)]
-
-
 def cost_repeats(args: argparse.Namespace, user_app: bool = False) -> int:
     """--cost-repeats, else the default when valgrind can count here (and a note when it cannot)."""
     if args.cost_repeats is not None:
@@ -190,24 +100,6 @@ def cost_repeats(args: argparse.Namespace, user_app: bool = False) -> int:
         print(f"note: no cost signal ({missing})", file=sys.stderr)
         return 0
     return COST_REPEATS
-
-
-def show(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> None:
-    print(f"{run.cell}: {run.mode}, {len(run.windows)} windows, {run.reruns} re-run, {run.seconds:.0f} s")
-    print(f"  {stop_line(run)}")
-    for name, label in _shown():
-        if name in run.decisions:
-            print(f"  {label:42s} {run.decisions[name].summary()}")
-    if SYSTEM in run.decisions:  # what moved, by name, and the tolerances taken from a spread
-        print(f"  {'':42s} {run.decisions[SYSTEM].reason}")
-    print(f"  fixed rate  {rate_line(run)}")
-    print(f"  peak RSS    {rss_line(run)}")
-    print(f"  verdict     {run.verdict}")
-    print(f"  error rate  {', '.join(f'{k} {v:.2%}' for k, v in run.error_rate.items())}")
-    if shifts:
-        print("  where the counted cost came from (functions by change):")
-        for f in shifts:
-            print(f"    {f.line()}")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -576,20 +468,7 @@ def decided_with_shifts(plan: ABPlan) -> tuple[ABDecision, tuple[Shift, ...]]:
         return run, ()
     print(f"{run.cell}: counted cost regression; profiling both arms for the functions it came from", file=sys.stderr)
     base, candidate = profile_arms(plan, runs.last)
-    return run, attribute(as_baseline(base), candidate)
-
-
-def as_baseline(record: CostRecord) -> CostBaseline:
-    """The base arm's count as the baseline the attribution compares the candidate with."""
-    return CostBaseline(
-        record.key,
-        record.per_request,
-        record.packages,
-        record.functions,
-        record.python_functions,
-        record.timestamp,
-        record.python_per_request,
-    )
+    return run, attribute(CostBaseline.of(base), candidate)
 
 
 def exit_status(runs: list[ABDecision]) -> int:
@@ -622,21 +501,6 @@ def rejudged(args: argparse.Namespace) -> ABDecision:
         raise ConfigError(f"{args.rejudge}: its pairs cannot be judged again ({exc})") from None
 
 
-@contextmanager
-def terminating_through_finally() -> Iterator[None]:
-    """While the block runs, SIGTERM exits like Ctrl-C does, through every ``finally``: the servers, the
-    backends and the base worktree are stopped and removed (Python's default would end at once)."""
-    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _exit_on_sigterm(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
-
-
 def main(argv: list[str] | None = None) -> int:
     p = parser()
     args = p.parse_args(argv)
@@ -655,10 +519,10 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted: the servers, backends and base worktree were stopped and removed", file=sys.stderr)
         return 128 + signal.SIGINT
     for run, shifts in runs:
-        show(run, shifts)
+        report.show(run, shifts)
     if args.markdown:
         with open(args.markdown, "a") as f:
-            f.write("".join(markdown(run, shifts) for run, shifts in runs))
+            f.write("".join(report.markdown(run, shifts) for run, shifts in runs))
     if args.json:  # several decisions (a project's endpoints): one file each, the endpoint in its name
         path = Path(args.json)
         for run, _ in runs:

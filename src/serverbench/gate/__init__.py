@@ -4,8 +4,9 @@ measure blocks up to each look and judge, until the judge stops) and ``user`` (a
 endpoints and variant, resolved for the plans).
 
 Measuring the arms is :mod:`serverbench.measure.ab`'s, judging them :mod:`serverbench.judge.ab`'s, the decision
-file :mod:`serverbench.records.decisions`'s, the command and its report :mod:`serverbench.cli.gate`'s.  May
-import: ``pytest_plugin`` (the session's resolver of a user's app, which loads no pytest), ``measure``,
-``judge``, ``records``, ``config``, ``backends``, ``processes``, ``catalog``, ``errors``; never ``cli``.
+file :mod:`serverbench.records.decisions`'s, the command :mod:`serverbench.cli.gate`'s and its text :mod:`serverbench.report.gate`'s.  May
+import: ``report``, ``measure`` (a user's app is resolved there, below the perf suite and the gate alike),
+``judge``, ``records``, ``config``, ``backends``, ``processes``, ``catalog``, ``errors``; never ``cli`` or
+``pytest_plugin``.
 Inside, ``loop`` imports ``plan``; ``user`` imports neither.
 """

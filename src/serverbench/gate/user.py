@@ -24,6 +24,7 @@ from ..config.options import PerfConfig, resolve
 from ..config.project import ProjectConfig, find
 from ..errors import ConfigError
 from ..measure.servers import unavailable_reason
+from ..measure.userapp import resolve_user_app
 
 
 @dataclass(frozen=True)
@@ -63,8 +64,6 @@ def project(folder: Path) -> UserProject | None:
         return None
     if not found.ini.get("perf_app"):
         return None
-    from ..pytest_plugin.session import resolve_user_app  # no pytest import: the session's resolver alone
-
     settings = resolve({}, found.ini, found.rootdir)
     app = resolve_user_app(settings, [])
     top = subprocess.run(

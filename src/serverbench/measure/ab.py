@@ -35,7 +35,7 @@ from ..catalog.timeouts import cell_timeout_s
 from ..drivers.base import Driver, driver_for
 from ..hosts.connected import ConnectedHosts
 from ..processes.executors import pin_tree
-from ..processes.places import together
+from ..processes.together import at_once
 from ..records.decisions import Measurement, Window
 from ..records.schema import Result
 from .arms import Arm, RunnerPlan
@@ -277,7 +277,7 @@ def _swapped_rounds(
         cores = {"A": [core_a], "B": [1 - core_a]}
         for k, s in servers.items():
             pin_tree(s.pid, cores[k])
-        windows = together([lambda k=k, s=s, c=cores[k]: window(k, s, c) for k, s in servers.items()])
+        windows = at_once([lambda k=k, s=s, c=cores[k]: window(k, s, c) for k, s in servers.items()])
         out.append(dict(zip(servers, windows)))
     return out
 
@@ -296,7 +296,7 @@ def _simultaneous_blocks(rig: _Rig, blocks: int, first_block: int):
             servers = {k: pools[k].get(rig.plan.cell) for k in arms}
             if rig.plan.warmup > 0:
                 with rig.clock.phase("warm-up"):
-                    together(
+                    at_once(
                         [
                             lambda k=k, s=s: warm_up(rig.window(s, arms[k], None), Warmup(rig.plan.warmup))
                             for k, s in servers.items()
@@ -310,7 +310,7 @@ def _simultaneous_blocks(rig: _Rig, blocks: int, first_block: int):
             if rig.rate_driver is not None:
                 rig.set_rate(_geomean([rnd["A"].rps for rnd in saturated]))
                 with rig.clock.phase("drain"):
-                    together([lambda s=s: drain(s, rig.plan.workload) for s in servers.values()])
+                    at_once([lambda s=s: drain(s, rig.plan.workload) for s in servers.values()])
                 with rig.clock.phase("rate"):
                     at_rate = _swapped_rounds(
                         servers, b, lambda k, s, cpus: measure(rig.window(s, arms[k], cpus, rate=True)), rounds
@@ -318,7 +318,7 @@ def _simultaneous_blocks(rig: _Rig, blocks: int, first_block: int):
             yield b, saturated, at_rate
         finally:
             with rig.clock.phase("stop"):
-                together([pool.close for pool in pools.values()])
+                at_once([pool.close for pool in pools.values()])
 
 
 def _pair_rate(out: _Collected, a: Sequence[Result], b: Sequence[Result]) -> None:
@@ -438,7 +438,7 @@ def count_arms(plan: RunnerPlan, repeats: int) -> tuple[tuple[CostRecord, ...], 
         return counted
 
     calls = [count(arm) for _ in range(repeats) for arm in (plan.base, plan.candidate)]
-    records = [r for i in range(0, len(calls), 2) for r in together(calls[i : i + 2])]
+    records = [r for i in range(0, len(calls), 2) for r in at_once(calls[i : i + 2])]
     return tuple(records[0::2]), tuple(records[1::2])
 
 
@@ -452,7 +452,7 @@ def profile_arms(plan: RunnerPlan, counted: tuple[CostRecord, CostRecord]) -> tu
         reset(plan, arm)
         return replace(record, python_functions=profile_python(_cost_plan(plan, arm)))
 
-    base, candidate = together([lambda: profiled(plan.base, counted[0]), lambda: profiled(plan.candidate, counted[1])])
+    base, candidate = at_once([lambda: profiled(plan.base, counted[0]), lambda: profiled(plan.candidate, counted[1])])
     return base, candidate
 
 

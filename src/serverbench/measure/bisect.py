@@ -2,8 +2,12 @@
 counted under valgrind (:mod:`.cost`), the worktree removed.  Measurement only: which commit to count and
 what the counts mean is :mod:`serverbench.judge.bisect`'s.
 
+A user's app is made ready in each worktree exactly as the perf suite, ``pytest -m cost`` and the gate make
+it: its ``perf_app_setup`` command (:mod:`.appsetup`) once in the fresh tree, then its ``perf_app_reset``
+(:mod:`.reset`), before the server starts.
+
 A commit whose code does not build or does not serve the endpoint (its server does not start, dies, or
-answers other than the contract; its reset fails; its lock cannot be installed; it lacks the app's folder)
+answers other than the contract; its setup or reset fails; its lock cannot be installed; it lacks the app's folder)
 is an :class:`Attempt` without a count and with the reason: skipped, as ``git bisect run``'s exit 125.
 Anything else (valgrind cannot reach the server, a program is missing) is not the commit's doing and stops
 the bisection.
@@ -13,16 +17,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
 from ..catalog.matrix import Cell
 from ..catalog.userapp import AppTarget
 from ..catalog.workloads import Workload
-from ..errors import ResetError, ServerDiedError, ServerStartError, VerificationError
+from ..errors import ResetError, ServerDiedError, ServerStartError, SetupError, VerificationError
+from ..processes.together import at_once
 from ..records.cost import CostRecord
+from .appsetup import set_up_app
 from .commits import Commit
 from .cost import CostPlan, measure_cost
 from .lockenv import EnvironmentBuildError, Environments
@@ -31,7 +37,14 @@ from .reset import reset_app
 from .worktree import worktree
 
 # What a commit's own code can cause: the commit is skipped with the reason, the search goes on.
-THE_COMMITS_DOING = (ServerStartError, ServerDiedError, VerificationError, ResetError, EnvironmentBuildError)
+THE_COMMITS_DOING = (
+    ServerStartError,
+    ServerDiedError,
+    VerificationError,
+    SetupError,
+    ResetError,
+    EnvironmentBuildError,
+)
 
 
 class Bisection(Protocol):
@@ -46,6 +59,7 @@ class Bisection(Protocol):
     app_folder: str
     python: str
     env: Mapping[str, str]
+    setup: str | None
     reset: AppTarget | None
 
     def app_dir(self, checkout: Path) -> Path: ...
@@ -91,6 +105,15 @@ def cost_plan(plan: Bisection, apps_dir: Path, python: str, env: Mapping[str, st
     )
 
 
+def made_ready(plan: Bisection, cost: CostPlan) -> None:
+    """A user's app made able to serve in a fresh tree, as everywhere a tree is served: its perf_app_setup command,
+    then its perf_app_reset function, with the servers' environment and the commit's interpreter."""
+    if plan.setup is not None:
+        set_up_app(plan.setup, cost.apps_dir, cost.env, cost.python)
+    if plan.reset is not None:
+        reset_app(plan.reset, cost.apps_dir, cost.env, cost.python)
+
+
 def count_commit(plan: Bisection, index: int, envs: Environments, env: Mapping[str, str]) -> Attempt:
     """Count commit ``index`` of the plan in a worktree of its own (removed afterwards); ``env`` holds the
     backends' URLs."""
@@ -104,8 +127,7 @@ def count_commit(plan: Bisection, index: int, envs: Environments, env: Mapping[s
             if not apps_dir.is_dir():
                 raise MissingAppFolder(f"{commit.short} has no {plan.app_folder}/ folder to serve")
             cost = cost_plan(plan, apps_dir, python, env, f"bisect::{commit.sha}")
-            if plan.reset is not None:
-                reset_app(plan.reset, apps_dir, cost.env, python)
+            made_ready(plan, cost)
             record = measure_cost(cost)
     except THE_COMMITS_DOING as exc:
         return Attempt(index, None, one_line(exc), time.monotonic() - started, python)
@@ -113,10 +135,9 @@ def count_commit(plan: Bisection, index: int, envs: Environments, env: Mapping[s
 
 
 def count_both(plan: Bisection, indexes: tuple[int, int], envs: Environments, env: Mapping[str, str]) -> list[Attempt]:
-    """Two commits counted at the same time (a count does not depend on the machine's load)."""
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = [pool.submit(count_commit, plan, i, envs, env) for i in indexes]
-        return [f.result() for f in futures]
+    """Two commits counted at the same time (a count does not depend on the machine's load); stopped with the
+    command (Ctrl-C, SIGTERM), each ends at once and removes its worktree."""
+    return at_once([partial(count_commit, plan, i, envs, env) for i in indexes], name="serverbench-bisect-count")
 
 
 def profiled(plan: Bisection, index: int, record: CostRecord, envs: Environments, env: Mapping[str, str]) -> CostRecord:
@@ -126,6 +147,5 @@ def profiled(plan: Bisection, index: int, record: CostRecord, envs: Environments
     with worktree(commit.sha, plan.repo) as checkout:
         python = envs.python_for(commit, checkout)
         cost = cost_plan(plan, plan.app_dir(checkout), python, env, f"bisect::{commit.sha}::profile")
-        if plan.reset is not None:
-            reset_app(plan.reset, cost.apps_dir, cost.env, python)
+        made_ready(plan, cost)
         return replace(record, python_functions=profile_python(cost))

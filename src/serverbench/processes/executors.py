@@ -501,6 +501,16 @@ def stop_generators() -> None:
         _kill_group(pid)
 
 
+def kill_running() -> None:
+    """Kill every server, backend and load generator running now, started from any thread, with its process group:
+    whatever waits on one in another thread then ends at once, as killed, and its owner's stop finds it gone."""
+    for process in list(_LIVE):
+        pid = process.pid
+        if pid is not None:
+            _kill_group(pid)
+    stop_generators()
+
+
 def _kill_group(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)

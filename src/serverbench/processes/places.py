@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from ..records.schema import HostLoad
 from .executors import LOOPBACK, BackgroundProcess, GeneratorRun, Reaped, run_generator
+from .together import at_once
 
 
 class Background(Protocol):
@@ -132,32 +133,28 @@ def split(total: int, parts: int) -> list[int]:
 
 
 def together(calls: Sequence[Callable[[], Any]], on_failure: Callable[[], None] | None = None) -> list[Any]:
-    """Run ``calls`` at once, each in a thread of its own, and their results in order once all have ended (each is
-    bounded in time by its own process's timeout); the first exception is raised after every call has ended.
-    ``on_failure`` runs once, as the first call fails: it stops what the others are running (a lost load host's
-    cell fails, and the other hosts' generators need not run to their end)."""
-    results: list[Any] = [None] * len(calls)
-    failures: list[BaseException] = []
-    lock = threading.Lock()
+    """:func:`.together.at_once` (the calls in threads, ended with the command), and ``on_failure`` run once, as the
+    first call fails: it stops what the others are running (a lost load host's cell fails, and the other hosts'
+    generators need not run to their end)."""
+    if on_failure is None:
+        return at_once(calls)
+    lock, failed = threading.Lock(), []
 
-    def one(i: int) -> None:
-        try:
-            results[i] = calls[i]()
-        except BaseException as exc:  # raised in the caller's thread below
-            with lock:
-                failures.append(exc)
-                first = len(failures) == 1
-            if first and on_failure is not None:
-                on_failure()
+    def guarded_call(call: Callable[[], Any]) -> Callable[[], Any]:
+        def run() -> Any:
+            try:
+                return call()
+            except BaseException:
+                with lock:
+                    first = not failed
+                    failed.append(1)
+                if first:
+                    on_failure()
+                raise
 
-    threads = [threading.Thread(target=one, args=(i,), daemon=True) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if failures:
-        raise failures[0]
-    return results
+        return run
+
+    return at_once([guarded_call(c) for c in calls])
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from ..catalog.workloads import WORKLOADS
 from ..config import options as cfg
 from ..errors import ConfigError, ServerbenchError
 from ..measure.servers import unavailable_reason
+from ..measure.userapp import resolve_user_app
 from ..processes.executors import raise_open_files
 from ..report import benchmark_json, reference
 from ..report.phases import cell_label
@@ -21,7 +22,7 @@ from ..report.terminal import missing_baseline_line, rate_ladders, summary_table
 from .fixtures import SESSION_KEY, TARGET, perf_session_of
 from .order import grouped_by_cell
 from .progress import ProgressLine, terminal_stream
-from .session import PerfSession, resolve_user_app
+from .session import PerfSession
 
 # The fixtures (one proc/noproc pair per backend of the registry, the servers, the trial), the cost
 # tests (-m cost: counted instructions) and parallel runs (shards, xdist) are plugins of their own.

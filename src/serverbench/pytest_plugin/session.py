@@ -7,17 +7,15 @@ records and, when asked, the baseline.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Callable
 
 from .. import __version__
-from ..backends.base import BACKENDS
-from ..catalog.contract import Endpoint
 from ..catalog.matrix import Cell
 from ..catalog.shapes import LoadShape
 from ..catalog.timeouts import cell_timeout_s
-from ..catalog.userapp import UserApp, user_app
+from ..catalog.userapp import UserApp
 from ..catalog.variants import Variant
 from ..catalog.windows import (
     WindowPolicy,
@@ -38,7 +36,6 @@ from ..hosts.connected import ConnectedHosts, connected
 from ..judge.checks import check_session
 from ..judge.drift import size_drift
 from ..judge.verdict import FAIL, Verdict
-from ..measure.appinterface import detect
 from ..measure.appsetup import set_up_app
 from ..measure.commits import head
 from ..measure.machine import machine_info, python_info
@@ -345,36 +342,6 @@ class PerfSession:
                 self.notices.append(f"baseline for {len(written)} cell(s) saved to {self.store.path}")
             if dropped:
                 self.notices.append(f"not saved as baseline (failed): {', '.join(dropped)}")
-
-
-def resolve_user_app(config: PerfConfig, hooked: Iterable[Endpoint]) -> UserApp:
-    """perf_app as the session serves it: its interface (declared, else detected by importing it) and
-    its endpoints (perf_endpoints, then those of the pytest_perf_endpoints hook)."""
-    assert config.app is not None and config.app_dir is not None
-    hooked = [e for found in hooked for e in (found if isinstance(found, (list, tuple)) else [found])]
-    wrong = [e for e in hooked if not isinstance(e, Endpoint)]
-    if wrong:
-        raise ConfigError(
-            f"pytest_perf_endpoints returned {wrong[0]!r}; return a list of endpoints built with "
-            "serverbench.catalog.userapp.endpoint(name, path, ...)"
-        )
-    interface = config.app_interface
-    if interface == "auto":
-        interface = detect(config.app.text, config.app_dir, dict(config.app_env), timeout=max(config.start_timeout, 60))
-    try:
-        return user_app(
-            config.app,
-            interface,
-            config.app_dir,
-            config.endpoints + tuple(hooked),
-            config.app_env,
-            config.app_backends,
-            known_backends=BACKENDS,
-            reset=config.app_reset,
-            setup=config.app_setup,
-        )
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
 
 
 INSTALL_VAR = "SERVERBENCH_INSTALL_S"  # ./run: the seconds its installs took before pytest started

@@ -259,6 +259,20 @@ class CostBaseline:
     system: SystemCounts | None = None  # None: stored before system calls were kept, or not traced
     kept_per_request: float | None = None
 
+    @classmethod
+    def of(cls, record: CostRecord) -> CostBaseline:
+        """A fresh count as the baseline an attribution compares another with (the gate's base arm, a bisection
+        step's parent)."""
+        return cls(
+            record.key,
+            record.per_request,
+            record.packages,
+            record.functions,
+            record.python_functions,
+            record.timestamp,
+            record.python_per_request,
+        )
+
 
 def _baseline(key: str, e: Mapping[str, Any]) -> CostBaseline:
     functions = tuple(FunctionCost.from_record(f) for f in e.get("functions", ()))

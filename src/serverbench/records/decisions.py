@@ -138,8 +138,8 @@ class Measurement:
     reruns: int  # pairs discarded (a generator saturated, or the base could not hold the fixed rate)
     rate: float | None  # requests/s per arm of the fixed-rate windows; None: none were measured
     seconds: float
-    error_rate: Mapping[str, float]  # by arm, pooled over every window (discarded pairs too)
-    peak_rss_mb: Mapping[str, float]  # by arm, the highest server RSS of any window
+    error_rate: Mapping[str, float]  # by arm, pooled over every window (discarded pairs too); no window: absent
+    peak_rss_mb: Mapping[str, float]  # by arm, the highest server RSS of any window; none read: absent
     phases: Mapping[str, float] = field(default_factory=dict)  # wall seconds by phase (PHASE_NAMES), as measured
 
     @classmethod
@@ -155,8 +155,11 @@ class Measurement:
         seconds: float,
         phases: Mapping[str, float] | None = None,
     ) -> Measurement:
-        """A measurement whose error rate and peak RSS per arm are computed from its windows."""
+        """A measurement whose error rate and peak RSS per arm are computed from its windows; an arm without a
+        window (a decision its counts ended) has neither, and one whose windows read no RSS has no peak RSS:
+        not measured, never 0."""
         by_arm = {arm: [w.result for w in windows if w.arm == arm] for arm in arms}
+        rss = {arm: [r.server_rss_mb for r in rs if r.server_rss_mb is not None] for arm, rs in by_arm.items()}
         return cls(
             mode,
             arms,
@@ -166,8 +169,8 @@ class Measurement:
             reruns,
             rate,
             seconds,
-            {arm: error_rate([r.load for r in rs]) for arm, rs in by_arm.items()},
-            {arm: max((r.server_rss_mb or 0.0) for r in rs) if rs else 0.0 for arm, rs in by_arm.items()},
+            {arm: error_rate([r.load for r in rs]) for arm, rs in by_arm.items() if rs},
+            {arm: max(values) for arm, values in rss.items() if values},
             dict(phases or {}),
         )
 

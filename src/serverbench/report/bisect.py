@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..judge.ab import COST
 from ..judge.bisect import Bisection, bisection, summary
 from ..judge.cost import APP, Shift, by_package
 from ..measure.commits import Commit
@@ -61,12 +62,31 @@ def _timing(record: Mapping[str, Any]) -> str:
 
 
 def _gate_lines(gate: Mapping[str, Any]) -> list[str]:
+    """The confirming gate's verdict, named by what it measured: timed (with its windows), or, when it stopped at
+    its count (a counted regression ends a decision before any window), confirmed by a second count."""
     if gate.get("error"):
-        return [f"timed gate, parent against culprit: not run: {gate['error']}"]
-    took = f", {gate['seconds']:.0f} s" if gate.get("seconds") is not None else ""
-    lines = [f"timed gate, parent against culprit: {gate['verdict']} (exit {gate['exit_status']}{took})"]
-    lines += [f"  {label:42s} {said}" for label, said in gate.get("signals", {}).items()]
+        return [f"gate, parent against culprit: not run: {gate['error']}"]
+    said = [f"exit {gate['exit_status']}"]
+    if _timed(gate):
+        how = "timed gate"
+        if gate.get("windows"):
+            said.append(f"{gate['windows']} windows in {gate['blocks']} blocks")
+    else:
+        how = "confirmed by a second count"
+        said.append("no window timed: a counted regression ends the gate")
+    if gate.get("seconds") is not None:
+        said.append(f"{gate['seconds']:.0f} s")
+    lines = [f"{how}, parent against culprit: {gate['verdict']} ({', '.join(said)})"]
+    lines += [f"  {label:42s} {value}" for label, value in gate.get("signals", {}).items()]
     return lines
+
+
+def _timed(gate: Mapping[str, Any]) -> bool:
+    """Whether the gate timed windows (a file from before their number was stored: whether it judged a timed
+    signal, any but the counted one)."""
+    if gate.get("windows") is not None:
+        return gate["windows"] > 0
+    return any(name != COST for name in gate.get("signals", {}))
 
 
 def text(record: Mapping[str, Any]) -> str:

@@ -4,11 +4,13 @@
 function among those it came from, and the timed gate confirms it later from the stored file (its exit 1 comes
 from the counts); the same run with the gate inline; a good end that already fails is refused in one line.
 serverbench's own reference apps: /json made to log pretty-printed answers is found the same way.  Nothing is
-left behind."""
+left behind, also when the bisection is stopped by SIGTERM or Ctrl-C while it counts."""
 
 import os
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -17,6 +19,7 @@ import pytest
 from serverbench.cli import bisect as command
 from serverbench.records import bisects
 from serverbench.report import bisect as report
+from tests.integration.sessions.test_fault_census import Watched, _appeared, stopped_at
 from tests.integration.userapps.test_user_app_cost import INI, SHOP
 
 pytestmark = [
@@ -135,7 +138,8 @@ def test_the_gate_runs_inline_on_each_regression_found(project, scratch, capsys)
     record = bisects.read(out)
     assert [(s["before"], s["after"]) for s in record["steps"]] == [(0, 1)]
     _gate_confirmed(record["steps"][0])
-    assert "timed gate, parent against culprit: regression (exit 1, " in (project / "summary.md").read_text()
+    said = "confirmed by a second count, parent against culprit: regression (exit 1, no window timed: "
+    assert said in (project / "summary.md").read_text()  # QUICK_GATE decides on the counts: no window is timed
     _nothing_left(project, scratch)
 
 
@@ -171,4 +175,60 @@ def test_the_reference_apps_regression_is_found_in_their_checkout(tmp_path, scra
     assert record["cell"] == "waitress-t4/flask json"
     assert [(s["before"], s["after"], s["kind"]) for s in record["steps"]] == [(1, 2, "regression")]
     assert any("json_endpoint" in a["function"] for a in record["steps"][0]["attribution"]), record["steps"]
+    _nothing_left(repo, scratch)
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT"])
+def test_a_bisection_stopped_while_counting_leaves_nothing_behind(project, tmp_path, how):
+    """serverbench bisect stopped by SIGTERM or Ctrl-C while both ends are counted under valgrind (two worktrees, two
+    servers, in threads the signal does not reach): it exits 128 + the signal within seconds, not at the counts' end,
+    every process it started ends, and no worktree and no temporary folder is left."""
+    bisect = Watched(
+        tmp_path,
+        [sys.executable, "-m", "serverbench", "bisect", "--repo", str(project), "--good", "HEAD~5", "--endpoint"]
+        + ["home", "--no-confirm", "--requests", "3000"],
+    )
+    # within 20 s, not at the counts' end: 3,000 requests under valgrind take minutes
+    assert stopped_at(bisect, _appeared("valgrind", 2), how, project) == 128 + getattr(signal, how)
+
+
+TODO = """import json, os, sqlite3
+
+def init():
+    with sqlite3.connect(os.environ["TODO_DB"]) as db:
+        db.execute("create table if not exists todo (title text)")
+        db.execute("insert into todo values ('milk')")
+
+def app(environ, start_response):
+    with sqlite3.connect(os.environ["TODO_DB"]) as db:
+        titles = [t for (t,) in db.execute("select title from todo")]
+    for _ in range({extra}):
+        json.dumps({{"items": list(range(50))}})
+    body = json.dumps({{"todo": titles}}).encode()
+    start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+    return [body]
+"""
+TODO_INI = """[pytest]
+perf_app = todo:app
+perf_app_env = TODO_DB=todo.sqlite3
+perf_app_setup = python -c 'import todo; todo.init()'
+perf_variants = waitress-t4
+perf_cost_requests = 40
+perf_endpoints =
+    list GET / status=200 type=application/json contains=milk
+"""
+
+
+def test_perf_app_setup_makes_each_commits_database_before_it_is_counted(tmp_path, scratch, capsys):
+    """An app whose SQLite table its init command makes (perf_app_setup), untracked by git: each commit's fresh
+    worktree is set up before its count, so both ends serve and the step is found (it answered 500 "no such table"
+    at both ends, exit 2)."""
+    repo = _new_repo(tmp_path / "todo")
+    (repo / "pytest.ini").write_text(TODO_INI)
+    (repo / ".gitignore").write_text("todo.sqlite3\n")
+    _commit(repo, [("todo.py", TODO.format(extra=0), "c0 todo"), ("todo.py", TODO.format(extra=20), "c1 serialize")])
+    status = command.main(["--repo", str(repo), "--good", "HEAD~1", "--endpoint", "list", "--no-confirm"])
+    printed = capsys.readouterr()
+    assert status == 1, printed.err + printed.out
+    assert "step +" in printed.out and "(c1 serialize)" in printed.out, printed.out
     _nothing_left(repo, scratch)

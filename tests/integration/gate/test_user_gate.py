@@ -1,13 +1,16 @@
 """The A/B gate in a user's project (serverbench gate, no pytest): their app at a git ref against
 the working tree, on an endpoint by name.  An extra serialization in the user's function is a regression
-(exit 1) whose Markdown names the function; a comment-only change passes."""
+(exit 1) whose Markdown names the function; a comment-only change passes; stopped by SIGTERM or Ctrl-C while it
+counts, it ends at once and leaves nothing behind."""
 
 import shutil
+import signal
 import subprocess
 import sys
 
 import pytest
 
+from tests.integration.sessions.test_fault_census import Watched, _appeared, stopped_at
 from tests.integration.userapps.test_user_app_cost import INI, SHOP
 
 pytestmark = [
@@ -38,6 +41,7 @@ QUICK = [
 
 
 def _project(tmp_path):
+    tmp_path.mkdir(exist_ok=True)
     (tmp_path / "shop.py").write_text(SHOP.format(extra=0))
     (tmp_path / "pytest.ini").write_text(INI)
     git = ["git", "-C", str(tmp_path), "-c", "user.email=ci@example.org", "-c", "user.name=ci"]
@@ -78,3 +82,19 @@ def test_gate_passes_a_comment_only_change(tmp_path):
     run = _gate(project)
     counted = next(line for line in run.stdout.splitlines() if "instructions per request (counted)" in line)
     assert counted.endswith("-> pass") and run.returncode in (0, 3), run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT"])
+def test_a_gate_stopped_while_counting_leaves_nothing_behind(tmp_path, how):
+    """The gate stopped by SIGTERM or Ctrl-C while both arms are counted under valgrind (in threads the signal does
+    not reach): it exits 128 + the signal within seconds, not at the counts' end, with no process, base worktree or
+    temporary file left."""
+    project = _project(tmp_path / "shop")
+    (project / "pytest.ini").write_text(INI.replace("perf_cost_requests = 40", "perf_cost_requests = 3000"))
+    (tmp_path / "watch").mkdir()
+    gate = Watched(
+        tmp_path / "watch",
+        [sys.executable, "-m", "serverbench", "gate", "--repo", str(project), "--base-ref", "HEAD", *QUICK],
+    )
+    # within 20 s, not at the counts' end: 3,000 requests under valgrind take minutes
+    assert stopped_at(gate, _appeared("valgrind", 2), how, project) == 128 + getattr(signal, how)

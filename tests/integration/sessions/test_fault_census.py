@@ -175,6 +175,23 @@ class Watched:
         return left
 
 
+def stopped_at(watched: Watched, moment: Callable[[Watched], bool], how: str, repo: Path, within: float = 20.0) -> int:
+    """Send ``how`` (SIGTERM, SIGINT) at ``moment``; its exit status, once it ended within ``within`` seconds with no
+    process, no worktree of ``repo`` and nothing in its temporary folder left (killed outright if it did not end)."""
+    try:
+        watched.wait_for(moment, timeout=120)
+        watched.process.send_signal(getattr(signal, how))
+        status = watched.end(timeout=within)
+    finally:
+        if watched.process.poll() is None:
+            os.killpg(watched.process.pid, signal.SIGKILL)
+    output, left = watched.output()[-2000:], watched.leftovers()
+    assert not left, f"processes left after {how}: {left}\n{output}"
+    assert _worktrees(repo) == [], f"worktree left after {how}: {_worktrees(repo)}\n{output}"
+    assert os.listdir(watched.tmp) == [], f"left in the temporary folder: {os.listdir(watched.tmp)}\n{output}"
+    return status
+
+
 def _descendants(pid: int) -> list[int]:
     """Every descendant of ``pid``, read from /proc's per-thread children lists (cheap enough to poll every
     10 ms, unlike a scan of every process)."""
@@ -451,7 +468,7 @@ def test_two_sessions_saving_baselines_at_once_lose_nothing(tmp_path):
 GATE_HOLDS = """
 import sys, time
 from pathlib import Path
-from serverbench.cli.gate import terminating_through_finally
+from serverbench.processes.stopping import terminating_through_finally
 from serverbench.measure.worktree import worktree
 with terminating_through_finally(), worktree("HEAD", Path(sys.argv[1])) as path:
     print(path, flush=True)

@@ -3,11 +3,14 @@ and no worktree, folder or process left behind."""
 
 import os
 import shutil
+import sys
 import tempfile
 
 import pytest
 
+from serverbench.bisect import plan as plan_module
 from serverbench.cli import bisect as command
+from serverbench.measure.commits import Commit
 from tests.unit.measure.test_commits import _git
 
 
@@ -85,3 +88,59 @@ def test_a_stored_file_that_is_not_a_bisection_is_named(capsys, repo, tmp_path):
     assert "no such file; write one with `serverbench bisect" in _refused(
         capsys, repo, "--confirm", str(tmp_path / "x")
     )
+
+
+def test_a_projects_perf_app_setup_and_reset_are_in_the_plan(tmp_path, monkeypatch):
+    """In a project naming perf_app, the plan carries its perf_app_setup command and perf_app_reset function, which
+    each commit's tree runs before its count (as the perf suite, cost and the gate do)."""
+    monkeypatch.setattr(plan_module, "valgrind_missing", lambda: "")
+    monkeypatch.setattr(plan_module, "missing_modules_in", lambda python, modules: [])
+    path = tmp_path / "todo"
+    path.mkdir()
+    _git(tmp_path, "init", "-q", "-b", "main", str(path))
+    (path / "pytest.ini").write_text(TODO_INI)
+    for i in range(2):
+        (path / "todo.py").write_text(f"X = {i}\n\ndef app(environ, start_response):\n    return []\n")
+        _git(path, "add", "-A")
+        _git(path, "commit", "-q", "-m", f"c{i}")
+    plan, _, _ = command.plan_of(command.parser().parse_args(["--repo", str(path), "--good", "HEAD~1"]))
+    assert plan.setup == "flask --app todo init-db"
+    assert plan.reset is not None and plan.reset.text == "todo:reset"
+
+
+TODO_INI = """[pytest]
+perf_app = todo:app
+perf_app_setup = flask --app todo init-db
+perf_app_reset = todo:reset
+perf_variants = waitress-t4
+perf_endpoints =
+    home GET / status=200
+"""
+
+
+class _Envs:
+    """Every commit served by this interpreter (no lock file to build)."""
+
+    def python_for(self, commit, checkout):
+        return sys.executable
+
+
+def test_ctrl_c_in_the_confirming_gate_stops_the_bisection(repo, monkeypatch):
+    """A gate stopped by Ctrl-C (its exit 130, its worktree removed) stops the bisection too, its worktrees removed;
+    it was recorded as the step's error and the bisection went on to the next step."""
+    monkeypatch.setattr(command.gate, "main", lambda argv: 130)
+    rows = [
+        Commit(sha, subject)
+        for sha, subject in (line.split(" ", 1) for line in _git(repo, "log", "--format=%H %s").splitlines())
+    ]
+    fields = {
+        "repo": str(repo),
+        "project": ".",
+        "user": False,
+        "variant": "waitress-t4",
+        "app": "flask",
+        "workload": "json",
+    }
+    with pytest.raises(KeyboardInterrupt):
+        command.confirm(fields, rows[1], rows[0], _Envs(), {}, "")
+    assert len(_git(repo, "worktree", "list").splitlines()) == 1, "a worktree was left"

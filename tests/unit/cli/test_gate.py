@@ -12,7 +12,6 @@ from serverbench.catalog.apps import APPS
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.cli import gate
-from serverbench.cli.gate import markdown
 from serverbench.errors import ConfigError
 from serverbench.judge.ab import COST, GATE_POLICY, Judgement, decided, judge
 from serverbench.judge.cost import Shift, attribute
@@ -20,6 +19,7 @@ from serverbench.judge.decision import Policy, decide
 from serverbench.records import decisions
 from serverbench.records.cost import CostBaseline, CostRecord, FunctionCost
 from serverbench.records.decisions import Measurement
+from serverbench.report.gate import markdown, show
 
 
 def _run(base, cand, errors=0.0, latency=None, max_error_rate=0.01):
@@ -58,25 +58,6 @@ def test_exit_status_by_verdict():
     assert _run(SAME, [v * 0.8 for v in SAME], max_error_rate=0.01).exit_status == 1
     assert _run(SAME[:3], SAME[:3], max_error_rate=0.01).exit_status == 3
     assert _run(SAME, SAME, errors=0.05, max_error_rate=0.01).exit_status == 1
-
-
-def test_markdown_step_summary_has_delta_interval_p_and_verdict():
-    """The CI step summary shows Δ, its interval, p, n, dispersion and the verdict per signal."""
-    text = markdown(_run(SAME, [v * 0.8 for v in SAME]))
-    assert "| throughput (rps), saturated | -20.0% | [" in text
-    assert "**regression**" in text and "| 8 |" in text
-    assert "error rate: base 0.00%, candidate 0.00% (limit 1.00%)" in text
-    assert "peak RSS: base 50.0 MB, candidate 51.0 MB (+2.0%)" in text
-
-
-def test_a_latency_regression_alone_fails_the_cell():
-    """Throughput and CPU unchanged but p50/p90 at the fixed rate 30% worse: exit 1, and the table says which."""
-    slower = decide(SAME, [v * 1.3 for v in SAME], Policy(higher_is_better=False))
-    run = _run(SAME, SAME, latency=slower)
-    assert run.verdict == "regression" and run.exit_status == 1
-    text = markdown(run)
-    assert "| latency p50 at the fixed rate | +30.0% |" in text
-    assert "fixed rate: 2000 req/s per arm" in text and ": **regression**" in text
 
 
 def test_signal_policy_splits_alpha_over_gated_signals_only():
@@ -463,20 +444,6 @@ def _count(instructions, functions=FUNCTIONS, python=PY_FUNCTIONS, timestamp="20
     )
 
 
-def test_as_baseline_keeps_every_field_the_attribution_reads():
-    """The base arm's count as a baseline: key, per request, packages, both profiles, time, bytecodes per request."""
-    record = _count(123_400)
-    assert gate.as_baseline(record) == CostBaseline(
-        "aiohttp/aiohttp/json/n100",
-        1234.0,
-        {"app": "1.0", "python": "3.11"},
-        FUNCTIONS,
-        PY_FUNCTIONS,
-        "2026-11-25T00:00:00+00:00",
-        40.0,
-    )
-
-
 def _with_cost(verdict):
     run = _decision()
     return replace(run, decisions={**run.decisions, COST: replace(run.decisions["throughput"], verdict=verdict)})
@@ -504,7 +471,7 @@ def test_a_cost_regression_is_attributed_to_functions(monkeypatch, capsys):
     monkeypatch.setattr(gate, "profile_arms", lambda p, records: profiled.append((p, records)) or records)
     got, shifts = gate.decided_with_shifts(plan)
     assert got is run and ran == [(plan, gate._say_retry)] and profiled == [(plan, (base, cand))]
-    assert shifts == attribute(gate.as_baseline(base), cand) and len(shifts) >= 2
+    assert shifts == attribute(CostBaseline.of(base), cand) and len(shifts) >= 2
     assert {(s.level, s.function) for s in shifts} >= {("c", "handle"), ("python", "view")}
     assert "aiohttp/aiohttp json c32: counted cost regression; profiling both arms" in capsys.readouterr().err
 
@@ -604,62 +571,10 @@ def test_check_blocks_names_the_policy_it_could_not_reach():
         gate.check_blocks(args, policy, None)
 
 
-def test_sigterm_exits_with_128_plus_the_signal():
-    """The SIGTERM handler exits 128 + the signal's number (143), through every finally."""
-    with pytest.raises(SystemExit) as stop:
-        gate._exit_on_sigterm(15, None)
-    assert stop.value.code == 143
-    with pytest.raises(SystemExit) as stop:
-        gate._exit_on_sigterm(2, None)
-    assert stop.value.code == 130
-
-
 SHIFTS = (
     Shift("c", "handle", "_app.so", "app", "app", 100.0, 400.0, 0.25),
     Shift("python", "view", "app.views", "app", "app", None, 90.0, -0.0125),
 )
-
-
-def test_markdown_is_the_whole_table_with_the_cost_shifts():
-    """The step summary, line for line: heading, one row per judged signal, rate, RSS, errors, mode and windows,
-    then the functions of a cost regression (C in instructions as module:function, Python in bytecodes)."""
-    run = _decision()
-    rows = [
-        f"| {label} | {d.amount(d.delta)} | {d.interval()} | {gate.p_text(d.p)} | {d.n} | "
-        f"{d.amount(d.dispersion, sign=False)} | **{d.verdict}** |"
-        for name, label in gate._shown()
-        if (d := run.decisions.get(name)) is not None
-    ]
-    assert len(rows) == 3
-    expected = [
-        f"### serverbench A/B: aiohttp/aiohttp json c32: **{run.verdict}**",
-        "",
-        "| signal | Δ | interval | p | n | dispersion | verdict |",
-        "|---|---:|---|---:|---:|---:|---|",
-        *rows,
-        "",
-        f"fixed rate: {gate.rate_line(run)}",
-        "",
-        "peak RSS: base 44.0 MB, candidate 44.0 MB (+0.0%)",
-        "",
-        "error rate: base 0.00%, candidate 0.00% (limit 1.00%); mode simultaneous; 0 windows, 1 re-run; "
-        "stopped: last look; 60 s",
-        "",
-    ]
-    assert gate.markdown(run) == "\n".join(expected)
-    assert gate.markdown(run, SHIFTS) == "\n".join(
-        [
-            *expected,
-            "where the counted cost came from (functions by change; C in instructions, Python in bytecodes "
-            "per request):",
-            "",
-            "| share of the cell | change/req | role | package | function |",
-            "|---:|---:|---|---|---|",
-            "| +25.00% | +300 instr | app | app | `_app.so:handle` |",
-            "| -1.25% | +90 bytecodes | app | app | `app.views.view` |",
-            "",
-        ]
-    )
 
 
 def test_a_project_without_a_variant_gates_the_first_that_runs_here(plans, services, tmp_path, monkeypatch):
@@ -738,17 +653,6 @@ def test_env_settings_are_name_value_split_at_the_first_equals():
         gate._env(["A=1", "C"])
 
 
-def test_rate_and_rss_lines():
-    """The fixed-rate line names the rate or its absence; the RSS line both peaks and the change."""
-    assert (
-        gate.rate_line(_slower_decision(rate=250.0))
-        == "250 req/s per arm (oha, open model, latency from the intended send time)"
-    )
-    assert gate.rate_line(_slower_decision()).startswith("no fixed-rate windows (--rate off)")
-    assert gate.rss_line(_slower_decision()) == "base 44.0 MB, candidate 44.5 MB (+1.1%)"
-    assert gate.rss_line(_slower_decision(rss={"candidate": 10.0})) == "base 0.0 MB, candidate 10.0 MB"
-
-
 def test_policy_of_takes_the_limits_given_and_refuses_bad_ones():
     """--alpha, --cells and --min-effect replace the policy's; an out-of-range one is a ConfigError naming them."""
     assert gate.policy_of(_args(), GATE_POLICY) == GATE_POLICY
@@ -808,7 +712,7 @@ def test_rejudge_appends_the_markdown_table_and_prints_every_signal(tmp_path, ca
     decisions.write(path, _slower_decision(errors={"base": 0.0, "candidate": 0.002}))
     summary.write_text("before\n")
     assert gate.main(["--rejudge", str(path), "--markdown", str(summary)]) == 1
-    assert summary.read_text() == "before\n" + gate.markdown(gate.rejudge(decisions.read(path), GATE_POLICY, 0.01))
+    assert summary.read_text() == "before\n" + markdown(gate.rejudge(decisions.read(path), GATE_POLICY, 0.01))
     out = capsys.readouterr().out.splitlines()
     assert out[1].startswith("  stopped: ")
     assert out[2].startswith("  throughput (rps), saturated                Δ -9.5% [")
@@ -889,7 +793,7 @@ def test_the_gate_prints_and_summarises_where_a_cost_regression_came_from(monkey
     gate.main(["--variant", "aiohttp", "--markdown", str(summary)])
     out = capsys.readouterr().out
     assert "where the counted cost came from (functions by change):" in out and SHIFT.line() in out
-    assert summary.read_text() == gate.markdown(*runs[0]) + gate.markdown(*runs[1])
+    assert summary.read_text() == markdown(*runs[0]) + markdown(*runs[1])
     assert "`app.views.handler`" in summary.read_text()
 
 
@@ -1021,35 +925,7 @@ def test_the_help_names_each_value_and_the_gates_defaults():
         assert shown in text
 
 
-def test_the_lines_read_whole_and_an_arm_without_a_peak_is_zero():
-    """The no-rate line in full; an arm with no RSS peak reads 0.0 MB (the change then from the base's peak)."""
-    assert gate.rate_line(_slower_decision()) == (
-        "no fixed-rate windows (--rate off): latency not gated, CPU per request from the saturated windows"
-    )
-    assert gate.rss_line(_slower_decision(rss={"base": 10.0})) == "base 10.0 MB, candidate 0.0 MB (-100.0%)"
-
-
 # Issue 35: the stop line, the blocks each attempt needs, and a project's setup command.
-def test_a_decision_stopped_before_any_look_names_no_look():
-    """A decision that stopped while counting (before any timed block) says only why; one stopped at a look says
-    which look of how many, and the blocks measured."""
-    run = replace(_decision(), looks=(6, 12), look=1)
-    assert gate.stop_line(replace(run, stopped="counted")) == "stopped: counted"
-    assert gate.stop_line(replace(run, stopped="settled")) == "stopped: settled at look 2 of 2 (12 blocks)"
-
-
-def test_the_stop_line_lists_each_phase_of_half_a_second_or_more():
-    """The time spent is listed by phase, in the measured order, joined by ', ', in whole seconds from one second
-    and in tenths below it (half a second rounded to even would print as "0 s"); phases under half a second are
-    left out, and with none left the line has no time part."""
-    run = _decision()
-    phases = {"count": 41.2, "warm-up": 1.0, "verify": 0.5, "stop": 0.49}
-    line = gate.stop_line(replace(run, measurement=replace(run.measurement, phases=phases)))
-    assert line == "stopped: last look; time: count 41 s, warm-up 1 s, verify 0.5 s"
-    quick = replace(run, measurement=replace(run.measurement, phases={"stop": 0.49}))
-    assert gate.stop_line(quick) == "stopped: last look"
-
-
 def test_check_blocks_splits_alpha_between_the_attempts():
     """--retries 1 gives each of the two attempts half of alpha: blocks enough for that half are taken, one fewer
     is refused naming the halved alpha (blocks enough for a single attempt are not enough)."""
@@ -1119,7 +995,7 @@ def test_the_gate_shows_which_system_calls_moved(capsys):
             SYSTEM: Decision("regression", 1.0, (1.0, 1.0), math.nan, 1, math.nan, False, said, "per request"),
         },
     )
-    gate.show(run)
+    show(run)
     out = capsys.readouterr().out
     assert "system calls, memory kept (counted)" in out and said in out
     assert f"system calls, connections, memory kept (counted): {said}" in markdown(run)

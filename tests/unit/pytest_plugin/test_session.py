@@ -153,26 +153,6 @@ def test_the_install_time_is_read_from_run_only_when_it_is_a_number_of_seconds(m
         assert install_seconds() == seconds, raw
 
 
-def test_the_hooks_endpoints_are_flattened_and_anything_else_is_a_usage_error_naming_it(tmp_path):
-    """pytest_perf_endpoints' answers (a list per conftest, or one endpoint) join the ini's endpoints in order; a value
-    that is not an endpoint is a ConfigError naming it and how to build one."""
-    from serverbench.catalog.userapp import endpoint
-    from serverbench.errors import ConfigError
-    from serverbench.pytest_plugin.session import resolve_user_app
-
-    config = cfg.resolve(
-        {"perf_app": "shop:app", "perf_app_interface": "wsgi", "perf_endpoints": "home /"}, {}, tmp_path
-    )
-    user = resolve_user_app(config, [[endpoint("a", "/a"), endpoint("b", "/b")], endpoint("c", "/c")])
-    assert list(user.workloads) == ["home", "a", "b", "c"]
-    with pytest.raises(ConfigError) as info:
-        resolve_user_app(config, [[endpoint("a", "/a")], "items /api/items"])
-    assert str(info.value) == (
-        "pytest_perf_endpoints returned 'items /api/items'; return a list of endpoints built with "
-        "serverbench.catalog.userapp.endpoint(name, path, ...)"
-    )
-
-
 def test_warmup_rounds_are_the_settings_else_one_on_cpython(tmp_path):
     """--perf-warmup-rounds decides; without it CPython warms up for one round (PyPy's JIT for ten)."""
     assert PerfSession(cfg.resolve({"perf_warmup_rounds": "3"}, {}, tmp_path), {}, [], ()).warmup_rounds == 3

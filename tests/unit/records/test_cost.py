@@ -21,6 +21,7 @@ from serverbench.records.cost import (
     environment_id,
     ran_packages,
 )
+from tests.unit.cli.test_gate import FUNCTIONS, PY_FUNCTIONS, _count
 
 ENV = {
     "interpreter": "cpython-3.11.7",
@@ -563,3 +564,18 @@ def test_a_baseline_keeps_system_calls_and_an_old_entry_without_them_still_loads
     assert old.system is None and old.kept_per_request is None
     store.save([dataclasses.replace(make(), variant="other")])  # re-saving another cell keeps the old entry as it was
     assert "system" not in json.loads(store.path.read_text())["entries"][make().key]
+
+
+def test_a_count_as_a_baseline_keeps_every_field_the_attribution_reads():
+    """A fresh count as a baseline (the gate's base arm, a bisection step's parent): key, per request, packages,
+    both profiles, time, bytecodes per request."""
+    record = _count(123_400)  # the gate's tests' count: 123,400 instructions over 100 requests
+    assert CostBaseline.of(record) == CostBaseline(
+        "aiohttp/aiohttp/json/n100",
+        1234.0,
+        {"app": "1.0", "python": "3.11"},
+        FUNCTIONS,
+        PY_FUNCTIONS,
+        "2026-11-25T00:00:00+00:00",
+        40.0,
+    )

@@ -146,8 +146,8 @@ def test_a_schema_1_window_takes_its_arm_and_phase_from_the_nodeid():
 
 
 def test_a_measurements_error_rate_and_peak_rss_are_per_arm():
-    """Each arm's error rate is pooled over its own windows; its peak RSS is its highest (0 without a reading or a
-    window)."""
+    """Each arm's error rate is pooled over its own windows; its peak RSS is its highest; an arm without a window
+    has neither, and one without a reading no peak RSS (not measured, never 0)."""
     windows = (
         _window("base", rss=40.0),
         _window("base", rss=45.0, status_errors=10),
@@ -158,9 +158,11 @@ def test_a_measurements_error_rate_and_peak_rss_are_per_arm():
     assert m.peak_rss_mb == {"base": 45.0, "candidate": 30.0}
     assert m.error_rate == {"base": 10 / 1000, "candidate": 0.0}
     alone = Measurement.of("simultaneous", ARMS, {}, windows[:1], 1, 0, None, 1.0)
-    assert alone.peak_rss_mb == {"base": 40.0, "candidate": 0.0} and alone.error_rate["candidate"] == 0.0
+    assert alone.peak_rss_mb == {"base": 40.0} and alone.error_rate == {"base": 0.0}
     unread = Measurement.of("simultaneous", ARMS, {}, (_window("base", rss=None),), 1, 0, None, 1.0)
-    assert unread.peak_rss_mb["base"] == 0.0
+    assert unread.peak_rss_mb == {}
+    counted = Measurement.of("simultaneous", ARMS, {}, (), 0, 0, None, 1.0)
+    assert (counted.peak_rss_mb, counted.error_rate) == ({}, {})
     assert (m.mode, m.arms, m.windows, m.blocks, m.reruns, m.rate, m.seconds) == (
         "simultaneous",
         ARMS,

@@ -17,15 +17,32 @@ def test_the_text_lists_the_commits_tried_their_changes_and_the_verdict():
     assert text[5].split()[2:4] == ["110,000", "+9.89%"] and text[5].endswith("c4 (bad end)")
     assert "counted 3 of 5 commits, skipped 1, in 61 s (one count: median 9.0 s)" in text
     assert "verdict: regression (exit 1): 1 step(s) above 2.0%: +9.89% at 4444444444 (c4)" in text
-    assert "  timed gate, parent against culprit: not run: oha missing" in text
+    assert "  gate, parent against culprit: not run: oha missing" in text
 
 
-def test_the_gates_verdict_is_printed_with_its_time_and_each_signal():
-    """A confirmed step: the gate's verdict, exit status and wall time, then one line per signal."""
+def test_the_gates_verdict_is_printed_with_its_windows_time_and_each_signal():
+    """A step the gate timed: its verdict, exit status, windows and wall time, then one line per signal."""
     gate = {"verdict": "regression", "exit_status": 1, "signals": {"throughput": "-9.1%"}, "seconds": 212.4}
+    gate |= {"stopped": "regression", "windows": 32, "blocks": 8}
     lines = report.text(bisection([100_000.0, 110_000.0], steps=[{"gate": gate}])).splitlines()
-    assert lines[-2] == "  timed gate, parent against culprit: regression (exit 1, 212 s)"
+    assert lines[-2] == "  timed gate, parent against culprit: regression (exit 1, 32 windows in 8 blocks, 212 s)"
     assert lines[-1].split() == ["throughput", "-9.1%"]
+
+
+def test_a_gate_that_stopped_at_its_count_is_a_second_count_not_a_timed_gate():
+    """A gate whose counted regression ended it before any window says it confirmed by a second count, in the text
+    and the step summary; a file from before windows were stored is timed only when it judged a timed signal."""
+    gate = {"verdict": "regression", "exit_status": 1, "signals": {"cost": "+9.9%"}, "seconds": 5.2}
+    said = "confirmed by a second count, parent against culprit: regression (exit 1, no window timed: a counted "
+    for stored in ({**gate, "stopped": "counted", "windows": 0, "blocks": 0}, gate):
+        record = bisection([100_000.0, 110_000.0], steps=[{"gate": stored}])
+        assert f"  {said}regression ends the gate, 5 s)" in report.text(record).splitlines()
+        assert f"  - {said}regression ends the gate, 5 s)" in report.markdown(record)
+        assert "timed" not in report.text(record).replace("no window timed", "")
+    older = {**gate, "signals": {"cost": "+9.9%", "cpu": "+7.3%"}}
+    assert "timed gate, parent against culprit: regression (exit 1, 5 s)" in report.text(
+        bisection([100_000.0, 110_000.0], steps=[{"gate": older}])
+    )
 
 
 def test_a_range_that_moved_in_small_steps_names_no_culprit():
