@@ -46,6 +46,7 @@ from ..measure.lockenv import Environments
 from ..measure.worktree import worktree
 from ..records import bisects
 from ..records import decisions as decision_file
+from ..records.cost import CostBaseline
 from ..report import bisect as report
 from . import gate
 
@@ -252,7 +253,7 @@ def _attribution(
     except ServerbenchError as exc:
         print(f"note: no Python-level profile of the step ({exc}); C functions only", file=sys.stderr)
         base, candidate = attempts[before].record, attempts[after].record
-    return [s.to_record() for s in attribute(gate.as_baseline(base), candidate)]
+    return [s.to_record() for s in attribute(CostBaseline.of(base), candidate)]
 
 
 def plan_fields(plan: BisectPlan) -> dict[str, Any]:

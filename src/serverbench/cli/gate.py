@@ -50,7 +50,7 @@ from ..measure.appsetup import set_up_app
 from ..measure.callgrind import valgrind_missing
 from ..measure.worktree import worktree
 from ..records import decisions as decision_file
-from ..records.cost import CostBaseline, CostRecord
+from ..records.cost import CostBaseline
 from ..records.decisions import ABDecision, p_text
 
 COST_REPEATS = 1  # counted runs per arm, both at once (a second each when the first pair is ambiguous)
@@ -576,20 +576,7 @@ def decided_with_shifts(plan: ABPlan) -> tuple[ABDecision, tuple[Shift, ...]]:
         return run, ()
     print(f"{run.cell}: counted cost regression; profiling both arms for the functions it came from", file=sys.stderr)
     base, candidate = profile_arms(plan, runs.last)
-    return run, attribute(as_baseline(base), candidate)
-
-
-def as_baseline(record: CostRecord) -> CostBaseline:
-    """The base arm's count as the baseline the attribution compares the candidate with."""
-    return CostBaseline(
-        record.key,
-        record.per_request,
-        record.packages,
-        record.functions,
-        record.python_functions,
-        record.timestamp,
-        record.python_per_request,
-    )
+    return run, attribute(CostBaseline.of(base), candidate)
 
 
 def exit_status(runs: list[ABDecision]) -> int:

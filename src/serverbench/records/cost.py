@@ -259,6 +259,22 @@ class CostBaseline:
     system: SystemCounts | None = None  # None: stored before system calls were kept, or not traced
     kept_per_request: float | None = None
 
+    @classmethod
+    def of(cls, record: CostRecord) -> CostBaseline:
+        """A fresh count as the baseline another count is judged against (an A/A's first count, a planted change's
+        unplanted base): its instructions, profiles, system calls and memory kept; ``ran`` unknown."""
+        return cls(
+            record.key,
+            record.per_request,
+            record.packages,
+            record.functions,
+            record.python_functions,
+            record.timestamp,
+            record.python_per_request,
+            system=record.system,
+            kept_per_request=record.kept_per_request,
+        )
+
 
 def _baseline(key: str, e: Mapping[str, Any]) -> CostBaseline:
     functions = tuple(FunctionCost.from_record(f) for f in e.get("functions", ()))

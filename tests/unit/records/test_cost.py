@@ -563,3 +563,17 @@ def test_a_baseline_keeps_system_calls_and_an_old_entry_without_them_still_loads
     assert old.system is None and old.kept_per_request is None
     store.save([dataclasses.replace(make(), variant="other")])  # re-saving another cell keeps the old entry as it was
     assert "system" not in json.loads(store.path.read_text())["entries"][make().key]
+
+
+def test_a_fresh_count_as_a_baseline_keeps_what_the_verdicts_read():
+    """CostBaseline.of: key, per request, packages, both profiles, time, bytecodes, system calls and memory kept."""
+    system = SystemCounts({"read": 2.0}, 100.0, 200.0, 0.005)
+    r = dataclasses.replace(_record(), system=system, kept_per_request=20.5)
+    b = CostBaseline.of(r)
+    assert (b.key, b.per_request, b.packages, b.recorded_at) == (r.key, r.per_request, r.packages, r.timestamp)
+    assert (b.functions, b.python_functions, b.python_per_request) == (
+        r.functions,
+        r.python_functions,
+        r.python_per_request,
+    )
+    assert (b.system, b.kept_per_request, b.ran) == (system, 20.5, None)
