@@ -13,6 +13,7 @@ client (tornado's AsyncHTTPClient) given as ``fetch`` (SERVERBENCH_UPSTREAM_URL)
 import asyncio
 import json
 
+import injected_work
 import redis.asyncio as aioredis
 from sync_workloads import (
     COUNTER_KEY,
@@ -66,16 +67,26 @@ class AsyncWorkloads:
         self.refuse = refuse
         self._fetch = fetch or self._aiohttp_fetch
         self._redis = None
+        self._redis_url = None
         self._mongo = None
         self._http = None
 
     async def redis(self):
-        """/redis: INCR the counter and GET the seeded value in one pipeline."""
+        """/redis: INCR the counter and GET the seeded value in one pipeline (planted: on a connection of its
+        own, SERVERBENCH_REDIS_CONNECT; then more GETs, SERVERBENCH_REDIS_EXTRA_GET)."""
         if self._redis is None:
-            url = setting("SERVERBENCH_REDIS_URL", "/redis needs a Redis server", self.refuse)
-            self._redis = aioredis.Redis.from_url(url, decode_responses=True)
-        async with self._redis.pipeline(transaction=False) as pipe:
+            self._redis_url = setting("SERVERBENCH_REDIS_URL", "/redis needs a Redis server", self.refuse)
+            self._redis = aioredis.Redis.from_url(self._redis_url, decode_responses=True)
+        if injected_work.REDIS_CONNECT:
+            async with aioredis.Redis.from_url(self._redis_url, decode_responses=True) as client:
+                return await self._redis_work(client)  # closing the client closes its connection
+        return await self._redis_work(self._redis)
+
+    async def _redis_work(self, client):
+        async with client.pipeline(transaction=False) as pipe:
             counter, value = await pipe.incr(COUNTER_KEY).get(VALUE_KEY).execute()
+        for _ in range(injected_work.REDIS_EXTRA_GETS):
+            await client.get(VALUE_KEY)
         return {"counter": counter, "value": value}
 
     def _db(self):

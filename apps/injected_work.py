@@ -1,4 +1,4 @@
-"""The per-request knobs shared by every reference app: injected work, burn, delay and leak.
+"""The per-request knobs shared by every reference app: injected work, burn, delay, leak and planted calls.
 
 ``SERVERBENCH_WORK_ITERS=N`` makes each request run N iterations of one pure-Python loop.  The burn
 knob (``SERVERBENCH_BURN_US``) spins for a time, so the instructions it adds change with the CPU's
@@ -15,6 +15,15 @@ the request, as a view that sleeps would); ``SERVERBENCH_LEAK_BYTES=N`` makes ea
 a module-level list (a deterministic memory leak, for the memory signal: the process's RSS grows by
 about N bytes per request).
 
+Planted off-CPU changes, each what a real view might add and each counted as system calls
+(``benchmarks/cost_system.py plants``): ``SERVERBENCH_STAT_PER_REQUEST=N`` looks at a file N times a request
+(``os.stat`` of this module, as a view that checks a template's mtime); ``SERVERBENCH_GETADDRINFO=N`` resolves
+``localhost`` N times a request (``socket.getaddrinfo``, as a client that resolves its backend's name on each
+call).  Two act on ``/redis`` only (apps/sync_workloads.py, apps/async_workloads.py):
+``SERVERBENCH_REDIS_EXTRA_GET=N`` sends N more ``GET`` round trips after the pipeline, and
+``SERVERBENCH_REDIS_CONNECT=1`` runs the request's pipeline on a connection opened for it and closed after it
+(a client made per request instead of the app's pooled one).
+
 ``SERVERBENCH_HEAP_DIR=<folder>`` exposes the Python heap without touching what the app serves: while
 requests come, each process writes ``<folder>/<pid>`` at most every 0.2 s, two whole numbers,
 ``sys.getallocatedblocks()`` (objects and small allocations alive) and the bytes glibc's malloc has
@@ -27,12 +36,13 @@ workers each write their own.
 
 Every knob is off when unset or 0, and then the apps install no hook at all (no cost): the work knob
 as an after-response hook (``ITERS``), the others as one before-request hook (``per_request``,
-installed when ``PER_REQUEST``).
+installed when ``PER_REQUEST``), and the Redis ones only change what ``/redis`` does.
 """
 
 import ctypes
 import os
 import re
+import socket
 import sys
 import threading
 import time
@@ -42,6 +52,10 @@ HEADER = "X-Serverbench-Work"
 BURN_VAR = "SERVERBENCH_BURN_US"
 DELAY_VAR = "SERVERBENCH_DELAY_US"
 LEAK_VAR = "SERVERBENCH_LEAK_BYTES"
+STAT_VAR = "SERVERBENCH_STAT_PER_REQUEST"
+GETADDRINFO_VAR = "SERVERBENCH_GETADDRINFO"
+REDIS_EXTRA_GET_VAR = "SERVERBENCH_REDIS_EXTRA_GET"
+REDIS_CONNECT_VAR = "SERVERBENCH_REDIS_CONNECT"
 # The running sum stays below 2**30: one CPython digit, so every iteration costs the same at any N.
 _MASK = (1 << 30) - 1
 
@@ -63,10 +77,14 @@ ITERS = iterations()
 BURN_S = int(os.environ.get(BURN_VAR, "0")) / 1e6
 DELAY_S = int(os.environ.get(DELAY_VAR, "0")) / 1e6
 LEAK_BYTES = iterations(name=LEAK_VAR)
+STATS = iterations(name=STAT_VAR)
+LOOKUPS = iterations(name=GETADDRINFO_VAR)
+REDIS_EXTRA_GETS = iterations(name=REDIS_EXTRA_GET_VAR)  # read by the /redis handlers, not per_request
+REDIS_CONNECT = bool(iterations(name=REDIS_CONNECT_VAR))
 HEAP_VAR = "SERVERBENCH_HEAP_DIR"
 HEAP_DIR = os.environ.get(HEAP_VAR) or None
 HEAP_EVERY_S = 0.2  # at the sampler's 0.25 s each sample finds a fresh figure while requests come
-PER_REQUEST = bool(BURN_S or LEAK_BYTES or HEAP_DIR or DELAY_S)
+PER_REQUEST = bool(BURN_S or LEAK_BYTES or HEAP_DIR or DELAY_S or STATS or LOOKUPS)
 _leaked = []  # what the leak knob keeps: never emptied while the process lives
 _heap_due = [0.0]  # when the next heap figure is due (a list: written by whichever thread serves)
 
@@ -131,7 +149,8 @@ def run(iters: int = ITERS) -> str:
 
 def per_request(sleep: bool = True) -> None:
     """The before-request knobs: burn the CPU for BURN_S (thread time), keep LEAK_BYTES bytes, write the heap,
-    then sleep DELAY_S (``sleep=False``: the caller awaits it instead, as the aiohttp app does)."""
+    stat a file STATS times, resolve localhost LOOKUPS times, then sleep DELAY_S (``sleep=False``: the caller
+    awaits it instead, as the aiohttp app does)."""
     end = time.thread_time() + BURN_S
     while time.thread_time() < end:
         pass
@@ -139,5 +158,9 @@ def per_request(sleep: bool = True) -> None:
         _leaked.append(b"\x01" * LEAK_BYTES)  # written, not calloc'd zero pages: the bytes count in RSS
     if HEAP_DIR:
         write_heap(HEAP_DIR, time.monotonic())
+    for _ in range(STATS):
+        os.stat(__file__)
+    for _ in range(LOOKUPS):
+        socket.getaddrinfo("localhost", None)
     if DELAY_S and sleep:
         time.sleep(DELAY_S)

@@ -16,6 +16,8 @@ import threading
 import time
 from urllib.parse import urlsplit
 
+import injected_work
+
 COUNTER_KEY = "serverbench:counter"
 VALUE_KEY = "serverbench:value"
 MONGO_DB = "serverbench"
@@ -81,18 +83,28 @@ class Workloads:
     def __init__(self, refuse=refused):
         self.refuse = refuse
         self._redis = None
+        self._redis_url = None
 
     def redis(self):
-        """/redis: INCR the counter and GET the seeded value in one pipeline."""
+        """/redis: INCR the counter and GET the seeded value in one pipeline (planted: on a connection of its
+        own, SERVERBENCH_REDIS_CONNECT; then more GETs, SERVERBENCH_REDIS_EXTRA_GET)."""
         if self._redis is None:
-            url = setting("SERVERBENCH_REDIS_URL", "/redis needs a Redis server", self.refuse)
+            self._redis_url = setting("SERVERBENCH_REDIS_URL", "/redis needs a Redis server", self.refuse)
             import redis  # on first use, as the client: a server that serves no /redis never imports it
 
-            self._redis = redis.Redis.from_url(url, decode_responses=True)
-        pipe = self._redis.pipeline(transaction=False)
+            self._redis = redis.Redis.from_url(self._redis_url, decode_responses=True)
+        if injected_work.REDIS_CONNECT:
+            with type(self._redis).from_url(self._redis_url, decode_responses=True) as client:
+                return self._redis_work(client)  # closing the client closes its connection
+        return self._redis_work(self._redis)
+
+    def _redis_work(self, client):
+        pipe = client.pipeline(transaction=False)
         pipe.incr(COUNTER_KEY)
         pipe.get(VALUE_KEY)
         counter, value = pipe.execute()
+        for _ in range(injected_work.REDIS_EXTRA_GETS):
+            client.get(VALUE_KEY)
         return {"counter": counter, "value": value}
 
     def _db(self):

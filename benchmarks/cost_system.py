@@ -8,6 +8,8 @@ measure/clientmemory.py): A/A counts and planted changes per cell, and what the 
         --cell gunicorn-sync-w2/flask --runs 4
     flock -s /tmp/serverbench-timed.lock .venv/bin/python benchmarks/cost_system.py aa --requests 50 \\
         --cell uvicorn/raw-asgi --cell waitress-t4/flask
+    flock -s /tmp/serverbench-timed.lock .venv/bin/python benchmarks/cost_system.py plants
+    .venv/bin/python benchmarks/cost_system.py render    # docs/cost.md's planted-changes block, from its results
 
 ``counts``: per cell, ``--runs`` fresh counts (two at a time), then one count per planted knob; prints
 instructions, the calls per request that differ between runs or from the base (vDSO calls left out), socket
@@ -15,16 +17,28 @@ bytes, connections and memory kept, and the cost verdict of each planted count a
 ``time``: counts with and without ``--trace-syscalls=yes`` one after the other, and the wall time of each.
 ``aa``: two fresh counts per cell (two at a time, warm-up as long as the window, as the A/B gate counts),
 the second judged against the first by judge/system.py: what an A/A of the gate's system signal says.
+``plants``: each planted off-CPU change (``PLANTS``: the knobs of apps/injected_work.py) counted once against one
+unplanted count of its workload (``/json``, or ``/redis`` with a redis-server of its own per count, seeded, so
+every count sees the same counter) on one sync cell (default gunicorn-sync-w2/flask), two counts at a time; per
+change: instructions, the system calls that moved, connections, the cost verdict (judge/cost.py: the instruction
+tolerance and judge/system.py) and the seconds its count took, start to verdict (the time to decision: its base
+is counted beside it).  Written to ``benchmarks/results/cost-plants.json``; ``render`` rewrites docs/cost.md's block.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
+import os
+import platform
 import statistics
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from serverbench.backends.redis import start_redis
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
@@ -34,16 +48,32 @@ from serverbench.measure import callgrind
 from serverbench.measure.cost import CostPlan, measure_cost
 from serverbench.records.cost import CostBaseline
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from measured_block import rewrite  # noqa: E402 (a sibling script)
+
 ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks/results/cost-plants.json"
+DOC = ROOT / "docs/cost.md"
+TOLERANCE = 0.02  # pytest -m cost's default instruction tolerance
+MOVED_MIN = 0.5  # calls per request a name must move by to be listed as moved (judged from 1.00: judge/system.py)
+PLANTS_CELL = "gunicorn-sync-w2/flask"  # a sync server: its calls per request are whole numbers, run to run
+# What each planted change is, the workload it is planted in, and the knob (apps/injected_work.py) that plants it.
+PLANTS = (
+    ("60 µs sleep", "json", "SERVERBENCH_DELAY_US", "60"),
+    ("an extra os.stat", "json", "SERVERBENCH_STAT_PER_REQUEST", "1"),
+    ("getaddrinfo('localhost')", "json", "SERVERBENCH_GETADDRINFO", "1"),
+    ("an extra Redis GET", "redis", "SERVERBENCH_REDIS_EXTRA_GET", "1"),
+    ("a Redis connection per request", "redis", "SERVERBENCH_REDIS_CONNECT", "1"),
+)
 
 
-def plan_of(cell: str, env: dict[str, str] | None = None, requests: int = 200) -> CostPlan:
+def plan_of(cell: str, env: dict[str, str] | None = None, requests: int = 200, workload: str = "json") -> CostPlan:
     variant, app = cell.split("/")
     v = registry()[variant]
     return CostPlan(
         v,
         APPS[app],
-        WORKLOADS["json"],
+        WORKLOADS[workload],
         requests=requests,
         warmup=min(requests, 200),  # the A/B gate warms up as long as it counts; pytest -m cost 200
         apps_dir=ROOT / "apps",
@@ -82,16 +112,7 @@ def counts(cells: list[str], runs: int, plants: list[str]) -> None:
             print(f"{cell}: {runs} A/A counts, instructions spread {spread:.3%}; calls that differ: {varied}")
             for i, r in enumerate(base):
                 print(line(f"A/A {i + 1}", r, varied))
-            stored = CostBaseline(
-                base[0].key,
-                base[0].per_request,
-                base[0].packages,
-                base[0].functions,
-                (),
-                base[0].timestamp,
-                system=base[0].system,
-                kept_per_request=base[0].kept_per_request,
-            )
+            stored = CostBaseline.of(base[0])
             for plant, r in zip(plants, planted):
                 print(line(plant, r, varied))
                 print(f"    verdict vs A/A 1: {judge_cost(r, stored, 0.02).message}")
@@ -129,14 +150,145 @@ def aa(cells: list[str], requests: int) -> None:
             print(f"{cell}: {verdict.verdict}: {verdict.message()}", flush=True)
 
 
+def counted(cell: str, workload: str, env: dict[str, str]):
+    """One count of ``cell`` on ``workload`` with these knobs (a fresh seeded redis-server for /redis), and its
+    wall seconds."""
+    started = time.monotonic()
+    if workload != "redis":
+        return measure_cost(plan_of(cell, env, workload=workload)), time.monotonic() - started
+    redis = start_redis()
+    try:
+        record = measure_cost(plan_of(cell, {**env, "SERVERBENCH_REDIS_URL": redis.url}, workload=workload))
+    finally:
+        redis.stop()
+    return record, time.monotonic() - started
+
+
+def moved_calls(base, planted) -> dict[str, list[float]]:
+    """Each system call whose count per request moved by MOVED_MIN or more: [base, planted]."""
+    b, c = (r.system.calls if r.system else {} for r in (base, planted))
+    return {
+        n: [round(b.get(n, 0.0), 3), round(c.get(n, 0.0), 3)]
+        for n in sorted(set(b) | set(c))
+        if abs(c.get(n, 0.0) - b.get(n, 0.0)) >= MOVED_MIN
+    }
+
+
+def plants(cell: str, out: Path) -> None:
+    workloads = list(dict.fromkeys(w for _, w, _, _ in PLANTS))
+    jobs = [(w, {}) for w in workloads] + [(w, {var: value}) for _, w, var, value in PLANTS]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        done = list(pool.map(lambda job: counted(cell, *job), jobs))
+    bases = dict(zip(workloads, done))
+    rows = []
+    for (what, workload, var, value), (record, seconds) in zip(PLANTS, done[len(workloads) :]):
+        base, base_seconds = bases[workload]
+        started = time.monotonic()
+        verdict = judge_cost(record, CostBaseline.of(base), TOLERANCE)
+        seconds += time.monotonic() - started
+        connections = [r.system.connections if r.system else None for r in (base, record)]
+        rows.append(
+            {
+                "change": what,
+                "workload": workload,
+                "knob": f"{var}={value}",
+                "instructions": [round(base.per_request), round(record.per_request)],
+                "calls_moved": moved_calls(base, record),
+                "vdso": sorted(VDSO),
+                "connections": [None if c is None else round(c, 3) for c in connections],
+                "kept": [base.kept_per_request, record.kept_per_request],
+                "status": verdict.status,
+                "instructions_failed": record.per_request > base.per_request * (1 + TOLERANCE),
+                "system": verdict.system.verdict if verdict.system else None,
+                "message": verdict.message,
+                "seconds": round(seconds, 1),
+                "base_seconds": round(base_seconds, 1),
+            }
+        )
+        print(f"{what}: {verdict.status} in {seconds:.0f} s: {verdict.message}", flush=True)
+    data = {
+        "command": "python benchmarks/cost_system.py plants" + (f" --cell {cell}" if cell != PLANTS_CELL else ""),
+        "cell": cell,
+        "requests": done[0][0].requests,
+        "tolerance": TOLERANCE,
+        "date": datetime.date.today().isoformat(),
+        "machine": f"{_cpu()}, {len(os.sched_getaffinity(0))} cores",
+        "python": platform.python_version(),
+        "plants": rows,
+    }
+    out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    render()
+
+
+def _cpu() -> str:
+    for text in Path("/proc/cpuinfo").read_text().splitlines():
+        if text.startswith("model name"):
+            return text.split(":", 1)[1].strip()
+    return platform.machine()
+
+
+def _calls(row: dict) -> str:
+    moved = [
+        f"{'+' if c > b else ''}{c - b:.2f} {name}{' (vDSO)' if name in row['vdso'] else ''}"
+        for name, (b, c) in sorted(row["calls_moved"].items(), key=lambda kv: (kv[0] in row["vdso"], kv[0]))
+    ]
+    return ", ".join(moved) or "none"
+
+
+def _verdict(row: dict) -> str:
+    if row["status"] != "fail":
+        return row["status"]
+    why = [
+        w
+        for w, failed in (("instructions", row["instructions_failed"]), ("system calls", row["system"] == "regression"))
+        if failed
+    ]
+    return f"**fail** ({', '.join(why)})"
+
+
+def table(data: dict) -> str:
+    """One row per planted change: what moved against its unplanted base, the verdict and the time to decision."""
+    lines = [
+        f"`{data['command']}`: {data['cell']}, {data['requests']} requests a count, instruction tolerance "
+        f"{data['tolerance']:.0%}, {data['date']}, {data['machine']}.",
+        "",
+        "| planted change | workload | instructions Δ | system calls that moved, per request | connections/req | verdict | decided in |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in data["plants"]:
+        b, c = row["instructions"]
+        cb, cc = row["connections"]
+        connections = "absent" if cb is None or cc is None else f"{cb:.3f} -> {cc:.3f}"
+        lines.append(
+            f"| {row['change']} (`{row['knob']}`) | /{row['workload']} | {c / b - 1:+.2%} | {_calls(row)} "
+            f"| {connections} | {_verdict(row)} | {row['seconds']:.0f} s |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def render(write: bool = True) -> dict[Path, str]:
+    """docs/cost.md with its planted-changes block rendered from the results file; written when ``write``."""
+    return rewrite(DOC, "cost-plants", table(json.loads(RESULTS.read_text())), write)
+
+
 def main() -> None:
+    if sys.argv[1:] == ["render"]:
+        render()
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("counts", "time", "aa"))
+    parser.add_argument("what", choices=("counts", "time", "aa", "plants"))
     parser.add_argument("--requests", type=int, default=50, help="aa: requests a count (the gate's 50)")
-    parser.add_argument("--cell", action="append", required=True, help="variant/app, e.g. gunicorn-sync-w2/flask")
+    parser.add_argument("--cell", action="append", help="variant/app, e.g. gunicorn-sync-w2/flask")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="plants: the results file")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--plant", action="append", default=[], help="a knob=value counted once per cell")
     args = parser.parse_args()
+    if args.what == "plants":
+        (cell,) = args.cell or [PLANTS_CELL]
+        plants(cell, args.out)
+        return
+    if not args.cell:
+        parser.error(f"{args.what} needs --cell")
     if args.what == "counts":
         counts(args.cell, args.runs, args.plant)
     elif args.what == "aa":

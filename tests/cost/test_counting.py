@@ -66,19 +66,6 @@ def test_the_ab_gate_counts_each_arm_and_flags_injected_work(apps_dir, no_leaks)
     assert decision.dispersion < 3 * COST_MIN_EFFECT, f"A/A spread {decision.dispersion:.3%} of counted runs"
 
 
-def _as_baseline(record):
-    return CostBaseline(
-        record.key,
-        record.per_request,
-        record.packages,
-        record.functions,
-        (),
-        record.timestamp,
-        system=record.system,
-        kept_per_request=record.kept_per_request,
-    )
-
-
 def test_a_planted_sleep_is_decided_by_system_calls_while_instructions_barely_move(apps_dir, no_leaks):
     """A 60 us time.sleep per request in flask's /json (the delay knob) under gunicorn sync: instructions move
     within the 2% tolerance, yet the cost verdict fails, naming +1.00 clock_nanosleep per request; the same
@@ -91,7 +78,7 @@ def test_a_planted_sleep_is_decided_by_system_calls_while_instructions_barely_mo
     assert base.system is not None, base.system_absent
     assert base.system.calls["recvfrom"] >= 1 and base.system.received > 0 and base.system.connections > 0
     assert base.kept_per_request is not None and abs(base.kept_per_request) < 256, base.kept_absent
-    verdict = judge_cost(slept, _as_baseline(base), tolerance=0.02)
+    verdict = judge_cost(slept, CostBaseline.of(base), tolerance=0.02)
     assert abs(verdict.ratio - 1) < 0.02, f"instructions moved {verdict.ratio - 1:+.2%}"
     assert verdict.status == FAIL, verdict.report()
     assert [m.what for m in verdict.system.regressions] == ["clock_nanosleep"], verdict.report()

@@ -261,8 +261,8 @@ class CostBaseline:
 
     @classmethod
     def of(cls, record: CostRecord) -> CostBaseline:
-        """A fresh count as the baseline an attribution compares another with (the gate's base arm, a bisection
-        step's parent)."""
+        """A fresh count as the baseline another count is judged against (an A/A's first count, a planted change's
+        unplanted base): its instructions, profiles, system calls and memory kept; ``ran`` unknown."""
         return cls(
             record.key,
             record.per_request,
@@ -271,6 +271,8 @@ class CostBaseline:
             record.python_functions,
             record.timestamp,
             record.python_per_request,
+            system=record.system,
+            kept_per_request=record.kept_per_request,
         )
 
 

@@ -117,3 +117,25 @@ def test_the_heap_knob_writes_this_process_heap_at_most_every_interval(tmp_path)
     assert path.read_text() == "0 0\n"
     assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary file left behind
     assert not _knobs({}).PER_REQUEST
+
+
+def test_the_stat_and_getaddrinfo_knobs_plant_n_calls_per_request(monkeypatch):
+    """SERVERBENCH_STAT_PER_REQUEST=N and SERVERBENCH_GETADDRINFO=N: the hook is installed and each request
+    stats this module N times and resolves localhost N times; unset or 0, neither installs a hook."""
+    knobs = _knobs({"SERVERBENCH_STAT_PER_REQUEST": "2", "SERVERBENCH_GETADDRINFO": "1"})
+    assert knobs.PER_REQUEST and (knobs.STATS, knobs.LOOKUPS) == (2, 1)
+    stats, lookups = [], []
+    monkeypatch.setattr(knobs.os, "stat", stats.append)
+    monkeypatch.setattr(knobs.socket, "getaddrinfo", lambda host, port: lookups.append((host, port)))
+    knobs.per_request()
+    assert stats == [knobs.__file__, knobs.__file__] and lookups == [("localhost", None)]
+    off = _knobs({"SERVERBENCH_STAT_PER_REQUEST": "0", "SERVERBENCH_GETADDRINFO": "0"})
+    assert not off.PER_REQUEST and (off.STATS, off.LOOKUPS) == (0, 0)
+
+
+def test_the_redis_knobs_are_read_but_install_no_hook():
+    """SERVERBENCH_REDIS_EXTRA_GET=N and SERVERBENCH_REDIS_CONNECT=1 change /redis only: no per-request hook."""
+    knobs = _knobs({"SERVERBENCH_REDIS_EXTRA_GET": "3", "SERVERBENCH_REDIS_CONNECT": "1"})
+    assert (knobs.REDIS_EXTRA_GETS, knobs.REDIS_CONNECT, knobs.PER_REQUEST) == (3, True, False)
+    with pytest.raises(ValueError, match="SERVERBENCH_REDIS_CONNECT='yes' is not a whole number >= 0"):
+        _knobs({"SERVERBENCH_REDIS_CONNECT": "yes"})

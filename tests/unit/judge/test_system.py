@@ -93,3 +93,17 @@ def test_an_irregular_name_fails_only_when_it_doubles_and_says_so():
     )
     assert judge_system(base, [counted({**SYNC, "futex": 5.0})]).regressions[0].what == "futex"
     assert judge_system([counted({**SYNC, "sendto": 2.0})], [counted({**SYNC, "sendto": 3.0})]).verdict == "regression"
+
+
+def test_one_more_call_beside_housekeeping_that_fell_is_still_a_regression():
+    """newfstatat 0.08 -> 1.06 (an os.stat planted beside the arbiter's ticks, which fell to 0.06) is a regression;
+    its limit is 1.00 less the base's fraction (0.92); housekeeping that moves (0.07 -> 0.09) passes, and a whole
+    count keeps the one-call limit."""
+    verdict = judge_system([counted({**SYNC, "newfstatat": 0.08})], [counted({**SYNC, "newfstatat": 1.06})])
+    assert [m.line() for m in verdict.regressions] == ["+0.98 newfstatat per request (0.08 -> 1.06)"]
+    assert verdict.regressions[0].limit == CALLS_MIN - 0.08
+    assert judge_system([counted({**SYNC, "newfstatat": 0.07})], [counted({**SYNC, "newfstatat": 0.09})]).verdict == (
+        "pass"
+    )
+    (whole,) = judge_system([counted({**SYNC, "read": 2.0})], [counted({**SYNC, "read": 3.0})]).regressions
+    assert whole.limit == CALLS_MIN

@@ -21,7 +21,6 @@ from serverbench.records.cost import (
     environment_id,
     ran_packages,
 )
-from tests.unit.cli.test_gate import FUNCTIONS, PY_FUNCTIONS, _count
 
 ENV = {
     "interpreter": "cpython-3.11.7",
@@ -566,16 +565,15 @@ def test_a_baseline_keeps_system_calls_and_an_old_entry_without_them_still_loads
     assert "system" not in json.loads(store.path.read_text())["entries"][make().key]
 
 
-def test_a_count_as_a_baseline_keeps_every_field_the_attribution_reads():
-    """A fresh count as a baseline (the gate's base arm, a bisection step's parent): key, per request, packages,
-    both profiles, time, bytecodes per request."""
-    record = _count(123_400)  # the gate's tests' count: 123,400 instructions over 100 requests
-    assert CostBaseline.of(record) == CostBaseline(
-        "aiohttp/aiohttp/json/n100",
-        1234.0,
-        {"app": "1.0", "python": "3.11"},
-        FUNCTIONS,
-        PY_FUNCTIONS,
-        "2026-11-25T00:00:00+00:00",
-        40.0,
+def test_a_fresh_count_as_a_baseline_keeps_what_the_verdicts_read():
+    """CostBaseline.of: key, per request, packages, both profiles, time, bytecodes, system calls and memory kept."""
+    system = SystemCounts({"read": 2.0}, 100.0, 200.0, 0.005)
+    r = dataclasses.replace(_record(), system=system, kept_per_request=20.5)
+    b = CostBaseline.of(r)
+    assert (b.key, b.per_request, b.packages, b.recorded_at) == (r.key, r.per_request, r.packages, r.timestamp)
+    assert (b.functions, b.python_functions, b.python_per_request) == (
+        r.functions,
+        r.python_functions,
+        r.python_per_request,
     )
+    assert (b.system, b.kept_per_request, b.ran) == (system, 20.5, None)
