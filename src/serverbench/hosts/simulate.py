@@ -130,6 +130,8 @@ def sshd_config(host: Planned, folder: Path) -> str:
             "KbdInteractiveAuthentication no",
             "PermitRootLogin prohibit-password",
             "PubkeyAuthentication yes",
+            "ClientAliveInterval 1",  # a lost controller ends its sessions here within seconds, and so the tethers'
+            "ClientAliveCountMax 3",
             "MaxSessions 200",
             "MaxStartups 200",
             "PrintMotd no",
