@@ -552,14 +552,7 @@ class LocustRunner:
     def run(self, url: str, duration: int, cpus: Sequence[int] | None = None) -> tuple[LoadReport, LocustRun]:
         """Drive the server at ``url`` (its scheme://host:port; the locustfile names the paths)
         for ``duration`` seconds, optionally pinned to ``cpus``.  Returns (LoadReport, LocustRun)."""
-        parts = urlsplit(url)
-        if (
-            parts.scheme not in ("http", "https")
-            or not parts.hostname
-            or not (self.places or is_loopback(parts.hostname))
-        ):
-            raise ConfigError(f"locust drives loopback http URLs only (http://127.0.0.1:PORT), got {url!r}")
-        host_url = f"{parts.scheme}://{parts.netloc}"
+        host_url = self._host_url(url)
         placement = self.placement()
         master = self.places[0] if self.places else LOCAL
         port = free_port() if placement else None
@@ -569,18 +562,7 @@ class LocustRunner:
             folders = {id(place): stack.enter_context(place.folder("serverbench-locust-")) for place in used}
             workers: list[Background] = []
             try:
-                for place, count in placement:  # first: the master starts the clock once they are connected
-                    folder = folders[id(place)]
-                    for _ in range(count):
-                        workers.append(
-                            place.start(
-                                self.argv_worker(port, master.address),
-                                f"{folder}/worker{len(workers)}.log",
-                                cpus,
-                                {**os.environ, GAPS_ENV: folder},
-                                main_thread=True,
-                            )
-                        )
+                self._start_workers(workers, placement, folders, port, master.address, cpus)
                 # The run queue of the main thread: every user runs on it (gevent)
                 run = master.run(
                     self.argv_master(host_url, duration, f"{folders[id(master)]}/run", port, master.address),
@@ -591,10 +573,7 @@ class LocustRunner:
                 )
             finally:
                 reaped = [w.reap(self.worker_linger_s) for w in workers]
-            for place in used:  # the master's CSV files and every process's gap file, read back here
-                patterns = ["gaps-*.json", "run_*.csv"] if place is master else ["gaps-*.json"]
-                for name, data in place.collect(folders[id(place)], patterns).items():
-                    (Path(tmp) / (name if name.startswith("run_") else f"{place.name}-{name}")).write_bytes(data)
+            _read_back(used, master, folders, Path(tmp))
             prefix = Path(tmp) / "run"
             if run.returncode not in _OK_EXIT_CODES:
                 raise GeneratorError(
@@ -629,12 +608,7 @@ class LocustRunner:
                     f"{(run.stderr or run.stdout)[-800:]}{_worker_tails(reaped)}"
                 )
         worker_cpu = tuple(r.cpu_s for r in reaped)
-        hosts, first = [], 0
-        sending = (placement or [(master, 1)]) if self.places else []  # one process alone: the master sends
-        for i, (place, count) in enumerate(sending):
-            cpu = sum(worker_cpu[first : first + count]) + (run.cpu_s if i == 0 else 0.0)
-            hosts.append(host_load(place, count, cpu, run.wall_s, round(self.users * count / self.processes)))
-            first += count
+        hosts = self._host_loads(placement, master, run, worker_cpu)
         window = answer_window(final) if final is not None else None
         senders = [r.samples for r in reaped] if reaped else [run.samples]
         queue = combined([between(samples, *window) for samples in senders]) if window else None
@@ -650,8 +624,54 @@ class LocustRunner:
             worker_cpu_s=worker_cpu,
             worker_returncodes=tuple(r.returncode for r in reaped),
             run_queue=queue,
-            hosts=tuple(hosts),
+            hosts=hosts,
         )
+
+    def _host_url(self, url: str) -> str:
+        """The scheme://host:port locust is given: loopback on this machine, the server host's address across hosts."""
+        parts = urlsplit(url)
+        if (
+            parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or not (self.places or is_loopback(parts.hostname))
+        ):
+            raise ConfigError(f"locust drives loopback http URLs only (http://127.0.0.1:PORT), got {url!r}")
+        return f"{parts.scheme}://{parts.netloc}"
+
+    def _start_workers(self, workers: list, placement, folders, port, master_address: str, cpus) -> None:
+        """Start each place's workers (appended to ``workers`` as they start, so a failure still reaps those begun),
+        each writing its gap file to its place's folder: first, as the master starts the clock once they connect."""
+        for place, count in placement:
+            folder = folders[id(place)]
+            for _ in range(count):
+                workers.append(
+                    place.start(
+                        self.argv_worker(port, master_address),
+                        f"{folder}/worker{len(workers)}.log",
+                        cpus,
+                        {**os.environ, GAPS_ENV: folder},
+                        main_thread=True,
+                    )
+                )
+
+    def _host_loads(self, placement, master, run, worker_cpu: Sequence[float]) -> tuple[HostLoad, ...]:
+        """Across load hosts, each host's part: its processes, their CPU (the master's counted on the first host),
+        its share of the users; () on this machine."""
+        hosts, first = [], 0
+        sending = (placement or [(master, 1)]) if self.places else []  # one process alone: the master sends
+        for i, (place, count) in enumerate(sending):
+            cpu = sum(worker_cpu[first : first + count]) + (run.cpu_s if i == 0 else 0.0)
+            hosts.append(host_load(place, count, cpu, run.wall_s, round(self.users * count / self.processes)))
+            first += count
+        return tuple(hosts)
+
+
+def _read_back(used: Sequence[Place], master: Place, folders: Mapping[int, str], tmp: Path) -> None:
+    """The master's CSV files and every process's gap file, from each place's folder into ``tmp``."""
+    for place in used:
+        patterns = ["gaps-*.json", "run_*.csv"] if place is master else ["gaps-*.json"]
+        for name, data in place.collect(folders[id(place)], patterns).items():
+            (tmp / (name if name.startswith("run_") else f"{place.name}-{name}")).write_bytes(data)
 
 
 def _worker_tails(reaped: Sequence[Reaped]) -> str:

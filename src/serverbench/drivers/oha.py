@@ -225,6 +225,23 @@ def window_errors(
     return errors, "; ".join(rules)
 
 
+def latency_of(ms: Sequence[float]) -> dict[str, float]:
+    """A LoadReport's latency fields of ascending latencies in ms (nearest-rank percentiles); zeros for none."""
+    if not ms:
+        return {k: 0.0 for k in ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")}
+    mean = sum(ms) / len(ms)
+    return {
+        "p50": _percentile(ms, 50),
+        "p75": _percentile(ms, 75),
+        "p90": _percentile(ms, 90),
+        "p99": _percentile(ms, 99),
+        "p999": _percentile(ms, 99.9),
+        "max": ms[-1],
+        "mean": mean,
+        "stdev": (sum((x - mean) ** 2 for x in ms) / len(ms)) ** 0.5,
+    }
+
+
 def window_report(
     rows: Sequence[tuple[float, float, int, int]],
     start_s: float,
@@ -241,20 +258,7 @@ def window_report(
     time in the window.  ``errors``: the whole run's (oha's JSON), attributed to the window by ``window_errors``."""
     sent = [(end - start, status, size) for start, end, status, size in rows if start_s <= start < start_s + duration_s]
     ms = sorted(d * 1000.0 for d, _, _ in sent)
-    if ms:
-        mean = sum(ms) / len(ms)
-        latency = {
-            "p50": _percentile(ms, 50),
-            "p75": _percentile(ms, 75),
-            "p90": _percentile(ms, 90),
-            "p99": _percentile(ms, 99),
-            "p999": _percentile(ms, 99.9),
-            "max": ms[-1],
-            "mean": mean,
-            "stdev": (sum((x - mean) ** 2 for x in ms) / len(ms)) ** 0.5,
-        }
-    else:
-        latency = {k: 0.0 for k in ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")}
+    latency = latency_of(ms)
     window, rule = window_errors(rows, start_s, duration_s, errors, connections, timeout_s, trail_s)
     window["status"] = sum(1 for _, st, _ in sent if st >= 400)
     # A connection holds one request at a time: one answered after the window on a request sent before it sent none
@@ -387,21 +391,7 @@ def merged_report(reports: Sequence[LoadReport], latencies: Sequence[tuple[float
     """One open-model report of several oha runs at once (their rates split): requests, bytes and errors summed,
     the latencies those of every answered request together (``latencies``: seconds, status, bytes), never the runs'
     percentiles averaged."""
-    ms = sorted(d * 1000.0 for d, _, _ in latencies)
-    if ms:
-        mean = sum(ms) / len(ms)
-        latency = {
-            "p50": _percentile(ms, 50),
-            "p75": _percentile(ms, 75),
-            "p90": _percentile(ms, 90),
-            "p99": _percentile(ms, 99),
-            "p999": _percentile(ms, 99.9),
-            "max": ms[-1],
-            "mean": mean,
-            "stdev": (sum((x - mean) ** 2 for x in ms) / len(ms)) ** 0.5,
-        }
-    else:
-        latency = {k: 0.0 for k in ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")}
+    latency = latency_of(sorted(d * 1000.0 for d, _, _ in latencies))
     return LoadReport(
         driver="oha",
         requests=sum(r.requests for r in reports),
