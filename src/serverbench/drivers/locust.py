@@ -36,7 +36,7 @@ import sys
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -44,7 +44,7 @@ from urllib.parse import urlsplit
 from ..catalog.shapes import Capabilities, LoadShape
 from ..errors import ConfigError, GeneratorError, MissingBinaryError
 from ..processes.executors import LOOPBACK, Reaped, free_port
-from ..processes.places import LOCAL, Background, Place, host_load
+from ..processes.places import LOCAL, Background, Place, host_load, together
 from ..processes.ports import is_loopback
 from ..processes.runqueue import between, combined
 from ..records.schema import ERROR_KEYS, HostLoad, LoadReport, RunQueue
@@ -668,9 +668,12 @@ class LocustRunner:
 
 def _read_back(used: Sequence[Place], master: Place, folders: Mapping[int, str], tmp: Path) -> None:
     """The master's CSV files and every process's gap file, from each place's folder into ``tmp``."""
-    for place in used:
-        patterns = ["gaps-*.json", "run_*.csv"] if place is master else ["gaps-*.json"]
-        for name, data in place.collect(folders[id(place)], patterns).items():
+
+    def collect(place: Place) -> dict[str, bytes]:
+        return place.collect(folders[id(place)], ["gaps-*.json", "run_*.csv"] if place is master else ["gaps-*.json"])
+
+    for place, files in zip(used, together([partial(collect, place) for place in used])):  # all at once
+        for name, data in files.items():
             (tmp / (name if name.startswith("run_") else f"{place.name}-{name}")).write_bytes(data)
 
 

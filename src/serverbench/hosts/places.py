@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import secrets
 import shlex
 import sys
 import tarfile
@@ -35,6 +36,7 @@ class HostPlace:
     connections: ssh.Connections
     facts: Mapping = field(default_factory=dict)
     running: set = field(default_factory=set)  # its tethered processes now: stop_all() ends them
+    folders: list = field(default_factory=list)  # its temporary folders now, made by the next command sent there
 
     def stop_all(self) -> None:
         """Stop every process this place is running (another host of the same run failed)."""
@@ -91,25 +93,30 @@ class HostPlace:
 
     @contextlib.contextmanager
     def folder(self, prefix: str = "serverbench-gen-") -> Iterator[str]:
-        done = self.connections.run(self.host, f"mktemp -d /tmp/{shlex.quote(prefix)}XXXXXXXX", timeout=30)
-        path = done.stdout.decode().strip()
-        if done.returncode != 0 or not path.startswith(f"/tmp/{prefix}"):
-            raise HostError(
-                f"host {self.host.describe()}: cannot make a temporary folder: {done.stderr.decode()[-200:]}"
-            )
+        """A temporary folder on the host, for one run's files.  It costs no round trip of its own: the next command
+        sent there makes it (``mkdir -p``, in :meth:`made`), and it is removed in the background afterwards."""
+        path = f"/tmp/{prefix}{secrets.token_hex(8)}"
+        self.folders.append(path)
         try:
             yield path
         finally:
-            with contextlib.suppress(HostError):
-                self.connections.run(self.host, f"rm -rf {shlex.quote(path)}", timeout=30)
+            self.folders.remove(path)
+            self.connections.spawn(self.host, f"rm -rf {shlex.quote(path)}")
+
+    def made(self, command: str) -> str:
+        """``command`` run after making this place's temporary folders (a no-op for those already there)."""
+        if not self.folders:
+            return command
+        return f"mkdir -p -m 700 {' '.join(shlex.quote(f) for f in self.folders)} && {command}"
 
     def _start(self, argv, cpus, env) -> ssh.Tethered:
         if cpus is not None:
             argv = ["taskset", "-c", ",".join(str(c) for c in cpus), *argv]
         log_folder = Path(os.environ.get("TMPDIR", "/tmp"))
-        process = ssh.start(self.connections, self.host, self.argv(argv), log_folder, env=self.env(env))
-        self.running.add(process)
-        process.wait_pid()
+        process = ssh.start(
+            self.connections, self.host, self.argv(argv), log_folder, env=self.env(env), before=self.made
+        )
+        self.running.add(process)  # its pid is read when it is needed (ssh.stop), not waited for here
         return process
 
     def run(self, argv, timeout, cpus=None, env=None, main_thread=False) -> GeneratorRun:
@@ -124,9 +131,13 @@ class HostPlace:
                 )
             if process.lost_at is not None:
                 raise HostError(lost(self.host, process.lost_at, argv[0]))
+            if process.returncode is None:
+                raise HostError(
+                    f"host {self.host.describe()}: {argv[0]} did not start there: {process.output()[-400:]}"
+                )
             return GeneratorRun(
                 tuple(argv),
-                process.returncode if process.returncode is not None else -1,
+                process.returncode,
                 process.stdout(),
                 process.stderr(),
                 time.monotonic() - started,
@@ -146,7 +157,7 @@ class HostPlace:
         return self.connections.fetch(self.host, path)
 
     def write(self, path: str, data: bytes) -> None:
-        done = self.connections.run(self.host, f"cat > {shlex.quote(path)}", input=data)
+        done = self.connections.run(self.host, self.made(f"cat > {shlex.quote(path)}"), input=data)
         if done.returncode != 0:
             raise HostError(f"host {self.host.describe()}: cannot write {path}: {done.stderr.decode()[-300:]}")
 
@@ -155,8 +166,10 @@ class HostPlace:
         names = " ".join(patterns)  # globs of the driver's own file names: no quoting wanted
         done = self.connections.run(
             self.host,
-            f'cd {shlex.quote(folder)} && for f in {names}; do [ -e "$f" ] && printf \'%s\\0\' "$f"; done '
-            "| tar --null -T - -cf -",
+            self.made(
+                f'cd {shlex.quote(folder)} && for f in {names}; do [ -e "$f" ] && printf \'%s\\0\' "$f"; done '
+                "| tar --null -T - -cf -"
+            ),
         )
         if done.returncode != 0:
             raise HostError(
@@ -167,7 +180,8 @@ class HostPlace:
 
     def list(self, folder: str, pattern: str) -> list[str]:
         done = self.connections.run(
-            self.host, f'cd {shlex.quote(folder)} && for f in {pattern}; do [ -e "$f" ] && echo "$f"; done; true'
+            self.host,
+            self.made(f'cd {shlex.quote(folder)} && for f in {pattern}; do [ -e "$f" ] && echo "$f"; done; true'),
         )
         return [f"{folder}/{name}" for name in done.stdout.decode().split()]
 

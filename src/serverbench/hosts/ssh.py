@@ -11,6 +11,7 @@ killed, or the link lost).  ``ServerAliveInterval`` makes a lost host end its se
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -19,7 +20,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,6 +76,7 @@ class Connections:
     def __init__(self, folder: str | None = None):
         self._folder = Path(folder) if folder is not None else None  # made on first use, removed by close()
         self._masters: dict[Host, subprocess.Popen] = {}
+        self._spawned: list[subprocess.Popen] = []  # commands not waited for (a folder's removal), reaped by close()
         self._lock = threading.Lock()
 
     def control(self, host: Host) -> str:
@@ -136,6 +138,20 @@ class Connections:
             raise unreachable(host, done.stderr.decode(errors="replace"))
         return done
 
+    def spawn(self, host: Host, command: str) -> None:
+        """Run ``command`` on ``host`` without waiting for it (a clean-up that costs the caller no round trip);
+        :meth:`close` waits for it.  A host that cannot be reached is left to the next command to report."""
+        with contextlib.suppress(HostError):
+            done = subprocess.Popen(
+                self.argv(host, command),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+            with self._lock:
+                self._spawned = [p for p in self._spawned if p.poll() is None] + [done]
+
     def python(self, host: Host, code: str, *args: str, timeout: float = 30.0) -> str:
         """The standard output of ``code`` run by the host's serverbench interpreter; its failure is a HostError."""
         done = self.run(host, remote_command([host.python, "-c", code, *args]), timeout)
@@ -157,8 +173,15 @@ class Connections:
         return done.stdout
 
     def close(self) -> None:
-        """Close every master connection (each is our own child, stopped by its pid)."""
+        """Close every master connection (each is our own child, stopped by its pid), once the commands spawned
+        through them have ended (bounded: a stuck one is ended by its pid too)."""
         with self._lock:
+            for spawned in self._spawned:
+                try:
+                    spawned.wait(15)
+                except subprocess.TimeoutExpired:
+                    end(spawned)
+            self._spawned.clear()
             for master in self._masters.values():
                 end(master)
             self._masters.clear()
@@ -277,11 +300,15 @@ def start(
     *,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
+    before: Callable[[str], str] | None = None,
 ) -> Tethered:
     """Start ``argv`` on ``host`` on a tether (pinned to the host's cores, if the inventory gives them); its output
-    goes to files in ``folder`` here."""
+    goes to files in ``folder`` here.  ``before``: the remote shell line wrapped (a folder made first).  It does not
+    wait for the remote pid: :meth:`Tethered.wait_pid` reads it when it is needed."""
     pinned = ["taskset", "-c", ",".join(str(c) for c in host.cores)] if host.cores else []
     command = remote_command([host.python, "-m", "serverbench.hosts.tether", "--", *pinned, *argv], env, cwd)
+    if before is not None:
+        command = before(command)
     folder = Path(folder)
     stem = f"{host.name}-{Path(argv[0]).name}-{time.monotonic_ns()}"
     out, err = folder / f"{stem}.out", folder / f"{stem}.err"
@@ -298,6 +325,9 @@ def start(
 
 def stop(connections: Connections, process: Tethered, grace_s: float = 5.0) -> int | None:
     """Stop a tethered process by its pid (SIGTERM to its group there, SIGKILL after ``grace_s``), then its ssh."""
+    if process.running() and process.pid is None:
+        with contextlib.suppress(HostError):
+            process.wait_pid(5.0)  # not printed yet: it is starting; without it, closing the session stops it
     if process.running() and process.pid is not None:
         for signal_name, wait in (("TERM", grace_s), ("KILL", 5.0)):
             try:

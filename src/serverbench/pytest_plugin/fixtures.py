@@ -449,8 +449,8 @@ def perf_trial(
 def _warmup_driver(session: PerfSession, shape: LoadShape, workload: str):
     """A locust scenario on a URL mix warms up with wrk on that mix (measure.trial.Trial.warmup_driver); other shapes
     warm up with their own driver (None)."""
-    if shape.workers is None or not session.workload(workload).mix or session.places:
-        return None  # across load hosts wrk does not run: locust warms up itself
+    if shape.workers is None or not session.workload(workload).mix:
+        return None
     return session.driver_for(dataclasses.replace(shape, workers=None, ramp=0.0), workload)
 
 

@@ -47,3 +47,19 @@ def test_a_lost_host_is_named_with_when():
     """The message names the host, the seconds into the run, and what to check."""
     text = lost(HOST, 2.5, "/h/oha")
     assert "load1" in text and "2.5 s into the run of oha" in text and "serverbench hosts check" in text
+
+
+def test_a_folder_is_made_by_the_next_command_sent_to_its_host(monkeypatch):
+    """No round trip of its own: while a folder is open, each command there makes it first; closed, it is removed
+    by a command not waited for; outside it, commands go unchanged."""
+    place = _place()
+    spawned = []
+    monkeypatch.setattr(place.connections, "spawn", lambda host, command: spawned.append((host.name, command)))
+    assert place.made("true") == "true"
+    with place.folder("serverbench-locust-") as folder:
+        assert folder.startswith("/tmp/serverbench-locust-") and len(folder) == len("/tmp/serverbench-locust-") + 16
+        assert place.made("cat > x") == f"mkdir -p -m 700 {folder} && cat > x"
+        with place.folder() as other:
+            assert other != folder and place.made("true") == f"mkdir -p -m 700 {folder} {other} && true"
+    assert place.made("true") == "true"
+    assert spawned == [("load1", f"rm -rf {other}"), ("load1", f"rm -rf {folder}")]
