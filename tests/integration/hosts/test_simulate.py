@@ -70,9 +70,39 @@ def _left_files() -> set[str]:
     """What a run across hosts makes in /tmp and must remove: the simulation's, the SSH sockets', the generators'."""
     return {
         p.name
-        for pattern in ("sb-hosts-*", "sb-ssh-*", "serverbench-gen-*", "sb-backends-*")
+        for pattern in (
+            "sb-hosts-*",
+            "sb-ssh-*",
+            "serverbench-gen-*",
+            "serverbench-locust-*",
+            "serverbench-wrk-*",
+            "sb-backends-*",
+        )
         for p in Path("/tmp").glob(pattern)
     }
+
+
+@needs_namespaces
+@TIMED
+def test_the_gate_drives_both_arms_from_the_load_host_and_fails_a_slower_candidate(tmp_path):
+    """`serverbench gate` under an inventory: every window's generator ran on the load host against the server
+    host's address, a candidate that burns 100 µs per request is a regression on throughput, and nothing is left."""
+    before, files = _namespaces(), _left_files()
+    decision = tmp_path / "decision.json"
+    gate = [*SERVERBENCH, "gate", "--variant", "aiohttp", "--cand-env", "SERVERBENCH_BURN_US=100"]
+    quick = "--blocks 8 --rounds 1 --warmup 0 --retries 0 --rate off --cost-repeats 0".split()
+    done = _simulate(1, *gate, *quick, f"--json={decision}", timeout=300)
+    said = done.stdout + done.stderr
+    assert done.returncode == 1, said[-3000:]  # the gate's exit status for a regression
+    got = json.loads(decision.read_text())
+    assert got["verdict"] == "regression", said[-3000:]
+    windows = got["windows"]
+    assert {w["arm"] for w in windows} == {"base", "candidate"}, got.keys()
+    for window in windows:
+        assert [h["name"] for h in window["generator"]["hosts"]] == ["load1"], window["generator"]
+        assert window["url"].startswith("http://198.18.") and window["requests"] > 0
+    assert "-1load" in windows[0]["machine"]["id"]
+    assert _namespaces() == before and _left_files() == files
 
 
 def test_an_unreachable_load_host_stops_the_run_before_any_server_starts(tmp_path):
