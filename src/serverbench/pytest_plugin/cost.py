@@ -47,7 +47,8 @@ class CostSession:
     def finish(self, config: pytest.Config) -> list[str]:
         """Write the records into --perf-json and, with --perf-save-baseline, the passing ones as baselines."""
         perf = perf_session_of(config)
-        notices = []
+        # A counted-only session has no perf summary to print the session's own notices (the hosts it used): here.
+        notices = [] if perf.results or perf.failures or perf.skipped else list(perf.notices)
         if perf.config.json_path is not None and self.records:
             add_to_results_file(perf.config.json_path, self.records, perf.machine, __version__)
             notices.append(f"{len(self.records)} cost record(s) written to {perf.config.json_path}")

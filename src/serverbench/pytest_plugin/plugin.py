@@ -149,6 +149,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     together (order.grouped_by_cell), so its server starts once."""
     perf_items = [i for i in items if "perf_trial" in getattr(i, "fixturenames", ())]
     if not perf_items:
+        if any("perf_cost" in getattr(i, "fixturenames", ()) for i in items):
+            try:  # counted runs run here, the server host; an inventory's backends host serves their backends
+                perf_session_of(config).open_hosts()
+            except ServerbenchError as exc:
+                raise pytest.UsageError(str(exc)) from None
         return
     items[:] = grouped_by_cell(items)
     session = perf_session_of(config)

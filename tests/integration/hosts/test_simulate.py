@@ -105,6 +105,29 @@ def test_the_gate_drives_both_arms_from_the_load_host_and_fails_a_slower_candida
     assert _namespaces() == before and _left_files() == files
 
 
+@needs_namespaces
+def test_counted_cost_runs_on_the_server_host_against_the_backends_hosts_redis(tmp_path):
+    """`pytest -m cost` under an inventory with a backends host: the hosts are checked, the count runs here (the
+    server host) with the app's Redis on the backends host, and the record is written."""
+    before = _namespaces()
+    records = tmp_path / "cost.json"
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-m", "cost", "--perf-variants", "aiohttp"]
+    done = subprocess.run(
+        [*SERVERBENCH, "hosts", "simulate", "--load", "1", "--backends", "--", *argv, "--perf-workloads", "redis"]
+        + [f"--perf-json={records}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said[-3000:]
+    assert "backends on backends (198.18." in said, said[-2000:]
+    (record,) = json.loads(records.read_text())["cost"]
+    assert record["workload"] == "redis" and record["instructions_per_request"] > 0
+    assert _namespaces() == before
+
+
 def test_an_unreachable_load_host_stops_the_run_before_any_server_starts(tmp_path):
     """A load host nothing answers at: the session stops at once, naming the host and what to check; no test runs."""
     inventory = tmp_path / "hosts.toml"
