@@ -37,6 +37,10 @@ class Service(Protocol):
     def count(self) -> int | None:
         """Operations served so far (None when the service cannot say): one per request that uses it."""
 
+    def cpu_s(self) -> float | None:
+        """The CPU seconds it has used so far, as it reports them itself (None: it cannot say). Read for a service
+        serverbench did not start (no pid to sample: a --redis-url, a backends host's)."""
+
     def stop(self) -> None: ...
 
 

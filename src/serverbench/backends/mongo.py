@@ -66,6 +66,9 @@ class MongoService:
         """Cores it can use: SecantusDB serves from one Python process (one core under the GIL)."""
         return 1 if self.kind == "secantusdb" else (os.cpu_count() or 1)
 
+    def cpu_s(self) -> float | None:
+        return None  # SecantusDB reports none: only a process serverbench started (its pid) is sampled
+
     def count(self) -> int | None:
         """Queries served so far (serverStatus().opcounters.query): one per /mongo or /events request."""
         counters = self.opcounters()

@@ -53,6 +53,15 @@ class RedisService:
         except redis.RedisError:
             return None
 
+    def cpu_s(self) -> float | None:
+        """Its CPU (user + system, every thread) so far, from INFO cpu: readable from any host."""
+        try:
+            with self.client() as client:
+                cpu = client.info("cpu")
+                return float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"])
+        except (redis.RedisError, KeyError, ValueError):
+            return None
+
     def stop(self) -> None:
         if self.process is not None:
             self.process.stop()

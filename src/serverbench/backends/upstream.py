@@ -79,6 +79,9 @@ class UpstreamService:
     def seed(self) -> None:
         """Nothing to write: the upstream holds no data (every answer is the same echo)."""
 
+    def cpu_s(self) -> float | None:
+        return None  # it reports none: only a process serverbench started (its pid) is sampled
+
     def count(self) -> int | None:
         """Requests nginx has served (stub_status), not counting this status request itself."""
         if self.process is None:

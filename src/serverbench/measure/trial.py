@@ -146,6 +146,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
             # a request sent in it must fall after this reading (the work check's low bound).
             before = {name: b.count() for name, b in backends.items()}
             sampler, samplers = _samplers(stack, server, backends)
+            reported = {name: b.cpu_s() for name, b in backends.items() if name not in samplers}  # no pid here
             listen_before = listen_counters()
             host = HostSampler()  # the whole machine's CPU: neighbours show here
             if trial.during is not None:
@@ -158,6 +159,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
             else:
                 time.sleep(max(0.0, trial.shape.duration - (time.monotonic() - started)))
             wall = time.monotonic() - started
+            reported = {name: _used(cpu, backends[name].cpu_s()) for name, cpu in reported.items()}
             listen = window(listen_before, listen_counters())
             host_cpu = host.stop()
         window_after = after = {name: b.count() for name, b in backends.items()}
@@ -173,7 +175,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
     check_alive(server)
     generator = _generator(trial, run)
     answers = (window_after, run_before) if running is not None else None
-    used = _backend_usages(backends, samplers, wall, before, after, answers)
+    used = _backend_usages(backends, samplers, reported, wall, before, after, answers)
     return _result(
         trial,
         load,
@@ -259,18 +261,20 @@ def _generator(trial: Trial, run: Any) -> Generator:
 def _backend_usages(
     backends: Mapping[str, Service],
     samplers: Mapping[str, TreeSampler],
+    reported: Mapping[str, float | None],
     wall: float,
     before: Mapping[str, int | None],
     after: Mapping[str, int | None],
     answers: tuple[Mapping[str, int | None], Mapping[str, int | None]] | None,
 ) -> tuple[BackendUsage, ...]:
-    """Each backend's CPU over the window and the operations it counted; with a lead-in run (``answers``: the
-    counters as the window closed and before the run began), also the window's own count and the whole run's."""
+    """Each backend's CPU over the window (its process sampled, or as it reported it: ``reported``) and the operations
+    it counted; with a lead-in run (``answers``: the counters as the window closed and before the run began), also the
+    window's own count and the whole run's."""
     return tuple(
         BackendUsage(
             name,
             b.kind,
-            samplers[name].usage().cpu_s if name in samplers else None,
+            samplers[name].usage().cpu_s if name in samplers else reported.get(name),
             wall,
             b.cores,
             _ops(before[name], after[name]),
@@ -294,6 +298,12 @@ def _warmup_fields(
         "warmup_rps": tuple(rps),
         "warmup_settled": settled(rps, warmup.settle) if warmup and len(rps) >= 2 else None,
     }
+
+
+def _used(before: float | None, after: float | None) -> float | None:
+    """CPU seconds a backend reported using between two readings (None: it reported none, or its counter went back,
+    a restart)."""
+    return None if before is None or after is None or after < before else after - before
 
 
 def _ops(before: int | None, after: int | None) -> int | None:

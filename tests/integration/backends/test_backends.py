@@ -1,4 +1,4 @@
-"""Real backing services: MongoDB (SecantusDB or mongod) and the nginx upstream.  No load."""
+"""Real backing services: Redis, MongoDB (SecantusDB or mongod) and the nginx upstream.  No load."""
 
 import time
 import urllib.request
@@ -6,6 +6,7 @@ import urllib.request
 import pytest
 
 from serverbench.backends.mongo import connect_mongo, start_mongo
+from serverbench.backends.redis import RedisService, start_redis
 from serverbench.backends.upstream import connect_upstream, start_upstream
 from serverbench.catalog.contract import BIG_DOC, MONGO_DB, SMALL_DOC
 from serverbench.errors import BackendUnreachable
@@ -30,6 +31,24 @@ def test_mongo_starts_seeded_counts_queries_and_stops():
     finally:
         service.stop()
     assert gone(pid)
+
+
+def test_a_redis_reached_by_url_reports_the_cpu_it_used():
+    """A Redis serverbench reaches by URL only (a --redis-url, a backends host's) has no pid to sample: its own INFO
+    cpu says how much CPU it used, and work it did shows as more."""
+    service = start_redis()
+    pid = service.pid
+    try:
+        by_url = RedisService(service.url)
+        before = by_url.cpu_s()
+        with by_url.client() as client:
+            for _ in range(3000):
+                client.incr("serverbench:cpu-probe")
+        after = by_url.cpu_s()
+        assert by_url.pid is None and before is not None and after > before
+    finally:
+        service.stop()
+    assert gone(pid) and RedisService(service.url).cpu_s() is None
 
 
 def test_unreachable_mongo_url_names_the_fix():

@@ -114,3 +114,11 @@ def test_a_drop_counts_like_a_rise():
     """A 10% fall between rounds is not settled at 5%."""
     assert not settled([1000.0, 900.0], 0.05)
     assert settled([1000.0, 960.0], 0.05)
+
+
+def test_a_backends_reported_cpu_is_the_difference_of_two_readings_or_unknown():
+    """CPU a backend reports itself is after less before; a reading it could not give, or a counter that went back
+    (the service restarted), is unknown, never a negative or a zero."""
+    assert trial_module._used(1.25, 1.75) == 0.5
+    assert trial_module._used(None, 1.0) is None and trial_module._used(1.0, None) is None
+    assert trial_module._used(2.0, 0.5) is None
