@@ -309,8 +309,16 @@ class BackendUsage:
         pct = self.cpu_pct
         return pct is not None and pct / max(1, self.cores) >= SATURATION_BUSY_PCT
 
-    def to_record(self, requests: int) -> dict[str, Any]:
+    def per_request(self, requests: int, run_requests: int | None = None) -> float | None:
+        """Operations per answered request: over the whole run where its counts are kept (oha's closed model, whose
+        "answers" span also holds the requests its trail sent after the window), else over the window."""
+        if self.run_ops is not None and run_requests:
+            return self.run_ops / run_requests
+        return None if self.ops is None or not requests else self.ops / requests
+
+    def to_record(self, requests: int, run_requests: int | None = None) -> dict[str, Any]:
         pct = self.cpu_pct
+        per_request = self.per_request(requests, run_requests)
         return {
             "name": self.name,
             "kind": self.kind,
@@ -320,7 +328,7 @@ class BackendUsage:
             "cores": self.cores,
             "bound": self.bound,
             "ops": self.ops,
-            "ops_per_request": None if self.ops is None or not requests else round(self.ops / requests, 4),
+            "ops_per_request": None if per_request is None else round(per_request, 4),
             **({} if self.ops_span == "window" else {"ops_span": self.ops_span, "window_ops": self.window_ops}),
             **({} if self.run_ops is None else {"run_ops": self.run_ops}),
         }
@@ -464,7 +472,7 @@ class Result:
             "warmup_s": round(self.warmup_s, 3),
             "warmup_rps": [round(x, 1) for x in self.warmup_rps],
             "warmup_settled": self.warmup_settled,
-            "backends": [b.to_record(load.requests) for b in self.backends],
+            "backends": [b.to_record(load.requests, load.run_requests) for b in self.backends],
             "url": self.url,
             "requests": load.requests,
             "bytes": load.bytes,

@@ -137,7 +137,8 @@ def _latency_cells(r: Result, syn_explained: bool) -> tuple[str, str]:
 def _backend_cell(r: Result, b: BackendUsage) -> str:
     """A backend's CPU share (BND when it bound the throughput) and its operations per request."""
     pct = NOTHING if b.cpu_pct is None else f"{b.cpu_pct:.0f}%"
-    ratio = "" if b.ops is None or not r.requests else f" {b.ops / r.requests:.3f}"
+    per_request = b.per_request(r.requests, r.load.run_requests)
+    ratio = "" if per_request is None else f" {per_request:.3f}"
     return f"{b.name} {pct}{' BND' if b.bound else ''}{ratio}"
 
 

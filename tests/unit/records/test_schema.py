@@ -485,3 +485,14 @@ def test_a_generators_load_hosts_survive_its_record():
     again = Generator.from_record(generator.to_record(), 2.0)
     assert again.hosts == hosts and again.busy_pct == 50.0 and generator.to_record()["hosts"][0]["share"] == 32
     assert "hosts" not in Generator("oha", "1.16.0", 1, 1.5, 2.0, 2).to_record()
+
+
+def test_operations_per_request_are_the_whole_runs_where_its_counts_are_kept():
+    """oha's closed model: its "answers" span also holds the requests its trail sent after the window (1,405 ops for
+    1,000 window requests), so operations per request are the run's: 1,405 over its 1,400 answered requests; without
+    the run's counts, the window's; without operations, none."""
+    b = BackendUsage("redis", "redis-server", 1.25, 5.0, 1, 1405, "answers", 990, 1405)
+    assert b.per_request(1000, 1400) == pytest.approx(1.0036, abs=1e-4)
+    assert b.to_record(1000, 1400)["ops_per_request"] == 1.0036
+    assert b.per_request(1000) == 1.405 and b.to_record(1000)["ops_per_request"] == 1.405
+    assert BackendUsage("redis", "redis-server", 1.0, 5.0, 1, None).per_request(1000, 1400) is None
