@@ -28,7 +28,7 @@ call).  Two act on ``/redis`` only (apps/sync_workloads.py, apps/async_workloads
 requests come, each process writes ``<folder>/<pid>`` at most every 0.2 s, two whole numbers,
 ``sys.getallocatedblocks()`` (objects and small allocations alive) and the bytes glibc's malloc has
 handed out (``mallinfo2``: larger objects; -1 where there is no glibc 2.33+).  serverbench's sampler
-reads the files of the server's processes (``measure/sampling.py``).  A file, not an endpoint: the
+reads the files of the server's processes (``measure/host/sampling.py``).  A file, not an endpoint: the
 endpoint contract stays the same, the server's own signals (gunicorn's USR1, uWSGI's) stay its own,
 and no thread is added to a gevent or eventlet worker.  Each write is a new file renamed over the old
 one, so a reader never sees half of it, and the pid is read at each write, so a pre-fork server's

@@ -5,7 +5,7 @@
 
 ``run``: per variant and fault, a fresh server (its app talks to the backend directly for a kill,
 through toxiproxy for the others), 1 s of warm-up, then a 4 s window at c16 with the fault 1.5 s in:
-the same code path as ``--perf-fault`` (measure.trial with a measure.faults injection).  Afterwards
+the same code path as ``--perf-fault`` (measure.trials.trial with a measure.trials.faults injection).  Afterwards
 the backend is healed (the toxic removed, a killed backend restarted on its port) and the workload's
 path probed until 5 requests in a row succeed (the workers recovered, and how long it took) or 10 s
 pass.  Rows merge into benchmarks/results/backend-faults.json (so groups of variants can run under
@@ -28,11 +28,11 @@ from serverbench.catalog.workloads import WORKLOADS
 from serverbench.drivers.wrk import WrkDriver
 from serverbench.errors import ServerbenchError
 from serverbench.judge.faults import degradation, error_counts, fault_message, time_to_fail
-from serverbench.measure.faults import FaultInjection, Toxiproxy, recovery
-from serverbench.measure.machine import machine_info, python_info
-from serverbench.measure.servers import start_variant, unavailable_reason
-from serverbench.measure.trial import Trial, Warmup, run_trial
-from serverbench.measure.verify import verify
+from serverbench.measure.host.machine import machine_info, python_info
+from serverbench.measure.serving.servers import start_variant, unavailable_reason
+from serverbench.measure.serving.verify import verify
+from serverbench.measure.trials.faults import FaultInjection, Toxiproxy, recovery
+from serverbench.measure.trials.trial import Trial, Warmup, run_trial
 
 ROOT = Path(__file__).resolve().parents[1]
 APPS = ROOT / "apps"

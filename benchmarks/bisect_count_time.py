@@ -1,7 +1,7 @@
 """How long one count of a bisection takes per variant, and what dominates it.
 
 A commit's count is a git worktree, a server started under valgrind, its warm-up, the counted window and
-the dump (measure/cost.py).  The phases are separated by counting one after the other at three sizes, each
+the dump (measure/counting/cost.py).  The phases are separated by counting one after the other at three sizes, each
 `--repeats` times (median): (warm-up 200, window 200) is the default count; (200, 10) drops the window to 10
 requests; (10, 10) drops the warm-up too.  Then
 
@@ -26,8 +26,8 @@ from pathlib import Path
 
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
-from serverbench.measure.cost import CostPlan, measure_cost
-from serverbench.measure.worktree import worktree
+from serverbench.measure.counting.cost import CostPlan, measure_cost
+from serverbench.measure.trees.worktree import worktree
 from serverbench.report.bisect import count_time_table
 
 ROOT = Path(__file__).resolve().parents[1]

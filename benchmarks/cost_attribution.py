@@ -17,8 +17,8 @@ from cost_detect import BASE_ITERS, ROOT
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.judge.cost import judge_cost
-from serverbench.measure.cost import CostPlan, measure_cost
-from serverbench.measure.pytrace import profile_python
+from serverbench.measure.counting.cost import CostPlan, measure_cost
+from serverbench.measure.counting.pytrace import profile_python
 from serverbench.records.cost import CostBaseline
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
-from serverbench.measure.cost import CostPlan, measure_cost
+from serverbench.measure.counting.cost import CostPlan, measure_cost
 
 ROOT = Path(__file__).resolve().parents[1]
 TOLERANCES = (0.005, 0.01, 0.02)

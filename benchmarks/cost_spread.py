@@ -4,7 +4,7 @@
         --variants aiohttp,uvicorn --runs 10 --out benchmarks/results/cost-spread.json
     .venv/bin/python benchmarks/cost_spread.py --table benchmarks/results/cost-spread.json
 
-Each count is a fresh server under valgrind (measure/cost.py).  Two counts run at a time (two
+Each count is a fresh server under valgrind (measure/counting/cost.py).  Two counts run at a time (two
 cores).  Results are merged into the JSON file per variant, so batches can be run one by one.
 The table also judges every run after the first against the first as a stored baseline would
 (default 2% tolerance): the A/A false-flag count.
@@ -23,7 +23,7 @@ from pathlib import Path
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.judge.cost import spread
-from serverbench.measure.cost import CostPlan, measure_cost
+from serverbench.measure.counting.cost import CostPlan, measure_cost
 
 ROOT = Path(__file__).resolve().parents[1]
 TOLERANCE = 0.02

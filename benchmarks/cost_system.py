@@ -1,5 +1,5 @@
-"""System calls, socket bytes, connections and memory kept per request, counted (measure/systrace.py,
-measure/clientmemory.py): A/A counts and planted changes per cell, and what the trace costs in time.
+"""System calls, socket bytes, connections and memory kept per request, counted (measure/counting/systrace.py,
+measure/counting/clientmemory.py): A/A counts and planted changes per cell, and what the trace costs in time.
 
     flock -s /tmp/serverbench-timed.lock .venv/bin/python benchmarks/cost_system.py counts \\
         --cell gunicorn-sync-w2/flask --cell waitress-t4/flask --cell aiohttp/aiohttp --runs 3 \\
@@ -44,8 +44,8 @@ from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.judge.cost import judge_cost
 from serverbench.judge.system import VDSO, judge_system
-from serverbench.measure import callgrind
-from serverbench.measure.cost import CostPlan, measure_cost
+from serverbench.measure.counting import callgrind
+from serverbench.measure.counting.cost import CostPlan, measure_cost
 from serverbench.records.cost import CostBaseline
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

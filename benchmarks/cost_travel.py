@@ -41,7 +41,7 @@ import json, sys
 from pathlib import Path
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
-from serverbench.measure.cost import CostPlan, measure_cost
+from serverbench.measure.counting.cost import CostPlan, measure_cost
 v = registry()[sys.argv[1]]
 r = measure_cost(CostPlan(v, v.default_app, WORKLOADS["json"], requests=200, apps_dir=Path("apps").resolve()))
 print(json.dumps({"per_request": r.per_request, "pids": [p.pid for p in r.processes]}))

@@ -1,6 +1,6 @@
-"""Where one count's time goes, by phase: one cell counted under valgrind (measure/cost.py), timed from outside.
+"""Where one count's time goes, by phase: one cell counted under valgrind (measure/counting/cost.py), timed from outside.
 
-Each step of :func:`serverbench.measure.cost.measure_cost` is wrapped with a clock (nothing else changes):
+Each step of :func:`serverbench.measure.counting.cost.measure_cost` is wrapped with a clock (nothing else changes):
 start (valgrind, the interpreter, the app's import, the workers' fork, until the readiness check answers),
 verify, settle (the process tree still and every worker holding the socket), warm-up, quiet (waits for every
 thread to block, outside the window's requests), on / dump (vgdb), window (the counted requests), collect (read
@@ -29,8 +29,8 @@ from pathlib import Path
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
-from serverbench.measure import callgrind, cost
-from serverbench.measure.sequential import SequentialClient
+from serverbench.measure.counting import callgrind, cost
+from serverbench.measure.counting.sequential import SequentialClient
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,7 +87,7 @@ def instrumented(clock: Clock) -> None:
 
 def timed_stop(clock: Clock):
     """RunningServer.stop wrapped (it is a method of the returned server)."""
-    from serverbench.measure import servers
+    from serverbench.measure.serving import servers
 
     stop = servers.RunningServer.stop
     servers.RunningServer.stop = clock.wrap("stop", stop)

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from serverbench.catalog.variants import registry
-from serverbench.measure.servers import start_variant
+from serverbench.measure.serving.servers import start_variant
 
 ROOT = Path(__file__).resolve().parents[1]
 SECONDS = 5

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from serverbench.catalog.variants import registry
 from serverbench.drivers.wrk import WrkDriver
-from serverbench.measure.servers import start_variant
+from serverbench.measure.serving.servers import start_variant
 from serverbench.processes.executors import run_generator
 
 ROOT = Path(__file__).resolve().parents[1]

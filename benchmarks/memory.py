@@ -7,7 +7,7 @@ keep-alive connections (what each costs), plus soaks that fit PSS growth per 10,
 
 ``footprint`` starts each variant serving /json, samples the idle tree for 1 s, runs c64 for 5 s
 (1 s warm-up) reading its record's peak PSS and RSS, then holds N keep-alive connections (each sent
-one request and then silent; measure.slowclients) and samples the tree again: (PSS held - PSS idle) / N
+one request and then silent; measure.trials.slowclients) and samples the tree again: (PSS held - PSS idle) / N
 is the cost of a connection.  ``soak`` runs c64 for the given seconds (2 s warm-up) with
 SERVERBENCH_LEAK_BYTES set to each --leak value and SERVERBENCH_HEAP_DIR to a folder on /dev/shm (the
 reference apps write their Python heap there), and judges the growth of PSS, the heap, open descriptors
@@ -33,12 +33,12 @@ from serverbench.catalog.workloads import WORKLOADS
 from serverbench.drivers.base import driver_for
 from serverbench.errors import GeneratorError, ServerDiedError, ServerStartError, VerificationError
 from serverbench.judge.memory import per_connection_kb, record_growths
-from serverbench.measure.machine import machine_info, python_info
-from serverbench.measure.sampling import TreeSampler
-from serverbench.measure.servers import start_variant
-from serverbench.measure.slowclients import SlowClients
-from serverbench.measure.trial import Trial, Warmup, run_trial
-from serverbench.measure.verify import verify
+from serverbench.measure.host.machine import machine_info, python_info
+from serverbench.measure.host.sampling import TreeSampler
+from serverbench.measure.serving.servers import start_variant
+from serverbench.measure.serving.verify import verify
+from serverbench.measure.trials.slowclients import SlowClients
+from serverbench.measure.trials.trial import Trial, Warmup, run_trial
 
 ROOT = Path(__file__).resolve().parents[1]
 APPS = ROOT / "apps"

@@ -27,11 +27,11 @@ from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.drivers.base import driver_for
 from serverbench.errors import GeneratorError, ServerDiedError, ServerStartError, VerificationError
-from serverbench.measure.machine import machine_info, python_info
-from serverbench.measure.servers import start_variant, unavailable_reason
-from serverbench.measure.slowclients import SlowClients
-from serverbench.measure.trial import Trial, Warmup, run_trial
-from serverbench.measure.verify import verify
+from serverbench.measure.host.machine import machine_info, python_info
+from serverbench.measure.serving.servers import start_variant, unavailable_reason
+from serverbench.measure.serving.verify import verify
+from serverbench.measure.trials.slowclients import SlowClients
+from serverbench.measure.trials.trial import Trial, Warmup, run_trial
 
 ROOT = Path(__file__).resolve().parents[1]
 APPS = ROOT / "apps"

@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/time_breakdown.py run.json               # the breakdown, as Markdown
     .venv/bin/python benchmarks/time_breakdown.py run.json --summary benchmarks/results/answers.json --as default-run
 
-Reads the ``phases`` a results file carries (every test's seconds per phase: measure.phases) and its records.
+Reads the ``phases`` a results file carries (every test's seconds per phase: measure.trials.phases) and its records.
 ``--summary`` merges the figures under ``--as`` into a small JSON file, from which the docs' figures are rendered
 (benchmarks/answers.py render).
 """
@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from serverbench.judge.checks import LITTLE_TOLERANCE, littles_law, littles_ratio
-from serverbench.measure.phases import PHASES
+from serverbench.measure.trials.phases import PHASES
 from serverbench.records import results as results_file
 from serverbench.report.phases import cell_label
 from serverbench.report.progress import clock

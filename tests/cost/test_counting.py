@@ -8,7 +8,7 @@ from serverbench.catalog.apps import APPS
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.judge.cost import COST_MIN_EFFECT, FAIL, PASS, judge_cost
-from serverbench.measure.cost import CostPlan, measure_cost
+from serverbench.measure.counting.cost import CostPlan, measure_cost
 from serverbench.records.cost import CostBaseline
 
 pytestmark = pytest.mark.skipif(
@@ -41,7 +41,7 @@ def test_the_ab_gate_counts_each_arm_and_flags_injected_work(apps_dir, no_leaks)
     from serverbench.gate.loop import Counted
     from serverbench.gate.plan import ABPlan, Arm
     from serverbench.judge.cost import COST_MIN_EFFECT, judge_counts, spread
-    from serverbench.measure.ab import count_arms
+    from serverbench.measure.trials.ab import count_arms
 
     variant = registry()["aiohttp"]
     plan = ABPlan(

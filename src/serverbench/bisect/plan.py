@@ -2,7 +2,7 @@
 
 The range (every commit from the good end to the bad one, each with its lock file's id), the cell (a
 variant serving the reference app or the user's ``perf_app``, on one workload or endpoint), the threshold
-and how many requests each count covers.  :mod:`serverbench.measure.bisect` counts commits of it,
+and how many requests each count covers.  :mod:`serverbench.measure.counting.bisect` counts commits of it,
 :mod:`serverbench.judge.bisect` says which to count next and what was found.  Every problem is reported
 at once, each naming its fix.
 """
@@ -19,9 +19,9 @@ from ..catalog.userapp import AppTarget
 from ..catalog.workloads import Workload
 from ..config.options import OPTIONS_BY_NAME
 from ..errors import ConfigError
-from ..measure.callgrind import valgrind_missing
-from ..measure.commits import Commit
-from ..measure.servers import unavailable_reason
+from ..measure.counting.callgrind import valgrind_missing
+from ..measure.serving.servers import unavailable_reason
+from ..measure.trees.commits import Commit
 from ..processes.executors import missing_modules_in
 
 DEFAULT_THRESHOLD = OPTIONS_BY_NAME["perf_cost_tolerance"].default  # the cost gate's: 2%

@@ -1,7 +1,7 @@
 """A bisection on the counted cost: count the range's two ends, then each commit the judge asks for, until it
 has found every step.
 
-The loop between :mod:`serverbench.measure.bisect` (one commit counted, or skipped with its reason) and
+The loop between :mod:`serverbench.measure.counting.bisect` (one commit counted, or skipped with its reason) and
 :mod:`serverbench.judge.bisect` (which commit next, and what the counts say).  The ends are counted at the
 same time; an end that cannot be counted stops the bisection with what to do instead.
 ``serverbench bisect`` (:mod:`serverbench.cli.bisect`) and the tests call :func:`run`; :func:`to_record` makes
@@ -16,8 +16,8 @@ from typing import Any, Callable
 
 from ..errors import ConfigError
 from ..judge.bisect import Bisection, bisection, next_commit
-from ..measure.bisect import Attempt, count_both, count_commit
-from ..measure.lockenv import Environments
+from ..measure.counting.bisect import Attempt, count_both, count_commit
+from ..measure.trees.lockenv import Environments
 from ..records import bisects
 from .plan import BisectPlan
 

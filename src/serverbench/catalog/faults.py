@@ -9,7 +9,7 @@ One fault is written ``ACTION-BACKEND[:LATENCY][@AT]``:
 
 ``slow``, ``drop`` and ``reset`` go through a toxiproxy placed between the app and the backend;
 ``kill`` needs a backend serverbench started (it owns the process).  Parsing is pure: the
-executor is :mod:`serverbench.measure.faults`, the judgement :mod:`serverbench.judge.faults`.
+executor is :mod:`serverbench.measure.trials.faults`, the judgement :mod:`serverbench.judge.faults`.
 """
 
 from __future__ import annotations

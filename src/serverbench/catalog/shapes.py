@@ -6,7 +6,7 @@ which shapes it can execute (:func:`refusal`); anything else is refused with the
 server starts.
 
 A shape may also hold slow clients beside that load (``c16+idle16``: 16 connections that open and send
-nothing while 16 drive the load); measure.slowclients runs them.  The kinds are :data:`SLOW_KINDS`.
+nothing while 16 drive the load); measure.trials.slowclients runs them.  The kinds are :data:`SLOW_KINDS`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..errors import ConfigError
 
-# What a slow client does once connected (measure.slowclients runs them):
+# What a slow client does once connected (measure.trials.slowclients runs them):
 SLOW_KINDS = {
     "slowloris": "sends its headers a byte at a time and never finishes them",
     "idle": "opens the connection and sends nothing",

@@ -6,7 +6,7 @@ each (``home GET / status=200 type=text/html contains=Welcome``) or from its con
 (``pytest_perf_endpoints``, built with :func:`endpoint`).  This module parses those values and
 turns them into the catalog's own data: an :class:`~serverbench.catalog.apps.App`, one
 :class:`~serverbench.catalog.workloads.Workload` per endpoint, and the servers' environment.
-Pure: the interface is detected elsewhere (:mod:`serverbench.measure.appinterface`).
+Pure: the interface is detected elsewhere (:mod:`serverbench.measure.serving.appinterface`).
 
 What a project that serves its own app imports: ``from serverbench.catalog.userapp import endpoint``
 (``Endpoint`` and ``Request``, the types it builds, are importable from here too; docs/your-app.md).

@@ -59,7 +59,7 @@ class Variant:
     # wait in the kernel's SYN retransmits, not in the server's queue (the syn-drops check names them).
     backlog: int | None = None
     # The server never forks: its first process serves every request (a counted run reads its process tree as soon as
-    # that process holds the socket, instead of waiting for the tree to stay unchanged: measure.workers.settled).  Not
+    # that process holds the socket, instead of waiting for the tree to stay unchanged: measure.counting.workers.settled).  Not
     # wsgiref, although it never forks: read at once, its count rose 1.1% (711,507 instructions per request twice,
     # against 702,925 and 704,284 after the 2 s settle, 2026-11-27), so something of its first seconds falls in the
     # window; it keeps the settle time, as its committed baseline was counted.

@@ -39,11 +39,11 @@ from ..errors import ConfigError, ServerbenchError
 from ..gate import user
 from ..judge.bisect import REGRESSION, Bisection
 from ..judge.cost import attribute
-from ..measure import commits as git
-from ..measure.bisect import Attempt, profiled
-from ..measure.commits import Commit
-from ..measure.lockenv import Environments
-from ..measure.worktree import worktree
+from ..measure.counting.bisect import Attempt, profiled
+from ..measure.trees import commits as git
+from ..measure.trees.commits import Commit
+from ..measure.trees.lockenv import Environments
+from ..measure.trees.worktree import worktree
 from ..processes.stopping import terminating_through_finally
 from ..records import bisects
 from ..records import decisions as decision_file

@@ -34,10 +34,10 @@ from ..gate.plan import DEFAULT_LOAD, ABPlan, Arm, default_mode, pairs_per_block
 from ..judge.ab import COST, GATE_BLOCKS, GATE_POLICY, min_blocks, rejudge, stored_policy
 from ..judge.cost import Shift, attribute
 from ..judge.decision import Policy
-from ..measure.ab import profile_arms
-from ..measure.appsetup import set_up_app
-from ..measure.callgrind import valgrind_missing
-from ..measure.worktree import worktree
+from ..measure.counting.callgrind import valgrind_missing
+from ..measure.serving.appsetup import set_up_app
+from ..measure.trees.worktree import worktree
+from ..measure.trials.ab import profile_arms
 from ..processes.stopping import terminating_through_finally
 from ..records import decisions as decision_file
 from ..records.cost import CostBaseline

@@ -38,7 +38,7 @@ from .rank import nearest_rank
 OHA_CAPABILITIES = Capabilities("oha", ("open", "closed"), requests_per_connection=False, ramp=False)
 # A closed-model run's lead-in: load runs this long before the measured window opens, in the same run, so the window
 # starts in steady state (connections open, caches and pools warm, a pool's queue full, not drained).  It is the
-# trial's warm-up too (measure.trial: no separate warm-up run, its rate per slice recorded as the warm-up's); the perf
+# trial's warm-up too (measure.trials.trial: no separate warm-up run, its rate per slice recorded as the warm-up's); the perf
 # suite sets it to --perf-warmup, longer on a cell with a designed queue (catalog.windows).  Requests sent in it are
 # not counted.
 LEAD_S = 1.0

@@ -1,6 +1,6 @@
 """A same-session A/B decision: count, then measure blocks up to each look and judge, until the judge stops.
 
-The loop between :mod:`serverbench.measure.ab` (paired values, no verdicts) and :mod:`serverbench.judge.ab`
+The loop between :mod:`serverbench.measure.trials.ab` (paired values, no verdicts) and :mod:`serverbench.judge.ab`
 (verdicts, no processes).  First the counted signals (``plan.cost_repeats``: instructions per request of fresh
 runs per arm under valgrind, and the same runs' system calls, connections and memory kept): one count per
 arm, both at once, and a second when the first is ambiguous; a counted regression of either ends the
@@ -21,7 +21,7 @@ from ..judge.ab import COST, UNREACHED, Judgement, decided, judge, judge_counted
 from ..judge.memory import growth_pairs
 from ..judge.signals import GROWTH
 from ..judge.system import as_decision, judge_system
-from ..measure.ab import count_arms, run_blocks
+from ..measure.trials.ab import count_arms, run_blocks
 from ..records.cost import CostRecord
 from ..records.decisions import ABDecision, Decision, Measurement
 from .plan import ABPlan

@@ -1,6 +1,6 @@
 """What one same-session A/B decision runs, resolved and validated in one place: the :class:`ABPlan`.
 
-The runner (:mod:`serverbench.measure.ab`) reads what to measure from it, the judge
+The runner (:mod:`serverbench.measure.trials.ab`) reads what to measure from it, the judge
 (:mod:`serverbench.judge.ab`) how to decide and when to measure more; :mod:`serverbench.gate.loop` hands it
 to both.  Its defaults are the gate's proven configuration: the window, warm-up and connections come from
 the option table's gate defaults (:mod:`serverbench.config.options`), the policy and blocks from the judge.
@@ -20,8 +20,8 @@ from ..errors import ConfigError
 from ..hosts.inventory import ENV_VAR as HOSTS_ENV
 from ..judge.ab import GATE_BLOCKS, GATE_POLICY, Looks, looks_for
 from ..judge.decision import Policy
-from ..measure.arms import Arm
-from ..measure.servers import unavailable_reason
+from ..measure.serving.servers import unavailable_reason
+from ..measure.trials.arms import Arm
 from ..processes.executors import missing_modules_in
 
 MODES = ("simultaneous", "sequential")
@@ -55,7 +55,7 @@ class ABPlan:
     ``looks``: the blocks after which the judge looks (None: :func:`~serverbench.judge.ab.looks_for` ``blocks``,
     the last at ``blocks``); ``retries``: fresh attempts while the verdict is not reached, each judged at
     alpha / (retries + 1).  ``cost_repeats``: counts of instructions per request per arm
-    (:mod:`serverbench.measure.cost`), judged against their own A/A spread.  ``backend_env``: the variables handing backend URLs to
+    (:mod:`serverbench.measure.counting.cost`), judged against their own A/A spread.  ``backend_env``: the variables handing backend URLs to
     the servers (:func:`serverbench.backends.base.env`).  Every problem is reported at once.
     """
 

@@ -23,8 +23,8 @@ from ..catalog.workloads import Workload
 from ..config.options import PerfConfig, resolve
 from ..config.project import ProjectConfig, find
 from ..errors import ConfigError
-from ..measure.servers import unavailable_reason
-from ..measure.userapp import resolve_user_app
+from ..measure.serving.servers import unavailable_reason
+from ..measure.serving.userapp import resolve_user_app
 
 
 @dataclass(frozen=True)

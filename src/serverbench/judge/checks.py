@@ -3,7 +3,7 @@
 Each rule reads one stored :class:`~serverbench.records.schema.Result` (``check_session``: all of a
 session's) and returns a :class:`Flag` naming what was seen, what it means and what to do, or None.
 The rules judge; they never measure (the kernel's listen counters a rule reads were taken by
-``measure.kernel`` around the measured window).  docs/checks.md explains every flag.
+``measure.host.kernel`` around the measured window).  docs/checks.md explains every flag.
 """
 
 from __future__ import annotations

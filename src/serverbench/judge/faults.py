@@ -15,7 +15,7 @@ FAST_S = 1.0  # a first failure sooner than this after the fault: the server fai
 
 
 class Observed(Protocol):
-    """What the fault executor saw in one window (measure.faults.FaultRun)."""
+    """What the fault executor saw in one window (measure.trials.faults.FaultRun)."""
 
     fault: Fault
     window_s: float

@@ -1,5 +1,5 @@
 """What the A/B gate compares: the signals, where each is measured, which way is better, and whether it
-gates.  Data and per-signal policy only; the measurement is in :mod:`serverbench.measure.ab` (it names its
+gates.  Data and per-signal policy only; the measurement is in :mod:`serverbench.measure.trials.ab` (it names its
 paired values by these signals' names), the statistics in :mod:`serverbench.judge.decision`, the judging
 of a whole decision in :mod:`serverbench.judge.ab`."""
 
@@ -49,7 +49,7 @@ class Signal:
 # burst queues every request behind it (an A/A p50 went from 0.6 ms to 24-36 ms for one block; at
 # half of saturation pair dispersion was 83-109%), so its verdicts need a 10% effect, tolerate 30%
 # dispersion, and do not trigger the extension (its interval is wide whatever the blocks).
-# Peak PSS (measure.sampling) gates at a 5% effect: it is nearly deterministic for a given server and app
+# Peak PSS (measure.host.sampling) gates at a 5% effect: it is nearly deterministic for a given server and app
 # (A/A on aiohttp /json: pair dispersion 1.3%, single pairs -2.1% to +2.0%, because an arm's peak is one
 # allocator step, ~0.9 MB, above or below; docs/measurements.md#memory); a pre-fork server's PSS also
 # moves with how the requests spread over its workers.

@@ -20,10 +20,10 @@ from ..config.options import parse_option
 from ..errors import ConfigError, ServerbenchError
 from ..judge.cost import FAIL, CostVerdict, judge_cost
 from ..judge.system import VDSO
-from ..measure.cost import CostPlan, measure_cost
-from ..measure.pytrace import profile_python
-from ..measure.reset import reset_app
-from ..measure.servers import unavailable_reason
+from ..measure.counting.cost import CostPlan, measure_cost
+from ..measure.counting.pytrace import profile_python
+from ..measure.serving.reset import reset_app
+from ..measure.serving.servers import unavailable_reason
 from ..records.cost import CostBaselineStore, CostRecord, add_to_results_file, environment_id
 from .fixtures import perf_session_of
 

@@ -30,10 +30,10 @@ from ..errors import BackendFault, ConfigError, ServerbenchError
 from ..judge.checks import no_answers
 from ..judge.faults import fault_message
 from ..judge.verdict import BaselineCheck, Check
-from ..measure.faults import FaultInjection, Toxiproxy
-from ..measure.reset import reset_app
-from ..measure.servers import RunningServer, ServerPool, start_variant, unavailable_reason
-from ..measure.trial import Trial, Warmup, run_trial
+from ..measure.serving.reset import reset_app
+from ..measure.serving.servers import RunningServer, ServerPool, start_variant, unavailable_reason
+from ..measure.trials.faults import FaultInjection, Toxiproxy
+from ..measure.trials.trial import Trial, Warmup, run_trial
 from ..records.results import Failure
 from ..records.schema import Result, replicated
 from .session import PerfSession
@@ -447,7 +447,7 @@ def perf_trial(
 
 
 def _warmup_driver(session: PerfSession, shape: LoadShape, workload: str):
-    """A locust scenario on a URL mix warms up with wrk on that mix (measure.trial.Trial.warmup_driver); other shapes
+    """A locust scenario on a URL mix warms up with wrk on that mix (measure.trials.trial.Trial.warmup_driver); other shapes
     warm up with their own driver (None)."""
     if shape.workers is None or not session.workload(workload).mix:
         return None

@@ -1,7 +1,7 @@
 """The order perf tests run in: every test of one cell (variant x app) together, so its server starts once.
 
 pytest collects test files one after another (tests/perf/test_locust.py's cells, then test_throughput.py's), and the
-server pool keeps one server running at a time (measure.servers.ServerPool: an idle server would take CPU from the one
+server pool keeps one server running at a time (measure.serving.servers.ServerPool: an idle server would take CPU from the one
 under load), so each cell's server would start once per file.  Grouped by cell, each starts once for all its
 workloads; no state carries from one workload to the next but the process itself (the backends are seeded before each
 test), and each record says which process served it (``extra["server"]``).

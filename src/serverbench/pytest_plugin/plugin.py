@@ -12,8 +12,8 @@ from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
 from ..config import options as cfg
 from ..errors import ConfigError, ServerbenchError
-from ..measure.servers import unavailable_reason
-from ..measure.userapp import resolve_user_app
+from ..measure.serving.servers import unavailable_reason
+from ..measure.serving.userapp import resolve_user_app
 from ..processes.executors import raise_open_files
 from ..report import benchmark_json, reference
 from ..report.phases import cell_label

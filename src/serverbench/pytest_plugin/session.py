@@ -36,10 +36,10 @@ from ..hosts.connected import ConnectedHosts, connected
 from ..judge.checks import check_session
 from ..judge.drift import size_drift
 from ..judge.verdict import FAIL, Verdict
-from ..measure.appsetup import set_up_app
-from ..measure.commits import head
-from ..measure.machine import machine_info, python_info
-from ..measure.phases import PhaseClock
+from ..measure.host.machine import machine_info, python_info
+from ..measure.serving.appsetup import set_up_app
+from ..measure.trees.commits import head
+from ..measure.trials.phases import PhaseClock
 from ..records import results as results_file
 from ..records.baselines import Baseline, BaselineStore
 from ..records.results import Failure

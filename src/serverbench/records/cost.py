@@ -69,7 +69,7 @@ NOT_RECORDED = "not recorded: counted before serverbench kept system calls and m
 
 @dataclass(frozen=True)
 class SystemCounts:
-    """Per request in the counted window, from valgrind's system-call trace (measure/systrace.py): system calls
+    """Per request in the counted window, from valgrind's system-call trace (measure/counting/systrace.py): system calls
     by name, bytes sent and received on sockets, connections opened (accept and connect)."""
 
     calls: Mapping[str, float]
@@ -135,7 +135,7 @@ class CostRecord:
     # What the window asked of the kernel, per request; None with the reason in ``system_absent`` (never zero).
     system: SystemCounts | None = None
     system_absent: str = ""
-    # Bytes the program's memory grew by per request across the window (measure/clientmemory.py); None: ``kept_absent``.
+    # Bytes the program's memory grew by per request across the window (measure/counting/clientmemory.py); None: ``kept_absent``.
     kept_per_request: float | None = None
     kept_absent: str = ""
 

@@ -350,7 +350,7 @@ class BackendUsage:
 
 @dataclass(frozen=True)
 class SlowClientReport:
-    """The slow clients held beside a measured window (measure.slowclients): how many opened, which the
+    """The slow clients held beside a measured window (measure.trials.slowclients): how many opened, which the
     server dropped and after how long each had been open, and what it sent before dropping them."""
 
     kind: str
@@ -422,14 +422,14 @@ class Result:
     warmup_settled: bool | None = None
     backends: tuple[BackendUsage, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
-    kernel: Mapping[str, int] = field(default_factory=dict)  # listen-queue counters' rise (measure.kernel)
+    kernel: Mapping[str, int] = field(default_factory=dict)  # listen-queue counters' rise (measure.host.kernel)
     slow_clients: SlowClientReport | None = None  # held beside the load when the shape asks (c16+idle16)
-    host_cpu_s: float | None = None  # every process's CPU on the machine during the window (measure.hostcpu)
+    host_cpu_s: float | None = None  # every process's CPU on the machine during the window (measure.host.hostcpu)
     host_steal_s: float | None = None  # CPU the hypervisor gave other guests during the window
-    server_pss_mb: float | None = None  # the server tree's peak PSS (measure.sampling); None in older records
+    server_pss_mb: float | None = None  # the server tree's peak PSS (measure.host.sampling); None in older records
     server_pss_end_mb: float | None = None  # its PSS at the window's end
     memory: Mapping[str, Any] = field(default_factory=dict)  # per process at the end, and the samples over time
-    # The wall time the host's counters covered (measure.hostcpu): the window, or for a driver without a lead-in the
+    # The wall time the host's counters covered (measure.host.hostcpu): the window, or for a driver without a lead-in the
     # generator's whole run (locust's users answer for less: it imports and spawns first).  None in older records.
     host_wall_s: float | None = None
 

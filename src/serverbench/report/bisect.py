@@ -15,7 +15,7 @@ from typing import Any
 from ..judge.ab import COST
 from ..judge.bisect import Bisection, bisection, summary
 from ..judge.cost import APP, Shift, by_package
-from ..measure.commits import Commit
+from ..measure.trees.commits import Commit
 
 SHIFT_FIELDS = ("level", "function", "module", "package", "role", "base", "candidate", "share")
 

@@ -1,6 +1,6 @@
 """Where a perf session's time went, for people: seconds per phase summed over the tests, and the slowest tests.
 
-Pure: the phases of each test in (``measure.phases.PhaseClock``, or a results file's ``phases``), lines out.
+Pure: the phases of each test in (``measure.trials.phases.PhaseClock``, or a results file's ``phases``), lines out.
 
     where the time went: 14 min 12 s in 182 tests (install 1 min 40 s before pytest)
       window 6 min 02 s (42%) · lead-in 2 min 10 s (15%) · start 1 min 31 s (11%) · ...
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..measure.phases import PHASES
+from ..measure.trials.phases import PHASES
 from .progress import clock
 
 SLOWEST = 5

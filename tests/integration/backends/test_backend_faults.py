@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from serverbench.errors import MissingBinaryError
-from serverbench.measure.faults import TOXIPROXY_INSTALL, toxiproxy_binary
+from serverbench.measure.trials.faults import TOXIPROXY_INSTALL, toxiproxy_binary
 
 pytestmark = [
     pytest.mark.usefixtures("no_leaks"),

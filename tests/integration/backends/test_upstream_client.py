@@ -10,7 +10,7 @@ import pytest
 from serverbench.backends.upstream import start_upstream
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.variants import registry
-from serverbench.measure.servers import start_variant, unavailable_reason
+from serverbench.measure.serving.servers import start_variant, unavailable_reason
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from serverbench.measure.callgrind import valgrind_missing
+from serverbench.measure.counting.callgrind import valgrind_missing
 
 ROOT = Path(__file__).resolve().parents[3]
 pytestmark = [

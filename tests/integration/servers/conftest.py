@@ -8,9 +8,9 @@ import pytest
 
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
-from serverbench.measure.machine import python_info
-from serverbench.measure.servers import start_variant
-from serverbench.measure.trial import Trial, Warmup, run_trial
+from serverbench.measure.host.machine import python_info
+from serverbench.measure.serving.servers import start_variant
+from serverbench.measure.trials.trial import Trial, Warmup, run_trial
 
 VARIANTS = registry()
 

@@ -11,8 +11,8 @@ from serverbench.catalog.apps import APPS, App
 from serverbench.catalog.contract import ENDPOINTS
 from serverbench.catalog.variants import registry
 from serverbench.errors import VerificationError
-from serverbench.measure.servers import start_variant, unavailable_reason
-from serverbench.measure.verify import verify
+from serverbench.measure.serving.servers import start_variant, unavailable_reason
+from serverbench.measure.serving.verify import verify
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 VARIANTS = registry()

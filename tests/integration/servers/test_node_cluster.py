@@ -9,8 +9,8 @@ from serverbench.backends.upstream import start_upstream
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.contract import ENDPOINTS
 from serverbench.catalog.variants import registry
-from serverbench.measure.servers import start_variant, unavailable_reason
-from serverbench.measure.verify import verify
+from serverbench.measure.serving.servers import start_variant, unavailable_reason
+from serverbench.measure.serving.verify import verify
 from tests.integration.processes import settled_tree
 
 pytestmark = pytest.mark.usefixtures("no_leaks")

@@ -24,8 +24,8 @@ from serverbench.errors import (
     ServerStartError,
     VerificationError,
 )
-from serverbench.measure.machine import machine_info
-from serverbench.measure.servers import ServerPool, interpreter, start_variant, unavailable_reason
+from serverbench.measure.host.machine import machine_info
+from serverbench.measure.serving.servers import ServerPool, interpreter, start_variant, unavailable_reason
 from serverbench.processes.executors import free_port, require_binary
 from tests.integration.processes import gone, settled_tree
 

@@ -11,8 +11,8 @@ import pytest
 from serverbench.catalog.shapes import from_label
 from serverbench.catalog.variants import registry
 from serverbench.drivers.wrk import WrkDriver
-from serverbench.measure.servers import start_variant, unavailable_reason
-from serverbench.measure.slowclients import hold_time
+from serverbench.measure.serving.servers import start_variant, unavailable_reason
+from serverbench.measure.trials.slowclients import hold_time
 from serverbench.records.schema import Result
 
 pytestmark = [

@@ -6,8 +6,8 @@ import pytest
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.contract import ENDPOINTS
 from serverbench.catalog.variants import registry
-from serverbench.measure.servers import start_variant
-from serverbench.measure.verify import fetch, verify
+from serverbench.measure.serving.servers import start_variant
+from serverbench.measure.serving.verify import fetch, verify
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 REFERENCE_SERVER = {

@@ -30,7 +30,7 @@ import psutil
 import pytest
 
 from serverbench.drivers.base import closed_driver
-from serverbench.measure.machine import machine_info
+from serverbench.measure.host.machine import machine_info
 from serverbench.records import results as results_file
 from serverbench.records.baselines import BaselineStore
 
@@ -469,7 +469,7 @@ GATE_HOLDS = """
 import sys, time
 from pathlib import Path
 from serverbench.processes.stopping import terminating_through_finally
-from serverbench.measure.worktree import worktree
+from serverbench.measure.trees.worktree import worktree
 with terminating_through_finally(), worktree("HEAD", Path(sys.argv[1])) as path:
     print(path, flush=True)
     if sys.argv[2] == "raise":
@@ -526,7 +526,7 @@ def test_gate_worktree_removed_on_every_exit_path(repo, how):
 def test_gate_killed_outright_leaves_a_worktree_the_next_run_removes(repo, capsys):
     """SIGKILL of the gate leaves its worktree (nothing runs in a killed process); the next gate removes it,
     names it, and keeps the worktree of a gate still running."""
-    from serverbench.measure.worktree import prune_stale_worktrees, worktree
+    from serverbench.measure.trees.worktree import prune_stale_worktrees, worktree
 
     with subprocess.Popen(
         [sys.executable, "-c", GATE_HOLDS, str(repo), "hold"], stdout=subprocess.PIPE, text=True

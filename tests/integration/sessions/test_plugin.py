@@ -12,8 +12,8 @@ import pytest
 
 from serverbench.catalog.variants import registry
 from serverbench.drivers.base import closed_driver
-from serverbench.measure.machine import machine_info
-from serverbench.measure.servers import start_variant
+from serverbench.measure.host.machine import machine_info
+from serverbench.measure.serving.servers import start_variant
 from serverbench.processes.executors import free_port
 
 pytestmark = pytest.mark.usefixtures("no_leaks")

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from serverbench.measure.lockenv import uv_binary
+from serverbench.measure.trees.lockenv import uv_binary
 
 ROOT = Path(__file__).resolve().parents[3]
 pytestmark = [pytest.mark.documented, pytest.mark.usefixtures("no_leaks")]

@@ -1,4 +1,4 @@
-"""The Node.js rows as data: which apps they serve and what they need installed (their skip reasons: measure/test_servers.py)."""
+"""The Node.js rows as data: which apps they serve and what they need installed (their skip reasons: measure/serving/test_servers.py)."""
 
 import dataclasses
 import shutil

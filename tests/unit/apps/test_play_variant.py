@@ -1,4 +1,4 @@
-"""The Play row as data: a JVM app serving part of the contract, refused for the rest (its skip reason: measure/test_servers.py)."""
+"""The Play row as data: a JVM app serving part of the contract, refused for the rest (its skip reason: measure/serving/test_servers.py)."""
 
 from pathlib import Path
 

@@ -22,7 +22,7 @@ from serverbench.catalog.matrix import Cell
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.errors import ConfigError
-from serverbench.measure.commits import Commit
+from serverbench.measure.trees.commits import Commit
 from tests.unit.fuzzing import fuzz
 
 VARIANT = registry()["waitress-t4"]

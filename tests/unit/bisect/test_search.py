@@ -1,7 +1,7 @@
 """bisect.search: the loop between counting and judging, the ends' check and the bisection file's fields.
 
 The counts are canned (each commit's count given by position, as in judge/test_bisect.py): what is tested is
-which commits the loop counts and what it hands on, not a count (measure/bisect.py's, tested with valgrind
+which commits the loop counts and what it hands on, not a count (measure/counting/bisect.py's, tested with valgrind
 in tests/integration/gate/test_bisect.py).
 """
 
@@ -23,8 +23,8 @@ from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.errors import ConfigError
 from serverbench.judge.bisect import Bisection, Step, bisection, next_commit
-from serverbench.measure.bisect import Attempt
-from serverbench.measure.commits import Commit
+from serverbench.measure.counting.bisect import Attempt
+from serverbench.measure.trees.commits import Commit
 from serverbench.records import bisects
 from tests.unit.fuzzing import fuzz
 from tests.unit.records.test_cost import ENV, make

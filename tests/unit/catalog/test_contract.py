@@ -7,7 +7,7 @@ import pytest
 from serverbench.catalog import contract
 from serverbench.catalog.contract import ENDPOINTS, REDIS_VALUE, Request, check_response
 from serverbench.errors import VerificationError
-from serverbench.measure import verify as verify_module
+from serverbench.measure.serving import verify as verify_module
 from serverbench.processes.ports import free_port
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from serverbench.bisect import plan as plan_module
 from serverbench.cli import bisect as command
-from serverbench.measure.commits import Commit
-from tests.unit.measure.test_commits import _git
+from serverbench.measure.trees.commits import Commit
+from tests.unit.measure.trees.test_commits import _git
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from serverbench.records.schema import ERROR_KEYS, LoadReport
 
 @dataclass
 class Run:
-    """What the fault executor saw (measure.faults.FaultRun's fields)."""
+    """What the fault executor saw (measure.trials.faults.FaultRun's fields)."""
 
     fault: Fault
     window_s: float = 5.0

@@ -408,7 +408,7 @@ def test_a_growth_reason_gives_both_ends_of_the_interval():
 
 
 # Merged from test_memory_gate.py: Growth as a gated A/B signal (judge.memory.judge_growth, growth_pairs), and the
-# soak's other columns: sockets and the Python heap a server writes (measure.sampling), each judged for growth like
+# soak's other columns: sockets and the Python heap a server writes (measure.host.sampling), each judged for growth like
 # PSS (no server).
 # No two pairs' differences equal in size: scipy's Wilcoxon takes its exact path, not a 4,096-way permutation
 # test (about 3 s a call, which made each mutant of judge_growth a minute's work).

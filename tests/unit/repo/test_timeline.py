@@ -62,7 +62,7 @@ def test_the_suite_writes_the_timeline_the_script_reads(tmp_path):
     path = tmp_path / "tl.jsonl"
     env = {**os.environ, "SERVERBENCH_TIMELINE": str(path)}
     env.pop("PYTEST_XDIST_WORKER", None)
-    test = "tests/unit/measure/test_bytecode.py"
+    test = "tests/unit/measure/serving/test_bytecode.py"
     subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", test],
         cwd=ROOT,
