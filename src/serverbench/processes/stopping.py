@@ -6,7 +6,8 @@ removed.  Python's default SIGTERM ends the process at once and leaves them (a g
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
@@ -23,3 +24,17 @@ def terminating_through_finally() -> Iterator[None]:
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
+
+
+def sigterm_interrupts() -> Callable[[], None]:
+    """From now on SIGTERM stops this process as Ctrl-C does (KeyboardInterrupt, which pytest ends its session on
+    through every teardown: the servers, backends and the load hosts' processes are stopped); returns what puts the
+    previous handler back.  Off the main thread, where no handler can be set, it changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.signal(signal.SIGTERM, _interrupt_on_sigterm)
+    return lambda: signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt_on_sigterm(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum} (SIGTERM)")

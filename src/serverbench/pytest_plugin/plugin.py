@@ -15,6 +15,7 @@ from ..errors import ConfigError, ServerbenchError
 from ..measure.serving.servers import unavailable_reason
 from ..measure.serving.userapp import resolve_user_app
 from ..processes.executors import raise_open_files
+from ..processes.stopping import sigterm_interrupts
 from ..report import benchmark_json, reference
 from ..report.phases import cell_label
 from ..report.phases import lines as phase_lines
@@ -115,6 +116,9 @@ def pytest_configure(config: pytest.Config) -> None:
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[SESSION_KEY] = PerfSession(resolved, variants, selected, workloads, user)
+    # A CI runner's cancel or `kill` (SIGTERM) ends the session as Ctrl-C does, through every teardown: Python's
+    # default would end at once, and the processes on load hosts, tethered to this one's SSH sessions, would stay.
+    config.add_cleanup(sigterm_interrupts())
     stream = None if config.option.collectonly or hasattr(config, "workerinput") else terminal_stream()
     if stream is not None:  # a terminal: the live progress line
         line = ProgressLine(config, config.stash[SESSION_KEY], stream)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -126,6 +127,46 @@ def test_counted_cost_runs_on_the_server_host_against_the_backends_hosts_redis(t
     (record,) = json.loads(records.read_text())["cost"]
     assert record["workload"] == "redis" and record["instructions_per_request"] > 0
     assert _namespaces() == before
+
+
+# Run in the server's namespace by `hosts simulate`: pytest on the book site with locust's workers on both load hosts;
+# once a locust process runs in a load namespace, the signal goes to pytest; once pytest has ended, what still runs
+# in the load namespaces besides their sshd (which the simulation itself stops afterwards) is printed as JSON.
+INTERRUPTER = """
+import json, os, signal, subprocess, sys, time
+pytest = subprocess.Popen(sys.argv[2:])
+def left():
+    out = []
+    for ns in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.split():
+        if ns.startswith("sb") and "-load" in ns:
+            pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()
+            out += [(ns, open(f"/proc/{p}/cmdline").read().replace(chr(0), " ")[:80]) for p in pids
+                    if os.path.exists(f"/proc/{p}") and "sshd" not in open(f"/proc/{p}/cmdline").read()]
+    return out
+deadline = time.monotonic() + 120
+while not any("-m locust" in c for _, c in left()) and time.monotonic() < deadline and pytest.poll() is None:
+    time.sleep(0.05)
+seen = [c for _, c in left()]
+time.sleep(1)
+pytest.send_signal(int(sys.argv[1]))
+code = pytest.wait(60)
+time.sleep(0.5)
+print("\\n" + json.dumps({"seen": seen, "code": code, "left": left()}))
+"""
+
+
+@needs_namespaces
+@TIMED
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_run_stopped_by_a_signal_leaves_no_process_on_any_load_host(signum):
+    """Ctrl-C or SIGTERM to the controller mid-window: locust's master and workers on both load hosts are stopped
+    (by their pid, or by their tether when the session ends) before the controller exits."""
+    argv = [*PYTEST, "--perf-variants", "aiohttp", "--perf-workloads", "json", "-k", "u50", "--perf-duration=20"]
+    done = _simulate(2, sys.executable, "-c", INTERRUPTER, str(int(signum)), *argv, timeout=300)
+    said = done.stdout + done.stderr
+    got = json.loads(done.stdout[done.stdout.rindex('{"seen"') :])
+    assert any("-m locust" in c for c in got["seen"]), said[-3000:]
+    assert got["code"] != 0 and got["left"] == [], said[-3000:]
 
 
 def test_an_unreachable_load_host_stops_the_run_before_any_server_starts(tmp_path):

@@ -1,7 +1,9 @@
 """processes.stopping: SIGTERM stops a command as Ctrl-C does, through every finally, with the status a shell reads
 (128 + the signal), and the previous handler comes back after the block."""
 
+import os
 import signal
+import time
 
 import pytest
 
@@ -23,4 +25,19 @@ def test_the_previous_sigterm_handler_comes_back_after_the_block():
     before = signal.getsignal(signal.SIGTERM)
     with stopping.terminating_through_finally():
         assert signal.getsignal(signal.SIGTERM) is stopping._exit_on_sigterm
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_sigterm_interrupts_the_way_ctrl_c_does_until_put_back():
+    """Installed (the perf plugin does, for a pytest session), a real SIGTERM to this process raises
+    KeyboardInterrupt, which pytest ends its session on through every teardown; the returned call puts the previous
+    handler back."""
+    before = signal.getsignal(signal.SIGTERM)
+    restore = stopping.sigterm_interrupts()
+    try:
+        with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler runs at the next bytecode, at the latest here
+    finally:
+        restore()
     assert signal.getsignal(signal.SIGTERM) is before
