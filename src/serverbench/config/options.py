@@ -481,6 +481,12 @@ OPTIONS: tuple[Option, ...] = (
         "Allowed rise of instructions per request against the stored cost baseline (0.02 = fail when the count rises by more than 2 percent).",
     ),
     Option(
+        "perf_cost_baseline_counts",
+        _int(1, 100),
+        5,
+        "Counts per cell when cost baselines are saved (--perf-save-baseline with -m cost): the median count is stored with the spread of all of them, and a cell whose counts fall apart is judged with 3x that spread where it is wider than --perf-cost-tolerance (1: one count, no spread stored).",
+    ),
+    Option(
         "perf_cost_baseline_dir",
         _path,
         "baselines/cost",
@@ -547,6 +553,7 @@ class PerfConfig:
     cost_requests: int = 200
     slow_clients: tuple[tuple[str, int] | None, ...] = (None,)
     cost_tolerance: float = 0.02
+    cost_baseline_counts: int = 5
     cost_baseline_dir: Path | None = None
     shard: Shard | None = None
     app: AppTarget | None = None
@@ -665,6 +672,7 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
         port=values["perf_port"],
         cost_requests=values["perf_cost_requests"],
         cost_tolerance=values["perf_cost_tolerance"],
+        cost_baseline_counts=values["perf_cost_baseline_counts"],
         cost_baseline_dir=path("perf_cost_baseline_dir"),
         shard=values["perf_shard"],
         app=values["perf_app"],

@@ -2,7 +2,9 @@
 change came from.  Pure: records in, verdicts and rows out.
 
 A count does not move with the machine's speed or load, so the stored-baseline check can be tight
-(default 2%): it fails a cell whose instructions per request rose by more than its tolerance.  A
+(default 2%): it fails a cell whose instructions per request rose by more than its tolerance.  Where the
+counts a baseline was written from fell apart (threads or timers scheduled differently from run to run), its
+tolerance is ``SPREAD_FACTOR`` times their spread when that is wider, and the verdict says which.  A
 baseline applies unless what ran changed: a package that never ran in the counted window (certifi on
 ``/json``) never matters; when one that ran (in the baseline's window or the candidate's) moved, was
 added or removed, the cell is still judged and the verdict names the move ("+4.1% after flask 3.1.3 ->
@@ -20,7 +22,7 @@ from typing import Any
 
 from ..records.cost import APP, SAVE_COMMAND, CostBaseline, CostRecord, FunctionCost
 from ..records.decisions import Decision
-from .system import SystemVerdict, judge_system
+from .system import SPREAD_FACTOR, SystemVerdict, judge_system
 
 PASS, FAIL, NO_BASELINE = "pass", "fail", "no-baseline"
 TOP = 10
@@ -82,6 +84,7 @@ class CostVerdict:
     shifts: tuple[Shift, ...] = ()
     moved: tuple[str, ...] = ()  # "name old -> new" of each package that ran and changed
     system: SystemVerdict | None = None  # system calls, connections and memory kept (judge/system.py)
+    tolerance: Tolerance | None = None  # the instruction tolerance judged by: a constant, or from the baseline's spread
 
     @property
     def failed(self) -> bool:
@@ -93,6 +96,7 @@ class CostVerdict:
             "message": self.message,
             "baseline_per_request": self.baseline_per_request,
             "ratio": None if self.ratio is None else round(self.ratio, 6),
+            "tolerance": None if self.tolerance is None else self.tolerance.to_record(),
             "attribution": [s.to_record() for s in self.shifts],
             "moved": list(self.moved),
             "system": None if self.system is None else self.system.to_record(),
@@ -117,7 +121,8 @@ class CostVerdict:
 
 
 def judge_cost(record: CostRecord, baseline: CostBaseline | None, tolerance: float) -> CostVerdict:
-    """Fail when instructions per request exceed the baseline's by more than ``tolerance``."""
+    """Fail when instructions per request exceed the baseline's by more than its tolerance: ``tolerance``, or
+    SPREAD_FACTOR x the spread of the counts the baseline was written from where that is wider."""
     if baseline is None:
         return CostVerdict(
             NO_BASELINE,
@@ -126,11 +131,12 @@ def judge_cost(record: CostRecord, baseline: CostBaseline | None, tolerance: flo
     moved = tuple(package_changes(baseline.packages, record.packages, ran_in(baseline, record)))
     ratio = record.per_request / baseline.per_request if baseline.per_request > 0 else float("inf")
     after = f" after {'; '.join(moved)}" if moved else ""
+    judged_by = tolerance_of(baseline, tolerance)
     summary = (
         f"{ratio - 1:+.2%}{after}: {record.per_request:,.0f} instructions/request vs baseline "
-        f"{baseline.per_request:,.0f} (tolerance {tolerance:.1%})"
+        f"{baseline.per_request:,.0f} ({judged_by.stated()})"
     )
-    failed = ratio > 1 + tolerance
+    failed = ratio > 1 + judged_by.value
     system = judge_system([baseline], [record], _absent(record, baseline), record.requests)
     shifts = attribute(baseline, record) if failed or moved else ()
     if moved:
@@ -141,9 +147,60 @@ def judge_cost(record: CostRecord, baseline: CostBaseline | None, tolerance: flo
         failed = True
     if failed:
         return CostVerdict(
-            FAIL, f"cost rose beyond tolerance: {summary}", baseline.per_request, ratio, shifts, moved, system
+            FAIL,
+            f"cost rose beyond tolerance: {summary}",
+            baseline.per_request,
+            ratio,
+            shifts,
+            moved,
+            system,
+            judged_by,
         )
-    return CostVerdict(PASS, summary, baseline.per_request, ratio, shifts, moved, system)
+    return CostVerdict(PASS, summary, baseline.per_request, ratio, shifts, moved, system, judged_by)
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """The instruction tolerance a cell is judged with: ``constant`` (the session's, or a test's or variant's own),
+    or SPREAD_FACTOR x the spread of the ``counts`` counts its baseline was written from where that is wider."""
+
+    constant: float
+    counts: int | None = None  # None: the baseline keeps no spread (written from one count, or before spreads were)
+    spread: float = 0.0  # (max - min) / median of those counts' instructions per request
+
+    @property
+    def value(self) -> float:
+        return max(self.constant, SPREAD_FACTOR * self.spread)
+
+    @property
+    def from_spread(self) -> bool:
+        return self.value > self.constant
+
+    def stated(self) -> str:
+        """``tolerance ±1.7% from 5 counts' spread (...)``: the tolerance and where it came from."""
+        if self.counts is None:
+            return f"tolerance {self.constant:.1%}, a constant: the baseline keeps no measured spread"
+        if self.from_spread:
+            return (
+                f"tolerance ±{self.value:.1%} from {self.counts} counts' spread ({SPREAD_FACTOR:g}x {self.spread:.2%}, "
+                f"wider than {self.constant:.1%})"
+            )
+        return f"tolerance {self.constant:.1%}; {self.counts} counts' spread {self.spread:.2%}, {SPREAD_FACTOR:g}x it within"
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "value": round(self.value, 6),
+            "constant": self.constant,
+            "counts": self.counts,
+            "spread": round(self.spread, 6),
+        }
+
+
+def tolerance_of(baseline: CostBaseline, constant: float) -> Tolerance:
+    """The tolerance ``baseline`` is judged with: the constant where it keeps no spread of its counts."""
+    if baseline.spread is None:
+        return Tolerance(constant)
+    return Tolerance(constant, baseline.spread.counts, baseline.spread.instructions)
 
 
 def _absent(record: CostRecord, baseline: CostBaseline) -> str:

@@ -7,9 +7,10 @@ request.  A sync server makes the same calls for every request on every run, so 
 of one name (``CALLS_MIN``) is a change in what the code does: a sleep, a round trip to a backend
 (``sendto``/``recvfrom``), a file looked at (``newfstatat``), a connection opened per call (``connect``).
 Where a server's counts vary from run to run (a thread pool's ``futex`` wake-ups, an event loop's timer
-ticks), the tolerance of that name is ``SPREAD_FACTOR`` times the spread its counted runs show (the A/B
-gate's repeated counts), and at least its own count when that count is not a whole number per request
-(one count against a stored baseline has no spread to show); the verdict says so.  Calls the kernel's vDSO serves without a system call natively (``clock_gettime``) are
+ticks), the tolerance of that name is ``SPREAD_FACTOR`` times the spread its counts show: the A/B gate's
+repeated counts, or the counts a stored baseline was written from (records/cost.py ``CountSpread``).  A baseline
+stored without a spread (from one count, or before spreads were kept) shows none, so there a name whose count
+is not a whole number per request gets its own count as tolerance; the verdict says which.  Calls the kernel's vDSO serves without a system call natively (``clock_gettime``) are
 system calls only under valgrind: they are shown, never judged.  Bytes on sockets are shown when they move,
 not judged: a longer response is not, by itself, a regression.
 """
@@ -22,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..records.cost import SystemCounts
+from ..records.cost import CountSpread, SystemCounts
 from ..records.decisions import Decision
 
 CALLS_MIN = 1.0  # one more call of one name per request
@@ -35,7 +36,11 @@ KEPT_MIN = 256.0
 # warm-up and its free pages absorb a leak: at the A/B gate's 50 (warm-up 50), servers that keep nothing read
 # 328 B/req (gunicorn sync, 4 counts) and 492-573 (waitress-t4), and a leak of 1,000 bytes a request read 328 too.
 KEPT_MIN_REQUESTS = 200
-SPREAD_FACTOR = 3.0  # a name whose counts vary: its tolerance is 3x the widest arm's spread (max - min)
+# A figure whose counts vary: its tolerance is 3x the widest spread (max - min) its counts show, the arms' or the
+# stored baseline's; instructions per request too, against a baseline written from several counts (judge/cost.py).
+# With a baseline of 5 counts, 3x their range held all but one of the other counts (a fall) of 20 A/A counts per cell
+# (benchmarks/cost_spread.py, docs/cost.md#how-far-counts-fall-apart).
+SPREAD_FACTOR = 3.0
 # A name whose count per request is not a whole number (off by more than WHOLE_SLACK) is driven by scheduling or
 # timers, and a single count of it moves from run to run: waitress-t4's futex read 2.45-3.52 a request over 40
 # requests and 3.30-3.86 over 50 (2026-11-28).  Such a name fails only when it rises by its own count (doubles),
@@ -55,6 +60,7 @@ class Counts(Protocol):
 
     system: SystemCounts | None
     kept_per_request: float | None
+    spread: CountSpread | None
 
 
 @dataclass(frozen=True)
@@ -129,21 +135,28 @@ def judge_system(
 ) -> SystemVerdict:
     """Each arm's counted windows (one or more each: a stored baseline and a fresh count, or an A/B gate's
     repeated counts): the median of each figure per arm, judged against a limit, the larger of its floor and
-    SPREAD_FACTOR x the widest arm's spread.  ``absent``: why a side has no system counts (said once).
+    SPREAD_FACTOR x the widest spread shown: an arm's, or the one a stored baseline keeps of the counts it was written
+    from.  ``absent``: why a side has no system counts (said once).
     ``requests``: how many each window counted (memory kept is shown, not judged, below KEPT_MIN_REQUESTS)."""
     notes: list[str] = []
     regressions: list[Move] = []
     improvements: list[Move] = []
     shown: list[Move] = []
 
+    stored = [r.spread for r in (*base, *candidate) if r.spread is not None]  # of the counts a baseline came from
+
     def judge(what: str, b: list[float], c: list[float], floor: float, shown_only: bool = False) -> None:
-        spread = max(max(b) - min(b), max(c) - min(c))
+        spread, whose = max(max(b) - min(b), max(c) - min(c)), "its counts'"
+        for counted in stored:
+            value = stored_spread(counted, what)
+            if value is not None and value > spread:
+                spread, whose = value, f"the baseline's {counted.counts} counts'"
         limit = max(floor, SPREAD_FACTOR * spread)
         move = Move(what, statistics.median(b), statistics.median(c), limit)
         if limit > floor:
             notes.append(
-                f"{what} varies run to run (spread {spread:.2f} per request): tolerance {limit:.2f}, "
-                f"{SPREAD_FACTOR:g}x its spread"
+                f"{what} varies run to run ({whose} spread {spread:.2f} per request): tolerance "
+                f"±{limit:.2f}, {SPREAD_FACTOR:g}x its spread"
             )
         if abs(move.delta) < limit:
             return
@@ -164,11 +177,12 @@ def judge_system(
                     shown.append(Move(name, statistics.median(b), statistics.median(c), CALLS_MIN))
                 continue
             floor = CALLS_MIN - min(statistics.median(b) % 1, HOUSEKEEPING)
-            if any(abs(v - round(v)) > WHOLE_SLACK for v in b + c) and statistics.median(b) > CALLS_MIN:
+            irregular = any(abs(v - round(v)) > WHOLE_SLACK for v in b + c) and statistics.median(b) > CALLS_MIN
+            if irregular and not any(s.calls is not None for s in stored):
                 floor = statistics.median(b)
                 notes.append(
-                    f"{name} is irregular ({floor:.2f} per request, not a whole number: scheduling or timers): "
-                    f"tolerance {floor:.2f}, its own count"
+                    f"{name} is irregular ({floor:.2f} per request, not a whole number: scheduling or timers) and "
+                    f"no spread of it was counted: tolerance {floor:.2f}, its own count"
                 )
             judge(name, b, c, floor)
         judge("connections", [s.connections for s in b_sys], [s.connections for s in c_sys], CONNECTIONS_MIN)
@@ -194,6 +208,18 @@ def judge_system(
         judge("memory kept", *kept, KEPT_MIN)
         judged = True
     return SystemVerdict(tuple(regressions), tuple(improvements), tuple(shown), tuple(notes), judged)
+
+
+def stored_spread(spread: CountSpread, what: str) -> float | None:
+    """A stored baseline's spread of one figure per request (a system call's name, connections, memory kept); None
+    where its counts did not read it."""
+    if what == "connections":
+        return spread.connections
+    if what == "memory kept":
+        return spread.kept
+    if what.startswith("bytes"):
+        return None  # shown, never judged: no spread kept
+    return None if spread.calls is None else spread.calls.get(what, 0.0)
 
 
 def as_decision(verdict: SystemVerdict, n: int) -> Decision:

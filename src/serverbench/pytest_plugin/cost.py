@@ -24,7 +24,14 @@ from ..measure.counting.cost import CostPlan, measure_cost
 from ..measure.counting.pytrace import profile_python
 from ..measure.serving.reset import reset_app
 from ..measure.serving.servers import unavailable_reason
-from ..records.cost import CostBaselineStore, CostRecord, add_to_results_file, environment_id
+from ..records.cost import (
+    SAVE_COMMAND,
+    CostBaselineStore,
+    CostRecord,
+    add_to_results_file,
+    environment_id,
+    written_from,
+)
 from .fixtures import perf_session_of
 
 COST_KEY = pytest.StashKey["CostSession"]()
@@ -84,7 +91,8 @@ def perf_cost(
 ) -> Callable[[], CostRecord]:
     """Count this test's cell under valgrind, record it, judge it against its cost baseline and fail on
     a rise beyond the tolerance (``@pytest.mark.cost(tolerance=...)``, else ``--perf-cost-tolerance`` with
-    the variant's own ``cost_tolerance`` as a floor)."""
+    the variant's own ``cost_tolerance`` as a floor; 3x the spread of the counts the baseline was written from
+    where that is wider).  With --perf-save-baseline the cell is counted --perf-cost-baseline-counts times."""
     perf = perf_session_of(request.config)
     cell = perf.cells[f"{cost_variant}/{cost_app}"]
     tolerance = _tolerance(request, max(perf.config.cost_tolerance, cell.variant.cost_tolerance or 0.0))
@@ -109,12 +117,18 @@ def perf_cost(
         nodeid=request.node.nodeid,
     )
 
+    def count() -> CostRecord:
+        if user is not None and user.reset is not None:  # the count starts from the app's one state
+            reset_app(user.reset, user.directory, env)
+        return measure_cost(plan)
+
     def measure() -> CostRecord:
+        # A baseline is written from several counts: the median one, with their spread (judge/cost.py widens the
+        # tolerance of a cell whose counts fall apart).
+        counts = perf.config.cost_baseline_counts if perf.config.save_baseline else 1
         try:
             perf.set_up_user_app(env)  # perf_app_setup: once, before the app's first count
-            if user is not None and user.reset is not None:  # the count starts from the app's one state
-                reset_app(user.reset, user.directory, env)
-            record = measure_cost(plan)
+            record = written_from([count() for _ in range(counts)])
         except ServerbenchError as exc:
             pytest.fail(f"{cell.name} {workload.name}: {exc}", pytrace=False)
         store = request.config.stash[COST_KEY].store(perf.config.cost_baseline_dir, record.environment)
@@ -228,13 +242,20 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         return
     terminalreporter.section("serverbench cost (instructions per request, counted under valgrind)")
     absent = set()
+    constant = 0
     for r in sorted(cost.records, key=lambda r: r["key"]):
         verdict = r.get("verdict") or {}
         ratio = verdict.get("ratio")
         change = f"{ratio - 1:+.2%}" if ratio is not None else "--"
         moved = f"  after {'; '.join(verdict['moved'])}" if verdict.get("moved") else ""
+        tolerance = verdict.get("tolerance")
+        within = ""
+        if tolerance:  # * : a constant, the baseline keeping no spread of its counts
+            within = f"±{tolerance['value']:.1%}{'*' if tolerance['counts'] is None else ''}"
+            constant += tolerance["counts"] is None
         terminalreporter.write_line(
-            f"{r['key']:<48} {r['instructions_per_request']:>14,.0f}  {change:>8}  {verdict.get('status', '?')}{moved}"
+            f"{r['key']:<48} {r['instructions_per_request']:>14,.0f}  {change:>8} {within:>6}  "
+            f"{verdict.get('status', '?')}{moved}"
         )
         line = system_line(r)
         if line:
@@ -242,5 +263,10 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         absent |= {r[k] for k in ("system_absent", "kept_absent") if r.get(k)}
     for reason in sorted(absent):  # once each, not per cell
         terminalreporter.write_line(f"not counted: {reason}")
+    if constant:
+        terminalreporter.write_line(
+            f"*: {constant} cell(s) judged with the constant tolerance: their baselines keep no spread of the counts "
+            f"they were written from; re-save them with `{SAVE_COMMAND}` (--perf-cost-baseline-counts, default 5)"
+        )
     for notice in cost.notices:
         terminalreporter.write_line(notice)

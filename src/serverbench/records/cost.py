@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -138,6 +139,8 @@ class CostRecord:
     # Bytes the program's memory grew by per request across the window (measure/counting/clientmemory.py); None: ``kept_absent``.
     kept_per_request: float | None = None
     kept_absent: str = ""
+    # This count is the median of several, counted to write a baseline: how far they fell apart (None: one count).
+    spread: CountSpread | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "environment", MappingProxyType(dict(self.environment)))
@@ -187,6 +190,7 @@ class CostRecord:
             str(data.get("system_absent", "" if "system" in data else NOT_RECORDED)),
             None if data.get("kept_per_request") is None else float(data["kept_per_request"]),
             str(data.get("kept_absent", "" if "kept_per_request" in data else NOT_RECORDED)),
+            CountSpread.from_record(data.get("spread")),
         )
 
     def to_record(self, verdict: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -218,11 +222,85 @@ class CostRecord:
             "system_absent": self.system_absent,
             "kept_per_request": None if self.kept_per_request is None else round(self.kept_per_request, 1),
             "kept_absent": self.kept_absent,
+            "spread": None if self.spread is None else self.spread.to_record(),
             "environment": dict(self.environment),
             "wall_s": round(self.wall_s, 2),
             "timestamp": self.timestamp,
             "verdict": dict(verdict) if verdict is not None else None,
         }
+
+
+@dataclass(frozen=True)
+class CountSpread:
+    """How far fresh counts of one cell fell apart when its baseline was written: highest less lowest of each figure
+    over ``counts`` counts.  Instructions as a share of their median; system calls (a name a count lacks reads 0
+    there), connections and memory kept per request; None where a count did not read the figure."""
+
+    counts: int
+    instructions: float
+    calls: Mapping[str, float] | None = None
+    connections: float | None = None
+    kept: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.calls is not None:
+            object.__setattr__(self, "calls", MappingProxyType(dict(self.calls)))
+
+    @classmethod
+    def of(cls, records: Sequence[CostRecord]) -> CountSpread:
+        """The spread of these counts of one cell (two or more)."""
+        if len(records) < 2:
+            raise ValueError(f"a spread needs two counts or more, got {len(records)}")
+        per_request = [r.per_request for r in records]
+        median = statistics.median(per_request)
+        systems = [r.system for r in records]
+        calls = connections = kept = None
+        if all(s is not None for s in systems):
+            names = sorted({n for s in systems for n in s.calls})  # type: ignore[union-attr]
+            calls = {n: _range([s.calls.get(n, 0.0) for s in systems]) for n in names}  # type: ignore[union-attr]
+            connections = _range([s.connections for s in systems])  # type: ignore[union-attr]
+        if all(r.kept_per_request is not None for r in records):
+            kept = _range([r.kept_per_request for r in records])  # type: ignore[misc]
+        return cls(len(records), _range(per_request) / median if median else 0.0, calls, connections, kept)
+
+    def to_record(self) -> dict[str, Any]:
+        record: dict[str, Any] = {"counts": self.counts, "instructions": round(self.instructions, 6)}
+        if self.calls is not None:
+            record["calls"] = {n: round(v, 3) for n, v in sorted(self.calls.items()) if round(v, 3)}
+            record["connections"] = round(self.connections or 0.0, 3)
+        if self.kept is not None:
+            record["kept"] = round(self.kept, 1)
+        return record
+
+    @classmethod
+    def from_record(cls, data: Mapping[str, Any] | None) -> CountSpread | None:
+        """None for an entry stored before spreads were kept (judged with the constant tolerance)."""
+        if data is None:
+            return None
+        calls = data.get("calls")
+        return cls(
+            int(data["counts"]),
+            float(data["instructions"]),
+            None if calls is None else {str(k): float(v) for k, v in calls.items()},
+            None if data.get("connections") is None else float(data["connections"]),
+            None if data.get("kept") is None else float(data["kept"]),
+        )
+
+
+def written_from(records: Sequence[CostRecord]) -> CostRecord:
+    """The count a baseline keeps of several fresh counts of one cell: the median one by instructions (the upper of
+    the two middle ones for an even number: a count that was made, with its own functions and system calls),
+    carrying the spread of all of them; one count is kept as it is, with no spread."""
+    if not records:
+        raise ValueError("a baseline needs one count or more")
+    if len(records) == 1:
+        return records[0]
+    middle = sorted(records, key=lambda r: r.per_request)[len(records) // 2]
+    return replace(middle, spread=CountSpread.of(records))
+
+
+def _range(values: Sequence[float]) -> float:
+    return max(values) - min(values)
 
 
 def cell_key(variant: str, app: str, workload: str, requests: int) -> str:
@@ -258,11 +336,15 @@ class CostBaseline:
     ran_derived: bool = False  # ``ran`` was derived from the stored top functions (an older entry), not stored
     system: SystemCounts | None = None  # None: stored before system calls were kept, or not traced
     kept_per_request: float | None = None
+    # How far the counts it was written from fell apart; None: stored before spreads were kept, or from one count
+    # (judged with the constant tolerance, judge/cost.py).
+    spread: CountSpread | None = None
 
     @classmethod
-    def of(cls, record: CostRecord) -> CostBaseline:
+    def of(cls, record: CostRecord, spread: CountSpread | None = None) -> CostBaseline:
         """A fresh count as the baseline another count is judged against (an A/A's first count, a planted change's
-        unplanted base): its instructions, profiles, system calls and memory kept; ``ran`` unknown."""
+        unplanted base): its instructions, profiles, system calls and memory kept, and the spread of the counts it
+        stands for (the record's own when not given); ``ran`` unknown."""
         return cls(
             record.key,
             record.per_request,
@@ -273,6 +355,7 @@ class CostBaseline:
             record.python_per_request,
             system=record.system,
             kept_per_request=record.kept_per_request,
+            spread=spread if spread is not None else record.spread,
         )
 
 
@@ -301,6 +384,7 @@ def _baseline(key: str, e: Mapping[str, Any]) -> CostBaseline:
         "ran" not in e,
         SystemCounts.from_record(e.get("system")),
         None if e.get("kept_per_request") is None else float(e["kept_per_request"]),
+        CountSpread.from_record(e.get("spread")),
     )
 
 
@@ -330,6 +414,7 @@ class CostBaselineStore:
                 r.packages_ran if r.python_functions else None,
                 r.system,
                 r.kept_per_request,
+                r.spread,
             )
             for r in records
         }
@@ -346,6 +431,7 @@ class CostBaselineStore:
                     None if b.ran_derived else b.ran,
                     b.system,
                     b.kept_per_request,
+                    b.spread,
                 )
                 for key, b in current.items()
             }
@@ -379,6 +465,7 @@ def _entry(
     ran: frozenset[str] | None,
     system: SystemCounts | None = None,
     kept_per_request: float | None = None,
+    spread: CountSpread | None = None,
 ) -> dict[str, Any]:
     def top(rows: Iterable[FunctionCost]) -> list[dict[str, Any]]:
         return [f.to_record() for f in _largest(rows, STORED_FUNCTIONS)]
@@ -397,6 +484,8 @@ def _entry(
         entry["system"] = system.to_record()
     if kept_per_request is not None:
         entry["kept_per_request"] = round(kept_per_request, 1)
+    if spread is not None:  # absent in an entry written from one count, or before spreads were kept
+        entry["spread"] = spread.to_record()
     return entry
 
 

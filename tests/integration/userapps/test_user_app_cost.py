@@ -51,6 +51,7 @@ INI = """[pytest]
 perf_app = shop:app
 perf_variants = waitress-t4
 perf_cost_requests = 40
+perf_cost_baseline_counts = 2
 perf_endpoints =
     home GET / status=200 type=text/html contains=Welcome
     create POST /items header=X-Token:t0k header=Content-Type:application/json status=201 type=application/json body={"name": "a b"}
@@ -60,14 +61,17 @@ COUNT = ["-m", "cost", "-p", "no:cacheprovider", "--perf-json=records.json"]
 
 
 def test_cost_counts_user_endpoints_and_names_the_users_function(pytester):
-    """Both endpoints are counted and saved in the project's baselines; an extra serialization in the user's
-    render_home fails the home cell naming render_home with role app, while create still passes."""
+    """Both endpoints are counted (twice each, perf_cost_baseline_counts) and saved in the project's baselines with
+    the spread of their two counts; an extra serialization in the user's render_home fails the home cell naming
+    render_home with role app, while create still passes."""
     pytester.makeini(INI)
     pytester.makepyfile(test_cost=COST_TEST, shop=SHOP.format(extra=0))
     saved = pytester.runpytest_subprocess(*COUNT, "--perf-save-baseline")
     saved.assert_outcomes(passed=2)
     stored = list((pytester.path / "baselines" / "cost").glob("*.json"))
     assert len(stored) == 1, "the cost baseline is stored in the project's baselines/cost"
+    entries = json.loads(stored[0].read_text())["entries"]
+    assert {e["spread"]["counts"] for e in entries.values()} == {2}, entries
     keys = set(json.loads(stored[0].read_text())["cells"]) if "cells" in json.loads(stored[0].read_text()) else set()
     records = json.loads((pytester.path / "records.json").read_text())["cost"]
     assert {(r["variant"], r["app"], r["workload"]) for r in records} == {

@@ -22,7 +22,7 @@ from serverbench.judge.cost import (
     package_changes,
     spread,
 )
-from serverbench.records.cost import CostBaseline, CostRecord, FunctionCost, SystemCounts
+from serverbench.records.cost import CostBaseline, CostRecord, CountSpread, FunctionCost, SystemCounts
 from serverbench.records.decisions import Decision
 
 PACKAGES = {"flask": "3.1.3", "werkzeug": "3.1.9"}
@@ -657,7 +657,8 @@ def test_a_move_names_every_package_and_the_top_three_functions():
     assert verdict.status == PASS and len(verdict.shifts) == 4
     assert verdict.message == (
         "+1.00% after a 1 -> 2; b 1 -> 2: 101 instructions/request vs baseline 100 "
-        "(tolerance 2.0%); top functions by change: pkg m.so:f3 +4.00%, "
+        "(tolerance 2.0%, a constant: the baseline keeps no measured spread); top functions by change: "
+        "pkg m.so:f3 +4.00%, "
         "pkg m.so:f2 +3.00%, pkg m.so:f1 +2.00%"
     )
     assert judge_cost(
@@ -668,7 +669,8 @@ def test_a_move_names_every_package_and_the_top_three_functions():
 def test_a_pass_without_a_move_has_no_after_clause():
     """Nothing moved: the message starts with the change and has no 'after' clause."""
     assert judge_cost(_plain_record(100), _plain_baseline(100.0), 0.02).message == (
-        "+0.00%: 100 instructions/request vs baseline 100 (tolerance 2.0%)"
+        "+0.00%: 100 instructions/request vs baseline 100 (tolerance 2.0%, a constant: the baseline keeps no measured "
+        "spread)"
     )
 
 
@@ -683,6 +685,7 @@ def test_cost_verdict_record_names_every_field():
         "attribution": [C_SHIFT.to_record()],
         "moved": ["a 1 -> 2"],
         "system": None,
+        "tolerance": None,
     }
 
 
@@ -731,3 +734,28 @@ def test_an_old_baseline_without_system_calls_judges_instructions_only_and_says_
     assert (
         "system calls and memory kept not judged: the baseline was stored before system calls were" in verdict.report()
     )
+
+
+def test_a_baseline_whose_counts_fell_apart_is_judged_with_three_times_their_spread_and_says_so():
+    """5 counts 0.8% apart: tolerance ±2.4% (3x), wider than 2%, stated; +2.3% passes, +2.5% fails."""
+    spread_baseline = replace(baseline(100_000.0), spread=CountSpread(5, 0.008))
+    verdict = judge_cost(record(102_300), spread_baseline, 0.02)
+    assert verdict.status == PASS
+    assert "(tolerance ±2.4% from 5 counts' spread (3x 0.80%, wider than 2.0%))" in verdict.message
+    assert verdict.to_record()["tolerance"] == {"value": 0.024, "constant": 0.02, "counts": 5, "spread": 0.008}
+    assert judge_cost(record(102_500), spread_baseline, 0.02).status == FAIL
+
+
+def test_a_narrow_spread_keeps_the_constant_and_states_the_spread():
+    """5 counts 0.1% apart: 3x is below the 2% asked for, so 2% it is; the verdict gives the spread."""
+    verdict = judge_cost(record(102_100), replace(baseline(100_000.0), spread=CountSpread(5, 0.001)), 0.02)
+    assert verdict.status == FAIL
+    assert "(tolerance 2.0%; 5 counts' spread 0.10%, 3x it within)" in verdict.message
+    assert verdict.tolerance.value == 0.02 and not verdict.tolerance.from_spread
+
+
+def test_a_baseline_without_a_spread_is_judged_with_the_constant_and_says_so():
+    """An entry stored from one count, or before spreads were kept: today's constant, said to be one."""
+    verdict = judge_cost(record(101_000), baseline(100_000.0), 0.04)
+    assert verdict.tolerance.counts is None and verdict.tolerance.value == 0.04
+    assert "(tolerance 4.0%, a constant: the baseline keeps no measured spread)" in verdict.message

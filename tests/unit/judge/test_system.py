@@ -3,11 +3,13 @@
 from types import SimpleNamespace
 
 from serverbench.judge.system import CALLS_MIN, KEPT_MIN, Move, as_decision, judge_system
-from serverbench.records.cost import SystemCounts
+from serverbench.records.cost import CountSpread, SystemCounts
 
 
-def counted(calls, sent=154.0, received=39.0, connections=0.005, kept=0.0):
-    return SimpleNamespace(system=SystemCounts(calls, sent, received, connections), kept_per_request=kept)
+def counted(calls, sent=154.0, received=39.0, connections=0.005, kept=0.0, spread=None):
+    return SimpleNamespace(
+        system=SystemCounts(calls, sent, received, connections), kept_per_request=kept, spread=spread
+    )
 
 
 SYNC = {"recvfrom": 1.0, "sendto": 1.0, "poll": 1.0}
@@ -33,7 +35,9 @@ def test_a_name_whose_counts_vary_gets_its_tolerance_from_the_spread_and_says_so
     cand = [counted({**SYNC, "epoll_wait": v}) for v in (6.0, 6.0, 6.0)]
     verdict = judge_system(base, cand)
     assert verdict.verdict == "pass"
-    assert "epoll_wait varies run to run (spread 1.00 per request): tolerance 3.00, 3x its spread" in verdict.message()
+    assert "epoll_wait varies run to run (its counts' spread 1.00 per request): tolerance ±3.00, 3x its spread" in (
+        verdict.message()
+    )
     assert judge_system(base, [counted({**SYNC, "epoll_wait": 8.0})]).regressions[0].what == "epoll_wait"
 
 
@@ -55,7 +59,7 @@ def test_a_connection_per_request_and_a_leak_are_regressions_bytes_only_shown():
 
 def test_absent_counts_are_said_once_and_never_read_as_zero():
     """One side without system counts: not judged, inconclusive without kept memory, with the reason given."""
-    absent = SimpleNamespace(system=None, kept_per_request=None)
+    absent = SimpleNamespace(system=None, kept_per_request=None, spread=None)
     verdict = judge_system([absent], [counted(SYNC)], absent="valgrind wrote no system-call trace for pid 7")
     assert verdict.verdict == "inconclusive" and not verdict.regressions
     assert verdict.message() == "system calls and memory kept not judged: valgrind wrote no system-call trace for pid 7"
@@ -88,8 +92,9 @@ def test_an_irregular_name_fails_only_when_it_doubles_and_says_so():
     base = [counted({**SYNC, "futex": 2.45})]
     verdict = judge_system(base, [counted({**SYNC, "futex": 3.52})])
     assert verdict.verdict == "pass"
-    assert "futex is irregular (2.45 per request, not a whole number: scheduling or timers): tolerance 2.45" in (
-        verdict.message()
+    assert (
+        "futex is irregular (2.45 per request, not a whole number: scheduling or timers) and no spread of it was "
+        "counted: tolerance 2.45" in (verdict.message())
     )
     assert judge_system(base, [counted({**SYNC, "futex": 5.0})]).regressions[0].what == "futex"
     assert judge_system([counted({**SYNC, "sendto": 2.0})], [counted({**SYNC, "sendto": 3.0})]).verdict == "regression"
@@ -107,3 +112,27 @@ def test_one_more_call_beside_housekeeping_that_fell_is_still_a_regression():
     )
     (whole,) = judge_system([counted({**SYNC, "read": 2.0})], [counted({**SYNC, "read": 3.0})]).regressions
     assert whole.limit == CALLS_MIN
+
+
+def test_a_stored_baseline_whose_calls_fell_apart_gives_each_name_three_times_its_spread_and_says_so():
+    """futex 3.13-3.55 over the baseline's 5 counts (spread 0.42): its tolerance is ±1.26, stated, not its own
+    count; +1.20 passes, +1.30 fails.  A name the counts agreed on keeps its one-call floor."""
+    spread = CountSpread(5, 0.001, {"futex": 0.42}, 0.0, 20.5)
+    base = [counted({**SYNC, "futex": 3.3}, spread=spread)]
+    verdict = judge_system(base, [counted({**SYNC, "futex": 4.5})])
+    assert verdict.verdict == "pass"
+    assert (
+        "futex varies run to run (the baseline's 5 counts' spread 0.42 per request): tolerance ±1.26, 3x its spread"
+        in verdict.message()
+    )
+    assert "irregular" not in verdict.message()
+    assert judge_system(base, [counted({**SYNC, "futex": 4.6})]).regressions[0].what == "futex"
+    assert judge_system(base, [counted({**SYNC, "futex": 3.3, "sendto": 2.0})]).regressions[0].what == "sendto"
+
+
+def test_a_stored_spread_narrower_than_a_floor_leaves_the_floor():
+    """Memory kept 0-20.5 bytes over the baseline's counts: 3x is below the 256-byte floor, which stays, unstated."""
+    base = [counted(SYNC, kept=0.0, spread=CountSpread(5, 0.001, {}, 0.0, 20.5))]
+    verdict = judge_system(base, [counted(SYNC, kept=250.0)])
+    assert verdict.verdict == "pass" and "memory kept varies" not in verdict.message()
+    assert judge_system(base, [counted(SYNC, kept=KEPT_MIN)]).regressions[0].what == "memory kept"

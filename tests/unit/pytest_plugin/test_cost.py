@@ -39,8 +39,9 @@ def test_cost_selection_may_use_xdist(pytester):
 
 
 # Merged from test_cost_tolerance_floor.py: The variant's cost_tolerance is a floor under the cost tests' tolerance,
-# end to end through the plugin (pytester; the count is canned, no valgrind): hypercorn's 4% beats the default 2%, a
-# wider setting beats both.
+# end to end through the plugin (pytester; the count is canned, no valgrind): a variant's 4% (hypercorn's, declared
+# by the test: no variant of the catalog needs one since counts keep their spread) beats the default 2%, a wider
+# setting beats both.
 CONFTEST = """
 import pytest
 from serverbench.judge.cost import PASS, CostVerdict
@@ -64,6 +65,7 @@ def canned(monkeypatch):
     monkeypatch.setattr(cost, "judge_cost", judge_cost)
 """
 
+COST_ARGS = ("-m", "cost", "-s", "-p", "no:cacheprovider", "--perf-workloads", "json", "--perf-variants")
 TEST = """
 import pytest
 
@@ -73,23 +75,20 @@ def test_cost(perf_cost):
 """
 
 
-def _tolerances(pytester, *args):
+def _tolerances(pytester, monkeypatch, *args):
+    from dataclasses import replace
+
+    from serverbench.catalog.variants import registry
+    from serverbench.pytest_plugin import plugin
+
+    variants = registry()
+    floored = {**variants, "hypercorn": replace(variants["hypercorn"], cost_tolerance=0.04)}
+    monkeypatch.setattr(plugin, "registry", lambda: floored)
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(
         test_cost_floor=TEST
     )  # not test_cost: tests/cost/test_cost.py may be imported in this process (xdist)
-    result = pytester.runpytest(
-        "-m",
-        "cost",
-        "-s",
-        "-p",
-        "no:cacheprovider",
-        "--perf-workloads",
-        "json",
-        "--perf-variants",
-        "hypercorn,waitress-t4",
-        *args,
-    )
+    result = pytester.runpytest(*COST_ARGS, "hypercorn,waitress-t4", *args)
     found = {}
     for line in result.stdout.lines:
         if "TOLERANCE " in line:
@@ -98,15 +97,15 @@ def _tolerances(pytester, *args):
     return found, result
 
 
-def test_the_variants_cost_tolerance_is_a_floor_under_the_setting(pytester):
-    """hypercorn (cost_tolerance 4%) is judged at 4% under the default 2%; waitress at the 2%."""
-    found, result = _tolerances(pytester)
+def test_the_variants_cost_tolerance_is_a_floor_under_the_setting(pytester, monkeypatch):
+    """A variant declaring cost_tolerance 4% is judged at 4% under the default 2%; waitress at the 2%."""
+    found, result = _tolerances(pytester, monkeypatch)
     assert found == {"hypercorn": {0.04}, "waitress-t4": {0.02}}, result.stdout.str()
 
 
-def test_a_wider_setting_beats_the_variants_floor(pytester):
-    """Negative case: --perf-cost-tolerance 0.05 is above hypercorn's floor, so both cells are judged at 5%."""
-    found, result = _tolerances(pytester, "--perf-cost-tolerance", "0.05")
+def test_a_wider_setting_beats_the_variants_floor(pytester, monkeypatch):
+    """Negative case: --perf-cost-tolerance 0.05 is above the variant's 4% floor, so both cells are judged at 5%."""
+    found, result = _tolerances(pytester, monkeypatch, "--perf-cost-tolerance", "0.05")
     assert found == {"hypercorn": {0.05}, "waitress-t4": {0.05}}, result.stdout.str()
 
 
@@ -129,3 +128,68 @@ def test_the_cost_summary_line_shows_system_calls_without_vdso_and_never_an_abse
         "kept 1,065 B/req"
     )
     assert system_line({"system": None, "system_absent": "not recorded", "kept_per_request": None}) == ""
+
+
+SPREAD_CONFTEST = """
+import pytest
+from pathlib import Path
+from serverbench.pytest_plugin import cost
+from serverbench.records.cost import CostRecord
+
+ENV = {"interpreter": "cpython-3.11.7", "isa": "x86-64-v3", "libc": "glibc-2.36", "valgrind": "3.19.0", "packages": {}}
+
+
+@pytest.fixture(autouse=True)
+def canned(monkeypatch):
+    def measure_cost(plan):  # the next of the counts the test wrote into ./counts
+        first, *rest = Path("counts").read_text().split()
+        Path("counts").write_text(" ".join(rest))
+        print(f"COUNTED {first}")
+        return CostRecord(plan.nodeid, plan.variant.name, plan.app.name, plan.workload.name, "/json", 100,
+                          int(first), (), (), ENV, 1.0)
+
+    monkeypatch.setattr(cost, "measure_cost", measure_cost)
+    monkeypatch.setattr(cost, "_with_python_profile", lambda plan, record: (record, ""))
+"""
+
+
+def _counted(pytester, counts, *args):
+    """A cost run of waitress-t4's /json over 100 requests whose counts are ``counts`` (canned, in turn)."""
+    pytester.path.joinpath("counts").write_text(counts)
+    return pytester.runpytest(*COST_ARGS, "waitress-t4", "--perf-cost-requests", "100", *args)
+
+
+def _stored(pytester):
+    import json
+
+    (stored,) = (pytester.path / "baselines" / "cost").glob("*.json")
+    return json.loads(stored.read_text())["entries"]["waitress-t4/flask/json/n100"]
+
+
+def test_a_saved_baseline_is_the_median_of_its_counts_with_their_spread_and_judges_by_it(pytester):
+    """--perf-save-baseline --perf-cost-baseline-counts 3 counts the cell three times and stores the median with the
+    spread (3%); a later count 4% above is then judged at ±8.9% (3x the spread), stated, and passes; 10% fails."""
+    pytester.makeconftest(SPREAD_CONFTEST)
+    pytester.makepyfile(test_cost_spread=TEST)
+    saved = _counted(pytester, "10000 10300 10100", "--perf-save-baseline", "--perf-cost-baseline-counts", "3")
+    saved.assert_outcomes(passed=1)
+    assert saved.stdout.str().count("COUNTED") == 3
+    entry = _stored(pytester)
+    assert entry["per_request"] == 101.0 and entry["spread"] == {"counts": 3, "instructions": 0.029703}
+    again = _counted(pytester, "10504")
+    again.assert_outcomes(passed=1)
+    again.stdout.fnmatch_lines(["*waitress-t4/flask/json/n100*+4.00%*±8.9%*pass*"])
+    beyond = _counted(pytester, "11110")
+    beyond.assert_outcomes(failed=1)
+    beyond.stdout.fnmatch_lines(["*tolerance ±8.9% from 3 counts' spread*"])
+
+
+def test_a_baseline_saved_from_one_count_keeps_no_spread_and_is_judged_with_the_constant_said_once(pytester):
+    """--perf-cost-baseline-counts 1: no spread stored; the next run's line marks its 2% with *, explained once."""
+    pytester.makeconftest(SPREAD_CONFTEST)
+    pytester.makepyfile(test_cost_spread=TEST)
+    _counted(pytester, "10000", "--perf-save-baseline", "--perf-cost-baseline-counts", "1").assert_outcomes(passed=1)
+    assert "spread" not in _stored(pytester)
+    _counted(pytester, "10100").stdout.fnmatch_lines(
+        ["*waitress-t4/flask/json/n100*+1.00%*±2.0%[*]*pass*", "*: 1 cell(s) judged with the constant tolerance*"]
+    )

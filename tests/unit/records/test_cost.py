@@ -13,6 +13,7 @@ from serverbench.records.cost import (
     CostBaseline,
     CostBaselineStore,
     CostRecord,
+    CountSpread,
     FunctionCost,
     ProcessCount,
     SystemCounts,
@@ -20,6 +21,7 @@ from serverbench.records.cost import (
     cell_key,
     environment_id,
     ran_packages,
+    written_from,
 )
 
 ENV = {
@@ -308,6 +310,7 @@ def test_a_cost_records_json_holds_every_field_rounded():
         "system_absent": "",
         "kept_per_request": None,
         "kept_absent": "",
+        "spread": None,
         "environment": FULL_ENV,
         "wall_s": 2.35,
         "timestamp": "2026-01-01T00:00:00+00:00",
@@ -577,3 +580,88 @@ def test_a_fresh_count_as_a_baseline_keeps_what_the_verdicts_read():
         r.python_per_request,
     )
     assert (b.system, b.kept_per_request, b.ran) == (system, 20.5, None)
+
+
+def _counted(instructions, calls, kept):
+    return dataclasses.replace(
+        make(instructions), system=SystemCounts(calls, 154.0, 39.0, 0.005), kept_per_request=kept
+    )
+
+
+COUNTS = [
+    _counted(1_002_000, {"futex": 3.1, "poll": 1.0}, 0.0),
+    _counted(1_000_000, {"futex": 3.5, "poll": 1.0}, 20.5),
+    _counted(1_001_000, {"poll": 1.0}, 0.0),
+]
+
+
+def test_the_spread_of_counts_is_each_figures_range_instructions_over_their_median():
+    """Instructions 10,000-10,020 a request: 0.2% of the median 10,010; futex 0-3.5 (a count without it reads 0);
+    poll, connections agreed (0); memory kept 0-20.5."""
+    spread = CountSpread.of(COUNTS)
+    assert spread.counts == 3 and spread.instructions == pytest.approx(20 / 10_010)
+    assert dict(spread.calls) == {"futex": 3.5, "poll": 0.0}
+    assert (spread.connections, spread.kept) == (0.0, 20.5)
+    with pytest.raises(ValueError, match="two counts or more"):
+        CountSpread.of(COUNTS[:1])
+
+
+def test_a_spread_of_counts_without_system_calls_or_memory_keeps_none_of_them():
+    """A count that traced no system calls and read no memory: those spreads are None, never 0."""
+    spread = CountSpread.of([make(1_000_000), make(1_001_000)])
+    assert (spread.calls, spread.connections, spread.kept) == (None, None, None)
+    back = CountSpread.from_record(spread.to_record())
+    assert back == dataclasses.replace(spread, instructions=0.001)  # kept to 6 places: 0.1% of the median
+
+
+def test_a_baseline_is_written_from_the_median_count_with_the_spread_of_all():
+    """Three counts: the middle one by instructions is kept (its own system calls), carrying the spread of the
+    three; one count is kept as it is, without a spread."""
+    kept = written_from(COUNTS)
+    assert kept.per_request == 10_010 and kept.system.calls == {"poll": 1.0}
+    assert kept.spread == CountSpread.of(COUNTS)
+    assert written_from(COUNTS[:1]) is COUNTS[0] and COUNTS[0].spread is None
+    assert written_from(COUNTS[:2]).per_request == 10_020  # even: the upper of the two middle ones
+    with pytest.raises(ValueError, match="one count or more"):
+        written_from([])
+
+
+def test_a_baseline_keeps_its_spread_and_an_entry_without_one_still_loads(tmp_path):
+    """Saved with a spread it loads back (calls the counts agreed on left out of the file), a record keeps it
+    through JSON, and an entry stored before spreads were kept loads with None (judged with the constant)."""
+    store = CostBaselineStore(tmp_path, ENV)
+    store.save([written_from(COUNTS)])
+    entry = json.loads(store.path.read_text())["entries"][make().key]
+    assert entry["spread"] == {
+        "counts": 3,
+        "instructions": 0.001998,
+        "calls": {"futex": 3.5},
+        "connections": 0.0,
+        "kept": 20.5,
+    }
+    loaded = store.load()[make().key]
+    assert loaded.spread.counts == 3 and loaded.spread.calls.get("poll", 0.0) == 0.0
+    assert CostRecord.from_record(json.loads(json.dumps(written_from(COUNTS).to_record()))).spread.counts == 3
+    del entry["spread"]
+    store.path.write_text(json.dumps({"schema": cost.SCHEMA, "environment": {}, "entries": {make().key: entry}}))
+    assert store.load()[make().key].spread is None
+    store.save([dataclasses.replace(make(), variant="other")])  # re-saving another cell keeps the entry as it was
+    assert "spread" not in json.loads(store.path.read_text())["entries"][make().key]
+
+
+def test_a_fresh_count_as_a_baseline_keeps_its_spread_or_the_one_given():
+    """CostBaseline.of carries the record's spread, or the spread of the counts it is said to stand for."""
+    assert CostBaseline.of(written_from(COUNTS)).spread == CountSpread.of(COUNTS)
+    assert CostBaseline.of(make(), CountSpread(5, 0.01)).spread == CountSpread(5, 0.01)
+    assert CostBaseline.of(make()).spread is None
+
+
+def test_the_committed_cost_baselines_load_without_spreads_as_with_them():
+    """The repository's baselines/cost files load; an entry without a spread reads None (not an error)."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[3] / "baselines" / "cost"
+    for path in folder.glob("*.json"):
+        environment = json.loads(path.read_text())["environment"]
+        entries = CostBaselineStore(folder, environment).load()
+        assert entries and all(e.spread is None or e.spread.counts >= 2 for e in entries.values())

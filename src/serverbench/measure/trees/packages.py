@@ -52,7 +52,7 @@ def installed_versions(python: str, modules: tuple[str, ...]) -> Mapping[str, st
     """``{distribution: version}`` for the modules and everything they require, as ``python`` sees them."""
     if python == sys.executable:
         return _closure(modules)
-    probe = _PROBE.format(src=str(Path(__file__).resolve().parents[2]))
+    probe = _PROBE.format(src=str(Path(__file__).resolve().parents[3]))  # measure/trees/ -> src
     out = subprocess.run([python, "-c", probe, *modules], capture_output=True, text=True, timeout=120)
     if out.returncode != 0:
         raise RuntimeError(f"{python} could not list its packages: {out.stderr.strip()[-300:]}")

@@ -65,3 +65,19 @@ def test_installed_metadata_is_read_once_for_every_closure(monkeypatch):
     finally:
         for cached in (packages._installed, packages._module_owners, packages.installed_versions):
             cached.cache_clear()
+
+
+def test_another_interpreter_lists_the_same_packages_through_the_probe():
+    """An interpreter named by another path (a counted server's, a gate arm's) is asked in a child process, which
+    imports this module from this source tree: the same closure as in this process.  With measure/ split into
+    sub-packages the probe put src/serverbench first on sys.path, and serverbench/bisect hid the standard library's
+    bisect ("cannot import name 'bisect'")."""
+    import sys
+    from pathlib import Path
+
+    from serverbench.measure.trees import packages
+
+    here = Path(sys.executable)
+    elsewhere = f"{here.parent}/./{here.name}"  # the same venv's interpreter, named by another string
+    assert elsewhere != sys.executable
+    assert packages.installed_versions(elsewhere, ("flask",)) == packages._closure(("flask",))
