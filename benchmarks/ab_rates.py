@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "gate.md"
 MARKS = ("<!-- gate proof table (benchmarks/ab_rates.py render) -->\n", "<!-- end of the gate proof table -->")
 KNOBS = {"burn": "SERVERBENCH_BURN_US", "work": "SERVERBENCH_WORK_ITERS", "delay": "SERVERBENCH_DELAY_US"}
-COST_REPEATS = 1  # the gate's default where valgrind is installed (cli.gate.COST_REPEATS)
+COST_REPEATS = 1  # the gate's default where valgrind is installed (gate.options.COST_REPEATS)
 
 
 def conditions(text: str) -> dict[str, tuple[str, int]]:

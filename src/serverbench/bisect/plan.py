@@ -33,6 +33,23 @@ def default_threshold(cell: Cell) -> float:
     return max(DEFAULT_THRESHOLD, cell.variant.cost_tolerance or 0.0)
 
 
+def threshold_of(text: str | None, cell: Cell) -> float:
+    """``--threshold`` as given (None: :func:`default_threshold`), a fraction in (0, 1)."""
+    if text is None:
+        return default_threshold(cell)
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1:
+        raise ConfigError(bad_threshold(text))
+    return value
+
+
+def bad_threshold(given: object) -> str:
+    return f"--threshold {given!r}: give a fraction in (0, 1), such as 0.02 for 2%"
+
+
 @dataclass(frozen=True)
 class BisectPlan:
     """One bisection: ``commits[0]`` the good end, ``commits[-1]`` the bad end, each counted in a worktree of
@@ -81,7 +98,7 @@ class BisectPlan:
     def problems(self) -> list[str]:
         out = []
         if not (isinstance(self.threshold, float) and 0 < self.threshold < 1):
-            out.append(f"--threshold {self.threshold!r}: give a fraction in (0, 1), such as 0.02 for 2%")
+            out.append(bad_threshold(self.threshold))
         try:
             OPTIONS_BY_NAME["perf_cost_requests"].parse(str(self.requests))
         except ValueError as exc:

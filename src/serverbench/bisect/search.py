@@ -4,7 +4,7 @@ has found every step.
 The loop between :mod:`serverbench.measure.counting.bisect` (one commit counted, or skipped with its reason) and
 :mod:`serverbench.judge.bisect` (which commit next, and what the counts say).  The ends are counted at the
 same time; an end that cannot be counted stops the bisection with what to do instead.
-``serverbench bisect`` (:mod:`serverbench.cli.bisect`) and the tests call :func:`run`; :func:`to_record` makes
+The bisection's workflow (:mod:`serverbench.bisect.workflow`) and the tests call :func:`run`; :func:`to_record` makes
 the bisection file's fields from what it returned (:mod:`serverbench.records.bisects` writes and reads the file).
 """
 

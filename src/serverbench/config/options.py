@@ -576,9 +576,12 @@ def parse_option(name: str, raw: Any, source: str) -> Any:
     try:
         return option.parse(raw)
     except ValueError as exc:
-        where = {"cli": option.flag, "ini": f"ini key {name}", "gate": option.command_flag}.get(
-            source, f"{source} {name}"
-        )
+        where = {
+            "cli": option.flag,
+            "ini": f"ini key {name}",
+            "gate": option.command_flag,
+            "bisect": option.command_flag,
+        }.get(source, f"{source} {name}")
         raise ConfigError(f"{where}={raw!r}: {exc}") from None
 
 

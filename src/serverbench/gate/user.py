@@ -6,13 +6,13 @@ worktree of *their* repository at the ref (the base arm) with the working tree (
 decision per endpoint of ``perf_endpoints`` (``--endpoint NAME``, repeatable; default: every one),
 under one variant (``--variant``; default the first of ``perf_variants`` that can run here).  Both arms
 get the working tree's ``perf_app_env`` and the URLs of its ``perf_app_backends``.  This module resolves
-all that into :class:`~serverbench.gate.plan.ABPlan` s; :mod:`serverbench.cli.gate` runs and reports them.
+all that for :mod:`.served`, which both doors (the gate and bisect) resolve what they serve with.
 """
 
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,16 +35,6 @@ class UserProject:
     settings: PerfConfig
     app: UserApp
     git_top: Path  # the top of the git checkout holding the project (the project may be a sub-folder)
-
-    def app_dir_in(self, checkout: Path) -> Path:
-        """The app's folder inside another checkout of the same repository (the base worktree)."""
-        folder = Path(checkout) / self.app.directory.resolve().relative_to(self.git_top)
-        if not folder.is_dir():
-            raise ConfigError(
-                f"the base ref has no {folder.relative_to(checkout)} folder (perf_app_dir of "
-                f"{self.config_file.path}): pick a ref where the app exists"
-            )
-        return folder
 
 
 def names_app(folder: Path) -> bool:
@@ -105,8 +95,3 @@ def cell(found: UserProject, variant: str | None) -> Cell:
             return c
     reasons = "; ".join(f"{c.variant.name}: {unavailable_reason(c.variant, c.app)}" for c in cells)
     raise ConfigError(f"no variant of perf_variants can run here ({reasons})")
-
-
-def arm_env(user: UserApp, urls: Mapping[str, str], given: Mapping[str, str]) -> dict[str, str]:
-    """An arm's servers' environment: the app's own (perf_app_env, its backends' URLs) and the arm's --*-env."""
-    return {**user.server_env(urls), **given}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from ..judge.ab import COST
 from ..judge.bisect import Bisection, bisection, summary
 from ..judge.cost import APP, Shift, by_package
+from ..measure.counting.bisect import Attempt
 from ..measure.trees.commits import Commit
 
 SHIFT_FIELDS = ("level", "function", "module", "package", "role", "base", "candidate", "share")
@@ -146,6 +148,31 @@ def markdown(record: Mapping[str, Any]) -> str:
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
+
+
+# What a bisection says while it works, on standard error (its record is printed on standard output at the end).
+def bisecting(name: str, commits: Sequence[Commit], threshold: float) -> None:
+    _note(
+        f"bisecting {name}: {len(commits)} commits ({commits[0].short}..{commits[-1].short}), threshold {threshold:.1%}"
+    )
+
+
+def counted(attempt: Attempt, commits: Sequence[Commit]) -> None:
+    """One commit tried: its count, or why it was skipped, and how long it took."""
+    what = f"{attempt.per_request:,.0f} instructions/request" if attempt.record else f"skipped: {attempt.reason}"
+    _note(f"[{attempt.index}/{len(commits) - 1}] {commits[attempt.index].name}: {what} ({attempt.seconds:.1f} s)")
+
+
+def no_profile(error: Exception) -> None:
+    _note(f"note: no Python-level profile of the step ({error}); C functions only")
+
+
+def confirming(after: Commit, before: Commit) -> None:
+    _note(f"confirming {after.name} against its parent {before.short} with the A/B gate")
+
+
+def _note(line: str) -> None:
+    print(line, file=sys.stderr)
 
 
 RESULTS = Path(__file__).resolve().parents[3] / "benchmarks" / "results"  # in a checkout: the measurement files

@@ -7,8 +7,13 @@ regression ended timed no window, so it has no fixed rate, peak RSS or error rat
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+from typing import TextIO
+
 from ..judge.ab import COST, COST_LABEL, SYSTEM, SYSTEM_LABEL
 from ..judge.cost import Shift
+from ..judge.decision import Policy
 from ..judge.signals import SIGNALS
 from ..records.decisions import ABDecision, p_text
 
@@ -115,19 +120,58 @@ def shown() -> list[tuple[str, str]]:
     return [*((s.name, s.label) for s in SIGNALS), (COST, COST_LABEL), (SYSTEM, SYSTEM_LABEL)]
 
 
-def show(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> None:
-    print(f"{run.cell}: {run.mode}, {len(run.windows)} windows, {run.reruns} re-run, {run.seconds:.0f} s")
-    print(f"  {stop_line(run)}")
+def show(run: ABDecision, shifts: tuple[Shift, ...] = (), file: TextIO | None = None) -> None:
+    """The decision's lines on ``file`` (standard output; bisect shows the gate it confirms a step with on
+    standard error, beside its progress)."""
+
+    def say(line: str) -> None:
+        print(line, file=file)
+
+    say(f"{run.cell}: {run.mode}, {len(run.windows)} windows, {run.reruns} re-run, {run.seconds:.0f} s")
+    say(f"  {stop_line(run)}")
     for name, label in shown():
         if name in run.decisions:
-            print(f"  {label:42s} {run.decisions[name].summary()}")
+            say(f"  {label:42s} {run.decisions[name].summary()}")
     if SYSTEM in run.decisions:  # what moved, by name, and the tolerances taken from a spread
-        print(f"  {'':42s} {run.decisions[SYSTEM].reason}")
-    print(f"  fixed rate  {rate_line(run)}")
-    print(f"  peak RSS    {rss_line(run)}")
-    print(f"  verdict     {run.verdict}")
-    print(f"  error rate  {errors_line(run)}")
+        say(f"  {'':42s} {run.decisions[SYSTEM].reason}")
+    say(f"  fixed rate  {rate_line(run)}")
+    say(f"  peak RSS    {rss_line(run)}")
+    say(f"  verdict     {run.verdict}")
+    say(f"  error rate  {errors_line(run)}")
     if shifts:
-        print("  where the counted cost came from (functions by change):")
+        say("  where the counted cost came from (functions by change):")
         for f in shifts:
-            print(f"    {f.line()}")
+            say(f"    {f.line()}")
+
+
+# What the gate says while it works, on standard error (the decision itself is on standard output).
+def note(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def no_cost_signal(why: str) -> None:
+    note(f"note: no cost signal ({why})")
+
+
+def set_up(label: str, seconds: float, folder: Path) -> None:
+    """An arm's perf_app_setup ran, and where."""
+    note(f"{label}: perf_app_setup ran in {seconds:.1f} s in {folder}")
+
+
+def retrying(run: ABDecision, blocks: int) -> None:
+    """An unreached decision measured again: each gated signal without a verdict, and the blocks of the retry."""
+    said = "; ".join(
+        f"{k} {d.summary()}" for k, d in run.gated_decisions().items() if d.verdict in ("rerun", "inconclusive")
+    )
+    note(f"{run.verdict}: {said}; retrying with {blocks} blocks")
+
+
+def profiling(cell: str) -> None:
+    note(f"{cell}: counted cost regression; profiling both arms for the functions it came from")
+
+
+def rejudging(path: str | Path, policy: Policy) -> None:
+    note(
+        f"re-judged {path}: alpha {policy.alpha:g}, {policy.cells} cells, min effect {policy.min_effect:g}; "
+        "no server started"
+    )

@@ -136,9 +136,10 @@ def test_an_ab_arm_without_the_node_install_or_with_counted_cost_is_refused(tmp_
 @pytest.mark.parametrize("variant", ["node-http", "node-cluster-w2", "play-pekko"])
 def test_the_gate_counts_no_instructions_for_a_server_outside_python(variant, capsys):
     """Without --cost-repeats the gate gives node and Play no cost signal, and says why."""
-    import argparse
+    from serverbench.gate.options import GateOptions
+    from serverbench.gate.resolve import cost_repeats
+    from serverbench.gate.served import served
 
-    from serverbench.cli.gate import cost_repeats
-
-    assert cost_repeats(argparse.Namespace(variant=variant, app=None, cost_repeats=None)) == 0
+    checkout = Path(__file__).resolve().parents[3]
+    assert cost_repeats(GateOptions(variant=variant), served(checkout, variant, None, None, (), "gate")) == 0
     assert "instructions are counted for Python servers only" in capsys.readouterr().err

@@ -3,20 +3,25 @@ and no worktree, folder or process left behind."""
 
 import os
 import shutil
-import sys
 import tempfile
 
 import pytest
 
-from serverbench.bisect import plan as plan_module
 from serverbench.cli import bisect as command
-from serverbench.measure.trees.commits import Commit
+from serverbench.cli import gate
+from serverbench.errors import ConfigError
+from serverbench.gate.options import GateOptions
 from tests.unit.measure.trees.test_commits import _git
 
 
 @pytest.fixture
 def repo(tmp_path):
     """A checkout with three commits of apps/ (no pytest configuration: the reference apps' layout)."""
+    return reference_checkout(tmp_path)
+
+
+def reference_checkout(tmp_path):
+    """tmp_path/repo: three commits of apps/flask_app.py."""
     path = tmp_path / "repo"
     (path / "apps").mkdir(parents=True)
     _git(tmp_path, "init", "-q", "-b", "main", str(path))
@@ -59,7 +64,10 @@ def _refused(capsys, repo, *argv):
         ),
         (["--variant", "waitress-t4"], "--good is required"),
         (["--good", "HEAD~2", "--variant", "nope"], "unknown variant 'nope'; known variants:"),
-        (["--good", "HEAD~2", "--variant", "waitress-t4", "--endpoint", "x"], "names no perf_app: use --workload"),
+        (
+            ["--good", "HEAD~2", "--variant", "waitress-t4", "--endpoint", "x"],
+            "naming perf_app: use --workload, or run bisect in your project",
+        ),
         (["--good", "HEAD~2", "--variant", "waitress-t4", "--threshold", "2"], "--threshold '2': give a fraction"),
         (["--good", "HEAD~2", "--variant", "node-http"], "counted for Python servers only"),
         (["--good", "HEAD~2", "--variant", "waitress-t4", "--workload", "site"], "a mix of URLs"),
@@ -90,11 +98,29 @@ def test_a_stored_file_that_is_not_a_bisection_is_named(capsys, repo, tmp_path):
     )
 
 
-def test_a_projects_perf_app_setup_and_reset_are_in_the_plan(tmp_path, monkeypatch):
-    """In a project naming perf_app, the plan carries its perf_app_setup command and perf_app_reset function, which
-    each commit's tree runs before its count (as the perf suite, cost and the gate do)."""
-    monkeypatch.setattr(plan_module, "valgrind_missing", lambda: "")
-    monkeypatch.setattr(plan_module, "missing_modules_in", lambda python, modules: [])
+def test_gate_args_are_read_by_the_gates_own_arguments():
+    """--gate-args is read as the gate's command line reads the same options; a mistake is bad input, one line."""
+    options = command.gate_options("--blocks 8 --rate off --cost-repeats 1 --duration 1 --base-env A=1")
+    assert (options.blocks, options.rate, options.cost_repeats, options.base_env) == (8, "off", 1, ("A=1",))
+    assert options.shared == {"perf_duration": "1"}
+    assert command.gate_options("") == GateOptions()
+    with pytest.raises(ConfigError, match="^--gate-args: argument --blocks: invalid int value: 'x'$"):
+        command.gate_options("--blocks x")
+    with pytest.raises(ConfigError, match="^--gate-args: unrecognized arguments: --good HEAD$"):
+        command.gate_options("--good HEAD")
+
+
+TODO_INI = """[pytest]
+perf_app = todo:app
+perf_variants = waitress-t4
+perf_endpoints =
+    home GET / status=200
+"""
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A user's project of two commits (its pytest configuration names perf_app)."""
     path = tmp_path / "todo"
     path.mkdir()
     _git(tmp_path, "init", "-q", "-b", "main", str(path))
@@ -103,44 +129,45 @@ def test_a_projects_perf_app_setup_and_reset_are_in_the_plan(tmp_path, monkeypat
         (path / "todo.py").write_text(f"X = {i}\n\ndef app(environ, start_response):\n    return []\n")
         _git(path, "add", "-A")
         _git(path, "commit", "-q", "-m", f"c{i}")
-    plan, _, _ = command.plan_of(command.parser().parse_args(["--repo", str(path), "--good", "HEAD~1"]))
-    assert plan.setup == "flask --app todo init-db"
-    assert plan.reset is not None and plan.reset.text == "todo:reset"
+    return path
 
 
-TODO_INI = """[pytest]
-perf_app = todo:app
-perf_app_setup = flask --app todo init-db
-perf_app_reset = todo:reset
-perf_variants = waitress-t4
-perf_endpoints =
-    home GET / status=200
-"""
+def _said(capsys, main, argv) -> list[str]:
+    """The lines a door printed on stderr when it refused ``argv`` (exit 2)."""
+    status = main(argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2, err
+    return err
 
 
-class _Envs:
-    """Every commit served by this interpreter (no lock file to build)."""
+# The same mistake given to each door, in a checkout of the reference apps (repo) or a user's project: the gate's
+# words (its argv) and bisect's (--gate-args for the gate's own options).  Each is checked by one path
+# (gate.served, gate.resolve), so the lines are the same.
+SAME_MISTAKE = [
+    ("repo", ["--variant", "nope"], [], "unknown variant 'nope'; known variants:"),
+    ("repo", ["--variant", "waitress-t4", "--app", "nada"], [], "unknown app 'nada'"),
+    ("repo", ["--variant", "waitress-t4", "--workload", "zilch"], [], "unknown workload 'zilch'"),
+    ("repo", ["--variant", "waitress-t4", "--redis-url", "http://x"], [], "--redis-url='http://x': expected a URL"),
+    ("repo", ["--variant", "waitress-t4"], ["--rate", "0"], "--rate '0'"),
+    (
+        "repo",
+        ["--variant", "waitress-t4"],
+        ["--min-effect", "2"],
+        "--alpha / --cells / --min-effect: Policy.min_effect",
+    ),
+    ("repo", ["--variant", "waitress-t4"], ["--connections", "8,16"], "--connections takes one count in the gate"),
+    ("repo", ["--variant", "waitress-t4"], ["--blocks", "2", "--cost-repeats", "0"], "--blocks 2 gives"),
+    ("project", ["--endpoint", "lst"], [], "unknown endpoint(s) 'lst'; todo:app has home (perf_endpoints)"),
+    ("project", ["--variant", "aiohttp"], [], "--variant 'aiohttp' is not a variant of todo:app"),
+]
 
-    def python_for(self, commit, checkout):
-        return sys.executable
 
-
-def test_ctrl_c_in_the_confirming_gate_stops_the_bisection(repo, monkeypatch):
-    """A gate stopped by Ctrl-C (its exit 130, its worktree removed) stops the bisection too, its worktrees removed;
-    it was recorded as the step's error and the bisection went on to the next step."""
-    monkeypatch.setattr(command.gate, "main", lambda argv: 130)
-    rows = [
-        Commit(sha, subject)
-        for sha, subject in (line.split(" ", 1) for line in _git(repo, "log", "--format=%H %s").splitlines())
-    ]
-    fields = {
-        "repo": str(repo),
-        "project": ".",
-        "user": False,
-        "variant": "waitress-t4",
-        "app": "flask",
-        "workload": "json",
-    }
-    with pytest.raises(KeyboardInterrupt):
-        command.confirm(fields, rows[1], rows[0], _Envs(), {}, "")
-    assert len(_git(repo, "worktree", "list").splitlines()) == 1, "a worktree was left"
+@pytest.mark.parametrize("where, argv, gate_args, said", SAME_MISTAKE)
+def test_bisect_and_the_gate_refuse_the_same_mistake_with_the_same_line(capsys, request, where, argv, gate_args, said):
+    """An unknown name, endpoint or variant, a bad backend URL, or a bad option of the gate (given to bisect in
+    --gate-args): both doors exit 2 with the same one line, before anything is counted or measured."""
+    folder = str(request.getfixturevalue(where))
+    from_gate = _said(capsys, gate.main, ["--repo", folder, *argv, *gate_args])
+    bisect_argv = [*argv, "--gate-args", " ".join(gate_args)] if gate_args else argv
+    from_bisect = _said(capsys, command.main, ["--repo", folder, "--good", "HEAD~1", *bisect_argv])
+    assert from_gate == from_bisect and len(from_gate) == 1 and said in from_gate[0], (from_gate, from_bisect)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,9 @@ from serverbench.catalog.workloads import WORKLOADS
 from serverbench.cli import compare, gate, history, report, services
 from serverbench.config.options import OPTIONS, OPTIONS_BY_NAME, resolve
 from serverbench.errors import ConfigError
-from serverbench.judge.ab import GATE_POLICY
+from serverbench.gate import resolve as resolve_gate
+from serverbench.gate.options import GateOptions
+from serverbench.gate.served import served
 from serverbench.records import results as results_file
 from tests.unit.fuzzing import census, fuzz  # noqa: F401 (census: a fixture)
 from tests.unit.sample_records import result
@@ -128,28 +131,19 @@ GATE_FLAGS = [s for a in gate.parser()._actions for s in a.option_strings if s n
 
 
 def _gate_checks(args, plan: bool = True) -> None:
-    """What `gate` checks before it starts anything, in run_live's order, up to the plan (which runs each
-    arm's interpreter once: ``plan`` False stops before it)."""
-    gate.check_names(args)
-    shared = gate.shared_options(args)
-    policy = gate.policy_of(args, GATE_POLICY)
-    rate = gate._rate(args.rate)
+    """What `gate` checks before it starts anything, in resolve's order, up to the plan (which runs each arm's
+    interpreter once: ``plan`` False stops before it)."""
+    options = GateOptions.of(args)
+    if options.cost_repeats is None:  # no count asked: whether valgrind is installed here is not what is fuzzed
+        options = replace(options, cost_repeats=0)
+    what = served(ROOT, options.variant, options.app, options.workload, options.endpoints, "gate")
+    resolved = resolve_gate.plan_for(what, options)
+    rate = resolved.settings["rate"]
     assert rate is None or rate == "auto" or math.isfinite(rate)
-    gate.check_blocks(args, policy, rate)
-    repeats = gate.cost_repeats(args) if args.cost_repeats is not None else 0
     if not plan:
         return
-    gate.plan_of(
-        args,
-        gate.reference_cell(args),
-        WORKLOADS[args.workload],
-        gate.reference_arms(args, ROOT, ROOT),
-        shared=shared,
-        policy=policy,
-        rate=rate,
-        repeats=repeats,
-        backend_env={},
-    )
+    arms = tuple(replace(arm, apps_dir=ROOT / "apps") for arm in (resolved.base, resolved.candidate))
+    resolved.decision(what.workloads[0], arms, {})
 
 
 def _check_gate(argv: list[str], plan: bool = True) -> None:

@@ -3,7 +3,10 @@ and the benchmark scripts' tables."""
 
 import json
 
+from serverbench.measure.counting.bisect import Attempt
+from serverbench.measure.trees.commits import Commit
 from serverbench.report import bisect as report
+from tests.unit.records.test_cost import make
 from tests.unit.sample_records import bisection
 
 
@@ -76,3 +79,23 @@ def test_the_tables_render_the_benchmarks_files(tmp_path):
     assert "| a | none | yes | none | 2 (6) | 0 | none (0) | 20 | 9.0 |" in block
     assert "| aiohttp (aiohttp) | 9.0 | 4.0 | 2.0 | 3.0 | start, 20 requests, dump, stop (44%) |" in block
     assert "(add and remove): median 0.60 s." in block
+
+
+def test_what_a_bisection_says_while_it_works_goes_to_standard_error(capsys):
+    """The range, each commit tried (its count or why it was skipped, and its time), a step without a Python
+    profile and a gate starting: lines on standard error, none on standard output."""
+    commits = [Commit(f"{i:x}" * 40, f"c{i}") for i in range(3)]
+    report.bisecting("waitress-t4/flask json", commits, 0.02)
+    report.counted(Attempt(2, make(1_234_500), "", 9.87, "py"), commits)
+    report.counted(Attempt(1, None, "did not start: SyntaxError", 0.5, "py"), commits)
+    report.no_profile(ValueError("no worktree"))
+    report.confirming(commits[2], commits[1])
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert said.err.splitlines() == [
+        "bisecting waitress-t4/flask json: 3 commits (0000000000..2222222222), threshold 2.0%",
+        "[2/2] 2222222222 (c2): 12,345 instructions/request (9.9 s)",
+        "[1/2] 1111111111 (c1): skipped: did not start: SyntaxError (0.5 s)",
+        "note: no Python-level profile of the step (no worktree); C functions only",
+        "confirming 2222222222 (c2) against its parent 1111111111 with the A/B gate",
+    ]

@@ -1,13 +1,23 @@
 """The gate's decision as text (report.gate): the step summary's table, the fixed-rate, peak RSS and error lines (a
 value not measured says so and why, never zero), and the stop line."""
 
+import io
 from dataclasses import replace
+from pathlib import Path
 
+from serverbench.judge.ab import GATE_POLICY
+from serverbench.judge.cost import Shift
 from serverbench.judge.decision import Policy, decide
 from serverbench.records.decisions import Measurement, p_text
 from serverbench.report import gate as report
 from serverbench.report.gate import markdown
-from tests.unit.cli.test_gate import SAME, SHIFTS, _decision, _run, _slower_decision
+from tests.unit.cli.test_gate import SAME, _run
+from tests.unit.gate.test_workflow import _decision, _slower_decision
+
+SHIFTS = (
+    Shift("c", "handle", "_app.so", "app", "app", 100.0, 400.0, 0.25),
+    Shift("python", "view", "app.views", "app", "app", None, 90.0, -0.0125),
+)
 
 
 def test_markdown_step_summary_has_delta_interval_p_and_verdict():
@@ -126,3 +136,47 @@ def test_the_stop_line_lists_each_phase_of_half_a_second_or_more():
     assert line == "stopped: last look; time: count 41 s, warm-up 1 s, verify 0.5 s"
     quick = replace(run, measurement=replace(run.measurement, phases={"stop": 0.49}))
     assert report.stop_line(quick) == "stopped: last look"
+
+
+def test_a_retry_names_each_unreached_gated_signal(capsys):
+    """The retry line names the verdict, each gated signal that is rerun or inconclusive, and the new blocks."""
+    run = _decision()
+    decisions = {
+        **run.decisions,
+        "throughput": replace(run.decisions["throughput"], verdict="inconclusive"),
+        "cpu": replace(run.decisions["cpu"], verdict="rerun"),
+    }
+    run = replace(run, decisions=decisions, verdict="inconclusive", gated=("throughput", "cpu", "rss"))
+    report.retrying(run, 24)
+    assert capsys.readouterr().err == (
+        f"inconclusive: throughput {decisions['throughput'].summary()}; "
+        f"cpu {decisions['cpu'].summary()}; retrying with 24 blocks\n"
+    )
+
+
+def test_what_the_gate_says_while_it_works_goes_to_standard_error(capsys):
+    """The notes of a missing cost signal, an arm's setup, a cost regression's profile and a re-judged file are
+    lines on standard error; standard output keeps only the decision."""
+    report.no_cost_signal("valgrind is not installed")
+    report.set_up("base", 1.25, Path("/tmp/base"))
+    report.profiling("aiohttp/aiohttp json c32")
+    report.rejudging("d.json", replace(GATE_POLICY, cells=2))
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert said.err.splitlines() == [
+        "note: no cost signal (valgrind is not installed)",
+        "base: perf_app_setup ran in 1.2 s in /tmp/base",
+        "aiohttp/aiohttp json c32: counted cost regression; profiling both arms for the functions it came from",
+        "re-judged d.json: alpha 0.01, 2 cells, min effect 0.03; no server started",
+    ]
+
+
+def test_the_decision_is_shown_on_the_stream_given(capsys):
+    """show() prints on standard output, or on the stream given (bisect shows its confirming gate on stderr)."""
+    run = _decision()
+    report.show(run)
+    printed = capsys.readouterr().out
+    other = io.StringIO()
+    report.show(run, file=other)
+    assert other.getvalue() == printed and printed.startswith("aiohttp/aiohttp json c32: simultaneous")
+    assert capsys.readouterr().out == ""

@@ -1,8 +1,8 @@
 """The gate's base worktree: a git ref checked out beside the working tree, locked with its gate's pid and
 removed on every exit path; one left by a gate that was killed outright is removed by the next gate.
 
-This module runs git (a process), so it lives with the executors; :mod:`serverbench.cli.gate` only asks it
-for a folder.
+This module runs git (a process), so it lives with the executors; the gate's workflow
+(:mod:`serverbench.gate.workflow`) and bisect only ask it for a folder.
 """
 
 from __future__ import annotations
