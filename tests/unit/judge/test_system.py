@@ -216,3 +216,28 @@ def test_the_gates_decision_of_falls_carries_the_largest_fall_and_no_statistics(
     record = decision.to_record()
     assert (record["ci"], record["p"], record["borderline"]) == ([-2.0, -2.0], None, False)
     assert as_decision(judge_system([counted(SYNC)], [counted(SYNC)]), 2).delta == 0.0
+
+
+def test_a_stored_spread_of_connections_and_of_memory_kept_widens_their_tolerance():
+    """Connections 0.2 and memory kept 200 bytes apart over the baseline's 5 counts: tolerances ±0.60 and ±600,
+    stated, so +0.55 connections and +500 bytes kept pass; beyond them each fails."""
+    spread = CountSpread(5, 0.001, {}, 0.2, 200.0)
+    base = [counted(SYNC, connections=0.005, kept=100.0, spread=spread)]
+    verdict = judge_system(base, [counted(SYNC, connections=0.555, kept=600.0)])
+    assert verdict.verdict == "pass"
+    assert "connections varies run to run (the baseline's 5 counts' spread 0.20 per request): tolerance ±0.60" in (
+        verdict.message()
+    )
+    assert "memory kept varies run to run (the baseline's 5 counts' spread 200.00 per request): tolerance ±600.00" in (
+        verdict.message()
+    )
+    worse = judge_system(base, [counted(SYNC, connections=0.655, kept=800.0)])
+    assert [m.what for m in worse.regressions] == ["connections", "memory kept"]
+
+
+def test_a_stored_spread_without_system_calls_leaves_an_irregular_name_its_own_count():
+    """A baseline whose counts kept no spread of the calls (only memory kept): futex at 2.45 is irregular, its
+    tolerance its own count, as without any stored spread."""
+    base = [counted({**SYNC, "futex": 2.45}, spread=CountSpread(5, 0.001, None, None, 20.5))]
+    verdict = judge_system(base, [counted({**SYNC, "futex": 3.52})])
+    assert verdict.verdict == "pass" and "futex is irregular (2.45 per request" in verdict.message()
