@@ -46,3 +46,11 @@ def test_latency_fields_of_a_histogram():
     """Mean, max and standard deviation come from the counts."""
     latency = histogram.latency_ms(histogram.of_ms([1.0, 1.0, 4.0]))
     assert latency["max"] == 4.0 and latency["mean"] == 2.0 and round(latency["stdev"], 6) == round(2**0.5, 6)
+
+
+def test_a_window_with_no_answered_request_reads_every_latency_field_as_zero():
+    """An empty histogram gives each LoadReport latency field, every one 0.0, and its percentile 0.0 too."""
+    keys = ("p50", "p75", "p90", "p99", "p999", "max", "mean", "stdev")
+    assert histogram.latency_ms({}) == dict.fromkeys(keys, 0.0)
+    assert histogram.latency_ms(histogram.merged([{}, {}])) == dict.fromkeys(keys, 0.0)
+    assert histogram.percentile_ms({}, 99.0) == 0.0

@@ -1147,3 +1147,31 @@ def test_a_machine_others_keep_busy_still_leaves_the_server_one_core():
     busy = _on_two_cores(r, host_cpu_s=10.0)
     assert checks.server_cores(busy) == 1.0
     assert checks.stall(busy) is not None
+
+
+def test_without_the_hosts_counters_the_server_gets_what_the_generator_and_backends_left():
+    """Four processes on four cores beside a generator at half a core, a backend at one core and one at a URL (not
+    measured, counted as nothing): 2.5 cores; a host CPU without its wall time is not read."""
+    up = BackendUsage("up", "external", None, 5.0, 1, None)
+    r = record(gen_cpu_s=2.5, variant="gunicorn-sync-w4", backends=[BackendUsage("redis", "redis", 5.0, 5.0, 1, 9), up])
+    assert checks.server_cores(replace(r, machine={"cores": 4})) == pytest.approx(2.5)
+    assert checks.server_cores(replace(r, machine={"cores": 4}, host_cpu_s=9.0, host_wall_s=None)) == pytest.approx(2.5)
+
+
+def test_a_backends_busy_share_is_of_its_own_cores():
+    """mongod at 48% of one core on its two cores is 24% busy, as the stall's message says; at 52% on one core it is
+    past the stall's 50% and no stall."""
+    idle = dict(rps=200, connections=8, server_cpu_s=0.3, gen_cpu_s=0.1, workload="mongo")
+    r = record(**idle, backends=[BackendUsage("mongo", "mongod", 2.4, 5.0, 2, 1000)])
+    assert checks.stall_shares(r)["mongo"] == pytest.approx(0.24)
+    assert "the generator 1% of its cores, mongo 24% of theirs" in checks.stall(r).message
+    assert checks.stall(record(**idle, backends=[BackendUsage("mongo", "mongod", 2.6, 5.0, 1, 1000)])) is None
+
+
+def test_every_load_host_at_the_limit_is_named():
+    """Two load hosts, one at exactly 90% (the limit) and one at 96%: both are named, in the inventory's order."""
+    from serverbench.records.schema import HostLoad
+
+    hosts = (HostLoad("load1", "198.18.0.11", 1, 1, 4.5, 5.0), HostLoad("load2", "198.18.0.12", 1, 1, 4.8, 5.0))
+    flag = checks.generator_saturated(replace(record(), generator=replace(record().generator, hosts=hosts)))
+    assert "on load host load1 90% of 1 core(s), load2 96% of 1 core(s) (limit 90%)" in flag.message

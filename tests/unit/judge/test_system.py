@@ -2,6 +2,8 @@
 
 from types import SimpleNamespace
 
+import pytest
+
 from serverbench.judge.system import CALLS_MIN, KEPT_MIN, Move, as_decision, judge_system
 from serverbench.records.cost import CountSpread, SystemCounts
 
@@ -136,3 +138,106 @@ def test_a_stored_spread_narrower_than_a_floor_leaves_the_floor():
     verdict = judge_system(base, [counted(SYNC, kept=250.0)])
     assert verdict.verdict == "pass" and "memory kept varies" not in verdict.message()
     assert judge_system(base, [counted(SYNC, kept=KEPT_MIN)]).regressions[0].what == "memory kept"
+
+
+def test_the_message_names_each_rise_each_fall_and_each_shown_move_then_the_notes():
+    """Rises, falls and bytes that moved, each joined by commas, the parts and the notes by semicolons."""
+    base = counted({"sendto": 1.0, "recvfrom": 1.0, "poll": 3.0, "read": 3.0}, kept=None)
+    cand = counted({"sendto": 2.0, "recvfrom": 3.0, "poll": 1.0, "read": 2.0}, received=539.0, kept=None)
+    verdict = judge_system([base], [cand])
+    assert verdict.verdict == "regression"
+    assert verdict.message() == (
+        "rose: +2.00 recvfrom per request (1.00 -> 3.00), +1.00 sendto per request (1.00 -> 2.00); "
+        "fell: -2.00 poll per request (3.00 -> 1.00), -1.00 read per request (3.00 -> 2.00); "
+        "moved (not judged): +500 bytes bytes received per request (39 -> 539); "
+        "memory kept not judged: not counted on one side"
+    )
+
+
+def test_nothing_moved_says_so_in_one_sentence():
+    """Equal counts on both sides: a pass whose message is the one sentence, with no tolerance note."""
+    verdict = judge_system([counted(SYNC)], [counted(SYNC)])
+    assert verdict.verdict == "pass"
+    assert verdict.message() == "no system call, connection or kept memory moved beyond its limit"
+
+
+def test_memory_kept_is_judged_when_only_the_system_calls_are_absent():
+    """No system-call trace on either side but memory kept on both: the leak is judged, the calls' absence said."""
+    base = SimpleNamespace(system=None, kept_per_request=0.0, spread=None)
+    verdict = judge_system([base], [SimpleNamespace(system=None, kept_per_request=1065.0, spread=None)])
+    assert verdict.verdict == "regression"
+    assert verdict.message() == (
+        "rose: +1,065 bytes memory kept per request (0 -> 1,065); system calls not judged: not counted on one side"
+    )
+
+
+def test_an_arm_without_counted_windows_is_not_judged():
+    """An empty arm has nothing to compare: inconclusive, never an error and never read as zero."""
+    for base, cand in (([], [counted(SYNC)]), ([counted(SYNC)], [])):
+        verdict = judge_system(base, cand)
+        assert verdict.verdict == "inconclusive"
+        assert verdict.message() == "system calls and memory kept not judged: not counted on one side"
+
+
+def test_a_vdso_call_is_shown_from_one_call_per_request_and_not_when_unchanged():
+    """clock_gettime +1.00 a request is shown beside the bytes that moved (the limit is inclusive), with why it is not
+    judged; the same count on both sides is not shown."""
+    cand = counted({**SYNC, "clock_gettime": 12.0}, sent=654.0)
+    verdict = judge_system([counted({**SYNC, "clock_gettime": 11.0})], [cand])
+    assert verdict.verdict == "pass"
+    assert verdict.message() == (
+        "moved (not judged): +1.00 clock_gettime per request (11.00 -> 12.00), +500 bytes bytes sent per request "
+        "(154 -> 654); clock_gettime and the like are system calls under valgrind only (the vDSO serves them)"
+    )
+    same = judge_system([counted({**SYNC, "clock_gettime": 11.0})], [counted({**SYNC, "clock_gettime": 11.0})])
+    assert same.shown == () and "valgrind" not in same.message()
+
+
+def test_a_whole_count_with_a_little_housekeeping_lowers_its_limit_by_that_fraction_only():
+    """newfstatat 1.04 (one stat a request and the arbiter's ticks): the limit is 0.96; +0.97 fails, +0.95 passes."""
+    base = [counted({**SYNC, "newfstatat": 1.04})]
+    (rise,) = judge_system(base, [counted({**SYNC, "newfstatat": 2.01})]).regressions
+    assert rise.limit == pytest.approx(0.96)
+    assert judge_system(base, [counted({**SYNC, "newfstatat": 1.99})]).verdict == "pass"
+
+
+def test_a_call_that_falls_to_housekeeping_is_an_improvement_not_an_irregular_name():
+    """poll 3.00 -> 0.05 a request: 0.05 is within the whole-number slack, so the one-call limit applies."""
+    verdict = judge_system([counted({**SYNC, "poll": 3.0})], [counted({**SYNC, "poll": 0.05})])
+    assert verdict.verdict == "improvement" and "irregular" not in verdict.message()
+
+
+def test_the_gates_decision_of_falls_carries_the_largest_fall_and_no_statistics():
+    """Two calls fewer: the delta is the larger fall, the interval that one value, no p, no dispersion, not
+    borderline; nothing moved gives a delta of 0."""
+    verdict = judge_system([counted({"poll": 3.0, "read": 3.0})], [counted({"poll": 1.0, "read": 2.0})])
+    decision = as_decision(verdict, 2)
+    assert decision.summary() == "Δ -2.000 per request [-2.000, -2.000 per request] p=n/a n=2 disp=n/a -> improvement"
+    record = decision.to_record()
+    assert (record["ci"], record["p"], record["borderline"]) == ([-2.0, -2.0], None, False)
+    assert as_decision(judge_system([counted(SYNC)], [counted(SYNC)]), 2).delta == 0.0
+
+
+def test_a_stored_spread_of_connections_and_of_memory_kept_widens_their_tolerance():
+    """Connections 0.2 and memory kept 200 bytes apart over the baseline's 5 counts: tolerances ±0.60 and ±600,
+    stated, so +0.55 connections and +500 bytes kept pass; beyond them each fails."""
+    spread = CountSpread(5, 0.001, {}, 0.2, 200.0)
+    base = [counted(SYNC, connections=0.005, kept=100.0, spread=spread)]
+    verdict = judge_system(base, [counted(SYNC, connections=0.555, kept=600.0)])
+    assert verdict.verdict == "pass"
+    assert "connections varies run to run (the baseline's 5 counts' spread 0.20 per request): tolerance ±0.60" in (
+        verdict.message()
+    )
+    assert "memory kept varies run to run (the baseline's 5 counts' spread 200.00 per request): tolerance ±600.00" in (
+        verdict.message()
+    )
+    worse = judge_system(base, [counted(SYNC, connections=0.655, kept=800.0)])
+    assert [m.what for m in worse.regressions] == ["connections", "memory kept"]
+
+
+def test_a_stored_spread_without_system_calls_leaves_an_irregular_name_its_own_count():
+    """A baseline whose counts kept no spread of the calls (only memory kept): futex at 2.45 is irregular, its
+    tolerance its own count, as without any stored spread."""
+    base = [counted({**SYNC, "futex": 2.45}, spread=CountSpread(5, 0.001, None, None, 20.5))]
+    verdict = judge_system(base, [counted({**SYNC, "futex": 3.52})])
+    assert verdict.verdict == "pass" and "futex is irregular (2.45 per request" in verdict.message()
