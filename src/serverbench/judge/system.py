@@ -131,13 +131,19 @@ class SystemVerdict:
 
 
 def judge_system(
-    base: Sequence[Counts], candidate: Sequence[Counts], absent: str = "", requests: int = KEPT_MIN_REQUESTS
+    base: Sequence[Counts],
+    candidate: Sequence[Counts],
+    absent: str = "",
+    requests: int = KEPT_MIN_REQUESTS,
+    apart: bool = False,
 ) -> SystemVerdict:
     """Each arm's counted windows (one or more each: a stored baseline and a fresh count, or an A/B gate's
     repeated counts): the median of each figure per arm, judged against a limit, the larger of its floor and
     SPREAD_FACTOR x the widest spread shown: an arm's, or the one a stored baseline keeps of the counts it was written
     from.  ``absent``: why a side has no system counts (said once).
-    ``requests``: how many each window counted (memory kept is shown, not judged, below KEPT_MIN_REQUESTS)."""
+    ``requests``: how many each window counted (memory kept is shown, not judged, below KEPT_MIN_REQUESTS).
+    ``apart``: the base was counted at another time (a stored baseline), so a name driven by scheduling or timers is
+    shown, not judged: its count follows the machine's load, not the code."""
     notes: list[str] = []
     regressions: list[Move] = []
     improvements: list[Move] = []
@@ -178,6 +184,15 @@ def judge_system(
                 continue
             floor = CALLS_MIN - min(statistics.median(b) % 1, HOUSEKEEPING)
             irregular = any(abs(v - round(v)) > WHOLE_SLACK for v in b + c) and statistics.median(b) > CALLS_MIN
+            if irregular and apart:
+                if abs(statistics.median(c) - statistics.median(b)) >= floor:
+                    shown.append(Move(name, statistics.median(b), statistics.median(c), floor))
+                    notes.append(
+                        f"{name} is irregular (not a whole number per request: scheduling or timers) and follows the "
+                        "machine's load: shown, not judged against a baseline counted at another time (the A/B gate, "
+                        "whose arms are counted together, judges it)"
+                    )
+                continue
             if irregular and not any(s.calls is not None for s in stored):
                 floor = statistics.median(b)
                 notes.append(

@@ -36,7 +36,7 @@ from ..measure.trials.faults import FaultInjection, Toxiproxy
 from ..measure.trials.trial import Trial, Warmup, run_trial
 from ..records.results import Failure
 from ..records.schema import Result, replicated
-from .session import PerfSession
+from ..session.perf import PerfSession
 
 SESSION_KEY = pytest.StashKey[PerfSession]()
 TARGET = "target"  # the pseudo-variant name of a --perf-target server

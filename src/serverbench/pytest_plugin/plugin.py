@@ -20,10 +20,10 @@ from ..report import benchmark_json, reference
 from ..report.phases import cell_label
 from ..report.phases import lines as phase_lines
 from ..report.terminal import missing_baseline_line, rate_ladders, summary_table, variant_table
+from ..session.perf import PerfSession
 from .fixtures import SESSION_KEY, TARGET, perf_session_of
 from .order import grouped_by_cell
 from .progress import ProgressLine, terminal_stream
-from .session import PerfSession
 
 # The fixtures (one proc/noproc pair per backend of the registry, the servers, the trial), the cost
 # tests (-m cost: counted instructions) and parallel runs (shards, xdist) are plugins of their own.

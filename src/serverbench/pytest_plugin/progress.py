@@ -22,7 +22,7 @@ from rich.segment import ControlType
 from ..catalog.shapes import LoadShape
 from ..errors import ServerbenchError
 from ..report.progress import Status, phase_text, planned_seconds, render, time_left
-from .session import PerfSession
+from ..session.perf import PerfSession
 
 ERASE_LINE = str(Control((ControlType.ERASE_IN_LINE, 2)))
 

@@ -241,3 +241,16 @@ def test_a_stored_spread_without_system_calls_leaves_an_irregular_name_its_own_c
     base = [counted({**SYNC, "futex": 2.45}, spread=CountSpread(5, 0.001, None, None, 20.5))]
     verdict = judge_system(base, [counted({**SYNC, "futex": 3.52})])
     assert verdict.verdict == "pass" and "futex is irregular (2.45 per request" in verdict.message()
+
+
+def test_against_a_baseline_counted_at_another_time_an_irregular_name_is_shown_not_judged():
+    """waitress-t4's futex read 2.90 per request in its baseline and 6.88 in CI with tests running beside it, with
+    no code changed: against a stored baseline (apart) that name is shown and said, not a regression; a whole call
+    planted beside it still fails; the gate (arms counted together) judges the same futex rise."""
+    base, cand = counted({**SYNC, "futex": 2.90}), counted({**SYNC, "futex": 6.88})
+    verdict = judge_system([base], [cand], apart=True)
+    assert verdict.verdict == "pass" and [m.what for m in verdict.shown] == ["futex"]
+    assert "futex is irregular (not a whole number per request: scheduling or timers) and follows" in verdict.message()
+    planted = counted({**SYNC, "futex": 6.88, "clock_nanosleep": 1.0})
+    assert [m.what for m in judge_system([base], [planted], apart=True).regressions] == ["clock_nanosleep"]
+    assert judge_system([base], [cand]).verdict == "regression"

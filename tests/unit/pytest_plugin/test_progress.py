@@ -13,7 +13,7 @@ def test_the_plan_counts_each_cells_sized_window_and_ohas_lead_in_and_trail(tmp_
     from serverbench.config import options as cfg
     from serverbench.drivers.oha import OhaDriver
     from serverbench.pytest_plugin.progress import ProgressLine
-    from serverbench.pytest_plugin.session import PerfSession
+    from serverbench.session.perf import PerfSession
 
     monkeypatch.setattr(OhaDriver, "check", lambda self: None)
     session = PerfSession(

@@ -1,4 +1,4 @@
-"""The perf session (pytest_plugin.session): the drivers and windows it sizes per cell, the closed-model driver it picks,
+"""The perf session (session.perf): the drivers and windows it sizes per cell, the closed-model driver it picks,
 the skips it records and what it reads from the environment."""
 
 import pytest
@@ -7,7 +7,7 @@ from serverbench.catalog.shapes import LoadShape
 from serverbench.catalog.variants import registry
 from serverbench.config import options as cfg
 from serverbench.drivers.oha import OhaDriver
-from serverbench.pytest_plugin.session import PerfSession
+from serverbench.session.perf import PerfSession
 
 VARIANTS = registry()
 
@@ -144,7 +144,7 @@ def test_session_records_each_skip_once_per_workload(tmp_path):
 
 def test_the_install_time_is_read_from_run_only_when_it_is_a_number_of_seconds(monkeypatch):
     """SERVERBENCH_INSTALL_S gives the install time ./run measured; unset, not a number or negative, there is none."""
-    from serverbench.pytest_plugin.session import INSTALL_VAR, install_seconds
+    from serverbench.session.perf import INSTALL_VAR, install_seconds
 
     monkeypatch.delenv(INSTALL_VAR, raising=False)
     assert install_seconds() is None
