@@ -8,8 +8,11 @@ measure/counting/clientmemory.py): A/A counts and planted changes per cell, and 
         --cell gunicorn-sync-w2/flask --runs 4
     flock -s /tmp/serverbench-timed.lock .venv/bin/python benchmarks/cost_system.py aa --requests 50 \\
         --cell uvicorn/raw-asgi --cell waitress-t4/flask
-    flock -s /tmp/serverbench-timed.lock .venv/bin/python benchmarks/cost_system.py plants
-    .venv/bin/python benchmarks/cost_system.py render    # docs/cost.md's planted-changes block, from its results
+    flock -s /tmp/serverbench-timed.lock .venv/bin/python benchmarks/cost_system.py plants \\
+        --cell gunicorn-sync-w2/flask --cell waitress-t4/flask --cell aiohttp/aiohttp
+    flock -s /tmp/serverbench-timed.lock .venv/bin/python benchmarks/cost_system.py kept --runs 3 \\
+        --cell gunicorn-sync-w2/flask --cell waitress-t4/flask --cell aiohttp/aiohttp
+    .venv/bin/python benchmarks/cost_system.py render    # docs/cost.md's blocks, from their results files
 
 ``counts``: per cell, ``--runs`` fresh counts (two at a time), then one count per planted knob; prints
 instructions, the calls per request that differ between runs or from the base (vDSO calls left out), socket
@@ -17,12 +20,18 @@ bytes, connections and memory kept, and the cost verdict of each planted count a
 ``time``: counts with and without ``--trace-syscalls=yes`` one after the other, and the wall time of each.
 ``aa``: two fresh counts per cell (two at a time, warm-up as long as the window, as the A/B gate counts),
 the second judged against the first by judge/system.py: what an A/A of the gate's system signal says.
-``plants``: each planted off-CPU change (``PLANTS``: the knobs of apps/injected_work.py) counted once against one
+``plants``: each planted change (``PLANTS``: the knobs of apps/injected_work.py) counted once against one
 unplanted count of its workload (``/json``, or ``/redis`` with a redis-server of its own per count, seeded, so
-every count sees the same counter) on one sync cell (default gunicorn-sync-w2/flask), two counts at a time; per
-change: instructions, the system calls that moved, connections, the cost verdict (judge/cost.py: the instruction
-tolerance and judge/system.py) and the seconds its count took, start to verdict (the time to decision: its base
-is counted beside it).  Written to ``benchmarks/results/cost-plants.json``; ``render`` rewrites docs/cost.md's block.
+every count sees the same counter) on each cell (default gunicorn-sync-w2/flask; a sync, a thread-pool and an
+event-loop server in the committed results), two counts at a time; per change: instructions, the system calls
+that moved and the peers they moved on, connections, memory kept, the cost verdict (judge/cost.py: the
+instruction tolerance and judge/system.py) and the seconds its count took, start to verdict (the time to
+decision: its base is counted beside it).  Written to ``benchmarks/results/cost-plants.json``.
+``kept``: the A/B gate's counted phase (measure/ab.py ``count_arms``, one count per arm at the gate's 50 requests,
+both at once), an A/A and a 1,000-byte leak per run and cell, with memory kept read over 1,000 requests without
+valgrind (measure/counting/keptmemory.py) and without that run (the window's 50, not judged): the system verdict and the
+phase's seconds.  Written to ``benchmarks/results/cost-gate-kept.json``.  ``render`` rewrites docs/cost.md's
+blocks from both files.
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ import platform
 import statistics
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -43,7 +53,7 @@ from serverbench.catalog.apps import APPS
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.judge.cost import judge_cost
-from serverbench.judge.system import VDSO, judge_system
+from serverbench.judge.system import CALLS_MIN, VDSO, Move, by_peer, judge_system, peer_phrase
 from serverbench.measure.counting import callgrind
 from serverbench.measure.counting.cost import CostPlan, measure_cost
 from serverbench.records.cost import CostBaseline
@@ -53,6 +63,7 @@ from measured_block import rewrite  # noqa: E402 (a sibling script)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks/results/cost-plants.json"
+KEPT_RESULTS = ROOT / "benchmarks/results/cost-gate-kept.json"
 DOC = ROOT / "docs/cost.md"
 TOLERANCE = 0.02  # pytest -m cost's default instruction tolerance
 MOVED_MIN = 0.5  # calls per request a name must move by to be listed as moved (judged from 1.00: judge/system.py)
@@ -64,7 +75,10 @@ PLANTS = (
     ("getaddrinfo('localhost')", "json", "SERVERBENCH_GETADDRINFO", "1"),
     ("an extra Redis GET", "redis", "SERVERBENCH_REDIS_EXTRA_GET", "1"),
     ("a Redis connection per request", "redis", "SERVERBENCH_REDIS_CONNECT", "1"),
+    ("a leak of 1,000 bytes a request", "json", "SERVERBENCH_LEAK_BYTES", "1000"),
 )
+KINDS = {"gunicorn-sync-w2": "sync", "waitress-t4": "thread pool", "aiohttp": "event loop"}
+KEPT_CELLS = ("gunicorn-sync-w2/flask", "waitress-t4/flask", "aiohttp/aiohttp")
 
 
 def plan_of(cell: str, env: dict[str, str] | None = None, requests: int = 200, workload: str = "json") -> CostPlan:
@@ -174,7 +188,20 @@ def moved_calls(base, planted) -> dict[str, list[float]]:
     }
 
 
-def plants(cell: str, out: Path) -> None:
+def moved_peers(base, planted, names) -> dict[str, str]:
+    """The peer each moved call moved on, where one peer's sockets hold the whole move (judge/system.py's split)."""
+    found = {}
+    for name in names:
+        figure = lambda s, name=name: s.calls.get(name, 0.0)  # noqa: E731
+        to = by_peer([base.system], [planted.system], figure, CALLS_MIN)
+        peer = Move(name, figure(base.system), figure(planted.system), CALLS_MIN, to).peer
+        if peer is not None:
+            found[name] = peer
+    return found
+
+
+def plant_rows(cell: str) -> list[dict]:
+    """Each planted change on ``cell`` against its workload's unplanted count, two counts at a time."""
     workloads = list(dict.fromkeys(w for _, w, _, _ in PLANTS))
     jobs = [(w, {}) for w in workloads] + [(w, {var: value}) for _, w, var, value in PLANTS]
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -187,34 +214,97 @@ def plants(cell: str, out: Path) -> None:
         verdict = judge_cost(record, CostBaseline.of(base), TOLERANCE)
         seconds += time.monotonic() - started
         connections = [r.system.connections if r.system else None for r in (base, record)]
+        moved = moved_calls(base, record)
         rows.append(
             {
                 "change": what,
                 "workload": workload,
                 "knob": f"{var}={value}",
                 "instructions": [round(base.per_request), round(record.per_request)],
-                "calls_moved": moved_calls(base, record),
+                "calls_moved": moved,
+                "peers": moved_peers(base, record, moved) if base.system and record.system else {},
                 "vdso": sorted(VDSO),
                 "connections": [None if c is None else round(c, 3) for c in connections],
                 "kept": [base.kept_per_request, record.kept_per_request],
                 "status": verdict.status,
                 "instructions_failed": record.per_request > base.per_request * (1 + TOLERANCE),
                 "system": verdict.system.verdict if verdict.system else None,
+                "system_failed": sorted({m.what for m in verdict.system.regressions}) if verdict.system else [],
                 "message": verdict.message,
                 "seconds": round(seconds, 1),
                 "base_seconds": round(base_seconds, 1),
             }
         )
-        print(f"{what}: {verdict.status} in {seconds:.0f} s: {verdict.message}", flush=True)
+        print(f"{cell} {what}: {verdict.status} in {seconds:.0f} s: {verdict.message}", flush=True)
+    return rows
+
+
+def plants(cells: list[str], out: Path) -> None:
+    results = [{"cell": cell, "kind": KINDS.get(cell.split("/")[0], ""), "plants": plant_rows(cell)} for cell in cells]
     data = {
-        "command": "python benchmarks/cost_system.py plants" + (f" --cell {cell}" if cell != PLANTS_CELL else ""),
-        "cell": cell,
-        "requests": done[0][0].requests,
+        "command": "python benchmarks/cost_system.py plants" + "".join(f" --cell {c}" for c in cells),
+        "requests": 200,
         "tolerance": TOLERANCE,
         "date": datetime.date.today().isoformat(),
         "machine": f"{_cpu()}, {len(os.sched_getaffinity(0))} cores",
         "python": platform.python_version(),
-        "plants": rows,
+        "cells": results,
+    }
+    out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    render()
+
+
+def kept(cells: list[str], runs: int, out: Path) -> None:
+    """The gate's counted phase on each cell: A/A and a 1,000-byte leak, memory kept read without valgrind or not."""
+    from serverbench.catalog.matrix import Cell
+    from serverbench.gate.loop import Counted
+    from serverbench.gate.plan import ABPlan, Arm
+    from serverbench.judge.system import KEPT_MIN_REQUESTS
+    from serverbench.measure.counting.keptmemory import REQUESTS
+    from serverbench.measure.trials.ab import count_arms
+
+    rows = []
+    for run in range(runs):
+        for cell in cells:
+            variant, app = cell.split("/")
+            for condition, env in (("A/A", {}), ("leak", {"SERVERBENCH_LEAK_BYTES": "1000"})):
+                for requests in (REQUESTS, 0):
+                    plan = ABPlan(
+                        Cell(registry()[variant], APPS[app]),
+                        WORKLOADS["json"],
+                        Arm("base", apps_dir=ROOT / "apps"),
+                        Arm("candidate", apps_dir=ROOT / "apps", env=env),
+                        rate=None,
+                        cost_repeats=1,
+                    )
+                    started = time.monotonic()
+                    counts = Counted(*count_arms(plan, 1, requests if plan.cost_requests < KEPT_MIN_REQUESTS else 0))
+                    decision = counts.system
+                    seconds = time.monotonic() - started
+                    (b,), (c,) = counts.base, counts.candidate
+                    rows.append(
+                        {
+                            "run": run + 1,
+                            "cell": cell,
+                            "condition": condition,
+                            "kept_requests": requests,
+                            "verdict": decision.verdict,
+                            "kept": [b.kept_per_request, c.kept_per_request],
+                            "reason": decision.reason,
+                            "seconds": round(seconds, 1),
+                        }
+                    )
+                    print(
+                        f"{cell} {condition} kept over {requests or 'the window'}: {decision.verdict} in "
+                        f"{seconds:.1f} s ({b.kept_per_request} -> {c.kept_per_request} B/req)",
+                        flush=True,
+                    )
+    data = {
+        "command": "python benchmarks/cost_system.py kept" + f" --runs {runs}" + "".join(f" --cell {c}" for c in cells),
+        "requests": ABPlan.cost_requests,
+        "date": datetime.date.today().isoformat(),
+        "machine": f"{_cpu()}, {len(os.sched_getaffinity(0))} cores",
+        "rows": rows,
     }
     out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     render()
@@ -228,8 +318,10 @@ def _cpu() -> str:
 
 
 def _calls(row: dict) -> str:
+    peers = row.get("peers", {})
     moved = [
         f"{'+' if c > b else ''}{c - b:.2f} {name}{' (vDSO)' if name in row['vdso'] else ''}"
+        + (f" {peer_phrase(peers[name])}" if name in peers else "")
         for name, (b, c) in sorted(row["calls_moved"].items(), key=lambda kv: (kv[0] in row["vdso"], kv[0]))
     ]
     return ", ".join(moved) or "none"
@@ -238,37 +330,77 @@ def _calls(row: dict) -> str:
 def _verdict(row: dict) -> str:
     if row["status"] != "fail":
         return row["status"]
+    system = row.get("system_failed", ["calls"] if row["system"] == "regression" else [])
+    kept = "memory kept" in system
+    calls = [w for w in system if w != "memory kept"]
     why = [
         w
-        for w, failed in (("instructions", row["instructions_failed"]), ("system calls", row["system"] == "regression"))
+        for w, failed in (("instructions", row["instructions_failed"]), ("system calls", calls), ("memory kept", kept))
         if failed
     ]
     return f"**fail** ({', '.join(why)})"
 
 
+def _kept(row: dict) -> str:
+    b, c = row.get("kept", [None, None])
+    return "absent" if b is None or c is None else f"{b:,.0f} -> {c:,.0f}"
+
+
 def table(data: dict) -> str:
-    """One row per planted change: what moved against its unplanted base, the verdict and the time to decision."""
+    """Per cell, one row per planted change: what moved against its unplanted base, the verdict and the time to
+    decision."""
     lines = [
-        f"`{data['command']}`: {data['cell']}, {data['requests']} requests a count, instruction tolerance "
-        f"{data['tolerance']:.0%}, {data['date']}, {data['machine']}.",
-        "",
-        "| planted change | workload | instructions Δ | system calls that moved, per request | connections/req | verdict | decided in |",
-        "|---|---|---|---|---|---|---|",
+        f"`{data['command']}`: {data['requests']} requests a count, instruction tolerance {data['tolerance']:.0%}, "
+        f"{data['date']}, {data['machine']}.",
     ]
-    for row in data["plants"]:
-        b, c = row["instructions"]
-        cb, cc = row["connections"]
-        connections = "absent" if cb is None or cc is None else f"{cb:.3f} -> {cc:.3f}"
-        lines.append(
-            f"| {row['change']} (`{row['knob']}`) | /{row['workload']} | {c / b - 1:+.2%} | {_calls(row)} "
-            f"| {connections} | {_verdict(row)} | {row['seconds']:.0f} s |"
-        )
+    for cell in data["cells"]:
+        lines += [
+            "",
+            f"**{cell['cell']}** ({cell['kind']})",
+            "",
+            "| planted change | workload | instructions Δ | system calls that moved, per request | connections/req "
+            "| memory kept, B/req | verdict | decided in |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for row in cell["plants"]:
+            b, c = row["instructions"]
+            cb, cc = row["connections"]
+            connections = "absent" if cb is None or cc is None else f"{cb:.3f} -> {cc:.3f}"
+            lines.append(
+                f"| {row['change']} (`{row['knob']}`) | /{row['workload']} | {c / b - 1:+.2%} | {_calls(row)} "
+                f"| {connections} | {_kept(row)} | {_verdict(row)} | {row['seconds']:.0f} s |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def kept_table(data: dict) -> str:
+    """Per cell and condition: the gate's counted system verdicts and the counted phase's seconds, memory kept read
+    over 1,000 requests without valgrind (after) and over the window only (before)."""
+    lines = [
+        f"`{data['command']}`: one count per arm at the gate's {data['requests']} requests, both arms at once, "
+        f"{data['date']}, {data['machine']}.",
+        "",
+        "| cell | condition | memory kept read | verdicts | memory kept, B/req (base -> candidate) | counted phase, median |",
+        "|---|---|---|---|---|---|",
+    ]
+    keys = list(dict.fromkeys((r["cell"], r["condition"], r["kept_requests"]) for r in data["rows"]))
+    for cell, condition, requests in keys:
+        rows = [
+            r for r in data["rows"] if (r["cell"], r["condition"], r["kept_requests"]) == (cell, condition, requests)
+        ]
+        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(Counter(r["verdict"] for r in rows).items()))
+        kept = "; ".join(_kept(r) for r in rows)
+        how = f"over {requests:,} requests without valgrind" if requests else f"over the window ({data['requests']})"
+        seconds = statistics.median(r["seconds"] for r in rows)
+        lines.append(f"| {cell} | {condition} | {how} | {verdicts} | {kept} | {seconds:.1f} s |")
     return "\n".join(lines) + "\n"
 
 
 def render(write: bool = True) -> dict[Path, str]:
-    """docs/cost.md with its planted-changes block rendered from the results file; written when ``write``."""
-    return rewrite(DOC, "cost-plants", table(json.loads(RESULTS.read_text())), write)
+    """docs/cost.md with its planted-changes and gate-leak blocks rendered from their results files; written when
+    ``write``."""
+    rewrite(DOC, "cost-plants", table(json.loads(RESULTS.read_text())), write)
+    return rewrite(DOC, "cost-gate-kept", kept_table(json.loads(KEPT_RESULTS.read_text())), write)
 
 
 def main() -> None:
@@ -276,16 +408,18 @@ def main() -> None:
         render()
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("counts", "time", "aa", "plants"))
+    parser.add_argument("what", choices=("counts", "time", "aa", "plants", "kept"))
     parser.add_argument("--requests", type=int, default=50, help="aa: requests a count (the gate's 50)")
     parser.add_argument("--cell", action="append", help="variant/app, e.g. gunicorn-sync-w2/flask")
-    parser.add_argument("--out", type=Path, default=RESULTS, help="plants: the results file")
+    parser.add_argument("--out", type=Path, help="plants, kept: the results file (default: the committed one)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--plant", action="append", default=[], help="a knob=value counted once per cell")
     args = parser.parse_args()
     if args.what == "plants":
-        (cell,) = args.cell or [PLANTS_CELL]
-        plants(cell, args.out)
+        plants(args.cell or [PLANTS_CELL], args.out or RESULTS)
+        return
+    if args.what == "kept":
+        kept(args.cell or list(KEPT_CELLS), args.runs, args.out or KEPT_RESULTS)
         return
     if not args.cell:
         parser.error(f"{args.what} needs --cell")

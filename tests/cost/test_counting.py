@@ -83,3 +83,61 @@ def test_a_planted_sleep_is_decided_by_system_calls_while_instructions_barely_mo
     assert verdict.status == FAIL, verdict.report()
     assert [m.what for m in verdict.system.regressions] == ["clock_nanosleep"], verdict.report()
     assert "+1.00 clock_nanosleep per request" in verdict.message
+
+
+def test_an_extra_redis_get_reads_as_calls_to_redis(apps_dir, no_leaks):
+    """SERVERBENCH_REDIS_EXTRA_GET=1 on flask's /redis under gunicorn sync (one more GET round trip on the pooled
+    connection): the cost verdict fails on system calls named by their peer, sendto and recvfrom to redis; the
+    clients' calls do not move."""
+    from dataclasses import replace
+
+    from serverbench.backends.redis import start_redis
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("needs redis-server")
+    redis = start_redis()
+    try:
+        plan = CostPlan(
+            registry()["gunicorn-sync-w2"],
+            APPS["flask"],
+            WORKLOADS["redis"],
+            requests=50,
+            warmup=50,
+            apps_dir=apps_dir,
+            env={"SERVERBENCH_REDIS_URL": redis.url},
+        )
+        base = measure_cost(plan)
+        extra = measure_cost(replace(plan, env={**plan.env, "SERVERBENCH_REDIS_EXTRA_GET": "1"}))
+    finally:
+        redis.stop()
+    assert set(base.system.peers) == {"clients", "redis"}, base.system.peers
+    verdict = judge_cost(extra, CostBaseline.of(base), tolerance=0.02)
+    assert verdict.status == FAIL, verdict.report()
+    assert "+1.00 sendto per request to redis" in verdict.message, verdict.message
+    assert "recvfrom per request to redis" in verdict.message, verdict.message
+    named = {m.what: m.peer for m in verdict.system.regressions}
+    assert named["sendto"] == named["recvfrom"] == "redis" and "clients" not in named.values(), verdict.message
+    assert "+2,0" in verdict.message and "bytes received per request to redis" in verdict.message  # a GET's answer
+
+
+def test_the_gates_counts_decide_a_leak_of_1kb_a_request(apps_dir, no_leaks):
+    """The A/B gate's counted phase (50 requests a count): a candidate keeping 1,000 bytes a request is a counted
+    regression of memory kept, read over 1,000 requests without valgrind; the base keeps less than the floor."""
+    from serverbench.catalog.matrix import Cell
+    from serverbench.gate import loop
+    from serverbench.gate.plan import ABPlan, Arm
+
+    variant = registry()["gunicorn-sync-w2"]
+    plan = ABPlan(
+        Cell(variant, APPS["flask"]),
+        WORKLOADS["json"],
+        Arm("base", apps_dir=apps_dir),
+        Arm("candidate", apps_dir=apps_dir, env={"SERVERBENCH_LEAK_BYTES": "1000"}),
+        rate=None,
+        cost_repeats=1,
+    )
+    runs = loop.counted(plan)
+    (base,), (leaky,) = runs.base, runs.candidate
+    assert (base.kept_over, base.kept_uninstrumented) == (1000, True)
+    assert base.kept_per_request < 256 and leaky.kept_per_request > 900, (base.kept_per_request, leaky.kept_per_request)
+    assert runs.system.verdict == "regression" and "memory kept" in runs.system.reason, runs.system.reason

@@ -20,7 +20,7 @@ from typing import Callable
 from ..judge.ab import COST, UNREACHED, Judgement, decided, judge, judge_counted, with_system
 from ..judge.memory import growth_pairs
 from ..judge.signals import GROWTH
-from ..judge.system import as_decision, judge_system
+from ..judge.system import KEPT_MIN_REQUESTS, as_decision, judge_system
 from ..measure.trials.ab import count_arms, run_blocks
 from ..records.cost import CostRecord
 from ..records.decisions import ABDecision, Decision, Measurement
@@ -45,7 +45,7 @@ class Counted:
     def system(self) -> Decision:
         """The counted system calls, connections and memory kept of each arm's runs, judged (judge/system.py)."""
         absent = next((r.system_absent for r in self.base + self.candidate if r.system is None), "")
-        verdict = judge_system(self.base, self.candidate, absent, min(r.requests for r in self.base + self.candidate))
+        verdict = judge_system(self.base, self.candidate, absent, min(r.kept_over for r in self.base + self.candidate))
         return as_decision(verdict, min(len(self.base), len(self.candidate)))
 
     @property
@@ -121,8 +121,9 @@ def counted(plan: ABPlan) -> Counted | None:
     pair is ambiguous (between the 1% floor and the single-count limit).  None: no counted signal."""
     if plan.cost_repeats <= 0:
         return None
-    runs = Counted(*count_arms(plan, plan.cost_repeats))
+    kept = plan.kept_requests if plan.cost_requests < KEPT_MIN_REQUESTS else 0
+    runs = Counted(*count_arms(plan, plan.cost_repeats, kept))
     if plan.cost_repeats == 1 and judge_counted(*runs.counts).verdict == "inconclusive":
-        more = count_arms(plan, 1)
+        more = count_arms(plan, 1, kept)
         runs = Counted(runs.base + more[0], runs.candidate + more[1])
     return runs

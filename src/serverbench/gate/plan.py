@@ -79,6 +79,9 @@ class ABPlan:
     max_error_rate: float = _gate_default("perf_max_error_rate")
     cost_repeats: int = 0  # fresh counted-instruction runs per arm (valgrind); 0: no cost signal
     cost_requests: int = 50  # requests counted (and warmed up) per run (a user's project: its perf_cost_requests)
+    # Memory kept is judged over 200 requests or more: below, each count's is read over this many requests of its
+    # server without valgrind (measure/counting/keptmemory.py), in seconds; 0: only the window's, shown, not judged.
+    kept_requests: int = 1000
     # The hosts inventory (docs/hosts.md): the generators on its load hosts, the servers bound to this machine's
     # address as its server host.  By default SERVERBENCH_HOSTS (`serverbench hosts simulate` sets it); None: loopback.
     hosts: str | None = field(default_factory=lambda: os.environ.get(HOSTS_ENV) or None)

@@ -137,7 +137,7 @@ def judge_cost(record: CostRecord, baseline: CostBaseline | None, tolerance: flo
         f"{baseline.per_request:,.0f} ({judged_by.stated()})"
     )
     failed = ratio > 1 + judged_by.value
-    system = judge_system([baseline], [record], _absent(record, baseline), record.requests, apart=True)
+    system = judge_system([baseline], [record], _absent(record, baseline), record.kept_over, apart=True)
     shifts = attribute(baseline, record) if failed or moved else ()
     if moved:
         summary += "; top functions by change: " + (", ".join(s.short() for s in shifts[:3]) or "none")

@@ -13,17 +13,21 @@ stored without a spread (from one count, or before spreads were kept) shows none
 is not a whole number per request gets its own count as tolerance; the verdict says which.  Calls the kernel's vDSO serves without a system call natively (``clock_gettime``) are
 system calls only under valgrind: they are shown, never judged.  Bytes on sockets are shown when they move,
 not judged: a longer response is not, by itself, a regression.
+
+Where both arms' counts name the peers of their sockets (measure/counting/peers.py), each move is split by peer, and a move
+that one peer accounts for reads as that peer's: ``+1.00 sendto per request to redis``; an extra Redis GET is a
+round trip to the backend, not a call of the clients'.  The split names; the limits stay the totals'.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from ..records.cost import CountSpread, SystemCounts
+from ..records.cost import CLIENTS, UNSEEN, CountSpread, SystemCounts
 from ..records.decisions import Decision
 
 CALLS_MIN = 1.0  # one more call of one name per request
@@ -53,6 +57,9 @@ WHOLE_SLACK = 0.05
 # by the base's fraction of a call, the housekeeping that can be lost, up to HOUSEKEEPING: a whole count keeps 1.00.
 HOUSEKEEPING = 0.1
 VDSO = frozenset({"clock_gettime", "gettimeofday", "time", "getcpu"})  # no system call natively
+# A peer's share of a move is named when it is at least this part of the move's floor: half a call, a quarter of a
+# connection, 32 bytes a request.
+PEER_SHARE = 0.5
 
 
 class Counts(Protocol):
@@ -71,24 +78,84 @@ class Move:
     base: float
     candidate: float
     limit: float
+    to: tuple[tuple[str, float], ...] = ()  # the peers that moved, with their part of the change, largest first
 
     @property
     def delta(self) -> float:
         return self.candidate - self.base
 
+    @property
+    def peer(self) -> str | None:
+        """The one peer the whole move belongs to (within half the smallest share named), else None."""
+        if len(self.to) != 1:
+            return None
+        peer, delta = self.to[0]
+        return peer if abs(delta - self.delta) <= abs(self.delta) * 0.05 else None
+
     def line(self) -> str:
-        """``+1.00 clock_nanosleep per request``; ``+1,065 bytes memory kept per request``."""
-        if self.what.startswith(("bytes", "memory")):
-            return f"{self.delta:+,.0f} bytes {self.what} per request ({self.base:,.0f} -> {self.candidate:,.0f})"
-        return f"{self.delta:+.2f} {self.what} per request ({self.base:.2f} -> {self.candidate:.2f})"
+        """``+1.00 clock_nanosleep per request``; ``+1,065 bytes memory kept per request``; ``+2.00 recvfrom per
+        request to redis``; ``+2.00 read per request (... ; +1.00 to redis)``."""
+        amount = (
+            f"{self.delta:+,.0f} {'' if self.what.startswith('bytes') else 'bytes '}{self.what}"
+            if self.what.startswith(("bytes", "memory"))
+            else f"{self.delta:+.2f} {self.what}"
+        )
+        number = "{:,.0f}" if self.what.startswith(("bytes", "memory")) else "{:.2f}"
+        values = f"{number.format(self.base)} -> {number.format(self.candidate)}"
+        if self.peer is not None:
+            return f"{amount} per request {peer_phrase(self.peer)} ({values})"
+        parts = "".join(
+            f", {number.format(d) if d < 0 else '+' + number.format(d)} {peer_phrase(p)}" for p, d in self.to
+        )
+        return f"{amount} per request ({values}{parts})"
 
     def to_record(self) -> dict[str, Any]:
-        return {
+        record = {
             "what": self.what,
             "base": round(self.base, 3),
             "candidate": round(self.candidate, 3),
             "limit": round(self.limit, 3),
         }
+        if self.to:
+            record["to"] = {peer: round(delta, 3) for peer, delta in self.to}
+        return record
+
+
+def peer_phrase(peer: str) -> str:
+    """How a verdict names a peer: ``to redis``, ``to 127.0.0.1:8125``, ``with the clients``."""
+    if peer == CLIENTS:
+        return "with the clients"
+    if peer == UNSEEN:
+        return "on sockets opened and closed in the window (their peer unseen)"
+    return f"to {peer}"
+
+
+def peers_line(system: Mapping[str, Any]) -> str:
+    """``clients 8.00, redis 6.00``: a count's system calls per request on each peer's sockets (a record's
+    ``system``), most first; empty where its peers were not followed."""
+    peers = system.get("peers") or {}
+    totals = {peer: sum(v for k, v in counts["calls"].items() if k not in VDSO) for peer, counts in peers.items()}
+    return ", ".join(f"{peer} {n:.2f}" for peer, n in sorted(totals.items(), key=lambda pn: (-pn[1], pn[0])))
+
+
+def by_peer(
+    base: Sequence[SystemCounts],
+    candidate: Sequence[SystemCounts],
+    figure: Callable[[SystemCounts], float],
+    floor: float,
+) -> tuple[tuple[str, float], ...]:
+    """Each peer's change in ``figure`` (median per arm), those of at least PEER_SHARE of ``floor``, largest first;
+    empty where a count did not follow its peers."""
+    if any(s.peers is None for s in (*base, *candidate)):
+        return ()
+    names = sorted({p for s in (*base, *candidate) for p in s.peers})
+    moved = []
+    for peer in names:
+        b, c = ([figure(s.peers[peer]) if peer in s.peers else 0.0 for s in arm] for arm in (base, candidate))
+        delta = statistics.median(c) - statistics.median(b)
+        if abs(delta) >= PEER_SHARE * floor:
+            moved.append((peer, delta))
+    return tuple(sorted(moved, key=lambda pd: -abs(pd[1])))
 
 
 @dataclass(frozen=True)
@@ -141,7 +208,8 @@ def judge_system(
     repeated counts): the median of each figure per arm, judged against a limit, the larger of its floor and
     SPREAD_FACTOR x the widest spread shown: an arm's, or the one a stored baseline keeps of the counts it was written
     from.  ``absent``: why a side has no system counts (said once).
-    ``requests``: how many each window counted (memory kept is shown, not judged, below KEPT_MIN_REQUESTS).
+    ``requests``: how many requests memory kept was read over (shown, not judged, below KEPT_MIN_REQUESTS): each
+    window's, or a run's without valgrind (``kept_uninstrumented``, measure/counting/keptmemory.py).
     ``apart``: the base was counted at another time (a stored baseline), so a name driven by scheduling or timers is
     shown, not judged: its count follows the machine's load, not the code."""
     notes: list[str] = []
@@ -151,7 +219,14 @@ def judge_system(
 
     stored = [r.spread for r in (*base, *candidate) if r.spread is not None]  # of the counts a baseline came from
 
-    def judge(what: str, b: list[float], c: list[float], floor: float, shown_only: bool = False) -> None:
+    def judge(
+        what: str,
+        b: list[float],
+        c: list[float],
+        floor: float,
+        shown_only: bool = False,
+        figure: Callable[[SystemCounts], float] | None = None,
+    ) -> None:
         spread, whose = max(max(b) - min(b), max(c) - min(c)), "its counts'"
         for counted in stored:
             value = stored_spread(counted, what)
@@ -159,6 +234,8 @@ def judge_system(
                 spread, whose = value, f"the baseline's {counted.counts} counts'"
         limit = max(floor, SPREAD_FACTOR * spread)
         move = Move(what, statistics.median(b), statistics.median(c), limit)
+        if figure is not None and abs(move.delta) >= limit:
+            move = replace(move, to=by_peer(*systems, figure, floor))
         if limit > floor:
             notes.append(
                 f"{what} varies run to run ({whose} spread {spread:.2f} per request): tolerance "
@@ -199,10 +276,13 @@ def judge_system(
                     f"{name} is irregular ({floor:.2f} per request, not a whole number: scheduling or timers) and "
                     f"no spread of it was counted: tolerance {floor:.2f}, its own count"
                 )
-            judge(name, b, c, floor)
-        judge("connections", [s.connections for s in b_sys], [s.connections for s in c_sys], CONNECTIONS_MIN)
-        judge("bytes sent", [s.sent for s in b_sys], [s.sent for s in c_sys], BYTES_MIN, shown_only=True)
-        judge("bytes received", [s.received for s in b_sys], [s.received for s in c_sys], BYTES_MIN, True)
+            judge(name, b, c, floor, figure=lambda s, name=name: s.calls.get(name, 0.0))
+        for what, figure, floor in (
+            ("connections", lambda s: s.connections, CONNECTIONS_MIN),
+            ("bytes sent", lambda s: s.sent, BYTES_MIN),
+            ("bytes received", lambda s: s.received, BYTES_MIN),
+        ):
+            judge(what, [figure(s) for s in b_sys], [figure(s) for s in c_sys], floor, what != "connections", figure)
         if any(m.what in VDSO for m in shown):
             notes.append("clock_gettime and the like are system calls under valgrind only (the vDSO serves them)")
         judged = True
@@ -222,6 +302,8 @@ def judge_system(
     elif has_kept:
         judge("memory kept", *kept, KEPT_MIN)
         judged = True
+        if any(getattr(r, "kept_uninstrumented", False) for r in (*base, *candidate)):
+            notes.append(f"memory kept read over {requests} requests of the server without valgrind")
     return SystemVerdict(tuple(regressions), tuple(improvements), tuple(shown), tuple(notes), judged)
 
 

@@ -19,7 +19,7 @@ from .. import __version__
 from ..config.options import parse_option
 from ..errors import ConfigError, ServerbenchError
 from ..judge.cost import FAIL, CostVerdict, judge_cost
-from ..judge.system import VDSO
+from ..judge.system import VDSO, peers_line
 from ..measure.counting.cost import CostPlan, measure_cost
 from ..measure.counting.pytrace import profile_python
 from ..measure.serving.reset import reset_app
@@ -231,6 +231,8 @@ def system_line(record: dict[str, Any]) -> str:
         parts.append(f"system calls/req {sum(calls.values()):.2f} ({top})")
         parts.append(f"bytes {system['sent']:,.0f} out {system['received']:,.0f} in")
         parts.append(f"connections {system['connections']:.3f}")
+        if peers_line(system):
+            parts.append(f"calls/req by peer: {peers_line(system)}")
     if record.get("kept_per_request") is not None:
         parts.append(f"kept {record['kept_per_request']:,.0f} B/req")
     return "; ".join(parts)

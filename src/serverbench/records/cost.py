@@ -65,43 +65,56 @@ class FunctionCost:
         )
 
 
+CLIENTS = "clients"  # the peer of the listening socket and of every connection it accepted: the load's side
+UNSEEN = "unseen"  # the peer of a socket opened and closed inside the window: never open when peers were read
 NOT_RECORDED = "not recorded: counted before serverbench kept system calls and memory (re-count to add them)"
 
 
 @dataclass(frozen=True)
 class SystemCounts:
     """Per request in the counted window, from valgrind's system-call trace (measure/counting/systrace.py): system calls
-    by name, bytes sent and received on sockets, connections opened (accept and connect)."""
+    by name, bytes sent and received on sockets, connections opened (accept and connect); and the same per peer
+    of the sockets they were made on (``clients``, ``redis``, ``127.0.0.1:8125``: measure/counting/peers.py), where the
+    calls named are those whose first argument is the socket.  ``peers`` None: not followed (a record from before
+    peers were kept); each peer's own ``peers`` is None."""
 
     calls: Mapping[str, float]
     sent: float
     received: float
     connections: float
+    peers: Mapping[str, SystemCounts] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "calls", MappingProxyType(dict(self.calls)))
+        if self.peers is not None:
+            object.__setattr__(self, "peers", MappingProxyType(dict(self.peers)))
 
     @property
     def total(self) -> float:
         return sum(self.calls.values())
 
     def to_record(self) -> dict[str, Any]:
-        return {
+        record = {
             "calls": {name: round(n, 3) for name, n in sorted(self.calls.items(), key=lambda kv: (-kv[1], kv[0]))},
             "sent": round(self.sent, 1),
             "received": round(self.received, 1),
             "connections": round(self.connections, 3),
         }
+        if self.peers is not None:  # absent, not empty, where they were not followed (an older record)
+            record["peers"] = {peer: counts.to_record() for peer, counts in sorted(self.peers.items())}
+        return record
 
     @classmethod
     def from_record(cls, data: Mapping[str, Any] | None) -> SystemCounts | None:
         if data is None:
             return None
+        peers = data.get("peers")
         return cls(
             {str(k): float(v) for k, v in data["calls"].items()},
             float(data["sent"]),
             float(data["received"]),
             float(data["connections"]),
+            None if peers is None else {str(p): SystemCounts.from_record(c) for p, c in peers.items()},
         )
 
 
@@ -141,6 +154,10 @@ class CostRecord:
     kept_absent: str = ""
     # This count is the median of several, counted to write a baseline: how far they fell apart (None: one count).
     spread: CountSpread | None = None
+    # The requests memory kept was read over (0: the window's), and whether they were served without valgrind
+    # (measure/counting/keptmemory.py: the A/B gate's counts are too short to judge it).
+    kept_requests: int = 0
+    kept_uninstrumented: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "environment", MappingProxyType(dict(self.environment)))
@@ -155,6 +172,11 @@ class CostRecord:
     @property
     def key(self) -> str:
         return cell_key(self.variant, self.app, self.workload, self.requests)
+
+    @property
+    def kept_over(self) -> int:
+        """How many requests memory kept was read over."""
+        return self.kept_requests or self.requests
 
     @property
     def per_request(self) -> float:
@@ -191,6 +213,10 @@ class CostRecord:
             None if data.get("kept_per_request") is None else float(data["kept_per_request"]),
             str(data.get("kept_absent", "" if "kept_per_request" in data else NOT_RECORDED)),
             CountSpread.from_record(data.get("spread")),
+            0
+            if int(data.get("kept_requests", data["requests"])) == int(data["requests"])
+            else int(data["kept_requests"]),
+            bool(data.get("kept_uninstrumented", False)),
         )
 
     def to_record(self, verdict: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -223,6 +249,8 @@ class CostRecord:
             "kept_per_request": None if self.kept_per_request is None else round(self.kept_per_request, 1),
             "kept_absent": self.kept_absent,
             "spread": None if self.spread is None else self.spread.to_record(),
+            "kept_requests": self.kept_over,
+            "kept_uninstrumented": self.kept_uninstrumented,
             "environment": dict(self.environment),
             "wall_s": round(self.wall_s, 2),
             "timestamp": self.timestamp,

@@ -101,6 +101,7 @@ class Cost:
     system_absent: str = ""  # why ``system`` is None (a record from before it was counted, an untraced count)
     kept_per_request: float | None = None
     kept_absent: str = ""
+    kept_without_valgrind: int = 0  # the requests memory kept was read over without valgrind; 0: in the window
 
 
 @dataclass(frozen=True)
@@ -222,6 +223,7 @@ def costs(path: Path, records: Any) -> list[Cost]:
                     str(rec.get("system_absent", "" if "system" in rec else NOT_RECORDED)),
                     None if rec.get("kept_per_request") is None else float(rec["kept_per_request"]),
                     str(rec.get("kept_absent", "" if "kept_per_request" in rec else NOT_RECORDED)),
+                    int(rec.get("kept_requests", 0)) if rec.get("kept_uninstrumented") else 0,
                 )
             )
         except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError, OverflowError) as exc:

@@ -48,13 +48,28 @@ def test_one_repeat_counts_again_only_when_the_first_pair_is_ambiguous(monkeypat
     """With cost_repeats=1 a second count per arm follows only an inconclusive first pair, appended in order."""
     asked = []
 
-    def count_arms(plan, repeats):
+    def count_arms(plan, repeats, kept):
         asked.append(repeats)
         return (_record(first[0]),), (_record(first[1]),)
 
     monkeypatch.setattr(loop, "count_arms", count_arms)
-    runs = loop.counted(SimpleNamespace(cost_repeats=1))
+    runs = loop.counted(SimpleNamespace(cost_repeats=1, cost_requests=50, kept_requests=1000))
     assert asked == [1] * calls and runs.counts == counts
+
+
+@pytest.mark.parametrize(("cost_requests", "kept"), [(50, 1000), (199, 1000), (200, 0)])
+def test_counts_too_short_to_judge_memory_kept_read_it_without_valgrind(monkeypatch, cost_requests, kept):
+    """Below 200 counted requests each count's memory kept is read over the plan's kept_requests without valgrind;
+    from 200 on the window's own is judged and no such run is asked for."""
+    asked = []
+
+    def count_arms(plan, repeats, kept_requests):
+        asked.append(kept_requests)
+        return (_record(100_000),), (_record(100_000),)
+
+    monkeypatch.setattr(loop, "count_arms", count_arms)
+    loop.counted(SimpleNamespace(cost_repeats=1, cost_requests=cost_requests, kept_requests=1000))
+    assert asked == [kept]
 
 
 def test_no_counted_signal_without_repeats(monkeypatch):
@@ -81,7 +96,7 @@ def test_a_system_call_regression_ends_the_decision_at_the_counts(monkeypatch):
     monkeypatch.setattr(
         loop,
         "count_arms",
-        lambda plan, repeats: (
+        lambda plan, repeats, kept: (
             (_record(100_000, calls=SYNC),),
             (_record(100_500, calls={**SYNC, "clock_nanosleep": 1.0}),),
         ),
@@ -89,6 +104,8 @@ def test_a_system_call_regression_ends_the_decision_at_the_counts(monkeypatch):
     monkeypatch.setattr(loop, "run_blocks", lambda *a, **k: pytest.fail("timed blocks ran"))
     plan = SimpleNamespace(
         cost_repeats=1,
+        cost_requests=50,
+        kept_requests=1000,
         name="flask json",
         mode="simultaneous",
         base=SimpleNamespace(label="base"),

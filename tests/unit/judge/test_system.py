@@ -54,7 +54,7 @@ def test_a_connection_per_request_and_a_leak_are_regressions_bytes_only_shown():
     """A connection opened per request and 1 KB kept per request fail; 200 bytes more sent is shown, not judged."""
     verdict = judge_system([counted(SYNC)], [counted(SYNC, sent=354.0, connections=1.005, kept=1065.0)])
     assert [m.what for m in verdict.regressions] == ["connections", "memory kept"]
-    assert [m.what for m in verdict.shown] == ["bytes sent"]
+    assert [m.line() for m in verdict.shown] == ["+200 bytes sent per request (154 -> 354)"]
     assert "+1,065 bytes memory kept per request (0 -> 1,065)" in verdict.message()
     assert judge_system([counted(SYNC)], [counted(SYNC, kept=KEPT_MIN - 1)]).verdict == "pass"
 
@@ -149,7 +149,7 @@ def test_the_message_names_each_rise_each_fall_and_each_shown_move_then_the_note
     assert verdict.message() == (
         "rose: +2.00 recvfrom per request (1.00 -> 3.00), +1.00 sendto per request (1.00 -> 2.00); "
         "fell: -2.00 poll per request (3.00 -> 1.00), -1.00 read per request (3.00 -> 2.00); "
-        "moved (not judged): +500 bytes bytes received per request (39 -> 539); "
+        "moved (not judged): +500 bytes received per request (39 -> 539); "
         "memory kept not judged: not counted on one side"
     )
 
@@ -254,3 +254,59 @@ def test_against_a_baseline_counted_at_another_time_an_irregular_name_is_shown_n
     planted = counted({**SYNC, "futex": 6.88, "clock_nanosleep": 1.0})
     assert [m.what for m in judge_system([base], [planted], apart=True).regressions] == ["clock_nanosleep"]
     assert judge_system([base], [cand]).verdict == "regression"
+
+
+def peered(calls, peers, connections=1.0, kept=0.0):
+    """A count whose sockets' peers were followed: ``peers`` maps a peer to its calls and connections."""
+    by_peer = {p: SystemCounts(c, 0.0, 0.0, n) for p, (c, n) in peers.items()}
+    return SimpleNamespace(
+        system=SystemCounts(calls, 154.0, 39.0, connections, by_peer), kept_per_request=kept, spread=None
+    )
+
+
+CLIENT = {"accept4": 1.0, "recvfrom": 1.0, "sendto": 1.0}
+PIPELINE = {"sendto": 1.0, "recvfrom": 2.0}
+
+
+def test_a_round_trip_to_a_backend_is_named_by_its_peer():
+    """An extra Redis GET (+1 sendto, +2 recvfrom on the pooled connection) reads as calls to redis, the limits
+    staying the totals'; the record names the peer's part."""
+    base = peered(
+        {"accept4": 1.0, "recvfrom": 3.0, "sendto": 2.0}, {"clients": (CLIENT, 1.0), "redis": (PIPELINE, 0.0)}
+    )
+    extra = {"sendto": 2.0, "recvfrom": 4.0}
+    cand = peered({"accept4": 1.0, "recvfrom": 5.0, "sendto": 3.0}, {"clients": (CLIENT, 1.0), "redis": (extra, 0.0)})
+    verdict = judge_system([base], [cand])
+    assert [m.line() for m in verdict.regressions] == [
+        "+2.00 recvfrom per request to redis (3.00 -> 5.00)",
+        "+1.00 sendto per request to redis (2.00 -> 3.00)",
+    ]
+    assert verdict.regressions[1].to_record()["to"] == {"redis": 1.0}
+
+
+def test_a_move_shared_by_peers_lists_each_and_a_connection_per_request_names_where_it_went():
+    """A rise two peers share lists both parts; a connection opened and closed inside each request is named as
+    unseen; counts without peers keep the plain line."""
+    base = peered({"read": 2.0}, {"clients": ({"read": 1.0}, 1.0), "redis": ({"read": 1.0}, 0.0)})
+    cand = peered(
+        {"read": 4.0, "connect": 1.0},
+        {"clients": ({"read": 2.0}, 1.0), "redis": ({"read": 2.0}, 0.0), "unseen": ({"connect": 1.0}, 1.0)},
+        connections=2.0,
+    )
+    lines = [m.line() for m in judge_system([base], [cand]).regressions]
+    assert lines == [
+        "+1.00 connect per request on sockets opened and closed in the window (their peer unseen) (0.00 -> 1.00)",
+        "+2.00 read per request (2.00 -> 4.00, +1.00 with the clients, +1.00 to redis)",
+        "+1.00 connections per request on sockets opened and closed in the window (their peer unseen) (1.00 -> 2.00)",
+    ]
+    plain = judge_system([counted({"read": 2.0})], [peered({"read": 4.0}, {"redis": ({"read": 4.0}, 0.0)}, 0.005)])
+    assert [m.line() for m in plain.regressions] == ["+2.00 read per request (2.00 -> 4.00)"]
+
+
+def test_memory_kept_read_without_valgrind_is_judged_over_its_own_requests_and_says_so():
+    """Memory kept read over 1,000 requests of a run without valgrind is judged, and the note says how it was read."""
+    base = SimpleNamespace(**vars(counted(SYNC, kept=4.0)), kept_uninstrumented=True)
+    cand = SimpleNamespace(**vars(counted(SYNC, kept=1077.0)), kept_uninstrumented=True)
+    verdict = judge_system([base], [cand], requests=1000)
+    assert [m.what for m in verdict.regressions] == ["memory kept"]
+    assert "memory kept read over 1000 requests of the server without valgrind" in verdict.message()

@@ -128,6 +128,12 @@ def test_the_cost_summary_line_shows_system_calls_without_vdso_and_never_an_abse
         "kept 1,065 B/req"
     )
     assert system_line({"system": None, "system_absent": "not recorded", "kept_per_request": None}) == ""
+    peer = {"sent": 0.0, "received": 0.0, "connections": 0.0}
+    record["system"]["peers"] = {
+        "clients": {**peer, "calls": {"sendto": 1.0}},
+        "redis": {**peer, "calls": {"sendto": 1.0, "recvfrom": 2.0}},
+    }
+    assert "; calls/req by peer: redis 3.00, clients 1.00; kept" in system_line(record)
 
 
 SPREAD_CONFTEST = """

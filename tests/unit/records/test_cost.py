@@ -311,6 +311,8 @@ def test_a_cost_records_json_holds_every_field_rounded():
         "kept_per_request": None,
         "kept_absent": "",
         "spread": None,
+        "kept_requests": 3,
+        "kept_uninstrumented": False,
         "environment": FULL_ENV,
         "wall_s": 2.35,
         "timestamp": "2026-01-01T00:00:00+00:00",
@@ -665,3 +667,48 @@ def test_the_committed_cost_baselines_load_without_spreads_as_with_them():
         environment = json.loads(path.read_text())["environment"]
         entries = CostBaselineStore(folder, environment).load()
         assert entries and all(e.spread is None or e.spread.counts >= 2 for e in entries.values())
+
+
+PEERED = SystemCounts(
+    {"recvfrom": 4.0, "sendto": 2.0},
+    300.0,
+    4100.0,
+    1.0,
+    {
+        "clients": SystemCounts({"recvfrom": 2.0, "sendto": 1.0}, 173.0, 40.0, 1.0),
+        "redis": SystemCounts({"recvfrom": 2.0, "sendto": 1.0}, 127.0, 4060.0, 0.0),
+    },
+)
+
+
+def test_system_counts_keep_their_peers_through_records_and_baselines(tmp_path):
+    """Each peer's calls, bytes and connections read back from a record and a stored baseline; counts from before
+    peers were followed read back with peers None (not followed), never empty."""
+    r = dataclasses.replace(_traced(), system=PEERED)
+    data = json.loads(json.dumps(r.to_record()))
+    assert data["system"]["peers"]["redis"] == {
+        "calls": {"recvfrom": 2.0, "sendto": 1.0},
+        "sent": 127.0,
+        "received": 4060.0,
+        "connections": 0.0,
+    }
+    back = CostRecord.from_record(data)
+    assert back.system == PEERED and back.system.peers["redis"].peers is None
+    store = CostBaselineStore(tmp_path, ENV)
+    store.save([r])
+    assert store.load()[r.key].system == PEERED
+    assert "peers" not in SYSTEM.to_record() and SystemCounts.from_record(SYSTEM.to_record()).peers is None
+
+
+def test_memory_kept_says_how_many_requests_it_was_read_over_and_how():
+    """A record read over its window says so by its own request count; one read over 1,000 requests without
+    valgrind keeps both; a record from before these fields reads as its window's."""
+    window = _traced()
+    assert window.kept_over == window.requests and window.to_record()["kept_requests"] == window.requests
+    native = _traced(kept_requests=1000, kept_uninstrumented=True)
+    back = CostRecord.from_record(json.loads(json.dumps(native.to_record())))
+    assert (back.kept_over, back.kept_uninstrumented) == (1000, True)
+    data = window.to_record()
+    data.pop("kept_requests"), data.pop("kept_uninstrumented")
+    old = CostRecord.from_record(data)
+    assert (old.kept_over, old.kept_uninstrumented) == (window.requests, False)

@@ -43,6 +43,7 @@ from .callgrind import CountingError, Dump
 from .fixedpaths import STAGE_PREFIX, fixed_paths
 from .isa import counted_isa_level
 from .marks import Marks
+from .peers import backend_names
 from .sequential import SequentialClient, quiet, server_pids
 from .workers import accepting_workers, paused, settled
 
@@ -143,9 +144,10 @@ def _count_window(counted: CostPlan, port: int, out_dir: Path) -> tuple[list[Dum
     """Start ``counted`` (its interpreter and app folder on the fixed-length stage) under callgrind, count its
     window; each process's dump, the system calls per request (or why absent) and the memory kept per request (or why
     absent), from the same run (measure.counting.marks).  The server is always stopped."""
-    prefix = fixed_layout() + fixed_environment(counted, port) + callgrind.valgrind_command(out_dir)
+    environment = fixed_environment(counted, port)
+    prefix = fixed_layout() + environment + callgrind.valgrind_command(out_dir)
     server = None
-    marks = Marks(out_dir)
+    marks = Marks(out_dir, backend_names(dict(v.split("=", 1) for v in environment[2:])), (port,))
     try:
         server = start_variant(
             replace(counted.variant, command=prefix + counted.variant.command),
@@ -174,10 +176,11 @@ class Window:
     off: Callable[[list[int]], None] = lambda pids: None
 
 
-def run_window(plan: CostPlan, leader: int, port: int, window: Window) -> list[int]:
+def run_window(plan: CostPlan, leader: int, port: int, window: Window, paced: bool = True) -> list[int]:
     """Verify, warm up, then send ``plan.requests`` requests between ``window.on`` and ``window.off``;
     returns the server's pids.  A pre-fork server's workers warm up one at a time and one of them
-    serves the whole window, the others stopped: every run starts the window from the same state."""
+    serves the whole window, the others stopped: every run starts the window from the same state.
+    ``paced``: each request waits until the server is quiet (a count); False sends them back to back."""
     verify(f"http://{LOOPBACK}:{port}", plan.workload.specs, f"{plan.variant.name}/{plan.app.name} (port {port})")
     declared = 0 if plan.variant.one_process else plan.variant.settings.get("workers")
     pids = settled(leader, port, server_pids, declared)
@@ -190,7 +193,7 @@ def run_window(plan: CostPlan, leader: int, port: int, window: Window) -> list[i
     quiet(pids)
     window.on(pids)
     with paused(workers[1:]):
-        client = SequentialClient(port, plan.endpoint, pids)
+        client = SequentialClient(port, plan.endpoint, pids if paced else None)
         try:
             client.send(plan.requests)
             quiet(pids)

@@ -10,18 +10,23 @@ each one to the process's log (``valgrind.<pid>.log``), in the same run that cou
 A blocking call is written twice: when it starts, and (``... [async] -->``) when it returns.  The window
 is the stretch of each log between two offsets taken while the server was quiet (every thread blocked in
 the kernel), so it holds only the counted requests' calls; vgdb's wake-ups leave no line.  A call is
-counted where it starts; its bytes where it returns.  Which descriptors are sockets is read from
-``/proc/<pid>/fd`` when the window opens, then followed through the window (accept, socket, close).
+counted where it starts; its bytes where it returns.  Which descriptors are sockets, and their peers, are read
+from ``/proc`` when the window opens (:mod:`.peers`), then followed through the window (accept, socket, connect,
+close): each call whose first argument is a socket, its bytes and its connection count for that socket's peer too.
+A socket opened in the window is named by what ``/proc`` shows when the window ends, or ``unseen`` when it had
+closed by then (the trace writes a ``connect``'s address as a pointer).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ...records.cost import CLIENTS, UNSEEN, SystemCounts
+from .peers import OTHER
 
 _LINE = re.compile(r"^SYSCALL\[(\d+),(\d+)\]\((\d+)\) (.*)$")
 _RESULT = re.compile(r"--> (?:\[[a-z-]+\] )?(Success|Failure)\(0x([0-9a-f]+)\)")
@@ -36,18 +41,59 @@ EINPROGRESS = 115  # a non-blocking connect that was started: a connection opene
 
 @dataclass
 class SystemWindow:
-    """What a window asked of the kernel, summed over processes: calls by name, socket bytes, connections."""
+    """What a window asked of the kernel, summed over processes: calls by name, socket bytes, connections; and the
+    same per peer of the sockets they were made on (:mod:`.peers`: ``clients``, ``redis``, ``127.0.0.1:8125``)."""
 
     calls: Counter = field(default_factory=Counter)
     sent: int = 0
     received: int = 0
     connections: int = 0
+    peers: dict[str, SystemWindow] = field(default_factory=dict)
 
     def add(self, other: SystemWindow) -> None:
         self.calls.update(other.calls)
         self.sent += other.sent
         self.received += other.received
         self.connections += other.connections
+        for peer, window in other.peers.items():
+            self.peers.setdefault(peer, SystemWindow()).add(window)
+
+
+@dataclass
+class _Socket:
+    """One socket descriptor from its opening (or the window's) to its close: its peer (None: opened in the window,
+    named when the window ends if it is still open) and what was asked of it."""
+
+    peer: str | None
+    window: SystemWindow = field(default_factory=SystemWindow)
+
+
+@dataclass
+class _Sockets:
+    """The process's open sockets by descriptor, and those closed in the window."""
+
+    open: dict[int, _Socket]
+    closed: list[_Socket] = field(default_factory=list)
+
+    def opened(self, fd: int, peer: str | None) -> _Socket:
+        if fd in self.open:  # a close the trace did not show: the descriptor was reused
+            self.closed.append(self.open[fd])
+        self.open[fd] = _Socket(peer)
+        return self.open[fd]
+
+    def close(self, fd: int) -> None:
+        if fd in self.open:
+            self.closed.append(self.open.pop(fd))
+
+    def by_peer(self, at_end: Mapping[int, str]) -> dict[str, SystemWindow]:
+        """Each peer's share of the window; a socket opened in the window is named by what was read when it ended
+        (``at_end``), or ``unseen`` when it had closed by then."""
+        found: dict[str, SystemWindow] = {}
+        named = [(s.peer or at_end.get(fd) or UNSEEN, s) for fd, s in self.open.items()]
+        for peer, sock in named + [(s.peer or UNSEEN, s) for s in self.closed]:
+            if sock.window.calls or sock.window.connections:
+                found.setdefault(peer, SystemWindow()).add(sock.window)
+        return found
 
 
 def call_name(text: str) -> str:
@@ -67,27 +113,15 @@ def traced(log: Path) -> bool:
         return any(line.startswith("SYSCALL[") for line in f)
 
 
-def socket_fds(pid: int) -> set[int]:
-    """The descriptors of ``pid`` that are sockets now (``/proc/<pid>/fd``); empty when unreadable."""
-    found = set()
-    try:
-        names = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return found
-    for name in names:
-        try:
-            if os.readlink(f"/proc/{pid}/fd/{name}").startswith("socket:"):
-                found.add(int(name))
-        except (OSError, ValueError):
-            continue
-    return found
-
-
-def read_window(log: Path, start: int, end: int, sockets: Iterable[int]) -> SystemWindow:
+def read_window(
+    log: Path, start: int, end: int, sockets: Mapping[int, str] | Iterable[int], at_end: Mapping[int, str] = {}
+) -> SystemWindow:
     """The calls between byte offsets ``start`` and ``end`` of one process's log; ``sockets`` are its socket
-    descriptors when the window opened.  Calls pending at ``start`` are read from the lines before it."""
+    descriptors when the window opened, with their peers (:func:`.peers.socket_peers`; a bare set: peers unknown),
+    ``at_end`` those read when it ended.  Calls pending at ``start`` are read from the lines before it."""
     window = SystemWindow()
-    socks = set(sockets)
+    peers = sockets if isinstance(sockets, Mapping) else dict.fromkeys(sockets, OTHER)
+    socks = _Sockets({fd: _Socket(peer) for fd, peer in peers.items()})
     pending: dict[tuple[str, str], tuple[str, str]] = {}  # thread -> (name, first argument) of a blocked call
     with open(log, "rb") as f:
         before = f.read(start).decode(errors="replace")
@@ -96,11 +130,12 @@ def read_window(log: Path, start: int, end: int, sockets: Iterable[int]) -> Syst
         _follow(text, pending, None, socks)
     for text in during.splitlines():
         _follow(text, pending, window, socks)
+    window.peers = socks.by_peer(at_end)
     return window
 
 
 def _follow(
-    text: str, pending: dict[tuple[str, str], tuple[str, str]], window: SystemWindow | None, socks: set[int]
+    text: str, pending: dict[tuple[str, str], tuple[str, str]], window: SystemWindow | None, socks: _Sockets
 ) -> None:
     line = _LINE.match(text.rstrip())
     if not line:
@@ -118,6 +153,11 @@ def _follow(
             name = f"syscall {number}"
         if window is not None:
             window.calls[name] += 1
+            if name == "connect" and _fd(first) not in socks.open:  # a socket from before the trace's reach
+                socks.opened(_fd(first), None)
+            sock = socks.open.get(_fd(first))
+            if sock is not None and name not in NEW_SOCKETS - {"accept", "accept4"}:
+                sock.window.calls[name] += 1
         if rest.rstrip().endswith("--> [async] ..."):
             pending[thread] = (name, first)
             return
@@ -125,27 +165,38 @@ def _follow(
     if result is None or window is None:
         return
     ok, value = result.group(1) == "Success", int(result.group(2), 16)
-    _account(window, name, first, ok, value, socks)
+    _account(window, name, _fd(first), ok, value, socks)
 
 
-def _account(window: SystemWindow, name: str, first: str, ok: bool, value: int, socks: set[int]) -> None:
+def _fd(first: str) -> int:
+    try:
+        return int(first, 0)
+    except ValueError:
+        return -1
+
+
+def _account(window: SystemWindow, name: str, fd: int, ok: bool, value: int, socks: _Sockets) -> None:
     """What a call that returned in the window did: bytes on sockets, a connection opened (counted where it
     returns: an accept waiting before the window takes the window's connection), socket descriptors opened
-    and closed."""
-    try:
-        fd = int(first, 0)
-    except ValueError:
-        fd = -1
+    and closed, each on its socket too."""
     if name in OPENS and (ok or (name == "connect" and value == EINPROGRESS)):
         window.connections += 1
+        if name == "connect":
+            (socks.open.get(fd) or socks.opened(fd, None)).window.connections += 1
     if ok and name in NEW_SOCKETS:
-        socks.add(value)
+        accepted = name != "socket"
+        sock = socks.opened(value, CLIENTS if accepted else None)
+        sock.window.connections += accepted
+        if not accepted:
+            sock.window.calls[name] += 1
     elif ok and name == "close":
-        socks.discard(fd)
-    elif ok and fd in socks and name in SENDS:
+        socks.close(fd)
+    elif ok and fd in socks.open and name in SENDS:
         window.sent += value
-    elif ok and fd in socks and name in RECEIVES:
+        socks.open[fd].window.sent += value
+    elif ok and fd in socks.open and name in RECEIVES:
         window.received += value
+        socks.open[fd].window.received += value
 
 
 def log_sizes(out_dir: Path, pids: Iterable[int]) -> dict[int, int]:
@@ -156,3 +207,14 @@ def log_sizes(out_dir: Path, pids: Iterable[int]) -> dict[int, int]:
 def per_request(window: SystemWindow, requests: int) -> Mapping[str, float]:
     """Calls by name per request, largest first."""
     return {name: count / requests for name, count in window.calls.most_common()}
+
+
+def counts(window: SystemWindow, requests: int, peers: bool = True) -> SystemCounts:
+    """The window's figures per request, and (``peers``) each peer's."""
+    return SystemCounts(
+        per_request(window, requests),
+        window.sent / requests,
+        window.received / requests,
+        window.connections / requests,
+        {peer: counts(w, requests, False) for peer, w in sorted(window.peers.items())} if peers else None,
+    )

@@ -424,16 +424,25 @@ def _cost_plan(plan: RunnerPlan, arm: Arm) -> CostPlan:
     )
 
 
-def count_arms(plan: RunnerPlan, repeats: int) -> tuple[tuple[CostRecord, ...], tuple[CostRecord, ...]]:
-    """``repeats`` fresh counted runs per arm (valgrind; see :mod:`serverbench.measure.counting.cost`), base and candidate at the same time
-    (one core each): a count does not depend on the machine's load.  Each record keeps its C functions, so a
-    regression's attribution needs only the Python pass (:func:`profile_arms`)."""
+def count_arms(
+    plan: RunnerPlan, repeats: int, kept_requests: int = 0
+) -> tuple[tuple[CostRecord, ...], tuple[CostRecord, ...]]:
+    """``repeats`` fresh counted runs per arm (valgrind; see :mod:`serverbench.measure.counting.cost`), base and
+    candidate at the same time (one core each): a count does not depend on the machine's load.  Each record keeps its
+    C functions, so a regression's attribution needs only the Python pass (:func:`profile_arms`).  ``kept_requests``:
+    each count's memory kept is read instead over that many requests of the same server without valgrind, right after
+    it (:mod:`serverbench.measure.counting.keptmemory`)."""
     from ..counting.cost import measure_cost
+    from ..counting.keptmemory import with_kept
 
     def count(arm: Arm) -> Callable[[], CostRecord]:
         def counted() -> CostRecord:
             reset(plan, arm)
-            return measure_cost(_cost_plan(plan, arm))
+            record = measure_cost(_cost_plan(plan, arm))
+            if kept_requests:
+                reset(plan, arm)
+                record = with_kept(record, _cost_plan(plan, arm), kept_requests)
+            return record
 
         return counted
 

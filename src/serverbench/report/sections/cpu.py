@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...judge.system import VDSO
+from ...judge.system import VDSO, peers_line
 from ..cells import Entry, cell, cpu_us_per_request, entries, group
 from ..charts import Axis, Bar, BarChart, Cell, Column, Note, Section, Table
 from ..inputs import Cost, Inputs
@@ -10,7 +10,10 @@ from ..inputs import Cost, Inputs
 SYSTEM_NOTE = (
     "Counted in the same window, from valgrind's system-call trace: system calls per request (largest first; "
     "clock_gettime and the like are left out, the vDSO serves them natively), bytes on sockets, connections "
-    "opened, and the memory the server's program kept per request. Absent, with the reason, where not counted."
+    "opened, the calls made on each peer's sockets (clients: the load's connections; a backend by its name; "
+    "unseen: sockets opened and closed inside a request), and the memory the server's program kept per request "
+    "(over the counted window, or over more requests without valgrind where the window was short). Absent, with "
+    "the reason, where not counted."
 )
 
 COST_NOTE = (
@@ -62,18 +65,24 @@ def cost_charts(inputs: Inputs) -> list[BarChart]:
     ]
 
 
+def _without_valgrind(c: Cost) -> str:
+    return f" (over {c.kept_without_valgrind:,} requests without valgrind)" if c.kept_without_valgrind else ""
+
+
 def system_table(costs: tuple[Cost, ...]) -> tuple:
     """One row per count: its system calls, socket bytes, connections and memory kept per request."""
     rows = []
     for c in costs:
         name = f"{c.variant}/{c.app} {c.workload}" if c.app else f"{c.variant} {c.workload}"
         kept = (
-            Cell(f"{c.kept_per_request:,.0f} B", c.kept_per_request)
+            Cell(f"{c.kept_per_request:,.0f} B{_without_valgrind(c)}", c.kept_per_request)
             if c.kept_per_request is not None
             else Cell(f"absent: {c.kept_absent}")
         )
         if c.system is None:
-            rows.append((Cell(name), Cell(f"absent: {c.system_absent}"), Cell(""), Cell(""), Cell(""), Cell(""), kept))
+            rows.append(
+                (Cell(name), Cell(f"absent: {c.system_absent}"), Cell(""), Cell(""), Cell(""), Cell(""), Cell(""), kept)
+            )
             continue
         calls = {k: float(v) for k, v in c.system["calls"].items() if k not in VDSO}
         top = ", ".join(f"{k} {v:.2f}" for k, v in sorted(calls.items(), key=lambda kv: -kv[1])[:6])
@@ -85,6 +94,7 @@ def system_table(costs: tuple[Cost, ...]) -> tuple:
                 Cell(f"{c.system['sent']:,.0f}", c.system["sent"]),
                 Cell(f"{c.system['received']:,.0f}", c.system["received"]),
                 Cell(f"{c.system['connections']:.3f}", c.system["connections"]),
+                Cell(peers_line(c.system) if c.system.get("peers") is not None else "not followed"),
                 kept,
             )
         )
@@ -95,6 +105,7 @@ def system_table(costs: tuple[Cost, ...]) -> tuple:
         Column("bytes sent/req", True),
         Column("bytes received/req", True),
         Column("connections/req", True),
+        Column("calls/req by peer"),
         Column("memory kept/req", True),
     )
     return (Table(columns, tuple(rows), sortable=True), Note(SYSTEM_NOTE)) if rows else ()

@@ -86,18 +86,55 @@ def test_names_lose_valgrinds_prefixes_and_argument_notes():
 
 
 def test_windows_add_up_and_read_per_request():
-    """Processes' windows sum; per request is each name's count over the requests, largest first."""
+    """Processes' windows sum, their peers' too; per request is each name's count over the requests, largest first."""
     a = systrace.SystemWindow(systrace.Counter({"sendto": 4}), 10, 20, 1)
     a.add(systrace.SystemWindow(systrace.Counter({"sendto": 2, "poll": 8}), 1, 2, 1))
     assert (a.sent, a.received, a.connections) == (11, 22, 2)
+    b = systrace.SystemWindow(peers={"redis": systrace.SystemWindow(systrace.Counter({"sendto": 1}))})
+    a.add(b)
+    a.add(b)
+    assert a.peers["redis"].calls == {"sendto": 2}
     assert systrace.per_request(a, 2) == {"poll": 4.0, "sendto": 3.0}
     assert list(systrace.per_request(a, 2)) == ["poll", "sendto"]
 
 
-def test_socket_descriptors_are_read_from_proc(tmp_path):
-    """This process's socket descriptors are found; a process that is gone has none."""
-    import socket
+def test_each_sockets_calls_bytes_and_connections_count_for_its_peer(tmp_path):
+    """A call whose first argument is a socket counts for that socket's peer too: the listening socket's accept and
+    what it accepted for the clients, fd 3 for redis; a socket connected in the window is named by what was read
+    when it ended, or unseen when it had closed by then; calls on no socket count for no peer."""
+    path, start, end = _log(tmp_path)
+    window = systrace.read_window(path, start, end, {3: "redis", 4: "clients"}, at_end={8: "10.0.0.7:8125"})
+    peers = window.peers
+    assert set(peers) == {"clients", "redis", "10.0.0.7:8125"}
+    assert peers["redis"].calls == {"sendto": 1} and peers["redis"].sent == 10
+    assert peers["clients"].calls == {"getsockname": 1, "fcntl": 1, "recvfrom": 1, "write": 1, "close": 1, "accept4": 1}
+    assert (peers["clients"].sent, peers["clients"].received, peers["clients"].connections) == (173, 0x27, 1)
+    assert peers["10.0.0.7:8125"].calls == {"connect": 1} and peers["10.0.0.7:8125"].connections == 1
+    closed = systrace.read_window(path, start, end, {3: "redis", 4: "clients"})
+    assert closed.peers["unseen"].connections == 1  # fd 8 never seen open
 
-    with socket.socket() as s:
-        assert s.fileno() in systrace.socket_fds(__import__("os").getpid())
-    assert systrace.socket_fds(2**22 + 1) == set()
+
+def test_a_socket_opened_in_the_window_takes_its_own_call_and_a_reused_descriptor_a_new_peer(tmp_path):
+    """socket() counts for the socket it returns, not for a descriptor numbered like its domain; a descriptor
+    closed and opened again is two sockets, each with its own peer."""
+    log = tmp_path / "valgrind.9.log"
+    log.write_text(
+        "SYSCALL[9,1](41) sys_socket ( 2, 524289, 6 )[sync] --> Success(0xa)\n"
+        "SYSCALL[9,1](44) sys_sendto ( 10, 0x1, 5, 0, 0x0, 0 )[sync] --> Success(0x5)\n"
+        "SYSCALL[9,1](3) sys_close ( 10 )[sync] --> Success(0x0)\n"
+        "SYSCALL[9,1](41) sys_socket ( 2, 524289, 6 )[sync] --> Success(0xa)\n"
+        "SYSCALL[9,1](44) sys_sendto ( 10, 0x1, 7, 0, 0x0, 0 )[sync] --> Success(0x7)\n"
+    )
+    window = systrace.read_window(log, 0, log.stat().st_size, {2: "clients"}, at_end={10: "redis"})
+    assert window.peers["unseen"].calls == {"socket": 1, "sendto": 1, "close": 1}
+    assert window.peers["redis"].calls == {"socket": 1, "sendto": 1} and window.peers["redis"].sent == 7
+    assert "clients" not in window.peers  # fd 2's number is socket()'s domain, not its argument
+
+
+def test_per_request_counts_keep_each_peers_figures():
+    """A window's counts per request carry each peer's, whose own peers are not followed."""
+    window = systrace.SystemWindow(systrace.Counter({"sendto": 4}), 10, 20, 2)
+    window.peers = {"redis": systrace.SystemWindow(systrace.Counter({"sendto": 4}), 10, 20, 0)}
+    counts = systrace.counts(window, 2)
+    assert counts.calls == {"sendto": 2.0} and counts.connections == 1.0
+    assert counts.peers["redis"].calls == {"sendto": 2.0} and counts.peers["redis"].peers is None

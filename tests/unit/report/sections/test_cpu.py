@@ -67,5 +67,34 @@ def test_counted_system_calls_are_a_table_and_absent_ones_say_why():
     table = s.blocks[-2]
     assert isinstance(table, Table)
     counted, old = ([c.text for c in row] for row in table.rows)
-    assert counted == ["a/flask json", "2.00", "recvfrom 1.00, clock_nanosleep 1.00", "173", "39", "1.000", "1,065 B"]
+    assert counted == [
+        "a/flask json",
+        "2.00",
+        "recvfrom 1.00, clock_nanosleep 1.00",
+        "173",
+        "39",
+        "1.000",
+        "not followed",
+        "1,065 B",
+    ]
     assert old[1] == "absent: not recorded" and old[-1] == "absent: not recorded"
+
+
+def test_counted_system_calls_name_the_calls_on_each_peers_sockets_and_how_memory_was_read():
+    """A count whose peers were followed shows its calls per request on each peer's sockets, most first (vDSO ones
+    left out); memory kept read without valgrind says over how many requests."""
+    peer = {"sent": 0.0, "received": 0.0, "connections": 0.0}
+    system = {
+        "calls": {"recvfrom": 3.0, "sendto": 2.0},
+        "sent": 300.0,
+        "received": 4100.0,
+        "connections": 1.0,
+        "peers": {
+            "clients": {**peer, "calls": {"recvfrom": 1.0, "sendto": 1.0, "accept4": 1.0}},
+            "redis": {**peer, "calls": {"recvfrom": 2.0, "sendto": 1.0, "clock_gettime": 4.0}},
+        },
+    }
+    cost = Cost(Path("s.json"), "a", "flask", "redis", 1e6, "pass", system, "", 4.096, "", 1000)
+    s = section(Inputs((run("s", [shaped("a", 1000, LoadShape(64))]),), (), (cost,)), "cpu")
+    (row,) = s.blocks[-2].rows
+    assert [c.text for c in row][-2:] == ["clients 3.00, redis 3.00", "4 B (over 1,000 requests without valgrind)"]
