@@ -375,24 +375,31 @@ def table(data: dict) -> str:
 
 def kept_table(data: dict) -> str:
     """Per cell and condition: the gate's counted system verdicts and the counted phase's seconds, memory kept read
-    over 1,000 requests without valgrind (after) and over the window only (before)."""
+    over 1,000 requests without valgrind (after) and over the window only (before), and what the run without
+    valgrind added (the median of each run's difference)."""
     lines = [
         f"`{data['command']}`: one count per arm at the gate's {data['requests']} requests, both arms at once, "
         f"{data['date']}, {data['machine']}.",
         "",
-        "| cell | condition | memory kept read | verdicts | memory kept, B/req (base -> candidate) | counted phase, median |",
-        "|---|---|---|---|---|---|",
+        "| cell | condition | memory kept read | verdicts | memory kept, B/req (base -> candidate) "
+        "| counted phase, median | added |",
+        "|---|---|---|---|---|---|---|",
     ]
-    keys = list(dict.fromkeys((r["cell"], r["condition"], r["kept_requests"]) for r in data["rows"]))
-    for cell, condition, requests in keys:
-        rows = [
-            r for r in data["rows"] if (r["cell"], r["condition"], r["kept_requests"]) == (cell, condition, requests)
-        ]
-        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(Counter(r["verdict"] for r in rows).items()))
-        kept = "; ".join(_kept(r) for r in rows)
+    rows = data["rows"]
+    seconds = {(r["run"], r["cell"], r["condition"], r["kept_requests"]): r["seconds"] for r in rows}
+    for cell, condition, requests in dict.fromkeys((r["cell"], r["condition"], r["kept_requests"]) for r in rows):
+        these = [r for r in rows if (r["cell"], r["condition"], r["kept_requests"]) == (cell, condition, requests)]
+        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(Counter(r["verdict"] for r in these).items()))
+        kept = "; ".join(_kept(r) for r in these)
         how = f"over {requests:,} requests without valgrind" if requests else f"over the window ({data['requests']})"
-        seconds = statistics.median(r["seconds"] for r in rows)
-        lines.append(f"| {cell} | {condition} | {how} | {verdicts} | {kept} | {seconds:.1f} s |")
+        added = [
+            r["seconds"] - seconds[(r["run"], cell, condition, 0)]
+            for r in these
+            if requests and (r["run"], cell, condition, 0) in seconds
+        ]
+        extra = f"{statistics.median(added):+.1f} s" if added else "–"
+        median = statistics.median(r["seconds"] for r in these)
+        lines.append(f"| {cell} | {condition} | {how} | {verdicts} | {kept} | {median:.1f} s | {extra} |")
     return "\n".join(lines) + "\n"
 
 

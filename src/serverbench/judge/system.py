@@ -126,7 +126,7 @@ def peer_phrase(peer: str) -> str:
     if peer == CLIENTS:
         return "with the clients"
     if peer == UNSEEN:
-        return "on sockets opened and closed in the window (their peer unseen)"
+        return "to an unseen peer"
     return f"to {peer}"
 
 
@@ -283,6 +283,11 @@ def judge_system(
             ("bytes received", lambda s: s.received, BYTES_MIN),
         ):
             judge(what, [figure(s) for s in b_sys], [figure(s) for s in c_sys], floor, what != "connections", figure)
+        if any(p == UNSEEN for m in regressions + improvements + shown for p, _ in m.to):
+            notes.append(
+                "an unseen peer: sockets opened and closed inside a request, never open when their peers were read "
+                "(valgrind's trace does not show a connect's address)"
+            )
         if any(m.what in VDSO for m in shown):
             notes.append("clock_gettime and the like are system calls under valgrind only (the vDSO serves them)")
         judged = True
