@@ -186,7 +186,7 @@ def test_a_vdso_call_is_shown_from_one_call_per_request_and_not_when_unchanged()
     verdict = judge_system([counted({**SYNC, "clock_gettime": 11.0})], [cand])
     assert verdict.verdict == "pass"
     assert verdict.message() == (
-        "moved (not judged): +1.00 clock_gettime per request (11.00 -> 12.00), +500 bytes bytes sent per request "
+        "moved (not judged): +1.00 clock_gettime per request (11.00 -> 12.00), +500 bytes sent per request "
         "(154 -> 654); clock_gettime and the like are system calls under valgrind only (the vDSO serves them)"
     )
     same = judge_system([counted({**SYNC, "clock_gettime": 11.0})], [counted({**SYNC, "clock_gettime": 11.0})])

@@ -5,7 +5,7 @@ import os
 from serverbench.catalog.apps import APPS
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
-from serverbench.measure.cost import CostPlan
+from serverbench.measure.counting.cost import CostPlan
 from serverbench.measure.counting.keptmemory import anonymous, measure_kept
 
 

@@ -3,7 +3,7 @@
 import os
 import socket
 
-from serverbench.measure import peers
+from serverbench.measure.counting import peers
 
 
 def test_backends_are_named_from_their_url_variables():
