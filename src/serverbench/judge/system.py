@@ -212,14 +212,46 @@ def judge_system(
     window's, or a run's without valgrind (``kept_uninstrumented``, measure/counting/keptmemory.py).
     ``apart``: the base was counted at another time (a stored baseline), so a name driven by scheduling or timers is
     shown, not judged: its count follows the machine's load, not the code."""
-    notes: list[str] = []
-    regressions: list[Move] = []
-    improvements: list[Move] = []
-    shown: list[Move] = []
+    judging = _Judging(base, candidate)
+    systems = [[r.system for r in arm] for arm in (base, candidate)]
+    kept = [[r.kept_per_request for r in arm] for arm in (base, candidate)]
+    has_system = bool(base and candidate) and all(s is not None for arm in systems for s in arm)
+    has_kept = bool(base and candidate) and all(k is not None for arm in kept for k in arm)
+    if has_system:
+        judging.system(apart)
+    reason = absent or "not counted on one side"
+    if not has_system and not has_kept:  # one reason, said once
+        judging.notes.append(f"system calls and memory kept not judged: {reason}")
+    elif not has_system:
+        judging.notes.append(f"system calls not judged: {reason}")
+    elif not has_kept:
+        judging.notes.append(f"memory kept not judged: {reason}")
+    if has_kept:
+        judging.kept(kept, requests)
+    return SystemVerdict(
+        tuple(judging.regressions),
+        tuple(judging.improvements),
+        tuple(judging.shown),
+        tuple(judging.notes),
+        judging.judged,
+    )
 
-    stored = [r.spread for r in (*base, *candidate) if r.spread is not None]  # of the counts a baseline came from
+
+class _Judging:
+    """One judgement's moves and notes as each figure is judged (judge_system): the calls by name, connections and
+    bytes, then memory kept."""
+
+    def __init__(self, base: Sequence[Counts], candidate: Sequence[Counts]):
+        self.base, self.candidate = base, candidate
+        self.stored = [r.spread for r in (*base, *candidate) if r.spread is not None]  # a baseline's counts
+        self.notes: list[str] = []
+        self.regressions: list[Move] = []
+        self.improvements: list[Move] = []
+        self.shown: list[Move] = []
+        self.judged = False
 
     def judge(
+        self,
         what: str,
         b: list[float],
         c: list[float],
@@ -227,89 +259,88 @@ def judge_system(
         shown_only: bool = False,
         figure: Callable[[SystemCounts], float] | None = None,
     ) -> None:
+        """One figure: its limit the larger of ``floor`` and SPREAD_FACTOR x the widest spread shown (said when it
+        is); a move beyond it is a regression, an improvement, or (``shown_only``) shown; named by peer with
+        ``figure``."""
         spread, whose = max(max(b) - min(b), max(c) - min(c)), "its counts'"
-        for counted in stored:
+        for counted in self.stored:
             value = stored_spread(counted, what)
             if value is not None and value > spread:
                 spread, whose = value, f"the baseline's {counted.counts} counts'"
         limit = max(floor, SPREAD_FACTOR * spread)
         move = Move(what, statistics.median(b), statistics.median(c), limit)
         if figure is not None and abs(move.delta) >= limit:
+            systems = [[r.system for r in arm] for arm in (self.base, self.candidate)]
             move = replace(move, to=by_peer(*systems, figure, floor))
         if limit > floor:
-            notes.append(
+            self.notes.append(
                 f"{what} varies run to run ({whose} spread {spread:.2f} per request): tolerance "
                 f"±{limit:.2f}, {SPREAD_FACTOR:g}x its spread"
             )
         if abs(move.delta) < limit:
             return
-        (shown if shown_only else regressions if move.delta > 0 else improvements).append(move)
+        (self.shown if shown_only else self.regressions if move.delta > 0 else self.improvements).append(move)
 
-    systems = [[r.system for r in arm] for arm in (base, candidate)]
-    kept = [[r.kept_per_request for r in arm] for arm in (base, candidate)]
-    has_system = bool(base and candidate) and all(s is not None for arm in systems for s in arm)
-    has_kept = bool(base and candidate) and all(k is not None for arm in kept for k in arm)
-    judged = False
-    if has_system:
-        b_sys, c_sys = systems
+    def system(self, apart: bool) -> None:
+        """Each system call by name (the vDSO's shown; an irregular one shown when ``apart``, else its own count its
+        tolerance where no spread of it was kept), then connections and bytes."""
+        b_sys, c_sys = [r.system for r in self.base], [r.system for r in self.candidate]
         for name in sorted({n for s in b_sys + c_sys for n in s.calls}):
             b = [s.calls.get(name, 0.0) for s in b_sys]
             c = [s.calls.get(name, 0.0) for s in c_sys]
             if name in VDSO:
                 if abs(statistics.median(c) - statistics.median(b)) >= CALLS_MIN:
-                    shown.append(Move(name, statistics.median(b), statistics.median(c), CALLS_MIN))
+                    self.shown.append(Move(name, statistics.median(b), statistics.median(c), CALLS_MIN))
                 continue
             floor = CALLS_MIN - min(statistics.median(b) % 1, HOUSEKEEPING)
             irregular = any(abs(v - round(v)) > WHOLE_SLACK for v in b + c) and statistics.median(b) > CALLS_MIN
             if irregular and apart:
                 if abs(statistics.median(c) - statistics.median(b)) >= floor:
-                    shown.append(Move(name, statistics.median(b), statistics.median(c), floor))
-                    notes.append(
+                    self.shown.append(Move(name, statistics.median(b), statistics.median(c), floor))
+                    self.notes.append(
                         f"{name} is irregular (not a whole number per request: scheduling or timers) and follows the "
                         "machine's load: shown, not judged against a baseline counted at another time (the A/B gate, "
                         "whose arms are counted together, judges it)"
                     )
                 continue
-            if irregular and not any(s.calls is not None for s in stored):
+            if irregular and not any(s.calls is not None for s in self.stored):
                 floor = statistics.median(b)
-                notes.append(
+                self.notes.append(
                     f"{name} is irregular ({floor:.2f} per request, not a whole number: scheduling or timers) and "
                     f"no spread of it was counted: tolerance {floor:.2f}, its own count"
                 )
-            judge(name, b, c, floor, figure=lambda s, name=name: s.calls.get(name, 0.0))
+            self.judge(name, b, c, floor, figure=lambda s, name=name: s.calls.get(name, 0.0))
         for what, figure, floor in (
             ("connections", lambda s: s.connections, CONNECTIONS_MIN),
             ("bytes sent", lambda s: s.sent, BYTES_MIN),
             ("bytes received", lambda s: s.received, BYTES_MIN),
         ):
-            judge(what, [figure(s) for s in b_sys], [figure(s) for s in c_sys], floor, what != "connections", figure)
-        if any(p == UNSEEN for m in regressions + improvements + shown for p, _ in m.to):
-            notes.append(
+            self.judge(
+                what, [figure(s) for s in b_sys], [figure(s) for s in c_sys], floor, what != "connections", figure
+            )
+        moved = self.regressions + self.improvements + self.shown
+        if any(p == UNSEEN for m in moved for p, _ in m.to):
+            self.notes.append(
                 "an unseen peer: sockets opened and closed inside a request, never open when their peers were read "
                 "(valgrind's trace does not show a connect's address)"
             )
-        if any(m.what in VDSO for m in shown):
-            notes.append("clock_gettime and the like are system calls under valgrind only (the vDSO serves them)")
-        judged = True
-    reason = absent or "not counted on one side"
-    if not has_system and not has_kept:  # one reason, said once
-        notes.append(f"system calls and memory kept not judged: {reason}")
-    elif not has_system:
-        notes.append(f"system calls not judged: {reason}")
-    elif not has_kept:
-        notes.append(f"memory kept not judged: {reason}")
-    if has_kept and requests < KEPT_MIN_REQUESTS:
-        judge("memory kept", *kept, KEPT_MIN, shown_only=True)
-        notes.append(
-            f"memory kept not judged over {requests} requests (the heap is still settling; "
-            f"judged over {KEPT_MIN_REQUESTS} or more)"
-        )
-    elif has_kept:
-        judge("memory kept", *kept, KEPT_MIN)
-        judged = True
-        if any(getattr(r, "kept_uninstrumented", False) for r in (*base, *candidate)):
-            notes.append(f"memory kept read over {requests} requests of the server without valgrind")
-    return SystemVerdict(tuple(regressions), tuple(improvements), tuple(shown), tuple(notes), judged)
+        if any(m.what in VDSO for m in self.shown):
+            self.notes.append("clock_gettime and the like are system calls under valgrind only (the vDSO serves them)")
+        self.judged = True
+
+    def kept(self, kept: list[list[float]], requests: int) -> None:
+        """Memory kept per request: shown only over fewer than KEPT_MIN_REQUESTS requests (the heap still settling)."""
+        if requests < KEPT_MIN_REQUESTS:
+            self.judge("memory kept", *kept, KEPT_MIN, shown_only=True)
+            self.notes.append(
+                f"memory kept not judged over {requests} requests (the heap is still settling; "
+                f"judged over {KEPT_MIN_REQUESTS} or more)"
+            )
+            return
+        self.judge("memory kept", *kept, KEPT_MIN)
+        self.judged = True
+        if any(getattr(r, "kept_uninstrumented", False) for r in (*self.base, *self.candidate)):
+            self.notes.append(f"memory kept read over {requests} requests of the server without valgrind")
 
 
 def stored_spread(spread: CountSpread, what: str) -> float | None:

@@ -152,17 +152,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Before any server starts: the binaries and the baseline file the selected perf tests need; each cell's tests
     together (order.grouped_by_cell), so its server starts once."""
     perf_items = [i for i in items if "perf_trial" in getattr(i, "fixturenames", ())]
-    if not perf_items:
-        if any("perf_cost" in getattr(i, "fixturenames", ()) for i in items):
-            try:  # counted runs run here, the server host; an inventory's backends host serves their backends
-                perf_session_of(config).open_hosts()
-            except ServerbenchError as exc:
-                raise pytest.UsageError(str(exc)) from None
+    # Counted runs run here, the server host, and an inventory's backends host serves their backends too.
+    counted = any("perf_cost" in getattr(i, "fixturenames", ()) for i in items)
+    if not perf_items and not counted:
         return
-    items[:] = grouped_by_cell(items)
     session = perf_session_of(config)
     try:
         session.open_hosts()  # with an inventory: every host checked before any server starts (docs/hosts.md)
+        if not perf_items:
+            return
+        items[:] = grouped_by_cell(items)
         drives = [(session.driver_for(s, w), s) for s in session.shapes if s.workers is None for w in session.workloads]
         for driver in {id(d): d for d, _ in drives}.values():  # one check per driver (locust's: skipped per test)
             driver.check()
