@@ -136,8 +136,8 @@ def test_the_gates_counts_decide_a_leak_of_1kb_a_request(apps_dir, no_leaks):
         rate=None,
         cost_repeats=1,
     )
-    runs = loop.counted(plan)
-    (base,), (leaky,) = runs.base, runs.candidate
-    assert (base.kept_over, base.kept_uninstrumented) == (1000, True)
-    assert base.kept_per_request < 256 and leaky.kept_per_request > 900, (base.kept_per_request, leaky.kept_per_request)
+    runs = loop.counted(plan)  # one count an arm, or two where the first pair's instructions are ambiguous
+    kept = ([r.kept_per_request for r in runs.base], [r.kept_per_request for r in runs.candidate])
+    assert all((r.kept_over, r.kept_uninstrumented) == (1000, True) for r in runs.base + runs.candidate)
+    assert all(k < 256 for k in kept[0]) and all(k > 900 for k in kept[1]), kept
     assert runs.system.verdict == "regression" and "memory kept" in runs.system.reason, runs.system.reason
