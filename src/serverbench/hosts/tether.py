@@ -45,7 +45,10 @@ def _watch_stdin(pgid: int) -> None:
             pass
     except OSError:
         pass
-    os.write(2, f"{MARK} lost: the controller's session ended; stopping process group {pgid}\n".encode())
+    try:  # said where it can be: a killed controller's session took stderr's reader too (EPIPE)
+        os.write(2, f"{MARK} lost: the controller's session ended; stopping process group {pgid}\n".encode())
+    except OSError:
+        pass
     _stop_group(pgid)
     os._exit(143)
 

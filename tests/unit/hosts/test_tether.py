@@ -3,8 +3,10 @@ input closes (the controller's SSH session gone)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -21,6 +23,17 @@ def _tether(*argv: str) -> subprocess.Popen:
         text=True,
         start_new_session=True,
     )
+
+
+def _gone(pid: int, within_s: float = 10.0) -> None:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"pid {pid} outlived its tether")
 
 
 def test_the_tether_reports_its_pid_the_exit_status_and_the_cpu():
@@ -41,16 +54,28 @@ def test_closing_its_input_stops_the_whole_group():
     process = _tether("sh", "-c", "sleep 60 & echo $!; wait")
     child = int(process.stdout.readline())
     process.stdin.close()
-    process.wait(timeout=30)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            os.kill(child, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.05)
-    else:
-        raise AssertionError(f"pid {child} outlived its tether")
+    try:
+        process.wait(timeout=30)
+        _gone(child)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # our own group, when the tether failed to end it
     assert "lost" in process.stderr.read()
     process.stdout.close()
     process.stderr.close()
+
+
+def test_a_session_gone_with_its_output_still_stops_the_group():
+    """A controller killed with SIGKILL takes the session's every pipe: stderr's reader gone before stdin closes,
+    the tether cannot say "lost" and still stops the command (it died of the broken pipe before, leaving it)."""
+    process = _tether("sh", "-c", "sleep 60 & echo $!; wait")
+    child = int(process.stdout.readline())
+    process.stderr.close()
+    process.stdout.close()
+    process.stdin.close()
+    try:
+        process.wait(timeout=30)
+        _gone(child)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # our own group, when the tether failed to end it
