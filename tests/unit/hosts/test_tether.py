@@ -36,6 +36,16 @@ def _gone(pid: int, within_s: float = 10.0) -> None:
     raise AssertionError(f"pid {pid} outlived its tether")
 
 
+def _ends_with(process: subprocess.Popen, child: int) -> None:
+    """The tether ends, and ``child`` with it; our own group is killed when the tether failed to end it."""
+    try:
+        process.wait(timeout=30)
+        _gone(child)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+
+
 def test_the_tether_reports_its_pid_the_exit_status_and_the_cpu():
     """A command that exits 3 after some work: the pid line first, then its status and CPU seconds."""
     process = _tether(sys.executable, "-c", "sum(range(3_000_000)); raise SystemExit(3)")
@@ -54,12 +64,7 @@ def test_closing_its_input_stops_the_whole_group():
     process = _tether("sh", "-c", "sleep 60 & echo $!; wait")
     child = int(process.stdout.readline())
     process.stdin.close()
-    try:
-        process.wait(timeout=30)
-        _gone(child)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)  # our own group, when the tether failed to end it
+    _ends_with(process, child)
     assert "lost" in process.stderr.read()
     process.stdout.close()
     process.stderr.close()
@@ -73,9 +78,4 @@ def test_a_session_gone_with_its_output_still_stops_the_group():
     process.stderr.close()
     process.stdout.close()
     process.stdin.close()
-    try:
-        process.wait(timeout=30)
-        _gone(child)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)  # our own group, when the tether failed to end it
+    _ends_with(process, child)
