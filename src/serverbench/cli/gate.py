@@ -13,6 +13,7 @@ or too noisy to judge (never reported as a pass), 2 bad input.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from pathlib import Path
@@ -22,6 +23,8 @@ from ..gate import user, workflow
 from ..gate.options import GateOptions, add_arguments
 from ..gate.resolve import resolve
 from ..gate.served import REQUIRED_VARIANT
+from ..hosts import handover
+from ..hosts.inventory import ENV_VAR as HOSTS_ENV
 from ..processes.stopping import terminating_through_finally
 from ..records import decisions as decision_file
 from ..report import gate as report
@@ -97,7 +100,13 @@ def main(argv: list[str] | None = None) -> int:
         with terminating_through_finally():
             if args.rejudge is not None:
                 runs = [(workflow.rejudged(args.rejudge, options), ())]
-            else:
+            else:  # an inventory whose server host is another machine: the gate runs there (docs/hosts.md)
+                gate = [*(sys.argv[1:] if argv is None else argv)]
+                handed = handover.if_apart(
+                    os.environ.get(HOSTS_ENV), lambda s, _: [s.python, "-m", "serverbench", "gate", *gate]
+                )
+                if handed is not None:
+                    return handed
                 runs = workflow.run(resolve(options))
     except (ServerbenchError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)

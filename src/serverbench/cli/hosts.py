@@ -1,7 +1,7 @@
 """Hosts beyond this machine (docs/hosts.md).
 
 serverbench hosts check hosts.toml [--json]          can each host run the suite? (exit 1 when not)
-serverbench hosts simulate --load 2 [--backends] -- ./run perf ...
+serverbench hosts simulate --load 2 [--backends] [--apart] -- ./run perf ...
                                                      the command on hosts made here in network namespaces
 """
 
@@ -28,6 +28,12 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", help="run a command on hosts simulated here (network namespaces; root)")
     s.add_argument("--load", type=int, default=1, metavar="N", help="load hosts to make (default 1)")
     s.add_argument("--backends", action="store_true", help="make a backends host too")
+    s.add_argument(
+        "--apart",
+        action="store_true",
+        help="run the command here, outside the namespaces: a controller apart from the server host, which hands "
+        "its session over to it (docs/hosts.md)",
+    )
     s.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ...: run with SERVERBENCH_HOSTS set")
     return p
 
@@ -37,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.action == "simulate":
             command = args.command[1:] if args.command[:1] == ["--"] else args.command
-            return simulate.run(args.load, args.backends, command)
+            return simulate.run(args.load, args.backends, command, apart=args.apart)
         inventory = load(args.inventory)
         connections = Connections()
         try:

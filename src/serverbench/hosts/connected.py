@@ -1,13 +1,14 @@
 """The hosts of one run, connected: checked before any server starts, the load hosts as places for the drivers, and
 what every record says of them.
 
-The controller (the pytest session, the gate) runs on the server host: it starts the server there as it does on a
+The session (the pytest session, the gate) runs on the server host: it starts the server there as it does on a
 single machine, bound to the server host's address so the load hosts reach it, and samples it, counts it and runs its
-backends there.  A server host that is not this machine is refused with the fix (run the suite there).
+backends there.  Run from another machine, the session is handed over to the server host first (hosts.handover).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -20,7 +21,7 @@ import psutil
 from ..errors import ConfigError, HostError
 from . import ssh
 from .check import HostCheck, check, refusal
-from .inventory import Host, Inventory, load
+from .inventory import CONTROLLER_VAR, Host, Inventory, load
 from .places import HostPlace
 from .probe import facts
 from .ssh import Connections
@@ -66,8 +67,9 @@ class ConnectedHosts:
         if server.address not in addresses:
             raise ConfigError(
                 f"{self.inventory.path}: the server host {server.describe()} is not this machine (its addresses: "
-                f"{', '.join(sorted(addresses))}); serverbench runs where the server runs: run the same command on "
-                f"{server.name} (docs/hosts.md), or give this machine's address as the server host"
+                f"{', '.join(sorted(addresses))}); the session runs where the server runs: `pytest -m perf`, "
+                f"`pytest -m cost` and `serverbench gate` hand it over to {server.name} themselves (docs/hosts.md); "
+                "here, give this machine's address as the server host"
             )
         started = time.monotonic()
         here = facts()
@@ -103,7 +105,9 @@ class ConnectedHosts:
                 "clock_offset_ms": None if c.clock_offset_ms is None else round(c.clock_offset_ms, 1),
             }
 
-        return {"inventory": self.inventory.path, "hosts": [host(c) for c in self.checks]}
+        # A session handed over from another machine (hosts.handover) names it: the controller, not a host that ran.
+        controller = os.environ.get(CONTROLLER_VAR) or None
+        return {"inventory": self.inventory.path, "controller": controller, "hosts": [host(c) for c in self.checks]}
 
     def start_backends(self, host: Host, timeout: float = BACKENDS_READY_S) -> dict[str, str]:
         """``serverbench services --host ADDRESS`` on the backends host, on a tether: every backend started and seeded

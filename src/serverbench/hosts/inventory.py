@@ -40,8 +40,9 @@ else:  # pragma: no cover - the package's own dependency on Python < 3.11
 
 ROLES = ("server", "load", "backends")
 ENV_VAR = "SERVERBENCH_HOSTS"
+CONTROLLER_VAR = "SERVERBENCH_CONTROLLER"  # set in a session handed over to the server host: the controller's name
 # The keys a host (or [defaults]) may give; anything else is a typo, refused with the list.
-HOST_KEYS = ("name", "role", "address", "port", "user", "identity", "known_hosts", "env", "cores")
+HOST_KEYS = ("name", "role", "address", "port", "user", "identity", "known_hosts", "env", "cores", "checkout")
 DEFAULT_KEYS = ("user", "identity", "known_hosts", "env", "port")
 
 
@@ -58,6 +59,9 @@ class Host:
     identity: str | None = None
     known_hosts: str | None = None
     cores: tuple[int, ...] | None = None  # the cores its processes are pinned to there (None: all)
+    # The server host's folder of the project, where a controller on another machine hands its session over
+    # (hosts.handover); None: the same path as the controller's checkout.
+    checkout: str | None = None
 
     @property
     def destination(self) -> str:
@@ -147,6 +151,12 @@ def _host(raw: Any, index: int, defaults: Mapping[str, Any], base: Path, problem
                 f"{where}: the {key.replace('_', ' ')} file {path} cannot be read; fix its path or its permissions"
             )
         files[key] = str(path)
+    checkout = values.get("checkout")
+    if checkout is not None and (not isinstance(checkout, str) or not checkout.startswith("/")):
+        problems.append(
+            f"{where}: checkout {checkout!r} is not an absolute path; give the project's folder on that host "
+            '(checkout = "/srv/bench/myapp") or leave it out (the same path as here)'
+        )
     user = values.get("user")
     if user is not None and (not isinstance(user, str) or not user.strip()):
         problems.append(f'{where}: user {user!r} is not a user name; give one (user = "bench") or leave it out')
@@ -162,6 +172,7 @@ def _host(raw: Any, index: int, defaults: Mapping[str, Any], base: Path, problem
         identity=files.get("identity"),
         known_hosts=files.get("known_hosts"),
         cores=tuple(cores) if cores is not None else None,
+        checkout=checkout,
     )
 
 

@@ -4,7 +4,8 @@
 hosts and optionally one for a backends host; gives each an address in 198.18.0.0/15 (RFC 2544's range for
 benchmarking: it routes nowhere); starts Debian's sshd in each, pinned to cores of its own (what sshd starts inherits
 them); writes the inventory; and runs COMMAND in the server's namespace with ``SERVERBENCH_HOSTS`` set, so the
-command is the controller on the server host and reaches the load hosts over SSH.  Everything is removed afterwards,
+command is the controller on the server host and reaches the load hosts over SSH (with ``--apart`` it runs here,
+outside the namespaces: a controller on a machine of its own, which hands its session over to the server host).  Everything is removed afterwards,
 when COMMAND fails or is interrupted too, and the exit status is COMMAND's.
 
 The namespaces share this machine's cores and its kernel: they show that the suite runs across hosts, and move the
@@ -280,9 +281,11 @@ class Simulation:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def run(load: int, backends: bool, argv: Sequence[str], out=sys.stderr) -> int:
+def run(load: int, backends: bool, argv: Sequence[str], out=sys.stderr, apart: bool = False) -> int:
     """Create the hosts, run ``argv`` in the server's namespace with ``SERVERBENCH_HOSTS`` set, remove the hosts;
-    COMMAND's exit status (128 + the signal when a signal stopped it or us)."""
+    COMMAND's exit status (128 + the signal when a signal stopped it or us).  ``apart``: ``argv`` runs here, outside
+    the namespaces, a controller apart from the server host (it reaches every host over the bridge, and a perf or
+    cost session or a gate hands itself over to the server host: hosts.handover)."""
     if not argv:
         raise ConfigError("serverbench hosts simulate needs a command after --, e.g. -- ./run perf")
     simulation = Simulation(load, backends)
@@ -301,7 +304,8 @@ def run(load: int, backends: bool, argv: Sequence[str], out=sys.stderr) -> int:
         print(f"serverbench hosts simulate: {hosts}; inventory {inventory.path}", file=out)
         if received:
             return 128 + received[0]
-        child = subprocess.Popen(simulation.command(argv), env={**os.environ, ENV_VAR: str(simulation.inventory_path)})
+        command = list(argv) if apart else simulation.command(argv)
+        child = subprocess.Popen(command, env={**os.environ, ENV_VAR: str(simulation.inventory_path)})
         while True:
             try:
                 code = child.wait()

@@ -36,8 +36,9 @@ LOST_AFTER_S = ALIVE_INTERVAL_S * (ALIVE_COUNT + 1)  # at most this long from a 
 SSH_LOST = 255  # ssh's own exit status: the connection failed or was lost (not the remote command's)
 
 
-def ssh_options(host: Host, control: str | None = None) -> list[str]:
-    """The ssh options for ``host``: no prompt ever, a bounded connect, a lost link noticed within LOST_AFTER_S."""
+def ssh_options(host: Host, control: str | None = None, forward_agent: bool = False) -> list[str]:
+    """The ssh options for ``host``: no prompt ever, a bounded connect, a lost link noticed within LOST_AFTER_S;
+    ``forward_agent``: the session may use this side's ssh-agent (a session handed over reaches the other hosts)."""
     options = [
         "-o",
         "BatchMode=yes",
@@ -58,6 +59,8 @@ def ssh_options(host: Host, control: str | None = None) -> list[str]:
         options += ["-o", f"UserKnownHostsFile={host.known_hosts}", "-o", "StrictHostKeyChecking=yes"]
     if control:
         options += ["-o", f"ControlPath={control}"]
+    if forward_agent:
+        options += ["-o", "ForwardAgent=yes"]
     return options
 
 
@@ -73,8 +76,9 @@ def remote_command(argv: Sequence[str], env: Mapping[str, str] | None = None, cw
 class Connections:
     """The master connection to each host of a run, opened on first use and closed with :meth:`close`."""
 
-    def __init__(self, folder: str | None = None):
+    def __init__(self, folder: str | None = None, agent: str | None = None):
         self._folder = Path(folder) if folder is not None else None  # made on first use, removed by close()
+        self.agent = agent  # an ssh-agent's socket every session forwards (hosts.handover), or None: none forwarded
         self._masters: dict[Host, subprocess.Popen] = {}
         self._spawned: list[subprocess.Popen] = []  # commands not waited for (a folder's removal), reaped by close()
         self._lock = threading.Lock()
@@ -87,7 +91,7 @@ class Connections:
     def argv(self, host: Host, command: str) -> list[str]:
         """ssh running ``command`` on ``host`` through its master connection (opened here if need be)."""
         self.open(host)
-        return ["ssh", *ssh_options(host, self.control(host)), host.destination, command]
+        return ["ssh", *ssh_options(host, self.control(host), self.agent is not None), host.destination, command]
 
     def open(self, host: Host) -> None:
         """Open ``host``'s master connection; a HostError names the host, what ssh said and the fix."""
@@ -97,10 +101,20 @@ class Connections:
                 return
             control = self.control(host)
             with tempfile.TemporaryFile() as err:
+                forwarding = self.agent is not None
                 master = subprocess.Popen(
                     guarded(
-                        ["ssh", "-M", "-N", "-o", "ControlPersist=no", *ssh_options(host, control), host.destination]
+                        [
+                            "ssh",
+                            "-M",
+                            "-N",
+                            "-o",
+                            "ControlPersist=no",
+                            *ssh_options(host, control, forwarding),
+                            host.destination,
+                        ]
                     ),
+                    env={**os.environ, "SSH_AUTH_SOCK": self.agent} if forwarding else None,
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     stderr=err,

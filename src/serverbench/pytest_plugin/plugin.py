@@ -12,6 +12,7 @@ from ..catalog.variants import registry
 from ..catalog.workloads import WORKLOADS
 from ..config import options as cfg
 from ..errors import ConfigError, ServerbenchError
+from ..hosts import handover
 from ..measure.serving.servers import unavailable_reason
 from ..measure.serving.userapp import resolve_user_app
 from ..processes.executors import raise_open_files
@@ -72,6 +73,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    handed = _handed_over(config)
+    if handed is not None:
+        return handed
     if not config.getoption("perf_list"):
         if config.getoption("perf_list_markdown"):
             raise pytest.UsageError("--markdown only changes --perf-list: run `pytest --perf-list --markdown`")
@@ -89,6 +93,26 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     finally:
         config._ensure_unconfigure()
     return 0
+
+
+def _handed_over(config: pytest.Config) -> int | None:
+    """With an inventory whose server host is another machine, the session runs there (hosts.handover): its exit
+    status; None to run here."""
+    if hasattr(config, "workerinput") or config.getoption("perf_list"):
+        return None
+    cli = {o.name: config.getoption(o.name) for o in cfg.OPTIONS}
+    ini = {o.name: config.getini(o.name) for o in cfg.OPTIONS}
+    try:
+        path = cfg.resolve(cli, ini, config.rootpath, config.invocation_params.dir).hosts
+        args = handover.without_hosts_flag(config.invocation_params.args)
+        return handover.if_apart(
+            path,
+            # One word: pytest finds its rootdir before it knows the flag, and would take a separate path for a folder
+            lambda server, there: [server.python, "-m", "pytest", *args, f"--perf-hosts={there}"],
+            cwd=config.invocation_params.dir,
+        )
+    except ServerbenchError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def pytest_configure(config: pytest.Config) -> None:

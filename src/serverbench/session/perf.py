@@ -104,6 +104,7 @@ class PerfSession:
                 f"({self.hosts.server_address}), load on {names}"
                 + (f", backends on {backends.name} ({backends.address})" if backends is not None else "")
                 + f"; checked in {self.hosts.check_s:.1f} s"
+                + (f"; handed over from {controller}" if (controller := self.hosts.record()["controller"]) else "")
             )
 
     @property
