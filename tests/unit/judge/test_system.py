@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from serverbench.judge.system import CALLS_MIN, KEPT_MIN, Move, as_decision, judge_system
+from serverbench.judge.system import CALLS_MIN, KEPT_MIN, Move, as_decision, judge_system, peers_line
 from serverbench.records.cost import CountSpread, SystemCounts
 
 
@@ -270,7 +270,7 @@ PIPELINE = {"sendto": 1.0, "recvfrom": 2.0}
 
 def test_a_round_trip_to_a_backend_is_named_by_its_peer():
     """An extra Redis GET (+1 sendto, +2 recvfrom on the pooled connection) reads as calls to redis, the limits
-    staying the totals'; the record names the peer's part."""
+    staying the totals'; the record names the peer's part, and no unseen peer is noted."""
     base = peered(
         {"accept4": 1.0, "recvfrom": 3.0, "sendto": 2.0}, {"clients": (CLIENT, 1.0), "redis": (PIPELINE, 0.0)}
     )
@@ -282,6 +282,7 @@ def test_a_round_trip_to_a_backend_is_named_by_its_peer():
         "+1.00 sendto per request to redis (2.00 -> 3.00)",
     ]
     assert verdict.regressions[1].to_record()["to"] == {"redis": 1.0}
+    assert "unseen" not in verdict.message()
 
 
 def test_a_move_shared_by_peers_lists_each_and_a_connection_per_request_names_where_it_went():
@@ -311,3 +312,65 @@ def test_memory_kept_read_without_valgrind_is_judged_over_its_own_requests_and_s
     verdict = judge_system([base], [cand], requests=1000)
     assert [m.what for m in verdict.regressions] == ["memory kept"]
     assert "memory kept read over 1000 requests of the server without valgrind" in verdict.message()
+
+
+def test_a_peer_is_named_from_half_the_floor_and_the_largest_part_comes_first():
+    """read +3.00 a request: +2.50 to redis listed before +0.50 with the clients, which is exactly half the one-call
+    floor and so still named."""
+    base = peered({"read": 2.0}, {"clients": ({"read": 1.0}, 1.0), "redis": ({"read": 1.0}, 0.0)})
+    cand = peered({"read": 5.0}, {"clients": ({"read": 1.5}, 1.0), "redis": ({"read": 3.5}, 0.0)})
+    assert [m.line() for m in judge_system([base], [cand]).regressions] == [
+        "+3.00 read per request (2.00 -> 5.00, +2.50 to redis, +0.50 with the clients)"
+    ]
+
+
+def test_a_connections_share_is_named_from_a_quarter_of_a_connection():
+    """A connection more per request, three quarters with the clients and one to redis every fourth request: both
+    named, the share scaled by the connections' floor (0.5), not the calls'."""
+    base = peered({"accept4": 1.0}, {"clients": ({}, 1.0), "redis": ({}, 0.0)}, connections=1.0)
+    cand = peered({"accept4": 1.0}, {"clients": ({}, 1.75), "redis": ({}, 0.25)}, connections=2.0)
+    assert [m.line() for m in judge_system([base], [cand]).regressions] == [
+        "+1.00 connections per request (1.00 -> 2.00, +0.75 with the clients, +0.25 to redis)"
+    ]
+
+
+def test_a_moves_record_rounds_each_peers_part_to_three_places():
+    """A peer's part of a third of a call is recorded as 0.333, as the move's own figures are."""
+    move = Move("sendto", 0.0, 1 / 3, CALLS_MIN, to=(("redis", 1 / 3),))
+    assert move.to_record()["to"] == {"redis": 0.333}
+
+
+def test_the_peers_line_puts_the_most_calls_first_ties_by_name_without_the_vdso():
+    """statsd's 3 calls first (its clock_gettime left out), then clients and redis at 2 each, by name."""
+    system = {
+        "peers": {
+            "redis": {"calls": {"sendto": 1.0, "recvfrom": 1.0}},
+            "statsd": {"calls": {"sendto": 3.0, "clock_gettime": 5.0}},
+            "clients": {"calls": {"recvfrom": 1.0, "sendto": 1.0}},
+        }
+    }
+    assert peers_line(system) == "statsd 3.00, clients 2.00, redis 2.00"
+
+
+def test_against_a_baseline_counted_at_another_time_an_irregular_name_is_shown_from_its_floor_and_not_unchanged():
+    """futex 2.0625 -> 3.00 (apart): +0.9375 is exactly its floor (one call less the base's fraction), so shown;
+    the same irregular count on both sides is neither shown nor noted."""
+    base = counted({**SYNC, "futex": 2.0625})
+    verdict = judge_system([base], [counted({**SYNC, "futex": 3.0})], apart=True)
+    assert verdict.verdict == "pass" and [m.what for m in verdict.shown] == ["futex"]
+    same = judge_system([base], [base], apart=True)
+    assert same.shown == () and "irregular" not in same.message()
+
+
+def test_against_a_baseline_counted_at_another_time_the_names_after_an_irregular_one_are_judged():
+    """futex irregular (shown, apart) does not stop the names sorted after it: sendto +1.00 is still a regression."""
+    base = counted({**SYNC, "futex": 2.90})
+    cand = counted({**SYNC, "futex": 6.88, "sendto": 2.0})
+    assert [m.what for m in judge_system([base], [cand], apart=True).regressions] == ["sendto"]
+
+
+def test_a_name_at_exactly_one_call_in_the_baseline_is_judged_not_shown_as_irregular():
+    """One futex per request in a baseline counted at another time, 2.50 now: a base of one call is not above
+    CALLS_MIN, so the name is judged (a regression), not shown as irregular."""
+    verdict = judge_system([counted({**SYNC, "futex": 1.0})], [counted({**SYNC, "futex": 2.5})], apart=True)
+    assert [m.what for m in verdict.regressions] == ["futex"] and "irregular" not in verdict.message()
