@@ -5,7 +5,8 @@
 
 ``run`` takes the README's first example (gunicorn-sync-w2 and aiohttp; /json under oha at 64 connections, the book
 site under locust with 50 users) and runs it twice in turn, ``--rounds`` times: on this machine alone (loopback), and
-with ``serverbench hosts simulate --load 1`` (the server's namespace on core 0, the load host's on core 1).  Then the
+with ``serverbench hosts simulate --load 1`` (the server's namespace on core 0, the load host's on core 1), and the
+same from a controller apart (``--apart``: the session handed over to the server host, its cost per session).  Then the
 book site on aiohttp with 1, 2 and 4 load hosts (their namespaces sharing core 1).  Each session writes its records;
 the results file keeps, per cell: rps, the generator's busy share (of its hosts' cores), whether it was saturated,
 Little's law (rps x (mean latency + the users' gap) / connections), the test's time, and so the SSH path's cost per
@@ -35,13 +36,15 @@ EXAMPLE = ["--perf-variants", "gunicorn-sync-w2,aiohttp", "--perf-workloads", "j
 SITE = ["--perf-variants", "aiohttp", "--perf-workloads", "json", "-k", "u50"]
 
 
-def session(argv: list[str], load: int | None) -> tuple[dict, float]:
-    """One perf session (on loopback, or on ``load`` simulated load hosts): its results file and wall time."""
+def session(argv: list[str], load: int | None, apart: bool = False) -> tuple[dict, float]:
+    """One perf session (on loopback, or on ``load`` simulated load hosts; ``apart``: run outside the namespaces,
+    handed over to the server host): its results file and wall time."""
     with tempfile.TemporaryDirectory(prefix="serverbench-hosts-bench-") as tmp:
         records = Path(tmp) / "records.json"
         command = [*PYTEST, *argv, f"--perf-json={records}"]
         if load is not None:
-            command = [sys.executable, "-m", "serverbench", "hosts", "simulate", "--load", str(load), "--", *command]
+            simulate = [sys.executable, "-m", "serverbench", "hosts", "simulate", "--load", str(load)]
+            command = [*simulate, *(["--apart"] if apart else []), "--", *command]
         started = time.monotonic()
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
         wall = time.monotonic() - started
@@ -77,8 +80,8 @@ def cells(data: dict) -> dict[str, dict]:
 def run(rounds: int, out: Path) -> None:
     data: dict = {"rounds": [], "locust": {}}
     for i in range(rounds):
-        for mode, load in (("loopback", None), ("hosts", 1)):
-            got, wall = session(EXAMPLE, load)
+        for mode, load, apart in (("loopback", None, False), ("hosts", 1, False), ("apart", 1, True)):
+            got, wall = session(EXAMPLE, load, apart)
             data["rounds"].append({"round": i, "mode": mode, "wall_s": round(wall, 1), "cells": cells(got)})
             print(mode, i, f"{wall:.0f} s", flush=True)
     for load in (1, 2, 4):
@@ -95,12 +98,14 @@ def _median(values: list[float]) -> float:
 
 def table(data: dict) -> str:
     """Loopback against hosts per cell (medians over the rounds), then locust by load hosts."""
-    modes = {"loopback": {}, "hosts": {}}
+    modes: dict[str, dict] = {"loopback": {}, "hosts": {}, "apart": {}}
+    walls: dict[str, list[float]] = {mode: [] for mode in modes}
     for entry in data["rounds"]:
+        walls[entry["mode"]].append(entry["wall_s"])
         for cell, got in entry["cells"].items():
             modes[entry["mode"]].setdefault(cell, []).append(got)
     lines = [
-        f"Measured by `benchmarks/hosts.py run` ({len(data['rounds']) // 2} rounds each, in turn, medians; "
+        f"Measured by `benchmarks/hosts.py run` ({len(walls['loopback'])} rounds each, in turn, medians; "
         f"{data['machine']}, the namespaces sharing them):",
         "",
         "| cell | rps loopback | rps hosts | gen busy loopback | gen busy hosts | Little loopback | Little hosts "
@@ -121,6 +126,16 @@ def table(data: dict) -> str:
             f"| {m(b, 'busy_pct'):.0f}%{sat(b)} | {m(a, 'littles'):.3f} | {m(b, 'littles'):.3f} "
             f"| {m(a, 'test_s'):.1f} | {m(b, 'test_s'):.1f} | {m(b, 'test_s') - m(a, 'test_s'):+.1f} s |"
         )
+    if walls["apart"]:
+        hosts, apart = _median(walls["hosts"]), _median(walls["apart"])
+        lines += [
+            "",
+            "The whole session (the four cells above), wall time from the command to its exit:",
+            "",
+            "| on this machine (loopback) | run on the server host | run from a controller apart | handover |",
+            "|---|---|---|---|",
+            f"| {_median(walls['loopback']):.1f} s | {hosts:.1f} s | {apart:.1f} s | {apart - hosts:+.1f} s |",
+        ]
     lines += [
         "",
         "locust (aiohttp, the book site, 50 users) by load hosts, a worker per host:",

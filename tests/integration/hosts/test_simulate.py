@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -33,10 +34,12 @@ def _namespaces() -> set[str]:
     return {line.split()[0] for line in out.splitlines() if line.startswith("sb")}
 
 
-def _simulate(load: int, *argv: str, timeout: float = 420) -> subprocess.CompletedProcess:
+def _simulate(
+    load: int, *argv: str, timeout: float = 420, apart: bool = False, cwd: Path = ROOT
+) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [*SERVERBENCH, "hosts", "simulate", "--load", str(load), "--", *argv],
-        cwd=ROOT,
+        [*SERVERBENCH, "hosts", "simulate", "--load", str(load), *(["--apart"] if apart else []), "--", *argv],
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -78,6 +81,7 @@ def _left_files() -> set[str]:
             "serverbench-locust-*",
             "serverbench-wrk-*",
             "sb-backends-*",
+            "sb-handover-*",
         )
         for p in Path("/tmp").glob(pattern)
     }
@@ -86,15 +90,17 @@ def _left_files() -> set[str]:
 @needs_namespaces
 @TIMED
 def test_the_gate_drives_both_arms_from_the_load_host_and_fails_a_slower_candidate(tmp_path):
-    """`serverbench gate` under an inventory: every window's generator ran on the load host against the server
-    host's address, a candidate that burns 100 µs per request is a regression on throughput, and nothing is left."""
+    """`serverbench gate` run apart from the server host hands itself over to it: there every window's generator ran
+    on the load host against the server host's address, a candidate that burns 100 µs per request is a regression on
+    throughput (its exit status comes back), and nothing is left."""
     before, files = _namespaces(), _left_files()
     decision = tmp_path / "decision.json"
     gate = [*SERVERBENCH, "gate", "--variant", "aiohttp", "--cand-env", "SERVERBENCH_BURN_US=100"]
     quick = "--blocks 8 --rounds 1 --warmup 0 --retries 0 --rate off --cost-repeats 0".split()
-    done = _simulate(1, *gate, *quick, f"--json={decision}", timeout=300)
+    done = _simulate(1, *gate, *quick, f"--json={decision}", timeout=300, apart=True)
     said = done.stdout + done.stderr
-    assert done.returncode == 1, said[-3000:]  # the gate's exit status for a regression
+    assert done.returncode == 1, said[-3000:]  # the gate's exit status for a regression, from the server host
+    assert "the session runs on server in" in said, said[-3000:]
     got = json.loads(decision.read_text())
     assert got["verdict"] == "regression", said[-3000:]
     windows = got["windows"]
@@ -103,6 +109,37 @@ def test_the_gate_drives_both_arms_from_the_load_host_and_fails_a_slower_candida
         assert [h["name"] for h in window["generator"]["hosts"]] == ["load1"], window["generator"]
         assert window["url"].startswith("http://198.18.") and window["requests"] > 0
     assert "-1load" in windows[0]["machine"]["id"]
+    assert _namespaces() == before and _left_files() == files
+
+
+HANDED_OVER = """
+set -e
+sed 's|^role = "server"$|role = "server"\\ncheckout = "'"$1"'"|' "$SERVERBENCH_HOSTS" > "$2"
+SERVERBENCH_HOSTS="$2" "$3" -m pytest -p no:cacheprovider -m perf --perf-variants waitress-t4 \\
+    --perf-duration 1 --perf-warmup 0 --perf-connections 8 --perf-json out/results.json
+"""
+
+
+@needs_namespaces
+@TIMED
+def test_a_controller_apart_sends_the_project_runs_it_there_and_brings_the_results_back(tmp_path):
+    """`pytest -m perf` in a project of one's own (flask-todo), run outside the namespaces with the server host's
+    checkout elsewhere: the working tree is sent there, the session runs there (it names its controller), the
+    results file it wrote comes back here, and nothing is left."""
+    before, files = _namespaces(), _left_files()
+    project, there = tmp_path / "project", tmp_path / "there"
+    shutil.copytree(ROOT / "examples" / "flask-todo", project)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    subprocess.run(["git", "-C", str(project), "add", "-A"], check=True)
+    argv = ["bash", "-c", HANDED_OVER, "handover", str(there), str(tmp_path / "hosts.toml"), sys.executable]
+    done = _simulate(1, *argv, timeout=300, apart=True, cwd=project)
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said[-3000:]
+    assert f"to server:{there}" in said and "brought back from server: out/results.json" in said, said[-3000:]
+    results = json.loads((project / "out" / "results.json").read_text())["results"]
+    assert {r["workload"] for r in results} == {"list", "add"}
+    assert all(r["extra"]["hosts"]["controller"] == socket.gethostname() for r in results)
+    assert (there / "todo" / "app.py").is_file() and (there / "out" / "results.json").is_file()
     assert _namespaces() == before and _left_files() == files
 
 
@@ -145,8 +182,9 @@ def cmdline(pid):
 def left():
     out = []
     for ns in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.split():
-        if ns.startswith("sb") and "-load" in ns:
+        if ns.startswith("sb"):
             pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()
+            pids = [p for p in pids if int(p) != os.getpid()]
             out += [(ns, c) for c in map(cmdline, pids) if c and "sshd" not in c]
     return out
 deadline = time.monotonic() + 120
@@ -172,14 +210,17 @@ print(chr(10) + json.dumps({"seen": seen, "code": code, "left": at_exit, "after"
 @needs_namespaces
 @TIMED
 @pytest.mark.parametrize(
-    "signum", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=["ctrl-c", "sigterm", "sigkill"]
+    ("signum", "apart"),
+    [(signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGKILL, False), (signal.SIGINT, True)],
+    ids=["ctrl-c", "sigterm", "sigkill", "ctrl-c-apart"],
 )
-def test_a_run_stopped_by_a_signal_leaves_no_process_on_any_load_host(signum):
+def test_a_run_stopped_by_a_signal_leaves_no_process_on_any_load_host(signum, apart):
     """Ctrl-C or SIGTERM to the controller mid-window: locust's master and workers on both load hosts are stopped
     (by their pid) before the controller exits.  SIGKILL, which nothing can handle: each tether stops its group once
-    the controller's session is gone, within seconds."""
+    the controller's session is gone, within seconds.  Ctrl-C to a controller apart from the server host: the session
+    it handed over is stopped there, and it stops the load hosts' processes, before the controller exits."""
     argv = [*PYTEST, "--perf-variants", "aiohttp", "--perf-workloads", "json", "-k", "u50", "--perf-duration=20"]
-    done = _simulate(2, sys.executable, "-c", INTERRUPTER, str(int(signum)), *argv, timeout=300)
+    done = _simulate(2, sys.executable, "-c", INTERRUPTER, str(int(signum)), *argv, timeout=300, apart=apart)
     said = done.stdout[-3000:] + done.stderr[-3000:]
     assert '{"seen"' in done.stdout, said
     got = json.loads(done.stdout[done.stdout.rindex('{"seen"') :])

@@ -16,6 +16,7 @@ env = "/opt/sb/.venv"
 name = "app"
 role = "server"
 address = "198.18.0.10"
+checkout = "/srv/bench/app"
 
 [[hosts]]
 name = "load1"
@@ -48,6 +49,7 @@ def test_a_good_inventory_names_its_roles(tmp_path):
     assert inventory.backends is not None and inventory.backends.address == "198.18.0.12"
     assert inventory.load[0].port == 2222 and inventory.load[0].destination == "bench@198.18.0.11"
     assert inventory.server.python == "/opt/sb/.venv/bin/python"
+    assert inventory.server.checkout == "/srv/bench/app" and inventory.load[0].checkout is None
 
 
 def test_render_reads_back_to_the_same_hosts(tmp_path):
@@ -71,6 +73,10 @@ def test_render_reads_back_to_the_same_hosts(tmp_path):
         ({"hosts": [{"name": "a", "role": "server", "address": "x"}]}, "no env"),
         ({"hosts": [{"name": "a", "role": "server", "address": "x", "env": "/e", "colour": 1}]}, "unknown key colour"),
         ({"host": []}, "unknown table host"),
+        (
+            {"hosts": [{"name": "a", "role": "server", "address": "x", "env": "/e", "checkout": "srv/app"}]},
+            "checkout 'srv/app' is not an absolute path",
+        ),
     ],
 )
 def test_bad_inventories_are_refused_with_the_fix(data, says):
