@@ -15,6 +15,7 @@ import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import psutil
 
@@ -29,7 +30,25 @@ from .ssh import Connections
 BACKENDS_READY_S = 120.0  # a MongoDB server may take up to its 60 s start timeout
 # What `serverbench services` prints: an export line per backend, then a "# NAME: KIND, pid N" line per backend.
 EXPORT = re.compile(r"^export SERVERBENCH_(\w+)_URL='([^']*)'$", re.MULTILINE)
-STARTED = re.compile(r"^# \w+: .*, pid \d+$", re.MULTILINE)
+STARTED = re.compile(r"^# (\w+): .*, pid (\d+)$", re.MULTILINE)
+# Every process's /proc/PID/stat there, in one round trip: the services' CPU is summed by process group (each service
+# starts in a session of its own, so its group is its pid: nginx's workers, a server's threads and children in it).
+ALL_STATS = "cat /proc/[0-9]*/stat 2>/dev/null; true"
+
+
+def group_cpu_s(stats: str, groups: set[int], tick: int) -> dict[int, float]:
+    """CPU seconds (user + system) of every process in each of ``groups``, from /proc/PID/stat lines (``tick``: the
+    host's clock ticks per second).  A group with no process listed is left out."""
+    used: dict[int, float] = {}
+    for line in stats.splitlines():
+        head, paren, rest = line.rpartition(")")  # the command name may hold spaces and parentheses
+        fields = rest.split()
+        if not paren or len(fields) < 13:
+            continue
+        group = int(fields[2])  # after the name: state, ppid, pgrp, session, tty, tpgid, flags, 4 faults, utime, stime
+        if group in groups:
+            used[group] = used.get(group, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return used
 
 
 def local_addresses() -> set[str]:
@@ -47,7 +66,9 @@ class ConnectedHosts:
     places: tuple[HostPlace, ...] = ()
     check_s: float = 0.0
     backend_urls: dict[str, str] = field(default_factory=dict)  # name -> URL, started on the backends host
+    backend_pids: dict[str, int] = field(default_factory=dict)  # name -> its pid (and process group) there
     services: ssh.Tethered | None = None
+    tick: int = 100  # the backends host's clock ticks per second (getconf CLK_TCK there)
 
     @classmethod
     def from_file(cls, path: str) -> ConnectedHosts:
@@ -119,7 +140,8 @@ class ConnectedHosts:
         while True:
             printed = self.services.stdout()
             found = dict(EXPORT.findall(printed))
-            if found and len(STARTED.findall(printed)) >= len(found):  # every backend up and seeded
+            pids = {name: int(pid) for name, pid in STARTED.findall(printed)}
+            if found and len(pids) >= len(found):  # every backend up and seeded
                 break
             if not self.services.running() or time.monotonic() > deadline:
                 said = self.services.output()[-800:]
@@ -131,7 +153,22 @@ class ConnectedHosts:
                 )
             time.sleep(0.1)
         self.backend_urls = {name.lower(): url for name, url in found.items()}
+        self.backend_pids = pids
+        tick = self.connections.run(host, "getconf CLK_TCK").stdout.decode().strip()
+        self.tick = int(tick) if tick.isdigit() and int(tick) > 0 else 100
         return self.backend_urls
+
+    def backend_cpu_s(self, name: str) -> float | None:
+        """The CPU seconds backend ``name``'s processes on the backends host have used so far (read there, one round
+        trip); None when it has no pid there or the host cannot be read."""
+        host, pid = self.inventory.backends, self.backend_pids.get(name)
+        if host is None or pid is None:
+            return None
+        try:
+            done = self.connections.run(host, ALL_STATS, timeout=15)
+        except HostError:
+            return None
+        return group_cpu_s(done.stdout.decode(errors="replace"), {pid}, self.tick).get(pid)
 
     def close(self) -> None:
         """Stop the backends host's services (by pid, on their tether) and close every master connection."""
@@ -141,6 +178,22 @@ class ConnectedHosts:
             self.services = None
             shutil.rmtree(folder, ignore_errors=True)
         self.connections.close()
+
+
+@dataclass
+class HostedService:
+    """A service the backends host runs, as the apps reach it (by URL), its CPU read there by its process group
+    (no pid here to sample): the rest is the connected service's."""
+
+    service: Any
+    hosts: ConnectedHosts
+    name: str
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self.service, attribute)
+
+    def cpu_s(self) -> float | None:
+        return self.hosts.backend_cpu_s(self.name)
 
 
 def connected(path: str | None) -> ConnectedHosts | None:

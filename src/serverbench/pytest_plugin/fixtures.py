@@ -27,6 +27,7 @@ from ..catalog.userapp import UserApp
 from ..catalog.workloads import WORKLOADS
 from ..config.options import PerfConfig, resolve_thresholds
 from ..errors import BackendFault, ConfigError, ServerbenchError
+from ..hosts.connected import HostedService
 from ..judge.checks import no_answers
 from ..judge.faults import fault_message
 from ..judge.verdict import BaselineCheck, Check
@@ -66,10 +67,14 @@ def backend_noproc(name: str, url: str | None = None) -> Callable:
     spec = backend(name)
 
     def fixture(request: pytest.FixtureRequest) -> Service:
-        chosen = url if url is not None else perf_session_of(request.config).config.backend_urls[spec.name]
+        session = perf_session_of(request.config)
+        chosen = url if url is not None else session.config.backend_urls[spec.name]
         if chosen is None:
             flag = spec.url_flag
             raise pytest.UsageError(f"{name}_noproc needs a URL: pass {flag} {spec.url_example}")
+        hosts = session.hosts
+        if hosts is not None and spec.name in hosts.backend_pids and hosts.backend_urls.get(spec.name) == chosen:
+            return HostedService(spec.connect(chosen), hosts, spec.name)  # its CPU read on the backends host
         return spec.connect(chosen)
 
     fixture.__doc__ = f"Uses a running {spec.name} (its URL from {spec.url_option}); seeded, never stopped."

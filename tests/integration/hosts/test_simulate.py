@@ -144,15 +144,27 @@ def test_a_controller_apart_sends_the_project_runs_it_there_and_brings_the_resul
 
 
 @needs_namespaces
+@TIMED
 def test_counted_cost_runs_on_the_server_host_against_the_backends_hosts_redis(tmp_path):
-    """`pytest -m cost` under an inventory with a backends host: the hosts are checked, the count runs here (the
-    server host) with the app's Redis on the backends host, and the record is written."""
+    """`pytest -m "cost or perf"` under an inventory with a backends host: the hosts are checked, the count runs here
+    (the server host) with the app's Redis on the backends host, and the record is written; the timed cells read
+    their Redis's and MongoDB server's CPU there, by process group."""
     before = _namespaces()
     records = tmp_path / "cost.json"
-    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-m", "cost", "--perf-variants", "aiohttp"]
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-m",
+        "cost or perf",
+        "--perf-variants",
+        "aiohttp",
+    ]
+    argv += ["--perf-workloads", "redis,mongo-small", "-k", "cost and redis or c64", "--perf-duration", "2"]
     done = subprocess.run(
-        [*SERVERBENCH, "hosts", "simulate", "--load", "1", "--backends", "--", *argv, "--perf-workloads", "redis"]
-        + [f"--perf-json={records}"],
+        [*SERVERBENCH, "hosts", "simulate", "--load", "1", "--backends", "--", *argv, f"--perf-json={records}"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -161,8 +173,12 @@ def test_counted_cost_runs_on_the_server_host_against_the_backends_hosts_redis(t
     said = done.stdout + done.stderr
     assert done.returncode == 0, said[-3000:]
     assert "backends on backends (198.18." in said, said[-2000:]
-    (record,) = json.loads(records.read_text())["cost"]
+    got = json.loads(records.read_text())
+    (record,) = got["cost"]
     assert record["workload"] == "redis" and record["instructions_per_request"] > 0
+    backends = {b["name"]: b for r in got["results"] for b in r["backends"]}
+    assert set(backends) == {"redis", "mongo"}, got["results"]
+    assert all(b["cpu_s"] is not None and b["cpu_s"] > 0 for b in backends.values()), backends
     assert _namespaces() == before
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from serverbench.errors import ConfigError
 from serverbench.hosts.check import HostCheck
-from serverbench.hosts.connected import ConnectedHosts, connected, local_addresses
+from serverbench.hosts.connected import ConnectedHosts, HostedService, connected, group_cpu_s, local_addresses
 from serverbench.hosts.inventory import parse
 
 INVENTORY = parse(
@@ -57,3 +57,31 @@ def test_a_session_handed_over_names_its_controller(monkeypatch):
     """Run on the server host for a controller elsewhere (SERVERBENCH_CONTROLLER set): the record names it."""
     monkeypatch.setenv("SERVERBENCH_CONTROLLER", "ci-runner-7")
     assert ConnectedHosts(INVENTORY).record()["controller"] == "ci-runner-7"
+
+
+STATS = "\n".join(
+    [
+        # pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime ...
+        "101 (nginx: master) S 1 101 101 0 -1 4194560 10 0 0 0 30 20 0 0 20 0 1 0",
+        "102 (nginx: worker) S 101 101 101 0 -1 4194560 10 0 0 0 150 50 0 0 20 0 1 0",
+        "201 (python3 (x) y) S 1 201 201 0 -1 4194560 10 0 0 0 7 3 0 0 20 0 1 0",
+        "301 (bash) S 1 301 301 0 -1 4194560 10 0 0 0 999 999 0 0 20 0 1 0",
+        "garbage",
+    ]
+)
+
+
+def test_group_cpu_sums_every_process_of_a_group():
+    """nginx's master and worker add up in its group; a name with spaces and parentheses parses; others are left."""
+    assert group_cpu_s(STATS, {101, 201}, 100) == {101: 2.5, 201: 0.1}
+    assert group_cpu_s(STATS, {999}, 100) == {}
+
+
+def test_a_service_without_a_backends_host_reads_no_cpu():
+    """A hosted service whose name has no pid on the backends host reads None (never 0): its own fields pass through."""
+
+    class Service:
+        url, kind, pid = "redis://198.18.0.12:6379/0", "redis-server", None
+
+    hosted = HostedService(Service(), ConnectedHosts(INVENTORY), "redis")
+    assert hosted.cpu_s() is None and hosted.url.startswith("redis://") and hosted.pid is None
