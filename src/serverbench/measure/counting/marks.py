@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ...records.cost import SystemCounts
 from . import callgrind, clientmemory, systrace
-from .peers import Address, socket_peers
+from .peers import Address, opened_between, socket_peers, tcp_connections
 from .sequential import SequentialClient
 
 
@@ -28,6 +28,8 @@ class Marks:
         self.stop: dict[int, int] = {}
         self.sockets: dict[int, Mapping[int, str]] = {}  # each process's socket descriptors and peers, window open
         self.sockets_at_end: dict[int, Mapping[int, str]] = {}
+        self.tcp: dict[tuple, str] = {}  # the namespace's TCP connections (any state) as the window opened
+        self.opened: dict[str, int] = {}  # the connections the window opened to each backend (closed: in TIME_WAIT)
         self.memory: list[dict[int, int | None]] = []
         self.server_log: Path | None = None  # where valgrind writes each process's segment list (its stderr)
 
@@ -35,11 +37,15 @@ class Marks:
         callgrind.control(pids, *clientmemory.COMMAND, "-c", "instrumentation", "on")
         self.start = systrace.log_sizes(self.out_dir, pids)
         self.sockets = {pid: socket_peers(pid, self.backends, self.ports) for pid in pids}
+        self.tcp = tcp_connections(pids[0], self.backends, self.ports) if pids else {}
         self.memory.append(self._resident(pids))
 
     def end(self, pids: list[int], client: SequentialClient) -> None:
         self.stop = systrace.log_sizes(self.out_dir, pids)  # the last request answered, its connection still open
         self.sockets_at_end = {pid: socket_peers(pid, self.backends, self.ports) for pid in pids}
+        if pids:  # a backend's only: another session's connections on this machine's loopback would blur the rest
+            opened = opened_between(self.tcp, tcp_connections(pids[0], self.backends, self.ports))
+            self.opened = {peer: n for peer, n in opened.items() if peer in set(self.backends.values())}
 
     def off(self, pids: list[int]) -> None:
         callgrind.control(pids, *clientmemory.COMMAND, "-c", "dump")
@@ -64,7 +70,7 @@ class Marks:
                     "system calls, socket bytes and connections are not counted for this cell"
                 )
             sockets, at_end = self.sockets.get(pid, {}), self.sockets_at_end.get(pid, {})
-            total.add(systrace.read_window(log, self.start[pid], self.stop[pid], sockets, at_end))
+            total.add(systrace.read_window(log, self.start[pid], self.stop[pid], sockets, at_end, self.opened))
         return systrace.counts(total, requests), ""
 
     def kept(self, requests: int) -> tuple[float | None, str]:

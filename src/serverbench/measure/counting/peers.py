@@ -8,8 +8,13 @@ socket) and when its last request has been answered (a connection opened in the 
 
 A peer is named ``clients`` (the listening socket and every connection it accepted: the load's side), the backend's
 name where its address is one of the session's backends (``redis``, ``mongo``, ``upstream``: their
-``SERVERBENCH_<NAME>_URL``), ``unix`` or ``unix:<path>`` for a Unix socket, and ``address:port`` otherwise.  A
-socket opened and closed within one request is never seen open: systrace names its peer ``unseen``.
+``SERVERBENCH_<NAME>_URL``), ``unix`` or ``unix:<path>`` for a Unix socket, and ``address:port`` otherwise.
+
+A TCP connection opened and closed within one request is never seen open, but the kernel keeps its ends in the
+namespace's table after the close (TIME_WAIT, for a minute): :func:`tcp_connections` reads every connection of the
+table, open or closing, by its ends, so the connections opened in the window are those at its end that were not
+there at its opening, by peer.  Where they went to one peer only, systrace names the sockets it never saw open after
+it; otherwise their peer is ``unseen``.
 """
 
 from __future__ import annotations
@@ -125,3 +130,43 @@ def socket_peers(pid: int, names: Mapping[Address, str], ports: Iterable[int]) -
         return {}
     peers = {**_unix(pid), **_inet(pid, names, ports)}
     return {fd: peers.get(inode, OTHER) for fd, inode in inodes.items()}
+
+
+def tcp_connections(pid: int, names: Mapping[Address, str], ports: Iterable[int]) -> dict[tuple, str]:
+    """Every TCP connection of ``pid``'s network namespace that is not a client's, in any state (a closed one stays
+    in TIME_WAIT for a minute), by its two ends (the same key from either end's row), and its peer."""
+    ports, ephemeral = set(ports), _ephemeral_start()
+    rows = [fields for table in ("tcp", "tcp6") for fields in _rows(f"/proc/{pid}/net/{table}") if len(fields) >= 4]
+    listening = {_address(fields[1])[1] for fields in rows if int(fields[3], 16) == LISTEN}
+    found: dict[tuple, str] = {}
+    for fields in rows:
+        local, remote, state = _address(fields[1]), _address(fields[2]), int(fields[3], 16)
+        if state == LISTEN or local[1] in ports or remote[1] in ports or remote[1] == 0:
+            continue  # a listening socket, or the load's side of the server's own port
+        near, far = (_canonical(local[0]), local[1]), (_canonical(remote[0]), remote[1])
+        ends = tuple(sorted((near, far)))
+        peer = next((names[end] for end in ends if end in names), None)
+        if peer is None:  # no backend's: the end that listens here, or below the ephemeral range; else the far one
+            serves = near[1] in listening and far[1] not in listening
+            host, port = near if serves or (near[1] < ephemeral <= far[1] and far[1] not in listening) else far
+            peer = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        found.setdefault(ends, peer)
+    return found
+
+
+def _ephemeral_start() -> int:
+    """The first port the kernel hands out to a connecting socket (the ephemeral range's start)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def opened_between(before: Mapping[tuple, str], after: Mapping[tuple, str]) -> dict[str, int]:
+    """The connections at ``after`` that were not at ``before``, counted by peer."""
+    opened: dict[str, int] = {}
+    for ends, peer in after.items():
+        if ends not in before:
+            opened[peer] = opened.get(peer, 0) + 1
+    return opened

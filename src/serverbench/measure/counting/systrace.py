@@ -13,8 +13,9 @@ the kernel), so it holds only the counted requests' calls; vgdb's wake-ups leave
 counted where it starts; its bytes where it returns.  Which descriptors are sockets, and their peers, are read
 from ``/proc`` when the window opens (:mod:`.peers`), then followed through the window (accept, socket, connect,
 close): each call whose first argument is a socket, its bytes and its connection count for that socket's peer too.
-A socket opened in the window is named by what ``/proc`` shows when the window ends, or ``unseen`` when it had
-closed by then (the trace writes a ``connect``'s address as a pointer).
+A socket opened in the window is named by what ``/proc`` shows when the window ends; one that had closed by then
+(the trace writes a ``connect``'s address as a pointer) by the one peer the kernel's table shows new connections to
+(:func:`.peers.opened_between`), or ``unseen`` when they went to none or to several.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from .peers import OTHER
 
 _LINE = re.compile(r"^SYSCALL\[(\d+),(\d+)\]\((\d+)\) (.*)$")
 _RESULT = re.compile(r"--> (?:\[[a-z-]+\] )?(Success|Failure)\(0x([0-9a-f]+)\)")
+_ARGS = re.compile(r"\( ?([^,)]*), ?([^,)]*)")  # a call's first two arguments: sys_socket ( 2, 526337, 6 )
 _CALL = re.compile(r"^([A-Za-z0-9_]+)(?:\[[^\]]*\])? ?\( ?([^,)]*)")  # sys_fcntl[ARG3=='arg'] ( 5, ...
 
 SENDS = frozenset({"sendto", "sendmsg", "write", "writev", "pwritev", "pwritev2", "sendfile", "sendfile64"})
@@ -66,6 +68,7 @@ class _Socket:
 
     peer: str | None
     window: SystemWindow = field(default_factory=SystemWindow)
+    tcp: bool = False  # made by socket(AF_INET or AF_INET6, SOCK_STREAM) in the window: a TCP connection's
 
 
 @dataclass
@@ -85,12 +88,17 @@ class _Sockets:
         if fd in self.open:
             self.closed.append(self.open.pop(fd))
 
-    def by_peer(self, at_end: Mapping[int, str]) -> dict[str, SystemWindow]:
+    def by_peer(self, at_end: Mapping[int, str], opened: Mapping[str, int] = {}) -> dict[str, SystemWindow]:
         """Each peer's share of the window; a socket opened in the window is named by what was read when it ended
-        (``at_end``), or ``unseen`` when it had closed by then."""
+        (``at_end``), else by the one peer the window's new connections went to (``opened``: by peer), else
+        ``unseen``."""
         found: dict[str, SystemWindow] = {}
-        named = [(s.peer or at_end.get(fd) or UNSEEN, s) for fd, s in self.open.items()]
-        for peer, sock in named + [(s.peer or UNSEEN, s) for s in self.closed]:
+        named = [(s.peer or at_end.get(fd), s) for fd, s in self.open.items()] + [(s.peer, s) for s in self.closed]
+        unnamed_tcp = sum(1 for peer, s in named if peer is None and s.tcp and s.window.connections)
+        only = next(iter(opened)) if len(opened) == 1 else None
+        gone = only if only is not None and unnamed_tcp and opened[only] >= unnamed_tcp else UNSEEN
+        named = [(peer or (gone if s.tcp and s.window.connections else UNSEEN), s) for peer, s in named]
+        for peer, sock in named:
             if sock.window.calls or sock.window.connections:
                 found.setdefault(peer, SystemWindow()).add(sock.window)
         return found
@@ -114,11 +122,17 @@ def traced(log: Path) -> bool:
 
 
 def read_window(
-    log: Path, start: int, end: int, sockets: Mapping[int, str] | Iterable[int], at_end: Mapping[int, str] = {}
+    log: Path,
+    start: int,
+    end: int,
+    sockets: Mapping[int, str] | Iterable[int],
+    at_end: Mapping[int, str] = {},
+    opened: Mapping[str, int] = {},
 ) -> SystemWindow:
     """The calls between byte offsets ``start`` and ``end`` of one process's log; ``sockets`` are its socket
     descriptors when the window opened, with their peers (:func:`.peers.socket_peers`; a bare set: peers unknown),
-    ``at_end`` those read when it ended.  Calls pending at ``start`` are read from the lines before it."""
+    ``at_end`` those read when it ended, ``opened`` the TCP connections the kernel's table shows opened in the
+    window, by peer (:func:`.peers.opened_between`).  Calls pending at ``start`` are read from the lines before it."""
     window = SystemWindow()
     peers = sockets if isinstance(sockets, Mapping) else dict.fromkeys(sockets, OTHER)
     socks = _Sockets({fd: _Socket(peer) for fd, peer in peers.items()})
@@ -130,7 +144,7 @@ def read_window(
         _follow(text, pending, None, socks)
     for text in during.splitlines():
         _follow(text, pending, window, socks)
-    window.peers = socks.by_peer(at_end)
+    window.peers = socks.by_peer(at_end, opened)
     return window
 
 
@@ -165,7 +179,7 @@ def _follow(
     if result is None or window is None:
         return
     ok, value = result.group(1) == "Success", int(result.group(2), 16)
-    _account(window, name, _fd(first), ok, value, socks)
+    _account(window, name, _fd(first), ok, value, socks, name == "socket" and _tcp(rest))
 
 
 def _fd(first: str) -> int:
@@ -175,7 +189,19 @@ def _fd(first: str) -> int:
         return -1
 
 
-def _account(window: SystemWindow, name: str, fd: int, ok: bool, value: int, socks: _Sockets) -> None:
+def _tcp(call: str) -> bool:
+    """Whether a ``socket(...)`` call's line makes a TCP socket: domain AF_INET (2) or AF_INET6 (10), type
+    SOCK_STREAM (1, its flags masked off)."""
+    match = _ARGS.search(call)
+    if match is None:
+        return False
+    domain, kind = (_fd(a.strip()) for a in match.groups())
+    return domain in (2, 10) and kind >= 0 and kind & 0xF == 1
+
+
+def _account(
+    window: SystemWindow, name: str, fd: int, ok: bool, value: int, socks: _Sockets, tcp: bool = False
+) -> None:
     """What a call that returned in the window did: bytes on sockets, a connection opened (counted where it
     returns: an accept waiting before the window takes the window's connection), socket descriptors opened
     and closed, each on its socket too."""
@@ -186,6 +212,7 @@ def _account(window: SystemWindow, name: str, fd: int, ok: bool, value: int, soc
     if ok and name in NEW_SOCKETS:
         accepted = name != "socket"
         sock = socks.opened(value, CLIENTS if accepted else None)
+        sock.tcp = tcp
         sock.window.connections += accepted
         if not accepted:
             sock.window.calls[name] += 1

@@ -50,3 +50,31 @@ def test_the_sockets_of_a_process_are_named_from_proc():
             for s in (client, accepted, to_backend, *pair):
                 s.close()
     assert peers.socket_peers(2**22 + 1, {}, ()) == {}
+
+
+def test_connections_opened_and_closed_stay_in_the_table_by_peer():
+    """A connection to a backend opened and closed (the client closing first, as an app does) is still in the
+    kernel's table (TIME_WAIT): counted as opened to that backend; the server's own port is the clients' and left
+    out; another listener is named by its listening end, not the connecting one."""
+    with socket.create_server(("127.0.0.1", 0)) as server, socket.create_server(("127.0.0.1", 0)) as backend:
+        port, backend_port = server.getsockname()[1], backend.getsockname()[1]
+        names = {("127.0.0.1", backend_port): "redis"}
+        before = peers.tcp_connections(os.getpid(), names, (port,))
+        client = socket.create_connection(("127.0.0.1", port))
+        accepted_client, _ = server.accept()
+        for _ in range(3):
+            to_backend = socket.create_connection(("127.0.0.1", backend_port))
+            accepted, _ = backend.accept()
+            to_backend.close()
+            accepted.close()
+        with socket.create_server(("127.0.0.1", 0)) as other:
+            other_port = other.getsockname()[1]
+            to_other = socket.create_connection(other.getsockname())
+            accepted_other, _ = other.accept()
+            after = peers.tcp_connections(os.getpid(), names, (port,))
+            to_other.close()
+            accepted_other.close()
+        client.close()
+        accepted_client.close()
+    opened = peers.opened_between(before, after)
+    assert opened["redis"] == 3 and opened[f"127.0.0.1:{other_port}"] == 1, after  # others' may run beside

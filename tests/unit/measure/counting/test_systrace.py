@@ -138,3 +138,30 @@ def test_per_request_counts_keep_each_peers_figures():
     counts = systrace.counts(window, 2)
     assert counts.calls == {"sendto": 2.0} and counts.connections == 1.0
     assert counts.peers["redis"].calls == {"sendto": 2.0} and counts.peers["redis"].peers is None
+
+
+PER_REQUEST_CONNECTION = (
+    "SYSCALL[9,1](41) sys_socket ( 2, 526337, 6 )[sync] --> Success(0xa)\n"  # SOCK_STREAM|NONBLOCK|CLOEXEC
+    "SYSCALL[9,1](42) sys_connect ( 10, 0x1ffeffef10, 16 )[sync] --> Failure(0x73)\n"  # EINPROGRESS
+    "SYSCALL[9,1](44) sys_sendto ( 10, 0x1, 14, 0, 0x0, 0 )[sync] --> Success(0xe)\n"
+    "SYSCALL[9,1](3) sys_close ( 10 )[sync] --> Success(0x0)\n"
+    "SYSCALL[9,1](41) sys_socket ( 2, 524290, 0 )[sync] --> Success(0xb)\n"  # SOCK_DGRAM: a UDP socket
+    "SYSCALL[9,1](42) sys_connect ( 11, 0x1ffeffef10, 16 )[sync] --> Success(0x0)\n"
+    "SYSCALL[9,1](3) sys_close ( 11 )[sync] --> Success(0x0)\n"
+)
+
+
+def test_a_tcp_socket_closed_in_the_window_takes_the_one_peer_the_kernel_saw_connections_to(tmp_path):
+    """A connection opened and closed inside the window is named by the one backend the kernel's table shows new
+    connections to (as many as such sockets at least); a UDP socket, or new connections to two backends, stay
+    unseen."""
+    log = tmp_path / "valgrind.9.log"
+    log.write_text(PER_REQUEST_CONNECTION)
+    size = log.stat().st_size
+    named = systrace.read_window(log, 0, size, {}, opened={"redis": 1}).peers
+    assert named["redis"].calls == {"socket": 1, "connect": 1, "sendto": 1, "close": 1}
+    assert named["redis"].connections == 1 and named["redis"].sent == 14
+    assert named["unseen"].calls == {"socket": 1, "connect": 1, "close": 1}  # the UDP one
+    for opened in ({}, {"redis": 1, "mongo": 1}, {"redis": 0}):
+        peers = systrace.read_window(log, 0, size, {}, opened=opened).peers
+        assert set(peers) == {"unseen"} and peers["unseen"].connections == 2, opened
