@@ -11,7 +11,7 @@ book site on aiohttp with 1, 2 and 4 load hosts (their namespaces sharing core 1
 the results file keeps, per cell: rps, the generator's busy share (of its hosts' cores), whether it was saturated,
 Little's law (rps x (mean latency + the users' gap) / connections), the test's time, and so the SSH path's cost per
 cell (a test's time on hosts less its time on loopback).  The exact merge itself is checked by the unit tests
-(tests/unit/drivers/test_histogram.py).
+(tests/unit/drivers/test_histogram.py) and on real generator output by benchmarks/merge_check.py.
 """
 
 from __future__ import annotations
