@@ -15,8 +15,10 @@ Each count is a fresh server under valgrind (measure/counting/cost.py), 200 requ
 request, system calls per request by name, socket bytes sent and received, connections opened and memory kept;
 entries are merged per variant, so batches can be run one by one.  ``--against COMMIT`` keeps, per cell, the
 instructions per request of the cost baseline committed at COMMIT (the drift between machines or harnesses).
-``stages``: counts one at a time, taking turns on the stage ``serverbench-paths-00`` and ``-01`` (measure/counting/fixedpaths.py:
-two counts at once take two stages, whose names differ in one character), the stage each count used recorded.
+``stages``: counts one at a time, taking turns holding the stage ``serverbench-paths-00`` and ``-01``
+(measure/counting/fixedpaths.py: two counts at once hold two stages, whose names differ in one character; since
+measure/counting/stagemount.py, each server sees ``-00`` where a mount namespace can be made), the stage each count held
+recorded.
 ``pairs``: counts two at a time, as ``pytest -m cost -n 2`` counts, each keeping the stage it held (its slot) and the
 stage its server saw (the one its processes' command lines name), under a ``--label`` (the code: before, after).
 
@@ -428,11 +430,11 @@ def stages_table(data: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _row(cell: str, label: str, held: str, seen: str, values: list[float], first: float) -> str:
+def _row(cell: str, label: str, held: str, seen: str, values: list[float], first: float | None) -> str:
     median = statistics.median(values)
     return (
         f"| {cell} | {label} | {held} | {seen} | {len(values)} | {median:,.0f} | {min(values):,.0f} | "
-        f"{max(values):,.0f} | {spread(values):.3%} | {median / first - 1:+.3%} |"
+        f"{max(values):,.0f} | {spread(values):.3%} | {'' if first is None else f'{median / first - 1:+.3%}'} |"
     )
 
 
@@ -453,7 +455,7 @@ def pairs_table(data: dict) -> str:
             for r in entry["runs"]:
                 by_held.setdefault(r["held"], []).append(r)
             first = statistics.median([r["per_request"] for r in by_held[min(by_held)]])
-            lines.append(_row(cell, code, "all", "", values, first))
+            lines.append(_row(cell, code, "all", "", values, None))
             for held, runs in sorted(by_held.items()):
                 seen = ", ".join(f"`{s}`" for s in sorted({str(r["seen"]) for r in runs}))
                 lines.append(_row(cell, code, f"`{held}`", seen, [r["per_request"] for r in runs], first))
