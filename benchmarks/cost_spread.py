@@ -394,13 +394,20 @@ def drift_table(data: dict) -> str:
             + " |"
         )
     shown = [data["cells"][v] for v in DRIFTED if v in data["cells"]]
-    commands = "; ".join(f"`{c}`" for c in dict.fromkeys(e["command"] for e in shown))
-    lines += [
-        "",
+    lines += _caption(
         f"Instructions per request, {shown[0]['requests']} requests a count, two counts at a time (s a count: wall "
-        f"time, two at a time); {', '.join(sorted({e['date'] for e in shown}))}, {data['machine']}; {commands}.",
-    ]
+        "time, two at a time)",
+        shown,
+        data["machine"],
+    )
     return "\n".join(lines) + "\n"
+
+
+def _caption(text: str, shown: list[dict], machine: str = "") -> list[str]:
+    """A block's closing line: ``text``, the dates the counts of ``shown`` were made (and the machine), the commands."""
+    commands = "; ".join(f"`{c}`" for c in dict.fromkeys(e["command"] for e in shown))
+    dates = ", ".join(sorted({e["date"] for e in shown}))
+    return ["", f"{text}; {dates}{f', {machine}' if machine else ''}; {commands}."]
 
 
 def stages_table(data: dict) -> str:
@@ -420,13 +427,11 @@ def stages_table(data: dict) -> str:
             )
     shown = list(data.get("stages", {}).values())
     if shown:
-        commands = "; ".join(f"`{c}`" for c in dict.fromkeys(e["command"] for e in shown))
-        lines += [
-            "",
+        lines += _caption(
             f"Instructions per request, {shown[0]['requests']} requests a count, one count at a time, each count on "
-            f"the lowest free stage, every second one with that stage held (another session's counts held some); "
-            f"{', '.join(sorted({e['date'] for e in shown}))}; {commands}.",
-        ]
+            "the lowest free stage, every second one with that stage held (another session's counts held some)",
+            shown,
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -460,12 +465,12 @@ def pairs_table(data: dict) -> str:
                 seen = ", ".join(f"`{s}`" for s in sorted({str(r["seen"]) for r in runs}))
                 lines.append(_row(cell, code, f"`{held}`", seen, [r["per_request"] for r in runs], first))
     if shown:
-        commands = "; ".join(f"`{c}`" for c in dict.fromkeys(e["command"] for e in shown))
-        lines += [
-            "",
-            f"Instructions per request, {shown[0]['requests']} requests a count, two counts at a time (as `pytest -m cost "
-            f"-n 2` counts); {', '.join(sorted({e['date'] for e in shown}))}, {data['machine']}; {commands}.",
-        ]
+        lines += _caption(
+            f"Instructions per request, {shown[0]['requests']} requests a count, two counts at a time (as `pytest -m "
+            "cost -n 2` counts)",
+            shown,
+            data["machine"],
+        )
     return "\n".join(lines) + "\n"
 
 
