@@ -5,6 +5,8 @@
     sblock shared .venv/bin/python benchmarks/cost_spread.py run --runs 10 \\
         --variants hypercorn,uwsgi-p2t2,uvicorn,gevent-pywsgi-nodelay --against 96f5503 --against aba3082
     sblock shared .venv/bin/python benchmarks/cost_spread.py stages --runs 4
+    sblock shared .venv/bin/python benchmarks/cost_spread.py pairs --runs 12 \\
+        --variants gunicorn-sync-w2,gevent-pywsgi-nodelay --label after
     .venv/bin/python benchmarks/cost_spread.py render    # docs/cost.md's A/A blocks, from the results file
     .venv/bin/python benchmarks/cost_spread.py table benchmarks/results/cost-spread.json  # instructions only
 
@@ -13,15 +15,20 @@ Each count is a fresh server under valgrind (measure/counting/cost.py), 200 requ
 request, system calls per request by name, socket bytes sent and received, connections opened and memory kept;
 entries are merged per variant, so batches can be run one by one.  ``--against COMMIT`` keeps, per cell, the
 instructions per request of the cost baseline committed at COMMIT (the drift between machines or harnesses).
-``stages``: counts one at a time, taking turns on the stage ``serverbench-paths-00`` and ``-01`` (measure/counting/fixedpaths.py:
-two counts at once take two stages, whose names differ in one character), the stage each count used recorded.
+``stages``: counts one at a time, taking turns holding the stage ``serverbench-paths-00`` and ``-01``
+(measure/counting/fixedpaths.py: two counts at once hold two stages, whose names differ in one character; since
+measure/counting/stagemount.py, each server sees ``-00`` where a mount namespace can be made), the stage each count held
+recorded.
+``pairs``: counts two at a time, as ``pytest -m cost -n 2`` counts, each keeping the stage it held (its slot) and the
+stage its server saw (the one its processes' command lines name), under a ``--label`` (the code: before, after).
 
 ``render`` rewrites five blocks of docs/cost.md: ``cost-aa``, the spread of every figure per cell (its range: highest
 less lowest), and ``cost-aa-rule``, what a baseline written from ``COUNTS`` of them would have judged: each run of
 ``COUNTS`` consecutive counts made a baseline (its median count and its spread, records/cost.py), and every other
 count of the cell was judged against it by judge/cost.py, with the session's 2% as the floor and without one;
 ``cost-aa-drift``, the cells that drifted most between machines, against their committed baselines; ``cost-aa-stages``;
-``cost-aa-saved``, the committed baselines' entries that keep a spread.
+``cost-aa-pairs``, the pairs' counts by the stage held and seen; ``cost-aa-saved``, the committed baselines' entries that
+keep a spread.
 """
 
 from __future__ import annotations
@@ -32,9 +39,11 @@ import datetime
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -78,7 +87,14 @@ def count(variant: str, requests: int) -> dict:
         "wall_s": round(r.wall_s, 2),
         "timestamp": r.timestamp,
         "processes": [p.instructions for p in r.processes],
+        "seen": seen_stage([p.command for p in r.processes]),
     }
+
+
+def seen_stage(commands: list[str]) -> str | None:
+    """The stage the server's processes were started through, as their command lines name it (None: none named)."""
+    named = {m for c in commands for m in re.findall(rf"{re.escape(fixedpaths.STAGE_PREFIX)}\d\d", c)}
+    return ",".join(sorted(named)) or None
 
 
 def committed(commit: str, key: str) -> float | None:
@@ -157,6 +173,45 @@ def stages(variants: list[str], runs: int, requests: int, out: Path, command: st
                 "runs": counts,
             }
             out.write_text(json.dumps(data, indent=1) + "\n")
+    finally:
+        fixedpaths.claimed_stage = claimed
+
+
+def pairs(variants: list[str], runs: int, requests: int, out: Path, label: str, command: str) -> None:
+    """``runs`` counts of each variant, two at a time: each count keeps the stage it held and the one its server saw."""
+    data = json.loads(out.read_text()) if out.exists() else {"cells": {}}
+    held = threading.local()
+    claimed = fixedpaths.claimed_stage
+
+    @contextlib.contextmanager
+    def recorded(*args, **kwargs):
+        with claimed(*args, **kwargs) as stage:
+            held.name = stage.name
+            yield stage
+
+    def one(variant: str) -> dict:
+        counted = count(variant, requests)
+        return {**counted, "held": held.name}
+
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    fixedpaths.claimed_stage = recorded  # fixed_paths looks it up at each count
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            for variant in variants:
+                started = time.monotonic()
+                counts = list(pool.map(lambda _, variant=variant: one(variant), range(runs)))
+                data.setdefault("pairs", {}).setdefault(variant, {})[label] = {
+                    "app": registry()[variant].default_app.name,
+                    "requests": requests,
+                    "command": command,
+                    "commit": commit.stdout.strip(),
+                    "date": datetime.date.today().isoformat(),
+                    "seconds": round(time.monotonic() - started),
+                    "runs": counts,
+                }
+                for c in counts:
+                    print(f"{variant} {label}: held {c['held']} seen {c['seen']} {c['per_request']:,.0f}", flush=True)
+                out.write_text(json.dumps(data, indent=1) + "\n")
     finally:
         fixedpaths.claimed_stage = claimed
 
@@ -339,13 +394,20 @@ def drift_table(data: dict) -> str:
             + " |"
         )
     shown = [data["cells"][v] for v in DRIFTED if v in data["cells"]]
-    commands = "; ".join(f"`{c}`" for c in dict.fromkeys(e["command"] for e in shown))
-    lines += [
-        "",
+    lines += _caption(
         f"Instructions per request, {shown[0]['requests']} requests a count, two counts at a time (s a count: wall "
-        f"time, two at a time); {', '.join(sorted({e['date'] for e in shown}))}, {data['machine']}; {commands}.",
-    ]
+        "time, two at a time)",
+        shown,
+        data["machine"],
+    )
     return "\n".join(lines) + "\n"
+
+
+def _caption(text: str, shown: list[dict], machine: str = "") -> list[str]:
+    """A block's closing line: ``text``, the dates the counts of ``shown`` were made (and the machine), the commands."""
+    commands = "; ".join(f"`{c}`" for c in dict.fromkeys(e["command"] for e in shown))
+    dates = ", ".join(sorted({e["date"] for e in shown}))
+    return ["", f"{text}; {dates}{f', {machine}' if machine else ''}; {commands}."]
 
 
 def stages_table(data: dict) -> str:
@@ -365,13 +427,50 @@ def stages_table(data: dict) -> str:
             )
     shown = list(data.get("stages", {}).values())
     if shown:
-        commands = "; ".join(f"`{c}`" for c in dict.fromkeys(e["command"] for e in shown))
-        lines += [
-            "",
+        lines += _caption(
             f"Instructions per request, {shown[0]['requests']} requests a count, one count at a time, each count on "
-            f"the lowest free stage, every second one with that stage held (another session's counts held some); "
-            f"{', '.join(sorted({e['date'] for e in shown}))}; {commands}.",
-        ]
+            "the lowest free stage, every second one with that stage held (another session's counts held some)",
+            shown,
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _row(cell: str, label: str, held: str, seen: str, values: list[float], first: float | None) -> str:
+    median = statistics.median(values)
+    return (
+        f"| {cell} | {label} | {held} | {seen} | {len(values)} | {median:,.0f} | {min(values):,.0f} | "
+        f"{max(values):,.0f} | {spread(values):.3%} | {'' if first is None else f'{median / first - 1:+.3%}'} |"
+    )
+
+
+def pairs_table(data: dict) -> str:
+    """Per cell and code: all its counts two at a time, then those of each stage held (with the stage its server saw),
+    their median, range and spread, and each median against the first stage's."""
+    lines = [
+        "| cell | code | stage held | stage seen | counts | median | lowest | highest | spread | vs the first stage |",
+        "|---" * 10 + "|",
+    ]
+    shown = []
+    for variant, labels in data.get("pairs", {}).items():
+        for label, entry in labels.items():
+            shown.append(entry)
+            cell, code = f"{variant}/{entry['app']}", f"{label} ({entry['commit']})"
+            values = [r["per_request"] for r in entry["runs"]]
+            by_held: dict[str, list[dict]] = {}
+            for r in entry["runs"]:
+                by_held.setdefault(r["held"], []).append(r)
+            first = statistics.median([r["per_request"] for r in by_held[min(by_held)]])
+            lines.append(_row(cell, code, "all", "", values, None))
+            for held, runs in sorted(by_held.items()):
+                seen = ", ".join(f"`{s}`" for s in sorted({str(r["seen"]) for r in runs}))
+                lines.append(_row(cell, code, f"`{held}`", seen, [r["per_request"] for r in runs], first))
+    if shown:
+        lines += _caption(
+            f"Instructions per request, {shown[0]['requests']} requests a count, two counts at a time (as `pytest -m "
+            "cost -n 2` counts)",
+            shown,
+            data["machine"],
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -404,6 +503,7 @@ BLOCKS = {
     "cost-aa-rule": rule_table,
     "cost-aa-drift": drift_table,
     "cost-aa-stages": stages_table,
+    "cost-aa-pairs": pairs_table,
     "cost-aa-saved": saved_table,
 }
 
@@ -453,6 +553,12 @@ def main(argv: list[str]) -> None:
     turns.add_argument("--runs", type=int, default=4, help="pairs of counts")
     turns.add_argument("--requests", type=int, default=200)
     turns.add_argument("--out", type=Path, default=RESULTS)
+    together = sub.add_parser("pairs", help="count each variant two at a time, keeping the stage held and seen")
+    together.add_argument("--variants", default="gunicorn-sync-w2,gevent-pywsgi-nodelay")
+    together.add_argument("--runs", type=int, default=12)
+    together.add_argument("--requests", type=int, default=200)
+    together.add_argument("--label", required=True, help="the code counted: before, after")
+    together.add_argument("--out", type=Path, default=RESULTS)
     older = sub.add_parser("table", help="the instructions-only table of an older results file")
     older.add_argument("path", type=Path)
     args = parser.parse_args(argv)
@@ -460,6 +566,9 @@ def main(argv: list[str]) -> None:
         print(table(args.path))
         return
     command = "python benchmarks/cost_spread.py " + " ".join(argv)
+    if args.what == "pairs":
+        pairs([v for v in args.variants.split(",") if v], args.runs, args.requests, args.out, args.label, command)
+        return
     if args.what == "stages":
         stages([v for v in args.variants.split(",") if v], args.runs, args.requests, args.out, command)
         return

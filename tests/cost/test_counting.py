@@ -1,6 +1,8 @@
 """Counting a real cell under valgrind (runs in the default test run: about 15 s)."""
 
+import re
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -8,7 +10,9 @@ from serverbench.catalog.apps import APPS
 from serverbench.catalog.variants import registry
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.judge.cost import COST_MIN_EFFECT, FAIL, PASS, judge_cost
+from serverbench.measure.counting import stagemount
 from serverbench.measure.counting.cost import CostPlan, measure_cost
+from serverbench.measure.counting.fixedpaths import SEEN, STAGE_PARENT, STAGE_PREFIX, claimed_stage
 from serverbench.records.cost import CostBaseline
 
 pytestmark = pytest.mark.skipif(
@@ -16,12 +20,22 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def test_same_cell_counts_agree(apps_dir, no_leaks):
-    """Two fresh counts of one cell agree within the default cost tolerance, and name their processes."""
+def test_two_counts_at_once_see_one_stage_and_agree(apps_dir, no_leaks):
+    """Two fresh counts of one cell at once, beside a third count's stage (held here): both servers are started through
+    the one shared stage path (or, where no mount namespace can be made, through their own, and say why), agree within
+    the default cost tolerance, and name their processes."""
     plan = CostPlan(
         registry()["waitress-t4"], APPS["raw-wsgi"], WORKLOADS["json"], requests=200, warmup=20, apps_dir=apps_dir
     )
-    first, second = measure_cost(plan), measure_cost(plan)
+    with claimed_stage(), ThreadPoolExecutor(max_workers=2) as pool:
+        first, second = pool.map(lambda _: measure_cost(plan), range(2))
+    way = stagemount.available()
+    for record in (first, second):
+        stages = {re.search(rf"{STAGE_PARENT}/{STAGE_PREFIX}\d\d", p.command)[0] for p in record.processes}
+        if isinstance(way, str):
+            assert way in record.stage_note and str(SEEN) not in stages, (record.stage_note, stages)
+        else:
+            assert (stages, record.stage_note) == ({str(SEEN)}, ""), record.stage_note
     assert first.instructions > 50 * 10_000, f"implausibly few instructions: {first.instructions:,}"
     assert [p.command.split()[-1] for p in first.processes] == ["raw_wsgi_app:app"]
     assert first.functions[0].role == "interpreter"

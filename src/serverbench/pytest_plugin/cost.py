@@ -220,6 +220,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+def said_once(records: list[dict[str, Any]]) -> list[str]:
+    """The summary's lines said once, not per cell: why a figure was not counted, and why a count's server did not see
+    the stage path every count shares (measure/counting/stagemount.py)."""
+    absent = {r[k] for r in records for k in ("system_absent", "kept_absent") if r.get(k)}
+    staged = {r["stage_note"] for r in records if r.get("stage_note")}
+    return [f"not counted: {reason}" for reason in sorted(absent)] + [f"stage: {note}" for note in sorted(staged)]
+
+
 def system_line(record: dict[str, Any]) -> str:
     """``system calls/req 12.00 (poll 1.00, ...); bytes 173 out 39 in; connections 1.000; kept 0 B/req``: what
     a count asked of the kernel and kept, per request; a figure not counted is left out (never shown as 0)."""
@@ -243,7 +251,6 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     if cost is None or not cost.records:
         return
     terminalreporter.section("serverbench cost (instructions per request, counted under valgrind)")
-    absent = set()
     constant = 0
     for r in sorted(cost.records, key=lambda r: r["key"]):
         verdict = r.get("verdict") or {}
@@ -262,9 +269,8 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         line = system_line(r)
         if line:
             terminalreporter.write_line(f"    {line}")
-        absent |= {r[k] for k in ("system_absent", "kept_absent") if r.get(k)}
-    for reason in sorted(absent):  # once each, not per cell
-        terminalreporter.write_line(f"not counted: {reason}")
+    for line in said_once(cost.records):
+        terminalreporter.write_line(line)
     if constant:
         terminalreporter.write_line(
             f"*: {constant} cell(s) judged with the constant tolerance: their baselines keep no spread of the counts "

@@ -158,6 +158,8 @@ class CostRecord:
     # (measure/counting/keptmemory.py: the A/B gate's counts are too short to judge it).
     kept_requests: int = 0
     kept_uninstrumented: bool = False
+    # Why the server did not see the stage path every count shares (measure/counting/stagemount.py); empty: it did.
+    stage_note: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "environment", MappingProxyType(dict(self.environment)))
@@ -217,6 +219,7 @@ class CostRecord:
             if int(data.get("kept_requests", data["requests"])) == int(data["requests"])
             else int(data["kept_requests"]),
             bool(data.get("kept_uninstrumented", False)),
+            str(data.get("stage_note", "")),
         )
 
     def to_record(self, verdict: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -251,6 +254,7 @@ class CostRecord:
             "spread": None if self.spread is None else self.spread.to_record(),
             "kept_requests": self.kept_over,
             "kept_uninstrumented": self.kept_uninstrumented,
+            "stage_note": self.stage_note,
             "environment": dict(self.environment),
             "wall_s": round(self.wall_s, 2),
             "timestamp": self.timestamp,

@@ -136,6 +136,21 @@ def test_the_cost_summary_line_shows_system_calls_without_vdso_and_never_an_abse
     assert "; calls/req by peer: redis 3.00, clients 1.00; kept" in system_line(record)
 
 
+def test_why_a_figure_was_not_counted_and_why_a_server_saw_its_own_stage_are_said_once():
+    """Each reason a figure is absent and each stage note is one line, however many cells share it; a count that saw
+    the shared stage adds nothing."""
+    from serverbench.pytest_plugin.cost import said_once
+
+    own = "counted through its own stage: no mount namespace could be made (denied)"
+    records = [
+        {"system_absent": "untraced", "kept_absent": "", "stage_note": own},
+        {"system_absent": "untraced", "kept_absent": "no heap", "stage_note": own},
+        {"system_absent": "", "kept_absent": "", "stage_note": ""},
+    ]
+    assert said_once(records) == ["not counted: no heap", "not counted: untraced", f"stage: {own}"]
+    assert said_once(records[2:]) == []
+
+
 SPREAD_CONFTEST = """
 import pytest
 from pathlib import Path

@@ -313,6 +313,7 @@ def test_a_cost_records_json_holds_every_field_rounded():
         "spread": None,
         "kept_requests": 3,
         "kept_uninstrumented": False,
+        "stage_note": "",
         "environment": FULL_ENV,
         "wall_s": 2.35,
         "timestamp": "2026-01-01T00:00:00+00:00",
@@ -712,3 +713,12 @@ def test_memory_kept_says_how_many_requests_it_was_read_over_and_how():
     data.pop("kept_requests"), data.pop("kept_uninstrumented")
     old = CostRecord.from_record(data)
     assert (old.kept_over, old.kept_uninstrumented) == (window.requests, False)
+
+
+def test_a_count_that_did_not_see_the_shared_stage_keeps_why():
+    """The stage note survives the record's JSON; a record from before it reads as one that saw the shared stage."""
+    noted = _traced(stage_note="counted through its own stage: no mount namespace could be made")
+    assert CostRecord.from_record(json.loads(json.dumps(noted.to_record()))).stage_note == noted.stage_note
+    data = noted.to_record()
+    data.pop("stage_note")
+    assert CostRecord.from_record(data).stage_note == ""

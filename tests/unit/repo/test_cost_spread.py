@@ -58,3 +58,22 @@ def test_a_count_outside_factor_times_its_baselines_spread_is_counted_either_way
     values = [100.0, 101.0, 100.0, 104.0, 97.0]
     assert outside(values, 3, 2.0) == (2, 1, 6)  # 104 above, 97 below
     assert outside(values, 3, 5.0) == (0, 0, 6)
+
+
+def test_counts_two_at_a_time_are_shown_all_together_then_by_the_stage_held_with_the_stage_seen():
+    """Per cell and code: a row of all its counts (no comparison), then one per stage held with the stage its server
+    saw, each median against the first stage's."""
+    spread = script("cost_spread.py")
+    runs = [
+        {**run(1000.0), "held": "serverbench-paths-00", "seen": "serverbench-paths-00"},
+        {**run(1010.0), "held": "serverbench-paths-01", "seen": "serverbench-paths-00"},
+        {**run(1002.0), "held": "serverbench-paths-00", "seen": "serverbench-paths-00"},
+    ]
+    entry = {"app": "flask", "requests": 200, "command": "c", "commit": "abc1234", "date": "d", "runs": runs}
+    text = spread.pairs_table({"machine": "m", "pairs": {"gunicorn-sync-w2": {"after": entry}}})
+    rows = [line for line in text.splitlines() if line.startswith("| gunicorn")]
+    assert rows[0] == "| gunicorn-sync-w2/flask | after (abc1234) | all |  | 3 | 1,002 | 1,000 | 1,010 | 0.998% |  |"
+    assert rows[1].startswith(
+        "| gunicorn-sync-w2/flask | after (abc1234) | `serverbench-paths-00` | `serverbench-paths-00` | 2"
+    )
+    assert rows[2].endswith("| `serverbench-paths-00` | 1 | 1,010 | 1,010 | 1,010 | 0.000% | +0.899% |")

@@ -34,13 +34,13 @@ from ...catalog.workloads import Workload
 from ...processes.executors import LOOPBACK, free_port
 from ...processes.ports import PORTS_ENV
 from ...records.cost import CostRecord, FunctionCost, ProcessCount
-from ..serving.bytecode import compile_server
+from ..serving.bytecode import app_paths, compile_server
 from ..serving.servers import start_variant
 from ..serving.verify import verify
 from ..trees.packages import Owners, installed_versions
 from . import callgrind
 from .callgrind import CountingError, Dump
-from .fixedpaths import STAGE_PREFIX, fixed_paths
+from .fixedpaths import Staged, fixed_paths
 from .isa import counted_isa_level
 from .marks import Marks
 from .peers import backend_names
@@ -112,9 +112,12 @@ def measure_cost(plan: CostPlan) -> CostRecord:
     port = plan.port if plan.port is not None else free_port()
     try:
         with fixed_paths(plan.python, plan.apps_dir) as staged:
-            modules = plan.variant.requires + plan.app.requires
-            compile_server(staged.python, modules, staged.apps_dir, staged.folders, mark=STAGE_PREFIX)
-            counted = _count_window(replace(plan, python=staged.python, apps_dir=staged.apps_dir), port, out_dir)
+            # the view is the environment's, seen through links: the same distributions
+            dists = installed_versions(plan.python, tuple(dict.fromkeys(plan.variant.requires + plan.app.requires)))
+            apps = [staged.as_seen(p) for p in app_paths(staged.start_dir)]  # found here, named as the server sees them
+            compile_server(staged.python, dists, [*apps, *staged.folders], mark=staged.mark, enter=staged.enter)
+            seen = replace(plan, python=staged.python, apps_dir=staged.apps_dir)
+            counted = _count_window(seen, port, out_dir, staged)
     finally:  # a server that did not start leaves its files and vgdb's pipes too
         callgrind.remove_pipes(out_dir)
         if plan.keep_dir is None:
@@ -137,15 +140,16 @@ def measure_cost(plan: CostPlan) -> CostRecord:
         system_absent=system_absent,
         kept_per_request=kept,
         kept_absent=kept_absent,
+        stage_note=staged.note,
     )
 
 
-def _count_window(counted: CostPlan, port: int, out_dir: Path) -> tuple[list[Dump], tuple, tuple]:
-    """Start ``counted`` (its interpreter and app folder on the fixed-length stage) under callgrind, count its
-    window; each process's dump, the system calls per request (or why absent) and the memory kept per request (or why
-    absent), from the same run (measure.counting.marks).  The server is always stopped."""
+def _count_window(counted: CostPlan, port: int, out_dir: Path, staged: Staged) -> tuple[list[Dump], tuple, tuple]:
+    """Start ``counted`` (its interpreter and app folder on the fixed-length stage, as ``staged``'s server sees it)
+    under callgrind, count its window; each process's dump, the system calls per request (or why absent) and the memory
+    kept per request (or why absent), from the same run (measure.counting.marks).  The server is always stopped."""
     environment = fixed_environment(counted, port)
-    prefix = fixed_layout() + environment + callgrind.valgrind_command(out_dir)
+    prefix = staged.enter + fixed_layout() + environment + callgrind.valgrind_command(out_dir)
     server = None
     marks = Marks(out_dir, backend_names(dict(v.split("=", 1) for v in environment[2:])), (port,))
     try:
@@ -156,9 +160,11 @@ def _count_window(counted: CostPlan, port: int, out_dir: Path) -> tuple[list[Dum
             port=port,
             timeout=START_TIMEOUT_S,
             python=counted.python,
+            cwd=staged.start_dir,
         )
         marks.server_log = server.process.log_path
         pids = run_window(counted, server.process.pid, port, Window(on=marks.on, end=marks.end, off=marks.off))
+        staged.check(server.process.pid)
         dumps = callgrind.window_dumps(out_dir, pids)
         return dumps, marks.system(pids, counted.requests), marks.kept(counted.requests)
     finally:

@@ -20,8 +20,6 @@ import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from ..trees.packages import installed_versions
-
 # Run inside the server's interpreter (its magic number): each distribution's .py files but its tests (gevent's
 # 178 of 263 files: 4.2 s natively for gunicorn-sync-w2/flask's closure with them, 2.6 s without), then the app's
 # files and folders.  Timestamp pycs, as an import writes them: hash-checked ones (SOURCE_DATE_EPOCH set) are read by
@@ -45,6 +43,12 @@ def compile(path):
             pass
     compileall.compile_file(path, quiet=2, invalidation_mode=mode, force=force)
 
+# the environment's modules imported as the interpreter started (a .pth file's import line: setuptools'
+# _distutils_hack): every server reads them, whatever it requires
+if sys.prefix != sys.base_prefix:
+    for path in sorted({getattr(mod, "__file__", None) or "" for mod in list(sys.modules.values())}):
+        if path.endswith(".py") and path.startswith(os.path.join(sys.prefix, "")):
+            compile(path)
 for name in sys.argv[2:split]:
     try:
         dist = m.distribution(name)
@@ -78,16 +82,17 @@ def app_paths(apps_dir: Path) -> list[str]:
 
 
 def compile_server(
-    python: str, modules: Sequence[str], apps_dir: Path, folders: Sequence[str] = (), mark: str = ""
+    python: str, dists: Iterable[str], paths: Sequence[str], mark: str = "", enter: Sequence[str] = ()
 ) -> None:
-    """Compile the distributions behind ``modules`` (and what they require), the app's files and every module under
-    ``folders``, for ``python``.  With ``mark``, a bytecode file that does not hold it (the stage's path prefix) is
-    compiled again: its source was compiled through another path, and the file names inside a ``.pyc`` are read
-    into the server's heap at each import."""
-    dists: Iterable[str] = installed_versions(python, tuple(dict.fromkeys(modules)))
+    """Compile the distributions ``dists`` (:func:`.trees.packages.installed_versions`' names), the app's files and
+    folders and every module under the folders in ``paths`` (:func:`app_paths`, an editable install's ``src``), for
+    ``python`` started after ``enter`` (the command line that puts it where the server sees its paths).  With ``mark``,
+    a bytecode file that does not hold it (the path the server sees its stage at) is compiled again: its source was
+    compiled through another path, and the file names inside a ``.pyc`` are read into the server's heap at each
+    import."""
     subprocess.run(
         # -E: where the server looks (beside the sources), not a caller's PYTHONPYCACHEPREFIX (the server runs under env -i)
-        [python, "-E", "-c", _SCRIPT, mark, *dists, "--", *app_paths(apps_dir), *folders],
+        [*enter, python, "-E", "-c", _SCRIPT, mark, *dists, "--", *paths],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         timeout=TIMEOUT_S,

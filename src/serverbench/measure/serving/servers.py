@@ -99,11 +99,13 @@ def start_variant(
     log_dir: Path | None = None,
     python: str | None = None,
     host: str | None = None,
+    cwd: Path | None = None,
 ) -> RunningServer:
     """Start a variant serving ``app`` (default: its reference app) on a loopback port; wait until ready.
 
     ``python`` runs the server under another interpreter or virtual environment (an A/B arm); ``host``: the address
-    it binds to (the server host's, so load hosts reach it: docs/hosts.md), loopback when None.
+    it binds to (the server host's, so load hosts reach it: docs/hosts.md), loopback when None; ``cwd``: the folder it
+    starts in when not ``apps_dir`` (a counted server whose command enters its stage first, then changes to it).
     """
     host = host if host is not None else LOOPBACK
     port = port if port is not None else free_port()
@@ -133,7 +135,7 @@ def start_variant(
         argv,
         port,
         ready_path=variant.ready_path,
-        cwd=apps_dir,
+        cwd=apps_dir if cwd is None else cwd,
         env=full_env,
         timeout=timeout,
         log_dir=log_dir,

@@ -1,5 +1,6 @@
 """measure.serving.bytecode: a counted server's files compiled before it starts, and where a server keeps its bytecode."""
 
+import py_compile
 import sys
 from pathlib import Path
 
@@ -15,7 +16,7 @@ def test_the_apps_modules_and_packages_are_compiled_and_nothing_else(tmp_path):
     (tmp_path / "venv").mkdir()
     (tmp_path / "venv" / "other.py").write_text("Z = 3\n")
     assert app_paths(tmp_path) == [str(tmp_path / "site_app.py"), str(tmp_path / "pkg")]
-    compile_server(sys.executable, (), tmp_path)
+    compile_server(sys.executable, (), app_paths(tmp_path))
     assert [p.name for p in (tmp_path / "__pycache__").iterdir()] == [f"site_app.{sys.implementation.cache_tag}.pyc"]
     assert len(list((tmp_path / "pkg" / "__pycache__").iterdir())) == 2
     assert not (tmp_path / "venv" / "__pycache__").exists()
@@ -24,7 +25,7 @@ def test_the_apps_modules_and_packages_are_compiled_and_nothing_else(tmp_path):
 def test_a_file_that_does_not_compile_is_left_to_the_server(tmp_path):
     """A syntax error in the app is not the compile step's to report: the server reports it when it starts."""
     (tmp_path / "broken.py").write_text("def (:\n")
-    compile_server(sys.executable, (), tmp_path)
+    compile_server(sys.executable, (), app_paths(tmp_path))
     assert not (tmp_path / "__pycache__").exists()
 
 
@@ -47,16 +48,16 @@ def test_bytecode_compiled_through_another_path_is_compiled_again(tmp_path):
     """With a mark, a .pyc whose file name inside lacks it (compiled through another path) is rewritten, and one
     that holds it is left alone."""
     (tmp_path / "site_app.py").write_text("X = 1\n")
-    compile_server(sys.executable, (), tmp_path)
+    compile_server(sys.executable, (), app_paths(tmp_path))
     (pyc,) = (tmp_path / "__pycache__").iterdir()
     assert b"serverbench-paths-" not in pyc.read_bytes()
     link = tmp_path.parent / f"serverbench-paths-{tmp_path.name}"
     link.symlink_to(tmp_path)
     try:
-        compile_server(sys.executable, (), link, mark="serverbench-paths-")
+        compile_server(sys.executable, (), app_paths(link), mark="serverbench-paths-")
         assert b"serverbench-paths-" in pyc.read_bytes()
         written = pyc.stat().st_mtime_ns
-        compile_server(sys.executable, (), link, mark="serverbench-paths-")
+        compile_server(sys.executable, (), app_paths(link), mark="serverbench-paths-")
         assert pyc.stat().st_mtime_ns == written
     finally:
         link.unlink()
@@ -67,5 +68,25 @@ def test_the_modules_under_named_folders_are_compiled(tmp_path):
     (tmp_path / "src" / "pkg" / "sub").mkdir(parents=True)
     (tmp_path / "src" / "pkg" / "sub" / "mod.py").write_text("Y = 2\n")
     (tmp_path / "apps").mkdir()
-    compile_server(sys.executable, (), tmp_path / "apps", [str(tmp_path / "src")])
+    compile_server(sys.executable, (), [*app_paths(tmp_path / "apps"), str(tmp_path / "src")])
     assert len(list((tmp_path / "src" / "pkg" / "sub" / "__pycache__").iterdir())) == 1
+
+
+def test_the_environments_modules_imported_at_start_are_compiled_whatever_the_server_requires(tmp_path):
+    """A module a .pth file imports as the interpreter starts (setuptools' _distutils_hack), its bytecode compiled
+    through another path, is compiled again to hold the mark; another module of the environment that nothing names
+    is not compiled."""
+    venv = tmp_path / "venv"
+    site = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    site.mkdir(parents=True)
+    (venv / "bin").mkdir()
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    (venv / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\ninclude-system-site-packages = false\n")
+    (site / "starthook.py").write_text("X = 1\n")
+    (site / "unnamed.py").write_text("Y = 2\n")
+    (site / "hook.pth").write_text("import starthook\n")
+    pyc = site / "__pycache__" / f"starthook.{sys.implementation.cache_tag}.pyc"  # beside it: the server runs with -E
+    py_compile.compile(str(site / "starthook.py"), str(pyc), dfile="/elsewhere/starthook.py")
+    compile_server(str(venv / "bin" / "python"), (), [], mark=str(site))
+    assert f"{site}/starthook.py".encode() in pyc.read_bytes()
+    assert [p.name for p in (site / "__pycache__").iterdir()] == [pyc.name]
