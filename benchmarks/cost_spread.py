@@ -498,6 +498,35 @@ def saved_table(data: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def committed_table(data: dict) -> str:
+    """One fresh count of every /json cell against the committed baselines as they stood: how far each moved, how many
+    within 0.5%, and the cells beyond a quarter of a percent."""
+    got = data.get("committed")
+    if not got:
+        return "(not measured yet)\n"
+    cells = got["cells"]
+    drift = {cell: (c["ratio"] - 1.0) for cell, c in cells.items()}
+    within = sum(1 for d in drift.values() if abs(d) <= 0.005)
+    lines = [
+        f"{len(cells)} cells counted once each at {got['code']} against the baselines committed at "
+        f"{got['baselines_at']} (`{got['command']}`, {got['date']}): median drift "
+        f"{statistics.median(abs(d) for d in drift.values()):.2%}, {within} of {len(cells)} within 0.5%, all passing; "
+        f"{', '.join(got['no_baseline']) or 'none'} had no baseline.  The cells beyond 0.25%:",
+        "",
+        "| cell | count | baseline | drift | its tolerance | from a spread of |",
+        "|---|---|---|---|---|---|",
+    ]
+    for cell, d in sorted(drift.items(), key=lambda item: -abs(item[1])):
+        if abs(d) <= 0.0025:
+            continue
+        c = cells[cell]
+        spread = f"{c['spread_counts']} counts" if c["spread_counts"] else "none (a constant)"
+        lines.append(
+            f"| {cell} | {c['count']:,.0f} | {c['baseline']:,.0f} | {d:+.2%} | ±{c['tolerance']:.1%} | {spread} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 BLOCKS = {
     "cost-aa": aa_table,
     "cost-aa-rule": rule_table,
@@ -505,6 +534,7 @@ BLOCKS = {
     "cost-aa-stages": stages_table,
     "cost-aa-pairs": pairs_table,
     "cost-aa-saved": saved_table,
+    "cost-aa-committed": committed_table,
 }
 
 

@@ -157,7 +157,13 @@ def _made_folder(connections: Connections, server: Host) -> str:
 
 def _same_folder(connections: Connections, server: Host, root: Path, checkout: str) -> bool:
     """Whether the checkout there is this very folder (a file made here is seen there): nothing is sent or brought."""
-    fd, mark = tempfile.mkstemp(dir=root, prefix=".serverbench-handover-")
+    try:
+        fd, mark = tempfile.mkstemp(dir=root, prefix=".serverbench-handover-")
+    except OSError as exc:
+        raise HostError(
+            f"cannot write in {root} ({exc.strerror or exc}), where a mark tells whether {server.name}'s checkout is "
+            "this very folder: run from a folder you can write (the session's results come back into it)"
+        ) from None
     os.close(fd)
     try:
         done = connections.run(server, f"test -e {shlex.quote(posixpath.join(checkout, Path(mark).name))}")
