@@ -100,7 +100,7 @@ def hand_over(
     server = inventory.server
     checkout = server.checkout or str(root)
     there = posixpath.normpath(posixpath.join(checkout, cwd.relative_to(root).as_posix()))
-    say = _Say(err or sys.stderr.buffer, server)
+    say = _Say(err or sys.stderr.buffer)
     with tempfile.TemporaryDirectory(prefix="sb-handover-") as local:
         agent = Agent.start(Path(local), inventory)
         connections = Connections(agent=agent.socket if agent else os.environ.get("SSH_AUTH_SOCK") or None)
@@ -129,8 +129,8 @@ def hand_over(
 class _Say:
     """serverbench's own lines about the handover, on the error stream."""
 
-    def __init__(self, stream: BinaryIO, server: Host):
-        self.stream, self.server = stream, server
+    def __init__(self, stream: BinaryIO):
+        self.stream = stream
 
     def __call__(self, line: str) -> None:
         self.stream.write(f"serverbench hosts: {line}\n".encode())

@@ -45,7 +45,8 @@ class Marks:
         self.sockets_at_end = {pid: socket_peers(pid, self.backends, self.ports) for pid in pids}
         if pids:  # a backend's only: another session's connections on this machine's loopback would blur the rest
             opened = opened_between(self.tcp, tcp_connections(pids[0], self.backends, self.ports))
-            self.opened = {peer: n for peer, n in opened.items() if peer in set(self.backends.values())}
+            names = set(self.backends.values())
+            self.opened = {peer: n for peer, n in opened.items() if peer in names}
 
     def off(self, pids: list[int]) -> None:
         callgrind.control(pids, *clientmemory.COMMAND, "-c", "dump")
