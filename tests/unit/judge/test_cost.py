@@ -759,3 +759,19 @@ def test_a_baseline_without_a_spread_is_judged_with_the_constant_and_says_so():
     verdict = judge_cost(record(101_000), baseline(100_000.0), 0.04)
     assert verdict.tolerance.counts is None and verdict.tolerance.value == 0.04
     assert "(tolerance 4.0%, a constant: the baseline keeps no measured spread)" in verdict.message
+
+
+def test_a_stored_baseline_shows_an_irregular_call_and_judges_a_whole_one():
+    """Against a stored baseline (counted at another time) futex's 2.90 -> 6.88 a request is shown, not judged, while
+    a whole call that rose by one is a regression by name."""
+    base = SystemCounts({"futex": 2.90, "sendto": 2.0}, 100.0, 40.0, 1.0)
+    now = SystemCounts({"futex": 6.88, "sendto": 3.0}, 100.0, 40.0, 1.0)
+    verdict = judge_cost(replace(record(1_000_000), system=now), replace(baseline(1_000_000), system=base), 0.02)
+    assert [m.what for m in verdict.system.regressions] == ["sendto"]
+    assert "futex" in [m.what for m in verdict.system.shown]
+    calm = judge_cost(
+        replace(record(1_000_000), system=replace(now, calls={"futex": 6.88, "sendto": 2.0})),
+        replace(baseline(1_000_000), system=base),
+        0.02,
+    )
+    assert calm.system.verdict == "pass" and calm.system.regressions == ()

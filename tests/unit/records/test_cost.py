@@ -722,3 +722,18 @@ def test_a_count_that_did_not_see_the_shared_stage_keeps_why():
     data = noted.to_record()
     data.pop("stage_note")
     assert CostRecord.from_record(data).stage_note == ""
+
+
+def test_a_record_with_its_system_counts_absent_keeps_why_through_json():
+    """Figures absent with their reasons (system calls, memory kept) and the stage note read back as written, so a
+    reader says why a figure is missing, never shows it as zero."""
+    r = dataclasses.replace(
+        make(),
+        system=None,
+        system_absent="valgrind 3.19 wrote no system-call trace for pid 7",
+        kept_per_request=None,
+        kept_absent="no segment list",
+        stage_note="no mount namespace here: the count kept its own stage path",
+    )
+    back = CostRecord.from_record(json.loads(json.dumps(r.to_record({"status": "pass"}))))
+    assert back == r and back.system is None and back.system_absent.startswith("valgrind 3.19")
