@@ -737,3 +737,19 @@ def test_a_record_with_its_system_counts_absent_keeps_why_through_json():
     )
     back = CostRecord.from_record(json.loads(json.dumps(r.to_record({"status": "pass"}))))
     assert back == r and back.system is None and back.system_absent.startswith("valgrind 3.19")
+
+
+def test_an_entry_keeps_its_system_counts_memory_and_spread_when_another_is_saved_beside_it(tmp_path):
+    """A cell saved with system calls, memory kept and the spread of its counts, then another cell saved beside it
+    (the first rewritten from the file): the first loads back with every figure, fractions to the digits stored."""
+    store = CostBaselineStore(tmp_path, ENV)
+    system = SystemCounts({"futex": 2.125, "sendto": 2.0}, 154.0, 39.0, 1.0)
+    spread = CountSpread(5, 0.001234, {"futex": 0.035, "getpid": 0.005}, 0.005, 20.5)
+    first = dataclasses.replace(make(), system=system, kept_per_request=1065.5, spread=spread)
+    store.save([first])
+    store.save([dataclasses.replace(make(), requests=200, instructions=2_000_000)])
+    loaded = store.load()[first.key]
+    assert loaded.system is not None and dict(loaded.system.calls) == {"futex": 2.125, "sendto": 2.0}
+    assert (loaded.system.sent, loaded.system.received, loaded.system.connections) == (154.0, 39.0, 1.0)
+    assert loaded.kept_per_request == 1065.5
+    assert loaded.spread == spread
