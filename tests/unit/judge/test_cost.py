@@ -775,3 +775,34 @@ def test_a_stored_baseline_shows_an_irregular_call_and_judges_a_whole_one():
         0.02,
     )
     assert calm.system.verdict == "pass" and calm.system.regressions == ()
+
+
+def test_a_count_without_system_calls_says_why_once_and_a_regression_is_said_once():
+    """No system counts on the count's side: the reason it gives, else "not counted", and no figure judged; a system
+    regression alone fails the cell with the calls named first, and the report does not say it twice."""
+    base = SystemCounts({"sendto": 2.0}, 100.0, 40.0, 1.0)
+    absent = judge_cost(
+        replace(record(1_000_000), system_absent="no trace for pid 7"), replace(baseline(1_000_000), system=base), 0.02
+    )
+    assert "no trace for pid 7" in absent.system.message() and absent.system.verdict == "inconclusive"
+    bare = judge_cost(record(1_000_000), replace(baseline(1_000_000), system=base), 0.02)
+    assert "not counted" in bare.system.message()
+    both = judge_cost(replace(record(1_000_000), system=base), replace(baseline(1_000_000), system=base), 0.02)
+    assert both.system.verdict == "pass" and "stored before" not in both.system.message()
+    rose = replace(base, calls={"sendto": 3.0})
+    failed = judge_cost(replace(record(1_000_000), system=rose), replace(baseline(1_000_000), system=base), 0.02)
+    assert failed.status == FAIL and failed.message.startswith("cost rose beyond tolerance: system calls and memory")
+    assert failed.report().count("sendto") == 1
+    both_fail = judge_cost(replace(record(1_100_000), system=rose), replace(baseline(1_000_000), system=base), 0.02)
+    assert both_fail.message.startswith("cost rose beyond tolerance: +10.00%")
+
+
+def test_memory_kept_over_fewer_than_200_requests_is_shown_not_judged():
+    """A stored baseline and a count of 50 requests whose memory kept rose by 2 KB a request: shown, not judged (over
+    so few the heap is still settling); over 1,000 requests read without valgrind it is judged."""
+    base = SystemCounts({"sendto": 2.0}, 100.0, 40.0, 1.0)
+    stored = replace(baseline(1_000_000), system=base, kept_per_request=0.0)
+    few = replace(record(1_000_000, requests=50), system=base, kept_per_request=2048.0)
+    assert judge_cost(few, stored, 0.02).system.verdict != "regression"
+    many = replace(few, kept_requests=1000, kept_uninstrumented=True)
+    assert judge_cost(many, stored, 0.02).system.verdict == "regression"
