@@ -744,12 +744,50 @@ def test_an_entry_keeps_its_system_counts_memory_and_spread_when_another_is_save
     (the first rewritten from the file): the first loads back with every figure, fractions to the digits stored."""
     store = CostBaselineStore(tmp_path, ENV)
     system = SystemCounts({"futex": 2.125, "sendto": 2.0}, 154.0, 39.0, 1.0)
-    spread = CountSpread(5, 0.001234, {"futex": 0.035, "getpid": 0.005}, 0.005, 20.5)
-    first = dataclasses.replace(make(), system=system, kept_per_request=1065.5, spread=spread)
+    spread = CountSpread(5, 0.001234, {"futex": 0.03549, "getpid": 0.0004, "poll": 0.5}, 0.00549, 20.56)
+    first = dataclasses.replace(make(), system=system, kept_per_request=1065.56, spread=spread)
     store.save([first])
     store.save([dataclasses.replace(make(), requests=200, instructions=2_000_000)])
     loaded = store.load()[first.key]
     assert loaded.system is not None and dict(loaded.system.calls) == {"futex": 2.125, "sendto": 2.0}
     assert (loaded.system.sent, loaded.system.received, loaded.system.connections) == (154.0, 39.0, 1.0)
-    assert loaded.kept_per_request == 1065.5
-    assert loaded.spread == spread
+    assert loaded.kept_per_request == 1065.6  # to a tenth of a byte
+    # calls and connections to a thousandth (a name that rounds to none is left out), memory kept to a tenth
+    assert loaded.spread == CountSpread(5, 0.001234, {"futex": 0.035, "poll": 0.5}, 0.005, 20.6)
+
+
+def test_an_old_record_says_its_figures_were_not_recorded_and_a_new_one_nothing():
+    """A record written before system calls and memory were kept reads them absent as not recorded; one written
+    with them (its figures present) has no reason; neither was read without valgrind unless it says so."""
+    new = make().to_record({"status": "pass"})
+    old = {k: v for k, v in new.items() if k not in ("system", "system_absent", "kept_per_request", "kept_absent")}
+    old.pop("kept_uninstrumented", None)
+    before = CostRecord.from_record(old)
+    assert (before.system_absent, before.kept_absent, before.kept_uninstrumented) == (NOT_RECORDED, NOT_RECORDED, False)
+    now = {**new, "system": SystemCounts({"sendto": 2.0}, 1.0, 1.0, 1.0).to_record(), "kept_per_request": 0.0}
+    now = {k: v for k, v in now.items() if k not in ("system_absent", "kept_absent")}
+    after = CostRecord.from_record(now)
+    assert (after.system_absent, after.kept_absent) == ("", "")
+
+
+def test_counts_and_spreads_keep_their_own_copies_of_what_they_were_given():
+    """The calls, peers and a spread's calls are frozen copies: changing the dicts they were made from changes
+    nothing, and they cannot be written to."""
+    calls, peers, spread_calls = (
+        {"sendto": 2.0},
+        {"redis": SystemCounts({"sendto": 1.0}, 0.0, 0.0, 0.0)},
+        {"futex": 1.0},
+    )
+    counts = SystemCounts(calls, 1.0, 1.0, 1.0, peers)
+    spread = CountSpread(5, 0.01, spread_calls, 0.0, 0.0)
+    calls["sendto"], spread_calls["futex"] = 9.0, 9.0
+    peers.clear()
+    assert counts.calls["sendto"] == 2.0 and list(counts.peers) == ["redis"] and spread.calls["futex"] == 1.0
+    with pytest.raises(TypeError):
+        counts.calls["sendto"] = 3.0  # type: ignore[index]
+
+
+def test_a_spread_of_counts_that_read_nothing_is_zero():
+    """Counts of zero instructions per request (nothing counted) spread 0.0, not a division by zero."""
+    zero = dataclasses.replace(make(), instructions=0)
+    assert CountSpread.of([zero, zero, zero]).instructions == 0.0
