@@ -791,3 +791,9 @@ def test_a_spread_of_counts_that_read_nothing_is_zero():
     """Counts of zero instructions per request (nothing counted) spread 0.0, not a division by zero."""
     zero = dataclasses.replace(make(), instructions=0)
     assert CountSpread.of([zero, zero, zero]).instructions == 0.0
+
+
+def test_a_spread_keeps_calls_to_a_thousandth_and_leaves_out_those_that_round_to_none():
+    """A spread's calls are written to three decimals; one that rounds to 0.000 a request is left out."""
+    written = CountSpread(5, 0.01, {"getpid": 0.0004, "futex": 0.03549}, 0.0, 0.0).to_record()
+    assert written["calls"] == {"futex": 0.035}
