@@ -88,14 +88,15 @@ def pytest_runtest_makereport(item, call):
         )
 
 
-# ./run tests builds oha (minutes of Rust on a fresh machine) beside the tests that start no server; the integration
-# tests, which drive servers with it, run last and wait for the build (SERVERBENCH_OHA_BUILD: the path whose .status
-# file holds cargo's exit status when it is done).
+# ./run tests builds oha (minutes of Rust on a fresh machine) beside the tests, at idle priority; only the tests marked
+# `oha` (they need oha itself: its open model, its lead-in, a split across load hosts) wait for the build and run last
+# while it goes on.  The other tests drive with wrk meanwhile: the closed model falls back to it (SERVERBENCH_OHA_BUILD:
+# the path whose .status file holds cargo's exit status when it is done).
 OHA_BUILD_WAIT_S = 1800.0
 
 
-def _integration(item: pytest.Item) -> bool:
-    return "integration" in Path(str(item.fspath)).parts
+def _needs_oha(item: pytest.Item) -> bool:
+    return item.get_closest_marker("oha") is not None
 
 
 def _slow(item: pytest.Item) -> bool:
@@ -117,11 +118,11 @@ def pytest_collection_modifyitems(config, items):
     """The tests marked ``alone`` first, then the other slow ones, so that the tests the xdist workers share out last
     are short; stable otherwise.  An alone test waits for the test on the other worker to end: first, it waits for
     milliseconds (the other worker's first tests are unit tests), later it could wait a minute of a bisect beside it.
-    While ./run builds oha the integration tests go last instead: the tests that start no server run during the build."""
+    While ./run builds oha the tests marked `oha` go last: every other test runs during the build."""
     building = bool(os.environ.get("SERVERBENCH_OHA_BUILD"))
     items.sort(  # sort is stable: the order of collection otherwise
         key=lambda i: (
-            _integration(i) if building else 0,
+            _needs_oha(i) if building else 0,
             0 if i.get_closest_marker("alone") else 1 if _slow(i) else 2,
         )
     )
@@ -148,9 +149,9 @@ def pytest_runtest_logreport(report):
 
 @pytest.fixture(autouse=True)
 def _oha_built(request):
-    """An integration test waits for ./run's background oha build, if one runs (its time shows as this test's setup)."""
+    """A test marked `oha` waits for ./run's background oha build, if one runs (its time shows as this test's setup)."""
     build = os.environ.get("SERVERBENCH_OHA_BUILD")
-    if build and _integration(request.node):
+    if build and _needs_oha(request.node):
         status = Path(build + ".status")
         deadline = time.monotonic() + OHA_BUILD_WAIT_S
         while not status.exists():

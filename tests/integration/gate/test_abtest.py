@@ -44,6 +44,7 @@ def _said(run):
     return "; ".join(f"{k} {d.summary()}" for k, d in run.decisions.items())
 
 
+@pytest.mark.oha
 @JUDGES_TIMINGS
 def test_aa_does_not_raise_an_alarm(apps_dir):
     """Identical arms pass: never a regression or an improvement, and not stuck on rerun or inconclusive (one
@@ -78,6 +79,7 @@ def test_injected_slowdown_fails(apps_dir):
     assert run.throughput.delta < -0.2
 
 
+@pytest.mark.oha
 @JUDGES_TIMINGS
 def test_injected_delay_fails_on_latency(apps_dir):
     """A candidate that waits 1 ms per request (asyncio.sleep, no busy CPU) is judged a regression on latency:
@@ -120,6 +122,7 @@ def test_gate_refuses_too_few_blocks_and_a_bad_rate(capsys):
     assert "--rate 'fast': give requests/s > 0" in capsys.readouterr().err
 
 
+@pytest.mark.oha
 def test_too_few_pairs_is_inconclusive_never_pass(apps_dir, tmp_path, capsys):
     """One block (2 pairs) cannot reach the gate's significance: the verdict says inconclusive.  Its stored
     decision keeps each window's arm and phase, and re-judged with no server gives the same verdicts (exit 3)."""

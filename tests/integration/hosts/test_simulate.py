@@ -46,6 +46,7 @@ def _simulate(
     )
 
 
+@pytest.mark.oha
 @needs_namespaces
 @TIMED
 def test_the_first_example_runs_with_its_load_on_two_load_hosts(tmp_path):
@@ -302,6 +303,7 @@ def test_an_unreachable_load_host_stops_the_run_before_any_server_starts(tmp_pat
     assert "did not start" not in said and "passed" not in said
 
 
+@pytest.mark.oha
 @needs_namespaces
 @TIMED
 def test_a_load_host_lost_mid_window_fails_its_cell_names_the_host_and_the_session_goes_on(tmp_path):

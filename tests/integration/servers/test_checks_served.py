@@ -49,6 +49,7 @@ def test_wsgiref_at_64_connections_drops_syns(served_trial):
     assert "syn-drops" in flags, (result.to_record(), flags)
 
 
+@pytest.mark.oha
 def test_a_saturated_sync_pool_on_sleep_is_consistent_and_at_capacity_not_a_stall(served_trial):
     """gunicorn-sync-w2 on /sleep at 64 connections, oha's steady-state window (1 s lead-in, 3 s): about 20 rps,
     rps x mean latency / connections within 5% of 1, flagged at-capacity and not stall."""

@@ -375,6 +375,7 @@ def test_replicates_report_median_and_dispersion(suite):
     assert abs(record["rps"] - sorted(reps["rps"])[1]) <= 0.1, (record["rps"], reps)  # the median run is judged
 
 
+@pytest.mark.oha
 def test_rate_ladder_runs_open_model_and_reports_the_knee(suite):
     """--perf-rates runs oha at each rate; the summary prints the ladder with its knee (or none)."""
     out = suite.path / "r.json"

@@ -121,6 +121,7 @@ def test_wsgi_app_get_and_post_under_two_variants(pytester):
         assert r["requests"] > 0 and sum(r["errors"].values()) == 0, r
 
 
+@pytest.mark.oha
 def test_asgi_app_with_hook_endpoint_closed_and_open_model(pytester):
     """The ASGI app's ini and conftest endpoints run under two variants, by wrk and by oha, with no error."""
     _project(pytester, {"service": SERVICE, "conftest": SERVICE_CONFTEST}, SERVICE_INI)
