@@ -82,7 +82,7 @@ def _outcome(rec: dict) -> str:
 
 def _environment(runs: list[dict]) -> str:
     rec = runs[0]
-    env = re.sub(r"/tmp/noisy-gate-\S+", "FILE", ", ".join(f"`{k}={v}`" for k, v in rec["cand_env"].items()))
+    env = re.sub(r"/tmp/noisy-gate-[^\s`]+", "FILE", ", ".join(f"`{k}={v}`" for k, v in rec["cand_env"].items()))
     if "burn_from" in rec:
         src = rec["burn_from"]
         env += (
