@@ -1,0 +1,151 @@
+"""docs/gate.md's "does it cry wolf" block, rendered from benchmarks/noisy_gate.py's results file.
+
+    .venv/bin/python benchmarks/noisy_gate.py render [--results FILE] [--doc FILE]
+
+Per method over the A/A trials: the false-regression rate (with its one-sided 95% upper bound) and the rate of
+"could not decide" (exit 3; a sequential compare always answers); per planted change: each method's outcome and
+the seconds it took; then the noise, the machine and the commands that made the file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import sys
+from pathlib import Path
+
+from scipy import stats
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from measured_block import rewrite  # noqa: E402 (a sibling script)
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks/results/noisy-gate.jsonl"
+DOC = ROOT / "docs/gate.md"
+BLOCK = "noisy-gate"
+GATE_MODES = {"on": "`serverbench gate`, counts on (the default)", "off": "`serverbench gate`, timed signals alone"}
+NOT_YET = "Not measured yet on this tree: `python benchmarks/noisy_gate.py run`, then `render`.\n"
+
+
+def upper(k: int, n: int) -> float:
+    """The one-sided 95% upper bound of a rate seen k times in n (Clopper-Pearson)."""
+    return 1.0 if k >= n else float(stats.beta.ppf(0.95, k + 1, n - k))
+
+
+def _rate(k: int, n: int) -> str:
+    return f"**{k} / {n}** (≤ {upper(k, n):.0%})"
+
+
+def _range(values: list[float]) -> str:
+    return f"{min(values):+.1%} … {max(values):+.1%}" if values else "–"
+
+
+def _seconds(lines: list[dict]) -> str:
+    return f"{statistics.median(r['seconds'] for r in lines):.0f} s" if lines else "–"
+
+
+def _throughput(rec: dict) -> float | None:
+    return ((rec.get("signals") or {}).get("throughput") or {}).get("delta")
+
+
+def aa_rows(lines: list[dict]) -> list[str]:
+    rows = []
+    for counts, label in GATE_MODES.items():
+        runs = [r for r in lines if r["kind"] == "gate" and r["what"] == "A/A" and r["counts"] == counts]
+        if runs:
+            n, wolf = len(runs), sum(r["exit_status"] == 1 for r in runs)
+            unsure, passed = sum(r["exit_status"] == 3 for r in runs), sum(r["exit_status"] == 0 for r in runs)
+            deltas = [d for d in map(_throughput, runs) if d is not None]
+            rows.append(
+                f"| {label} | {_rate(wolf, n)} | {unsure} / {n} ({unsure / n:.0%}) | {passed} "
+                f"| {_range(deltas)} | {_seconds(runs)} |"
+            )
+    pairs = [r for r in lines if r["kind"] == "sequential" and r["what"] == "A/A" and "alarm" in r]
+    for t in sorted({t for r in pairs for t in r["alarm"]}, key=float):
+        wolf = sum(r["alarm"][t] for r in pairs)
+        rows.append(
+            f"| two `pytest -m perf` runs, alarm at {float(t):.0%} | {_rate(wolf, len(pairs))} | never (always answers) "
+            f"| {len(pairs) - wolf} | {_range([r['delta'] for r in pairs])} | {_seconds(pairs)} |"
+        )
+    return rows
+
+
+def _outcome(rec: dict) -> str:
+    if rec["kind"] == "sequential":
+        return f"Δ rps {rec['delta']:+.1%}" if "delta" in rec else "error"
+    fired = [k for k, s in (rec.get("signals") or {}).items() if s.get("verdict") == "regression"]
+    verdict = f"**{rec['verdict']}**" if rec["exit_status"] == 1 else rec["verdict"]
+    logged = f", {rec['access_log_lines']:,} log lines" if "access_log_lines" in rec else ""
+    return f"{verdict} ({', '.join(fired) or 'no signal fired'}), {rec['seconds']:.0f} s{logged}"
+
+
+def _environment(runs: list[dict]) -> str:
+    rec = runs[0]
+    env = re.sub(r"/tmp/noisy-gate-[^\s`]+", "FILE", ", ".join(f"`{k}={v}`" for k, v in rec["cand_env"].items()))
+    if "burn_from" in rec:
+        src = rec["burn_from"]
+        env += (
+            f" (5% of {src['base_cpu_us_per_request']:g} µs, the base's median CPU per request saturated over "
+            f"{src['aa_decisions']} A/A decisions)"
+        )
+    return env
+
+
+def plant_rows(lines: list[dict]) -> list[str]:
+    rows = []
+    for name in dict.fromkeys(r["what"] for r in lines if r["what"] != "A/A"):
+        runs = [r for r in lines if r["what"] == name]
+        label, workload = runs[0]["label"], runs[0]["workload"]
+        cells = []
+        for counts in GATE_MODES:
+            cells.append("; ".join(_outcome(r) for r in runs if r["kind"] == "gate" and r["counts"] == counts) or "–")
+        pairs = [r for r in runs if r["kind"] == "sequential" and "alarm" in r]
+        seq = "–"
+        if pairs:
+            alarmed = " / ".join(f"{sum(r['alarm'][t] for r in pairs)}" for t in sorted(pairs[0]["alarm"], key=float))
+            seq = f"{'; '.join(_outcome(r) for r in pairs)}: alarms {alarmed} of {len(pairs)}"
+        gate_runs = [r for r in runs if r["kind"] == "gate"] or runs
+        rows.append(f"| {label} (`/{workload}`) | {_environment(gate_runs)} | {cells[0]} | {cells[1]} | {seq} |")
+    return rows
+
+
+def table(lines: list[dict]) -> str:
+    if not lines:
+        return NOT_YET
+    shares = [r["noise"]["cpu_share"] for r in lines]
+    noise, box = lines[0]["noise"], lines[0]["machine"]
+    days = sorted(r["started"][:10] for r in lines)
+    argvs = sorted({" ".join(r.get("argv") or ["run"]) for r in lines})
+    out = [
+        f"Measured on {box['cpu']} ({box['cores']} cores), {days[0]}"
+        + (f" to {days[-1]}" if days[-1] != days[0] else "")
+        + f", gunicorn-sync-w2 serving flask, with {noise['neighbours']} neighbours (each busy "
+        f"{noise['busy_s'][0] * 1000:.0f} ms – {noise['busy_s'][1]:g} s, then idle {noise['idle_s'][0] * 1000:.0f} ms – "
+        f"{noise['idle_s'][1]:g} s) taking {min(shares):.0%}–{max(shares):.0%} of the machine's CPU "
+        f"(median {statistics.median(shares):.0%}) while each trial ran.",
+        "",
+        "| A/A (candidate = base) | false regressions (95% upper bound) | could not decide | passed "
+        "| Δ throughput, range | median time |",
+        "|---|---|---|---:|---|---:|",
+        *aa_rows(lines),
+        "",
+        "| planted change | the candidate's environment | counts on | timed signals alone "
+        "| two `pytest -m perf` runs (alarms at 5% / 10%) |",
+        "|---|---|---|---|---|",
+        *plant_rows(lines),
+        "",
+        "Made by "
+        + ", ".join(f"`python benchmarks/noisy_gate.py {a}`" for a in argvs)
+        + f"; every trial's line is in `benchmarks/results/{RESULTS.name}`.",
+    ]
+    errors = [r["key"] for r in lines if r.get("verdict") == "error"]
+    if errors:
+        out.append(f"Ended in an error (not counted above as a pass): {', '.join(errors)}.")
+    return "\n".join(out) + "\n"
+
+
+def render(results: Path = RESULTS, doc: Path = DOC, write: bool = True) -> dict[Path, str]:
+    """``doc`` with its noisy-gate block rendered from ``results``; written when ``write``."""
+    lines = [json.loads(x) for x in results.read_text().splitlines() if x.strip()] if results.exists() else []
+    return rewrite(doc, BLOCK, table(lines), write)
