@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ANSWERS = ROOT / "benchmarks" / "results" / "answers.json"
 STAMPED = re.compile(r"^(?P<clock>\d\d:\d\d:\d\d) \+\s*(?P<s>\d+)s (?P<line>.*)$")
 FRESH = "tests-oha-build"  # the name of ./run tests measured with oha still to build (it is built beside the tests)
+BARE = "tests-bare"  # ./run tests from a machine made bare by benchmarks/bare_tests.sh
 BLOCK = re.compile(
     r"(<!-- BEGIN MEASURED: (?P<name>answers-[a-z-]+) [^\n]*-->\n)(?P<body>.*?)(<!-- END MEASURED: (?P=name) -->)",
     re.DOTALL,
@@ -43,7 +44,7 @@ BLOCK = re.compile(
 def tests_figures(log: Path, junit: Path) -> dict:
     """A stamped ./run tests log: the seconds before pytest started (installs), pytest's own, the steps ./run timed,
     and from the JUnit file the twenty slowest tests and the outcome counts."""
-    started = ended = None
+    started = ended = finished = None
     steps = {}
     summary = ""
     for raw in log.read_text(errors="replace").splitlines():
@@ -55,6 +56,8 @@ def tests_figures(log: Path, junit: Path) -> dict:
             started = seconds
         if re.search(r"=+ .*(passed|failed).* in [\d.]+s", line):
             ended, summary = seconds, line.strip("= ")
+        if line.startswith("END exit="):  # stamp.sh's last line: ./run's whole time (it may wait for oha after pytest)
+            finished = seconds
         step = re.match(r"serverbench: ([\w-]+): done in (\d+) s", line)
         if step:
             steps[step[1]] = int(step[2])
@@ -66,7 +69,7 @@ def tests_figures(log: Path, junit: Path) -> dict:
     return {
         "setup_s": started,
         "pytest_s": ended - started,
-        "total_s": ended,
+        "total_s": finished if finished is not None else ended,
         "steps_s": steps,
         "summary": summary,
         "slowest": [{"test": name, "s": round(s, 1)} for s, name in sorted(cases, reverse=True)[:20]],
@@ -125,21 +128,17 @@ def blocks(data: dict) -> dict[str, str]:
     """The generated blocks' bodies, by name, from the answers file."""
     out = {}
     run, tests, example = data.get("default-run-after"), data.get("tests-after"), data.get("readme-example")
-    fresh = data.get(FRESH)  # ./run tests where oha was still to be built: a fresh machine's longest install
-    if run and tests:
+    fresh = data.get(FRESH)  # ./run tests where oha was still to be built (an earlier measurement)
+    bare = data.get(BARE)  # ./run tests from a bare machine (benchmarks/bare_tests.sh): the only tests time stated
+    if run and bare:
+        oha = bare["steps_s"].get("oha")
         out["answers-readme"] = (
-            f"Measured here (a shared 2-core machine): the default `./run perf` ran its {run['results']} cells in "
-            f"{clock(run['pytest_s'])} of pytest; `./run tests` took {clock(tests['total_s'])} from a fresh clone "
-            f"({clock(tests['setup_s'])} of installs, {clock(tests['pytest_s'])} of pytest"
-            + (f"; {tests['conditions']}" if tests.get("conditions") else "")
-            + ")"
-            + (
-                f", and {clock(fresh['total_s'])} where oha was still to be built ({clock(fresh['setup_s'])} of "
-                f"installs, {clock(fresh['pytest_s'])} of pytest beside the build)"
-                if fresh
-                else ""
-            )
-            + ". Where the time goes: "
+            f"Measured from bare by `benchmarks/bare_tests.sh`: `./run tests` took {clock(bare['total_s'])} "
+            f"({bare['summary']}): ready in {clock(bare['setup_s'])}, then {clock(bare['pytest_s'])} of pytest"
+            + (f", with oha built beside the tests in {clock(oha)}" if oha is not None else "")
+            + f". The machine: {bare['conditions']}. "
+            f"The default `./run perf` ran its {run['results']} cells in {clock(run['pytest_s'])} of pytest, an "
+            "earlier measurement on a shared 2-core AMD EPYC with everything already installed. Where the time goes: "
             "[measurements](docs/measurements.md#answers-in-minutes).\n"
         )
     if example:

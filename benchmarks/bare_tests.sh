@@ -6,7 +6,7 @@
 #                                              # the machine: it times the tests, and the tests time servers
 #
 # Bare means: a fresh clone of REF (no .venv, no .tools), and none of what ./run installs or caches in HOME:
-# ~/.cargo/bin/oha, cargo's downloaded crates (~/.cargo/registry, ~/.cargo/git), Go's module and build caches and
+# ~/.cargo/bin/oha and cargo's record of it, cargo's downloaded crates (~/.cargo/registry, ~/.cargo/git), Go's module and build caches and
 # what go install built (~/go: actionlint, toxiproxy-server, act; ~/.cache/go-build), uv's and pip's caches
 # (~/.cache/uv, ~/.cache/pip), npm's (~/.npm) and Maven's (~/.m2).  Each is moved aside for the run and put back
 # after it (also when the run is interrupted), rather than HOME being replaced by an empty folder: the hosts tests'
@@ -22,8 +22,9 @@ ref=${1:-HEAD}
 work=$(mktemp -d /tmp/serverbench-bare.XXXX)
 keep=${KEEP:-0}
 # What ./run installs or caches in HOME, moved aside (same file system: a rename) and put back at exit.
-aside=(.cargo/bin/oha .cargo/registry .cargo/git go .cache/go-build .cache/uv .cache/pip .npm .m2)
+aside=(.cargo/bin/oha .cargo/.crates.toml .cargo/.crates2.json .cargo/registry .cargo/git go .cache/go-build .cache/uv .cache/pip .npm .m2)
 moved=()
+# shellcheck disable=SC2317  # called by the EXIT trap
 restore() {
   local item
   for item in "${moved[@]}"; do
@@ -31,7 +32,11 @@ restore() {
     mv "$work/aside/$item" "$HOME/$item"
   done
 }
-cleanup() { restore; [ "$keep" = 1 ] || rm -rf "$work"; }
+# shellcheck disable=SC2317  # the EXIT trap
+cleanup() {
+  restore
+  [ "$keep" = 1 ] || rm -rf "$work"
+}
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 for item in "${aside[@]}"; do
@@ -68,10 +73,9 @@ status=0
 env CI=true SERVERBENCH_TIMELINE="$work/timeline.jsonl" \
   benchmarks/stamp.sh ./run tests -p no:cacheprovider --junitxml="$work/junit.xml" >"$work/tests.log" 2>&1 || status=$?
 tail -n 5 "$work/tests.log"
-mkdir -p "$root/benchmarks/results/bare"
-cp "$work/tests.log" "$root/benchmarks/results/bare/tests.log"
+cp "$work/tests.log" "${LOG:-/tmp/serverbench-bare-tests.log}"
 .venv/bin/python "$root/benchmarks/answers.py" tests "$work/tests.log" "$work/junit.xml" --as tests-bare \
   --conditions "$conditions" --timeline "$work/timeline.jsonl"
-"$root/.venv/bin/python" "$root/benchmarks/answers.py" render
+.venv/bin/python "$root/benchmarks/answers.py" render
 echo "bare_tests: ./run tests exited $status; figures in benchmarks/results/answers.json (tests-bare)" >&2
 exit "$status"

@@ -159,6 +159,7 @@ def test_environment_that_cannot_import_the_app_is_an_error(tmp_path, apps_dir):
             blocks=1,
             duration=1,
             warmup=0,
+            rate=None,  # the start fails before any window: no fixed rate, so no oha, is needed
         )
 
 
@@ -191,6 +192,7 @@ def test_candidate_that_cannot_start_leaves_no_base_server(tmp_path, apps_dir):
             blocks=1,
             duration=1,
             warmup=0,
+            rate=None,  # the start fails before any window: no fixed rate, so no oha, is needed
         )
 
 

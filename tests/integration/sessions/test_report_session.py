@@ -73,6 +73,7 @@ def test_benchmark_json_without_pytest_benchmark_is_refused_before_any_server_st
     result.stderr.fnmatch_lines(["*--perf-benchmark-json*install it (`pip install pytest-benchmark`*"])
 
 
+@pytest.mark.oha
 @pytest.mark.skipif(shutil.which("script") is None, reason="needs util-linux `script` for a pseudo-terminal")
 def test_progress_line_on_a_terminal(suite):
     """On a terminal, one line shows the cell (i of N), its phase and the time left; pytest's output stays."""

@@ -30,15 +30,17 @@ def test_the_committed_figures_are_the_rendered_ones():
 
 
 def test_a_stamped_tests_log_gives_the_installs_pytest_and_the_slowest_tests(tmp_path):
-    """The seconds before pytest's session starts are the installs; its summary line ends pytest's time; ./run's
-    "done in" lines are the steps; the JUnit file gives the slowest tests."""
+    """The seconds before pytest's session starts are the installs; its summary line ends pytest's time; stamp.sh's
+    END line ends ./run's (which may wait for oha's build after pytest); ./run's "done in" lines are the steps; the
+    JUnit file gives the slowest tests."""
     log = tmp_path / "tests.log"
     log.write_text(
         "00:00:00 +   0s START ./run tests\n"
         "00:00:40 +  40s serverbench: apt: done in 38 s\n"
         "00:01:10 +  70s ============================= test session starts ==============================\n"
         "00:09:30 + 570s ================= 3 passed, 1 skipped in 498.10s (0:08:18) =================\n"
-        "00:09:31 +571s END exit=0\n"
+        "00:09:35 + 575s serverbench: oha: done in 505 s (beside the tests)\n"
+        "00:09:36 +576s END exit=0\n"
     )
     junit = tmp_path / "junit.xml"
     junit.write_text(
@@ -46,30 +48,29 @@ def test_a_stamped_tests_log_gives_the_installs_pytest_and_the_slowest_tests(tmp
         '<testcase classname="tests.b" name="t2" time="40.0"/></testsuite></testsuites>'
     )
     found = _answers().tests_figures(log, junit)
-    assert (found["setup_s"], found["pytest_s"], found["total_s"]) == (70, 500, 570)
-    assert found["steps_s"] == {"apt": 38}
+    assert (found["setup_s"], found["pytest_s"], found["total_s"]) == (70, 500, 576)
+    assert found["steps_s"] == {"apt": 38, "oha": 505}
     assert found["slowest"][0] == {"test": "tests.b::t2", "s": 40.0}
     assert json.dumps(found)  # the answers file holds it as JSON
 
 
-def test_a_run_with_oha_to_build_is_rendered_beside_the_fresh_clone():
-    """A measurement under the fresh-machine name (oha still to be built) adds its time to the README's line and
-    two rows to the table, with its conditions; without it, neither appears."""
+def test_the_readme_states_only_the_bare_figure_with_its_machine():
+    """The README's tests time is the bare run's (benchmarks/bare_tests.sh), never a sum of two others: its whole
+    time, ready, pytest and oha's build beside the tests, with the machine and what stayed installed; without a bare
+    run the README's line is not rendered from the older fresh-clone figures."""
     answers = _answers()
     data = json.loads(answers.ANSWERS.read_text())
-    data.pop(answers.FRESH, None)
-    without = answers.blocks(data)
-    assert "oha was still to be built" not in without["answers-readme"]
-    assert "with oha to build" not in without["answers-times"]
-    data[answers.FRESH] = {"total_s": 545, "setup_s": 15, "pytest_s": 530, "conditions": "oha hidden"}
-    made = answers.blocks(data)
-    assert (
-        ", and 9 min 05 s where oha was still to be built (15 s of installs, 8 min 50 s of pytest"
-        in (made["answers-readme"])
-    )
-    before = data["tests-before"]
-    assert (
-        f"| `./run tests` with oha to build | {answers.clock(before['total_s'])} → 9 min 05 s ("
-        in made["answers-times"]
-    )
-    assert "`./run tests` with oha to build: oha hidden." in made["answers-times"]
+    data.pop(answers.BARE, None)
+    assert "answers-readme" not in answers.blocks(data)
+    data[answers.BARE] = {
+        "total_s": 590,
+        "setup_s": 95,
+        "pytest_s": 480,
+        "steps_s": {"apt": 70, "oha": 400},
+        "summary": "2,400 passed in 480.00s",
+        "conditions": "a fresh clone of abc1234 on a 2-core AMD EPYC; still installed: apt's wrk",
+    }
+    line = answers.blocks(data)["answers-readme"]
+    assert "`./run tests` took 9 min 50 s (2,400 passed in 480.00s): ready in 1 min 35 s, then 8 min 00 s" in line
+    assert "with oha built beside the tests in 6 min 40 s" in line
+    assert "a fresh clone of abc1234 on a 2-core AMD EPYC; still installed: apt's wrk" in line
