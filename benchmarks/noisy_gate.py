@@ -174,7 +174,8 @@ def schedule(args: argparse.Namespace) -> list[tuple[str, str, str, str | None]]
     jobs = []
     for i in range(max(args.aa, args.pairs, args.sleep_pairs, 1)):
         if i < args.aa:
-            jobs += [(f"gate|A/A|{c}|{i}", "gate", "A/A", c) for c in COUNTS]
+            wanted = args.aa if args.aa_off is None else args.aa_off
+            jobs += [(f"gate|A/A|{c}|{i}", "gate", "A/A", c) for c in COUNTS if c == "on" or i < wanted]
         if i < args.pairs:
             jobs.append((f"sequential|A/A|{i}", "sequential", "A/A", None))
         if i < args.plant_runs:
@@ -241,6 +242,7 @@ def main(argv: list[str]) -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="measure (resumes: keys already in --out are not run again)")
     r.add_argument("--aa", type=int, default=20, help="A/A decisions with the counted signal on, and as many off")
+    r.add_argument("--aa-off", type=int, help="A/A decisions with the counted signal off, when fewer than --aa")
     r.add_argument("--pairs", type=int, default=10, help="A/A pairs of sequential pytest -m perf runs")
     r.add_argument("--sleep-pairs", type=int, default=3, help="sequential pairs whose second run sleeps 60 µs")
     r.add_argument("--plant-runs", type=int, default=1, help="decisions of each plant, counts on and off")
