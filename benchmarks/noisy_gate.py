@@ -117,6 +117,8 @@ def gate(key: str, workload: str, counts: str, env: dict[str, str], folder: Path
         "stopped": decision.get("stopped"),
         "blocks": decision.get("blocks"),
         "signals": signals(decision),
+        # the windows' lengths: more than one when a noisy look doubled them (gate/loop.py's WIDEN_MAX)
+        "window_s": sorted({w["shape"]["duration"] for w in decision["windows"]}),
         "base_cpu_us": base_cpu_us(decision),
         "decision_file": str(out.relative_to(ROOT) if out.is_relative_to(ROOT) else out),
     }
