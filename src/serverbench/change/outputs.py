@@ -38,6 +38,9 @@ def decision_names(outcome: Outcome) -> list[str]:
 def write(out: Path, outcome: Outcome, policy: str, event: Event, step_summary: str | None) -> None:
     """Every file of ``--out`` for ``outcome``, and the step summary appended to ``step_summary`` (None: not set)."""
     out.mkdir(parents=True, exist_ok=True)
+    for stale in (*out.glob(f"{DECISION}*.json"), out / "report.html", out / COST_RESULTS):  # an earlier run's
+        if stale != outcome.cost_results:
+            stale.unlink(missing_ok=True)
     (out / "comment.md").write_text(outcome.comment, encoding="utf-8")
     said = summary(outcome.comment)
     (out / "summary.md").write_text(said, encoding="utf-8")

@@ -26,6 +26,8 @@ def test_an_error_writes_the_comment_summary_and_result_but_no_report(tmp_path, 
     and a note saying why."""
     comment = error_comment(".", "gate", "no base commit: give --base SHA")
     step = tmp_path / "step.md"
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "decision-old.json").write_text("{}")  # an earlier run's, removed
     write(
         tmp_path / "out", Outcome("gate", "error", ("✗ error: no base commit",), comment), "never", Event(), str(step)
     )
@@ -33,4 +35,5 @@ def test_an_error_writes_the_comment_summary_and_result_but_no_report(tmp_path, 
     assert (out / "comment.md").read_text() == comment
     assert (out / "summary.md").read_text() == step.read_text() == comment.split("\n", 1)[1]
     assert json.loads((out / "result.json").read_text())["post"] is False
+    assert not (out / "decision-old.json").exists()
     assert not (out / "report.html").exists() and "no report.html: nothing was measured" in capsys.readouterr().err
