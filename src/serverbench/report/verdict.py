@@ -115,7 +115,9 @@ def undecided(run: ABDecision, name: str) -> str:
     if d.verdict == "rerun":
         said = percent(d.dispersion).lstrip("+")
         return f"{label} too noisy (dispersion {said}, limit {dispersion_limit(run, name):.1%})"
-    return f"{label}: {d.n} pairs, too few to judge"
+    if name == COST:  # its counts fell between the floor and the limit one count must clear
+        return f"{label}: {d.reason}"
+    return f"{label}: {d.n} pair{'s' * (d.n != 1)}, too few to judge"
 
 
 def decision_line(run: ABDecision, shifts: Sequence[Shift] = ()) -> str:

@@ -78,3 +78,15 @@ def test_the_worst_verdict_is_the_whole_one():
     assert overall(["pass", "regression", "could not decide"]) == "regression"
     assert overall(["improvement", "pass"]) == "improvement"
     assert overall([]) == "not measured"
+
+
+def test_too_few_pairs_and_an_ambiguous_count_say_so():
+    """An inconclusive throughput names its pairs; an inconclusive counted cost gives the judge's reason."""
+    few = timed(BASE[:3], base=BASE[:3])
+    assert few.verdict == "inconclusive"
+    assert decision_line(few) == "⚠ `list` under waitress-t4: could not decide: throughput: 3 pairs, too few to judge"
+    ambiguous = counted(base=(1000.0,), cand=(1020.0,), system="")
+    assert decision_line(ambiguous) == (
+        "⚠ `list` under waitress-t4: could not decide: instructions per request: counted once per arm: 1,020 vs "
+        "1,000 instructions/request (+2.00%), between the 1% floor and 3%: each arm is counted once more"
+    )
