@@ -54,7 +54,9 @@ def write(out: Path, outcome: Outcome, policy: str, event: Event, step_summary: 
     if outcome.cost_results is not None and outcome.cost_results.is_file():
         files.append(outcome.cost_results)
     write_report(out / "report.html", files, f"serverbench {outcome.mode}")
-    (out / "result.json").write_text(json.dumps(record(outcome, policy, event), indent=1) + "\n", encoding="utf-8")
+    (out / "result.json").write_text(
+        json.dumps(record(outcome, policy, event), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
 
 
 def write_report(path: Path, files: list[Path], title: str) -> None:
