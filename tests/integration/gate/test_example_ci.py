@@ -192,6 +192,15 @@ def job_summary(run: dict) -> str:
     return run["log"].rsplit("Summary - ", 1)[1]
 
 
+def render_comment_sample(body: str) -> None:
+    """docs/ci.md's sample comment, between its markers, replaced by this run's (SERVERBENCH_RENDER_COMMENT=1)."""
+    page = ROOT / "docs" / "ci.md"
+    head, rest = page.read_text().split("<!-- BEGIN comment sample -->\n", 1)
+    tail = rest.split("<!-- END comment sample -->", 1)[1]
+    block = f"```markdown\n{body.rstrip()}\n```\n"
+    page.write_text(f"{head}<!-- BEGIN comment sample -->\n{block}<!-- END comment sample -->{tail}")
+
+
 def result(run: dict) -> dict:
     return json.loads(run["files"]["result.json"].read_text())
 
@@ -230,6 +239,8 @@ def test_a_regression_fails_the_job_and_comments_naming_the_function(rig, tmp_pa
     assert run["body"] == run["files"]["comment.md"].read_text()
     assert {"comment.md", "summary.md", "report.html", "result.json", "step-summary.md"} <= set(run["files"])
     assert any(name.startswith("decision") and name.endswith(".json") for name in run["files"]), sorted(run["files"])
+    if os.environ.get("SERVERBENCH_RENDER_COMMENT"):
+        render_comment_sample(run["body"])
     assert f"`{function}`" in job_summary(run) and run["files"]["step-summary.md"].read_text() in job_summary(run)
 
 

@@ -198,3 +198,51 @@ def test_the_comment_action_posts_with_the_same_script():
     steps = yaml.safe_load((ROOT / "comment" / "action.yml").read_text())["runs"]["steps"]
     assert steps[0]["uses"] == "actions/download-artifact@v4" and "run-id" in steps[0]["with"]
     assert '"$GITHUB_ACTION_PATH/../action/post.sh" "$SB_DIR" --from-artifact' in steps[1]["run"]
+
+
+DOC = ROOT / "docs" / "ci.md"
+
+
+def _yaml_blocks(text: str) -> list[str]:
+    return [block.split("\n```", 1)[0] + "\n" for block in text.split("```yaml\n")[1:]]
+
+
+def test_the_page_shows_the_examples_workflow_and_every_input_with_its_default():
+    """docs/ci.md's workflow is flask-todo's file as it is; its table has a row for each input of action.yml."""
+    page = DOC.read_text()
+    workflow = (ROOT / "examples" / "flask-todo" / ".github" / "workflows" / "serverbench.yml").read_text()
+    assert _yaml_blocks(page)[0] == workflow
+    inputs = yaml.safe_load((ROOT / "action.yml").read_text())["inputs"]
+    rows = {
+        line.split("|")[1].strip(" `"): line.split("|")[2].strip()
+        for line in page.splitlines()
+        if line.startswith("| `")
+    }
+    assert set(inputs) <= set(rows), sorted(set(inputs) - set(rows))
+    for name, spec in inputs.items():
+        default = spec.get("default", "")
+        if default and "${{" not in default and not rows[name].startswith("the project"):
+            assert rows[name] == f"`{default}`", (name, rows[name], default)
+    assert "(docs/ci.md)" in (ROOT / "README.md").read_text()
+
+
+def test_the_pages_comment_is_one_the_action_posted():
+    """The sample between the page's markers is a comment.md the act test copied in (its marker line first, the
+    planted regression's function named), not text typed into the page."""
+    sample = DOC.read_text().split("<!-- BEGIN comment sample -->\n", 1)[1].split("<!-- END comment sample -->", 1)[0]
+    body = sample.split("```markdown\n", 1)[1].rsplit("\n```", 1)[0]
+    assert body.startswith("<!-- serverbench ci: ") and "`todo.app.list_todos`" in body, sample
+
+
+def test_the_fork_workflow_on_the_page_passes_actionlint(tmp_path):
+    """docs/ci.md's workflow_run example is a valid workflow (actionlint) that runs the comment action."""
+    block = _yaml_blocks(DOC.read_text())[1]
+    assert "workflow_run:" in block and "OWNER/serverbench/comment@main" in block
+    actionlint = shutil.which("actionlint") or str(Path.home() / "go" / "bin" / "actionlint")
+    if not os.access(actionlint, os.X_OK):
+        pytest.skip("actionlint is not installed (./run tests builds it when go is on PATH)")
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    path = tmp_path / ".github" / "workflows" / "comment.yml"
+    path.write_text(block)
+    done = subprocess.run([actionlint, "-no-color", str(path)], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
