@@ -1,5 +1,6 @@
 """The ``serverbench`` command: one tool whose subcommands are the modules of this package.
 
+    serverbench ci                              # in a GitHub Actions job: a pull request's gate, a push's cost
     serverbench gate --variant aiohttp --workload json --base-ref origin/main
     serverbench report RESULTS.json -o report.html
     serverbench compare A.json B.json
@@ -22,10 +23,13 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from .. import __version__
+
 # name -> what it does (the line `serverbench --help` shows; the module is imported only when run, so
 # `serverbench merge` does not pay for the gate's imports).
 COMMANDS = {
     "gate": "the same-session A/B regression gate: two arms of one cell, interleaved and judged (docs/gate.md)",
+    "ci": "a pull request's or a push's verdict in one step: the gate or the counted cost, one comment, the step summary and the artifact's files",
     "report": "one self-contained HTML report from results and decision files (docs/report.md)",
     "compare": "the same cells of two results files side by side (docs/cpython-vs-pypy.md)",
     "history": "change points per cell over many results files (docs/history.md)",
@@ -45,8 +49,14 @@ def parser() -> argparse.ArgumentParser:
         epilog=f"commands:\n{listing}\n\n`serverbench COMMAND --help` shows a command's options.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("--version", action="version", version=f"serverbench {__version__}")
     p.add_argument("command", choices=COMMANDS, metavar="COMMAND", help="one of: " + ", ".join(COMMANDS))
     return p
+
+
+def exit_statuses(rows: Sequence[tuple[int, str]]) -> str:
+    """The closing lines of a gating command's --help: each exit status and what it means (CI reads them)."""
+    return "exit status:\n" + "\n".join(f"  {status}  {meaning}" for status, meaning in rows)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -34,12 +34,26 @@ from ..judge.bisect import Bisection
 from ..processes.stopping import terminating_through_finally
 from ..records import bisects
 from ..report import bisect as report
+from . import exit_statuses
 
 URLS = tuple(b.url_option for b in backends.BACKENDS.values())
 
 
+EXIT_STATUSES = (
+    (0, "no regression step (the range kept its cost, or it fell)"),
+    (1, "a regression step: a commit that raised the counted cost"),
+    (2, "bad input"),
+    (3, "the range moved but no single commit did (spread over several)"),
+)
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="serverbench bisect", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="serverbench bisect",
+        description=__doc__.splitlines()[0],
+        epilog=exit_statuses(EXIT_STATUSES),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--good", help="a commit (ref) whose count is the old level: the range starts after it")
     p.add_argument("--bad", default="HEAD", help="the newest commit of the range (default HEAD)")
     p.add_argument(

@@ -7,7 +7,7 @@
     serverbench gate --rejudge decision.json --alpha 0.05      # judge a stored --json again, no server
 
 Exit status: 0 pass (or improvement), 1 regression or error rate over the limit, 3 inconclusive
-or too noisy to judge (never reported as a pass), 2 bad input.
+or too noisy to judge (never reported as a pass), 2 bad input (EXIT_STATUSES: the --help lists them).
 """
 
 from __future__ import annotations
@@ -28,10 +28,23 @@ from ..hosts.inventory import ENV_VAR as HOSTS_ENV
 from ..processes.stopping import terminating_through_finally
 from ..records import decisions as decision_file
 from ..report import gate as report
+from . import exit_statuses
+
+EXIT_STATUSES = (
+    (0, "pass or improvement"),
+    (1, "regression, or an arm's error rate over the limit"),
+    (2, "bad input, or a setup error (a server that would not start: its log tail is printed)"),
+    (3, "could not decide: inconclusive or too noisy to judge (never reported as a pass)"),
+)
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="serverbench gate", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="serverbench gate",
+        description=__doc__.splitlines()[0],
+        epilog=exit_statuses(EXIT_STATUSES),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _add_cell_options(p)
     _add_arm_sources(p)
     add_arguments(p)

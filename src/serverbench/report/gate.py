@@ -16,6 +16,7 @@ from ..judge.cost import Shift
 from ..judge.decision import Policy
 from ..judge.signals import SIGNALS
 from ..records.decisions import ABDecision, p_text
+from .verdict import decision_line
 
 ARMS = ("base", "candidate")
 # What a decision its counts ended did not measure: every value read off a timed window.
@@ -53,8 +54,13 @@ def errors_line(run: ABDecision) -> str:
 
 
 def markdown(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> str:
-    """A GitHub step-summary table: per cell Δ, interval, p, n, dispersion and verdict; after a cost
-    regression, the functions it came from."""
+    """The GitHub step summary: the decision's verdict line (report.verdict), then its :func:`statistics`."""
+    return f"{decision_line(run, shifts)}\n\n{statistics(run, shifts)}"
+
+
+def statistics(run: ABDecision, shifts: tuple[Shift, ...] = ()) -> str:
+    """A table per cell of Δ, interval, p, n, dispersion and verdict; after a cost regression, the functions it
+    came from."""
     lines = [
         f"### serverbench A/B: {run.cell}: **{run.verdict}**",
         "",
@@ -127,6 +133,7 @@ def show(run: ABDecision, shifts: tuple[Shift, ...] = (), file: TextIO | None = 
     def say(line: str) -> None:
         print(line, file=file)
 
+    say(decision_line(run, shifts))
     say(f"{run.cell}: {run.mode}, {len(run.windows)} windows, {run.reruns} re-run, {run.seconds:.0f} s")
     say(f"  {stop_line(run)}")
     for name, label in shown():

@@ -16,9 +16,9 @@ from serverbench import cli
 NAMES = list(cli.COMMANDS)
 
 
-def test_the_tool_has_the_nine_commands():
-    """serverbench's subcommands are the nine commands, each a module of serverbench.cli with a main."""
-    assert NAMES == ["gate", "report", "compare", "history", "bisect", "merge", "hosts", "services", "reference"]
+def test_the_tool_has_the_ten_commands():
+    """serverbench's subcommands are the ten commands, each a module of serverbench.cli with a main."""
+    assert NAMES == ["gate", "ci", "report", "compare", "history", "bisect", "merge", "hosts", "services", "reference"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -54,7 +54,7 @@ def test_no_or_an_unknown_command_is_a_usage_error(argv, capsys):
     with pytest.raises(SystemExit) as exit_:
         cli.main(argv)
     assert exit_.value.code == 2
-    assert capsys.readouterr().err.startswith("usage: serverbench [-h] COMMAND")
+    assert capsys.readouterr().err.startswith("usage: serverbench [-h] [--version] COMMAND")
 
 
 def test_top_level_help_lists_every_command(capsys):

@@ -87,9 +87,10 @@ def test_rejudge_appends_the_markdown_table_and_prints_every_signal(tmp_path, ca
     assert gate.main(["--rejudge", str(path), "--markdown", str(summary)]) == 1
     assert summary.read_text() == "before\n" + markdown(rejudge(decisions.read(path), GATE_POLICY, 0.01))
     out = capsys.readouterr().out.splitlines()
-    assert out[1].startswith("  stopped: ")
-    assert out[2].startswith("  throughput (rps), saturated                Δ -9.5% [")
-    assert [line.split()[0] for line in out[2:5]] == ["throughput", "server", "peak"]
+    assert out[0] == "✗ `json` under aiohttp: throughput −9.5% (−9.8 … −9.1%)"  # the verdict line leads
+    assert out[2].startswith("  stopped: ")
+    assert out[3].startswith("  throughput (rps), saturated                Δ -9.5% [")
+    assert [line.split()[0] for line in out[3:6]] == ["throughput", "server", "peak"]
     assert out[-1] == "  error rate  base 0.00%, candidate 0.20%"
 
 

@@ -51,6 +51,8 @@ def test_markdown_is_the_whole_table_with_the_cost_shifts():
     ]
     assert len(rows) == 3
     expected = [
+        "✓ `json` under aiohttp: throughput +0.0% (+0.0 … +0.0%)",
+        "",
         f"### serverbench A/B: aiohttp/aiohttp json c32: **{run.verdict}**",
         "",
         "| signal | Δ | interval | p | n | dispersion | verdict |",
@@ -178,5 +180,6 @@ def test_the_decision_is_shown_on_the_stream_given(capsys):
     printed = capsys.readouterr().out
     other = io.StringIO()
     report.show(run, file=other)
-    assert other.getvalue() == printed and printed.startswith("aiohttp/aiohttp json c32: simultaneous")
+    assert other.getvalue() == printed and printed.startswith("✓ `json` under aiohttp: throughput +0.0% (")
+    assert printed.splitlines()[1].startswith("aiohttp/aiohttp json c32: simultaneous")
     assert capsys.readouterr().out == ""
