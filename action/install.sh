@@ -62,7 +62,7 @@ if [ "${SB_OHA:-false}" = true ] && [ ! -x "$SB_OHA_DIR/oha" ]; then
       "\`--rate off\` (no fixed-rate latency windows). Put oha on the runner's PATH to measure them." ""
   fi
 fi
-if [ -x "$SB_OHA_DIR/oha" ]; then
+if [ -x "${SB_OHA_DIR:-}/oha" ]; then
   echo "$SB_OHA_DIR" >>"${GITHUB_PATH:-/dev/null}"
 fi
 

@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "flask-todo"
 ACTION = "OWNER/serverbench@main"
 INSTALL_ACT = "go install github.com/nektos/act@v0.2.89"
-GATE_ARGS = "--variant waitress-t4 --duration 1 --warmup 0 --rate off --cost-repeats 2 --retries 0"
+VARIANT = "waitress-t4"
+GATE_ARGS = "--duration 1 --warmup 0 --rate off --cost-repeats 2 --retries 0"
 
 # example: (file, the line the regression follows, the lines it adds, the function named, the endpoint)
 REGRESSIONS = {
@@ -227,7 +228,13 @@ def test_a_regression_fails_the_job_and_comments_naming_the_function(rig, tmp_pa
     _git(repo, "checkout", "-qb", "change")
     (repo / path).write_text(source.replace(anchor, anchor + added))
     _git(repo, "commit", "-qam", "log the listing at debug level")
-    run = act(rig, repo, tmp_path, "regression", workflow(repo, tmp_path, endpoints=endpoint, args=GATE_ARGS))
+    run = act(
+        rig,
+        repo,
+        tmp_path,
+        "regression",
+        workflow(repo, tmp_path, endpoints=endpoint, variants=VARIANT, args=GATE_ARGS),
+    )
     out = run["log"][-4000:]
     assert run["exit"] != 0 and "Job failed" in run["log"], out
     assert result(run)["status"] == 1 and result(run)["verdict"] == "regression", out
@@ -252,7 +259,9 @@ def test_a_comment_only_change_passes_the_job(rig, tmp_path):
     _git(repo, "checkout", "-qb", "change")
     (repo / path).write_text("# a comment, nothing else\n" + (repo / path).read_text())
     _git(repo, "commit", "-qam", "a comment")
-    run = act(rig, repo, tmp_path, "comment", workflow(repo, tmp_path, endpoints="list", args=GATE_ARGS))
+    run = act(
+        rig, repo, tmp_path, "comment", workflow(repo, tmp_path, endpoints="list", variants=VARIANT, args=GATE_ARGS)
+    )
     out = run["log"][-4000:]
     assert run["exit"] == 0 and "Job succeeded" in run["log"], out
     verdict = result(run)
