@@ -9,9 +9,11 @@
 # Runs:
 #   example-cost:NAME    examples/NAME's workflow on a push to main (the `cost` job); django-notes's push makes
 #                        its branch (a `before` of zeros)
-#   example-gate:NAME    ... on a pull request (the `gate` job: serverbench gate against the base sha)
+#   example-gate:NAME    ... on a pull request (serverbench's action, action.yml, as the workflow uses it: this
+#                        checkout's HEAD, mapped with act's --local-repository)
 #   example-first-push   flask-todo on the push that adds serverbench (no base): "not measured", exit 0
-#   no-sudo              ci/install.sh as a user without sudo, a program missing: it says what to add
+#   no-sudo              the action's install step (action/install.sh) as a user without sudo, wrk missing from
+#                        PATH: it names what to add
 #   release              release.yml on a tag v<version>: the `build` job (`publish` needs PyPI's trust and Docker)
 #   full:WORKFLOW        .github/workflows/WORKFLOW run for real: tests.yml (./run tests, ~30 min), ab-gate.yml
 #                        (three gates), mutation.yml (an hour), perf-sharded.yml (the whole perf run, four jobs at
@@ -232,12 +234,15 @@ event() {  # event FILE JSON
   chmod 644 "$1"
 }
 
-# serverbench for the recipe's SERVERBENCH: this checkout's HEAD, from a git repository the runner can read
-# (today's route: pip builds the wheel from a pinned commit of serverbench's repository).
-rm -rf "$out/serverbench.git"
+# This checkout's HEAD: a bare clone (the steps: runs clone it), and its tree for the examples' `uses:
+# OWNER/serverbench@main` (the action installs serverbench from its own checkout).
+rm -rf "$out/serverbench.git" "$out/serverbench-tree"
 git clone -q --bare "$root" "$out/serverbench.git"
 chmod -R a+rX "$out/serverbench.git"
-serverbench="serverbench @ git+file://localhost$out/serverbench.git@$(git rev-parse HEAD)"  # pip wants a host
+mkdir -p "$out/serverbench-tree"
+git archive HEAD | tar -x -C "$out/serverbench-tree"
+chmod -R a+rwX "$out/serverbench-tree"
+local_repos+=(--local-repository "OWNER/serverbench@main=$out/serverbench-tree")
 
 results=()
 status=0
@@ -273,18 +278,22 @@ for spec in "${runs[@]}"; do
       if [ "${spec%%:*}" = example-gate ]; then
         event "$out/event-$spec.json" "{\"pull_request\": {\"number\": 1, \"base\": {\"ref\": \"main\", \"sha\": \"$parent\"},
           \"head\": {\"ref\": \"change\", \"sha\": \"$head\"}}, \"repository\": {\"full_name\": \"user/$name\"}}"
-        run "$spec" 0 act_run "$clone" pull_request "$out/event-$spec.json" .github/workflows/serverbench.yml \
-          --var "SERVERBENCH=$serverbench"
+        run "$spec" 0 act_run "$clone" pull_request "$out/event-$spec.json" .github/workflows/serverbench.yml
       else
         event "$out/event-$spec.json" "{\"ref\": \"refs/heads/main\", \"before\": \"$before\", \"after\": \"$head\",
           \"repository\": {\"full_name\": \"user/$name\", \"default_branch\": \"main\"}}"
-        run "$spec" 0 act_run "$clone" push "$out/event-$spec.json" .github/workflows/serverbench.yml \
-          --var "SERVERBENCH=$serverbench"
+        run "$spec" 0 act_run "$clone" push "$out/event-$spec.json" .github/workflows/serverbench.yml
       fi ;;
     no-sudo)
       fresh_user nosudo
       example_repo flask-todo
-      run no-sudo 2 as_user "$clone" env SERVERBENCH="$serverbench" sh ci/install.sh valgrind wrk serverbench-missing-program ;;
+      nowrk="$out/path-without-wrk"
+      rm -rf "$nowrk" && mkdir -p "$nowrk"
+      for program in /usr/local/bin/* /usr/bin/* /bin/*; do
+        [ "$(basename "$program")" = wrk ] || ln -sf "$program" "$nowrk/"
+      done
+      run no-sudo 2 as_user "$clone" env PATH="$nowrk" INPUT_PYTHON=python3 INPUT_PROJECT=. RUNNER_TEMP="/home/$user" \
+        GITHUB_ACTION_PATH="$out/serverbench-tree" bash "$out/serverbench-tree/action/install.sh" ;;
     release | full:*)
       fresh_user
       work="$out/work/serverbench"

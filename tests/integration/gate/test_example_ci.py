@@ -1,48 +1,32 @@
-"""The examples' CI recipe run for real: each example copied into a fresh git repository, installed with
-serverbench's wheel in a fresh venv, and its own ci/cost.sh and ci/gate.sh (what its GitHub workflow calls)
-run on two commits.  A realistic cost (a debug log line that pretty-prints the response even when debug
-logging is off) fails both, naming the user's function; a comment-only commit passes both.
+"""The action (action.yml) run by nektos/act on this host, as a runner runs it: examples/flask-todo copied into a
+fresh git repository, its own workflow (.github/workflows/serverbench.yml) on a pull request event, the action
+mapped to a clean copy of this checkout's tracked files.  Every step runs as on a runner but the three that need
+GitHub: actions/cache and actions/upload-artifact are mapped to stand-ins (act fetches every action a composite
+action names before its steps run, whatever their `if:`), the upload's copying the folder into ARTIFACTS, and gh
+is a recording stand-in on PATH (tests/standins/gh).
 
-Kept short: one variant, one endpoint, 50 counted requests, 1 s windows, two counts per arm.  The timings
-of each step are written to timings.json in the test's folder (and printed with -s)."""
+A pull request that pretty-prints the listing into a debug log line fails the job naming the view; a
+comment-only one passes it (a pass, or could not decide with its warning); an unknown `mode` input fails it
+before anything is installed.  Each run's wall time is printed (-s) and kept in timings.json in the test's folder.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import time
-import venv
 from pathlib import Path
 
 import pytest
 
-from tests.integration.userapps.test_examples import EXAMPLES, run, user_environment, wheelhouse  # noqa: F401 - the session fixture
-
-# Deselected by default (`pytest -m example_ci` runs it): 5-9 minutes, over .ci/run's budget.
-pytestmark = [
-    pytest.mark.example_ci,
-    pytest.mark.usefixtures("no_leaks"),
-    pytest.mark.alone(reason="the gate's verdict is judged on timed windows"),
-    pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed"),
-]
-
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLE = ROOT / "examples" / "flask-todo"
+ACTION = "OWNER/serverbench@main"
+INSTALL_ACT = "go install github.com/nektos/act@v0.2.89"
 VARIANT = "waitress-t4"
-COST_ARGS = [f"--perf-variants={VARIANT}", "--perf-cost-requests=50"]
-GATE_ARGS = [
-    "--variant",
-    VARIANT,
-    "--duration",
-    "1",
-    "--warmup",
-    "0",
-    "--rate",
-    "off",
-    "--cost-repeats",
-    "2",
-    "--retries",
-    "0",
-]
+GATE_ARGS = "--duration 1 --warmup 0 --rate off --cost-repeats 2 --retries 0"
 
 # example: (file, the line the regression follows, the lines it adds, the function named, the endpoint)
 REGRESSIONS = {
@@ -66,62 +50,226 @@ REGRESSIONS = {
 }
 
 
-def _git(repo: Path, *argv: str) -> None:
-    run(["git", "-C", str(repo), "-c", "user.email=ci@example.org", "-c", "user.name=ci", *argv])
+def act_binary() -> str | None:
+    home = Path.home() / "go" / "bin" / "act"
+    return shutil.which("act") or (str(home) if os.access(home, os.X_OK) else None)
 
 
-@pytest.mark.parametrize("name", sorted(REGRESSIONS))
-def test_ci_recipe_fails_a_realistic_cost_and_passes_a_comment(name, wheelhouse, tmp_path):  # noqa: F811
-    """ci/cost.sh and ci/gate.sh fail the debug-log commit naming the function, and pass the comment-only one."""
-    path, anchor, added, function, endpoint = REGRESSIONS[name]
-    repo = shutil.copytree(EXAMPLES / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
-    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+pytestmark = [
+    pytest.mark.example_ci,
+    pytest.mark.usefixtures("no_leaks"),
+    pytest.mark.alone(reason="the gate's verdict is judged on timed windows"),
+    pytest.mark.skipif(act_binary() is None, reason=f"act is not installed: `{INSTALL_ACT}` (./run tests does it)"),
+    pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed"),
+]
+
+STAND_INS = {
+    "actions/cache@v4": """
+name: actions/cache stand-in (a miss)
+inputs: {path: {}, key: {}}
+outputs:
+  cache-hit: {value: "false"}
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      run: echo "cache stand-in, a miss"
+""",
+    "actions/upload-artifact@v4": """
+name: actions/upload-artifact stand-in (a copy into $ARTIFACTS/NAME)
+inputs: {name: {default: artifact}, path: {}, if-no-files-found: {default: warn}}
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      env: {NAME: "${{ inputs.name }}", FROM: "${{ inputs.path }}"}
+      run: mkdir -p "$ARTIFACTS/$NAME" && cp -r "$FROM/." "$ARTIFACTS/$NAME/"
+""",
+}
+
+
+def _git(repo: Path, *argv: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.email=ci@example.org", "-c", "user.name=ci", *argv],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
+def tracked_copy(dest: Path) -> Path:
+    """This checkout's tracked files and new ones not ignored (no .venv, no .git), as the action's checkout."""
+    listed = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    return dest
+
+
+@pytest.fixture(scope="module")
+def rig(tmp_path_factory) -> dict:
+    """The action's copy, the stand-ins of the networked actions and of gh, shared by the module's runs."""
+    top = tmp_path_factory.mktemp("action")
+    repositories = [f"{ACTION}={tracked_copy(top / 'serverbench')}"]
+    for name, text in STAND_INS.items():
+        folder = top / "stand-ins" / name.replace("/", "+")
+        folder.mkdir(parents=True)
+        (folder / "action.yml").write_text(text)
+        repositories.append(f"{name}={folder}")
+    bin_dir = top / "bin"
+    bin_dir.mkdir()
+    shutil.copy2(ROOT / "tests" / "standins" / "gh", bin_dir / "gh")
+    return {"repositories": repositories, "bin": bin_dir, "timings": {}}
+
+
+def project(tmp_path: Path, name: str = "flask-todo") -> Path:
+    """The example as a user's repository: one commit on main, an origin named (act reads the repository from it)."""
+    repo = shutil.copytree(ROOT / "examples" / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "remote", "add", "origin", f"https://github.com/user/{name}.git")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "base")
-    venv_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True).create(venv_dir)
-    env = user_environment(venv_dir)
-    # The recipe's own install step, serverbench named by its wheel (SERVERBENCH: one pip requirement).
-    wheel = next(wheelhouse.glob("serverbench-*.whl"))
-    run(["sh", "ci/install.sh", "valgrind", "wrk"], cwd=repo, env={**env, "SERVERBENCH": str(wheel)})
-    timings: dict[str, float] = {}
+    return repo
 
-    def step(label: str, script: str, base: str, *args: str) -> subprocess.CompletedProcess:
-        started = time.monotonic()
-        done = subprocess.run(
-            ["sh", script, base, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=900
-        )
-        timings[label] = round(time.monotonic() - started, 1)
-        (tmp_path / f"{label}.txt").write_text(done.stdout + done.stderr)
-        return done
 
+def workflow(repo: Path, tmp_path: Path, **inputs: str) -> Path:
+    """The example's own workflow, its serverbench step given ``inputs`` (kept outside the repository)."""
+    text = (repo / ".github" / "workflows" / "serverbench.yml").read_text()
+    step = next(line for line in text.splitlines() if line.strip().startswith(f"- uses: {ACTION}"))
+    indent = " " * (step.index("-") + 2)
+    given = "".join(f"\n{indent}  {name}: {json.dumps(value)}" for name, value in inputs.items())
+    path = tmp_path / "workflow.yml"
+    path.write_text(text.replace(step, f"{step}\n{indent}with:{given}"))
+    return path
+
+
+def act(rig: dict, repo: Path, tmp_path: Path, label: str, flow: Path) -> dict:
+    """The workflow run by act on a pull request from the repository's branch into main: the job's log and exit,
+    the gh calls and body recorded, the artifact's files."""
+    base, head = _git(repo, "rev-parse", "main"), _git(repo, "rev-parse", "HEAD")
+    full_name = f"user/{repo.name}"
+    side = {"repo": {"full_name": full_name}}
+    event = {
+        "number": 7,
+        "pull_request": {
+            "number": 7,
+            "base": {"ref": "main", "sha": base, **side},
+            "head": {"ref": "change", "sha": head, **side},
+        },
+        "repository": {"full_name": full_name},
+    }
+    (tmp_path / "event.json").write_text(json.dumps(event))
+    record, artifacts = tmp_path / "gh", tmp_path / "artifacts"
+    argv = [act_binary(), "pull_request", "-e", str(tmp_path / "event.json"), "-W", str(flow)]
+    argv += ["-P", "ubuntu-latest=-self-hosted", "--action-offline-mode", "--no-cache-server"]
+    argv += ["--action-cache-path", str(tmp_path / "act-cache"), "-s", "GITHUB_TOKEN=stand-in"]
+    for mapping in rig["repositories"]:
+        argv += ["--local-repository", mapping]
+    env = {**os.environ, "PATH": f"{rig['bin']}:{os.environ['PATH']}", "GH_RECORD": str(record)}
+    env["ARTIFACTS"] = str(artifacts)
+    env = {k: v for k, v in env.items() if not k.startswith(("GITHUB_", "PYTEST_", "VIRTUAL_ENV"))}
+    started = time.monotonic()
+    done = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    rig["timings"][label] = round(time.monotonic() - started, 1)
+    log = done.stdout + done.stderr
+    (tmp_path / f"{label}.log").write_text(log)
+    print(f"act {label}: exit {done.returncode} in {rig['timings'][label]} s")
+    calls = (record / "calls").read_text().splitlines() if (record / "calls").exists() else []
+    body = (record / "body.md").read_text() if (record / "body.md").exists() else None
+    artifact = artifacts / "serverbench"
+    files = {p.name: p for p in artifact.iterdir()} if artifact.is_dir() else {}
+    return {"exit": done.returncode, "log": log, "calls": calls, "body": body, "files": files}
+
+
+def job_summary(run: dict) -> str:
+    """What the job's last step wrote to its step summary, as act logs it ("Summary - TEXT" after the step)."""
+    assert "Summary - " in run["log"], "act logged no step summary"
+    return run["log"].rsplit("Summary - ", 1)[1]
+
+
+def render_comment_sample(body: str) -> None:
+    """docs/ci.md's sample comment, between its markers, replaced by this run's (SERVERBENCH_RENDER_COMMENT=1)."""
+    page = ROOT / "docs" / "ci.md"
+    head, rest = page.read_text().split("<!-- BEGIN comment sample -->\n", 1)
+    tail = rest.split("<!-- END comment sample -->", 1)[1]
+    block = f"```markdown\n{body.rstrip()}\n```\n"
+    page.write_text(f"{head}<!-- BEGIN comment sample -->\n{block}<!-- END comment sample -->{tail}")
+
+
+def result(run: dict) -> dict:
+    return json.loads(run["files"]["result.json"].read_text())
+
+
+def test_an_unknown_mode_fails_the_job_before_installing_anything(rig, tmp_path):
+    """mode: nightly: exit 2, the job failed, one error line naming the modes, no comment, nothing installed."""
+    repo = project(tmp_path)
+    run = act(rig, repo, tmp_path, "unknown-mode", workflow(repo, tmp_path, mode="nightly"))
+    assert run["exit"] != 0 and "Job failed" in run["log"], run["log"][-3000:]
+    assert "::error::serverbench: mode: 'nightly' is not one of auto, gate, cost" in run["log"], run["log"][-3000:]
+    assert run["calls"] == [] and "serverbench-venv" not in run["log"]
+    summary = run["files"]["step-summary.md"].read_text()
+    assert "**error**" in summary and "'nightly' is not one of auto, gate, cost" in summary
+    assert "'nightly' is not one of auto, gate, cost" in job_summary(run)
+
+
+def test_a_regression_fails_the_job_and_comments_naming_the_function(rig, tmp_path):
+    """A pull request that logs the listing pretty-printed: exit 1, the job failed with the verdict line, one comment
+    posted (its body names todo.app.list_todos), the artifact holds the comment, summary, decision and report."""
+    path, anchor, added, function, endpoint = REGRESSIONS["flask-todo"]
+    repo = project(tmp_path)
     source = (repo / path).read_text()
-    assert anchor in source, f"{name}: the regression's anchor line is gone from {path}"
-    _git(repo, "checkout", "-qb", "regression")
+    assert anchor in source, f"the regression's anchor line is gone from {path}"
+    _git(repo, "checkout", "-qb", "change")
     (repo / path).write_text(source.replace(anchor, anchor + added))
-    _git(repo, "commit", "-qam", "log the response at debug level")
-    cost = step("cost-regression", "ci/cost.sh", "HEAD~1", *COST_ARGS, f"--perf-workloads={endpoint}")
-    assert cost.returncode == 1 and "cost rose beyond tolerance" in cost.stdout, cost.stdout[-3000:]
-    assert "app: " in cost.stdout and function in cost.stdout, cost.stdout[-3000:]
-    gate = step("gate-regression", "ci/gate.sh", "HEAD~1", *GATE_ARGS, "--endpoint", endpoint)
-    summary = (repo / "serverbench-summary.md").read_text()
-    assert gate.returncode == 1 and f"`{function}`" in summary, gate.stdout + gate.stderr + summary
+    _git(repo, "commit", "-qam", "log the listing at debug level")
+    run = act(
+        rig,
+        repo,
+        tmp_path,
+        "regression",
+        workflow(repo, tmp_path, endpoints=endpoint, variants=VARIANT, args=GATE_ARGS),
+    )
+    out = run["log"][-4000:]
+    assert run["exit"] != 0 and "Job failed" in run["log"], out
+    assert result(run)["status"] == 1 and result(run)["verdict"] == "regression", out
+    assert "::error::serverbench: " in run["log"], out
+    posted = [c for c in run["calls"] if "-X POST" in c or "-X PATCH" in c]
+    assert len(posted) == 1 and "repos/user/flask-todo/issues/7/comments" in posted[0], run["calls"]
+    assert run["body"] is not None and f"`{function}`" in run["body"], run["body"]
+    assert run["body"].splitlines()[0].startswith("<!-- serverbench ci: ")
+    assert run["body"] == run["files"]["comment.md"].read_text()
+    assert {"comment.md", "summary.md", "report.html", "result.json", "step-summary.md"} <= set(run["files"])
+    assert any(name.startswith("decision") and name.endswith(".json") for name in run["files"]), sorted(run["files"])
+    if os.environ.get("SERVERBENCH_RENDER_COMMENT"):
+        render_comment_sample(run["body"])
+    assert f"`{function}`" in job_summary(run) and run["files"]["step-summary.md"].read_text() in job_summary(run)
 
-    _git(repo, "checkout", "-q", "main")
-    _git(repo, "checkout", "-qb", "comment")
-    (repo / path).write_text(f"# {name}: a comment, nothing else\n" + source)
+
+def test_a_comment_only_change_passes_the_job(rig, tmp_path):
+    """A pull request that adds a comment: exit 0 (a pass; nothing posted under on-change) or 3 (could not decide:
+    a warning annotation, the comment posted), and the job succeeds either way."""
+    path = REGRESSIONS["flask-todo"][0]
+    repo = project(tmp_path)
+    _git(repo, "checkout", "-qb", "change")
+    (repo / path).write_text("# a comment, nothing else\n" + (repo / path).read_text())
     _git(repo, "commit", "-qam", "a comment")
-    (repo / "serverbench-summary.md").unlink()
-    # A zero BEFORE (the push made the branch): counted against the pushed commit's parent, main.
-    cost = step("cost-comment", "ci/cost.sh", "0" * 40, *COST_ARGS, f"--perf-workloads={endpoint}")
-    assert cost.returncode == 0 and "counting against the pushed commit's parent" in cost.stderr, cost.stdout[-3000:]
-    gate = step("gate-comment", "ci/gate.sh", "HEAD~1", *GATE_ARGS, "--endpoint", endpoint)
-    counted = next(line for line in gate.stdout.splitlines() if "instructions per request (counted)" in line)
-    summary = (repo / "serverbench-summary.md").read_text()
-    # The timed signals may be too noisy on this shared machine to decide: "could not decide" in the summary,
-    # never a pass, and the job passes (SERVERBENCH_STRICT unset).
-    assert counted.endswith("-> pass") and gate.returncode == 0, gate.stdout + gate.stderr
-    assert "### serverbench A/B:" in summary, summary
-    timings["gate-comment-verdict"] = "could not decide" if "could not decide" in summary else "pass"
-    (tmp_path / "timings.json").write_text(json.dumps(timings, indent=1))
-    print(f"{name}: {json.dumps(timings)}")
+    run = act(
+        rig, repo, tmp_path, "comment", workflow(repo, tmp_path, endpoints="list", variants=VARIANT, args=GATE_ARGS)
+    )
+    out = run["log"][-4000:]
+    assert run["exit"] == 0 and "Job succeeded" in run["log"], out
+    verdict = result(run)
+    assert verdict["status"] in (0, 3), verdict
+    if verdict["status"] == 3:
+        assert "::warning::serverbench: " in run["log"] and run["body"] is not None, out
+    else:
+        assert verdict["verdict"] in ("pass", "improvement"), verdict
+    rig["timings"]["comment-verdict"] = verdict["verdict"]
+    (tmp_path.parent / "timings.json").write_text(json.dumps(rig["timings"], indent=1))
+    print(json.dumps(rig["timings"]))

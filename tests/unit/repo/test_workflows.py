@@ -253,14 +253,14 @@ def test_run_tests_collects_as_an_unprivileged_user_with_sudo(sudo_user):
 def test_the_documented_job_runs_every_test_marked_documented():
     """tests.yml's `documented` job runs `./run tests -m documented`, the tests that run a documented command as
     written and that the default run deselects (./run lock's resolving forms, the install lines, the timed examples),
-    then docs/your-app.md's `./run tests -m example_ci -n 0`, docs/handlers.md's `pytest -m handler` (one process) and
+    then docs/ci.md's `./run tests -m example_ci -n 0`, docs/handlers.md's `pytest -m handler` (one process) and
     docs/robustness.md's census, fresh-user and interrupt-sweep lines as written."""
     job = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text())["jobs"]["documented"]
     commands = [step["run"] for step in job["steps"] if "run" in step]
     assert commands[0].split()[:4] == ["./run", "tests", "-m", "documented"], commands
     assert "and not documented" in (ROOT / "pyproject.toml").read_text(), "addopts no longer deselects them"
     recipe = "./run tests -m example_ci -n 0"
-    assert commands[1].startswith(recipe + " ") and f"`{recipe}`" in (ROOT / "docs" / "your-app.md").read_text()
+    assert commands[1].startswith(recipe + " ") and f"`{recipe}`" in (ROOT / "docs" / "ci.md").read_text()
     assert (
         commands[2].startswith("./run tests -m handler -n 0 ")
         and "    pytest -m handler  " in (ROOT / "docs" / "handlers.md").read_text()
