@@ -7,6 +7,7 @@ This module runs git (a process), so it lives with the executors; the gate's wor
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -40,7 +41,7 @@ def worktree(ref: str, repo: Path) -> Iterator[Path]:
     for line in prune_stale_worktrees(repo):
         print(f"note: {line}", file=sys.stderr)
     me = psutil.Process()
-    path = Path(tempfile.mkdtemp(prefix="serverbench-base-"))
+    path = Path(tempfile.mkdtemp(prefix=".serverbench-base-", dir=beside(repo)))
     try:
         subprocess.run(
             [
@@ -63,6 +64,16 @@ def worktree(ref: str, repo: Path) -> Iterator[Path]:
         yield path
     finally:
         _remove_worktree(repo, path)
+
+
+def beside(repo: Path) -> Path | None:
+    """Where the base worktree goes: beside the checkout (in the folder holding its top), so that both arms' paths
+    are equally deep; None (the temporary folder) where that folder cannot be written.  An app that stats every
+    folder of a relative path (SQLite does, on each connect) makes one system call per folder: a base at another
+    depth was counted as a change in system calls per request on a change that touched nothing."""
+    top = subprocess.run(["git", "-C", str(repo), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    folder = Path(top.stdout.strip() or repo).resolve().parent
+    return folder if os.access(folder, os.W_OK) else None
 
 
 def prune_stale_worktrees(repo: Path) -> list[str]:

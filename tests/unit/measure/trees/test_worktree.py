@@ -4,6 +4,8 @@ gate's pid, removed on every exit path; a stale one of a dead gate pruned, a liv
 import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import psutil
 import pytest
@@ -69,6 +71,19 @@ def test_the_ref_is_checked_out_locked_with_this_gates_pid_and_removed(repo):
         assert (path / "apps" / "app.py").read_text() == "VERSION = 1\n"
         assert _worktrees(repo) == [(str(path), f"serverbench gate pid {me.pid} started {me.create_time():.2f}")]
     assert _worktrees(repo) == [] and not path.exists()
+
+
+def test_the_base_is_as_deep_as_the_checkout_beside_it_and_in_the_temporary_folder_when_that_is_read_only(
+    repo, monkeypatch
+):
+    """The worktree is made in the folder holding the checkout's top, so both arms' paths have as many folders (an
+    app that stats each one per request counts the same calls); a folder that cannot be written: the temporary one."""
+    with wt.worktree("v1", repo / "apps") as path:
+        assert path.parent == repo.parent and len(path.parts) == len(repo.parts)
+    real_access = wt.os.access
+    monkeypatch.setattr(wt.os, "access", lambda p, mode: False if p == repo.parent else real_access(p, mode))
+    with wt.worktree("v1", repo) as path:
+        assert path.parent == Path(tempfile.gettempdir()).resolve() or path.parent == Path(tempfile.gettempdir())
 
 
 def test_the_worktree_is_removed_when_the_block_fails(repo):
