@@ -23,15 +23,6 @@ if [ -d "${SB_OHA_DIR:-}" ]; then
   PATH="$SB_OHA_DIR:$PATH"
 fi
 
-# The gate's base worktree is made in TMPDIR: beside the checkout, so that both arms' folders are equally deep.
-# SQLite lstat()s every component of a relative database path on each connect, so a head deeper than the base
-# by N folders was counted as +N newfstatat per request: a regression on a comment-only change.
-top=$(git -C "$INPUT_PROJECT" rev-parse --show-toplevel 2>/dev/null) || top=""
-if [ -n "$top" ] && [ -w "$(dirname "$top")" ]; then
-  TMPDIR=$(dirname "$top")
-  export TMPDIR
-fi
-
 bin="$(dirname "$SB_PYTHON")/serverbench"
 echo "serverbench: ${args[*]}" >&2
 { GITHUB_STEP_SUMMARY="$summary" "$bin" "${args[@]}" 2>&1 1>&3 3>&- | tee "$SB_OUT/ci-stderr.txt" >&2; } 3>&1

@@ -475,9 +475,9 @@ def test_gate_rejudge_prints_and_exits_like_a_live_run(tmp_path, capsys):
     decisions.write(tmp_path / "d.json", _decision())
     assert gate_main(["--rejudge", str(tmp_path / "d.json")]) == 1
     out = capsys.readouterr()
-    assert out.out.startswith(
-        "aiohttp/aiohttp json c32: simultaneous, 0 windows, 1 re-run, 60 s\n  stopped: regression"
-    )
+    first, rest = out.out.split("\n", 1)  # the verdict line first, as the comment and the step summary lead with it
+    assert first == "✗ `json` under aiohttp: throughput −9.5% (−9.8 … −9.1%)", first
+    assert rest.startswith("aiohttp/aiohttp json c32: simultaneous, 0 windows, 1 re-run, 60 s\n  stopped: regression")
     assert "  verdict     regression" in out.out and "no server started" in out.err
     assert (
         gate_main(
