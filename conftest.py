@@ -55,7 +55,7 @@ RUN_INSTALLS = {
     "toxiproxy-server": "./run tests builds it when go is on PATH "
     "(go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.5.0, renamed toxiproxy-server)",
     "actionlint": "./run tests builds it when go is on PATH (go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12)",
-    "act": "./run tests builds it when go is on PATH (go install github.com/nektos/act@v0.2.89)",
+    "act": "./run tests -m example_ci builds it when go is on PATH (go install github.com/nektos/act@v0.2.89)",
     "chromium": "./run tests installs it (apt-get install chromium)",
     "shellcheck": "./run tests installs it (apt-get install shellcheck)",
     "redis-server": "./run installs it (apt-get install redis-server)",
