@@ -49,10 +49,24 @@ def _throughput(rec: dict) -> float | None:
     return ((rec.get("signals") or {}).get("throughput") or {}).get("delta")
 
 
+# Which gate made a decision: its line names its windows' lengths (window_s) from the gate that doubles them after a
+# look too noisy to judge (gate/loop.py, WIDEN_MAX); lines without it were made before, every window 1 s.
+DESIGNS = {False: "1 s windows throughout (before)", True: "windows doubled after a too-noisy look"}
+
+
+def widening(rec: dict) -> bool:
+    return rec.get("widening", "window_s" in rec)
+
+
 def aa_rows(lines: list[dict]) -> list[str]:
     rows = []
-    for counts, label in GATE_MODES.items():
-        runs = [r for r in lines if r["kind"] == "gate" and r["what"] == "A/A" and r["counts"] == counts]
+    for (counts, label), design in ((m, d) for d in (True, False) for m in GATE_MODES.items()):
+        runs = [
+            r
+            for r in lines
+            if r["kind"] == "gate" and r["what"] == "A/A" and r["counts"] == counts and widening(r) == design
+        ]
+        label = f"{label}; {DESIGNS[design]}"
         if runs:
             n, wolf = len(runs), sum(r["exit_status"] == 1 for r in runs)
             unsure, passed = sum(r["exit_status"] == 3 for r in runs), sum(r["exit_status"] == 0 for r in runs)
@@ -75,9 +89,11 @@ def _outcome(rec: dict) -> str:
     if rec["kind"] == "sequential":
         return f"Δ rps {rec['delta']:+.1%}" if "delta" in rec else "error"
     fired = [k for k, s in (rec.get("signals") or {}).items() if s.get("verdict") == "regression"]
+    noisy = [k for k, s in (rec.get("signals") or {}).items() if s.get("verdict") == "rerun"]
     verdict = f"**{rec['verdict']}**" if rec["exit_status"] == 1 else rec["verdict"]
     logged = f", {rec['access_log_lines']:,} log lines" if "access_log_lines" in rec else ""
-    return f"{verdict} ({', '.join(fired) or 'no signal fired'}), {rec['seconds']:.0f} s{logged}"
+    why = ", ".join(fired) or (f"too noisy: {', '.join(noisy)}" if noisy else "no signal fired")
+    return f"{verdict} ({why}), {rec['seconds']:.0f} s{logged}{'' if widening(rec) else ' (1 s windows)'}"
 
 
 def _environment(runs: list[dict]) -> str:
