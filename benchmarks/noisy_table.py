@@ -49,10 +49,24 @@ def _throughput(rec: dict) -> float | None:
     return ((rec.get("signals") or {}).get("throughput") or {}).get("delta")
 
 
+# Which gate made a decision: lines say so (widening), or, older ones, by naming their windows' lengths (window_s): only
+# the gate that doubled its windows after a look too noisy to judge (tried, then taken out) wrote that field.
+DESIGNS = {False: "as it ships (1 s windows)", True: "tried and taken out: windows doubled after a too-noisy look"}
+
+
+def widening(rec: dict) -> bool:
+    return rec.get("widening", "window_s" in rec)
+
+
 def aa_rows(lines: list[dict]) -> list[str]:
     rows = []
-    for counts, label in GATE_MODES.items():
-        runs = [r for r in lines if r["kind"] == "gate" and r["what"] == "A/A" and r["counts"] == counts]
+    for (counts, label), design in ((m, d) for d in (False, True) for m in GATE_MODES.items()):
+        runs = [
+            r
+            for r in lines
+            if r["kind"] == "gate" and r["what"] == "A/A" and r["counts"] == counts and widening(r) == design
+        ]
+        label = f"{label}; {DESIGNS[design]}"
         if runs:
             n, wolf = len(runs), sum(r["exit_status"] == 1 for r in runs)
             unsure, passed = sum(r["exit_status"] == 3 for r in runs), sum(r["exit_status"] == 0 for r in runs)
@@ -75,9 +89,13 @@ def _outcome(rec: dict) -> str:
     if rec["kind"] == "sequential":
         return f"Δ rps {rec['delta']:+.1%}" if "delta" in rec else "error"
     fired = [k for k, s in (rec.get("signals") or {}).items() if s.get("verdict") == "regression"]
+    noisy = [k for k, s in (rec.get("signals") or {}).items() if s.get("verdict") == "rerun"]
     verdict = f"**{rec['verdict']}**" if rec["exit_status"] == 1 else rec["verdict"]
     logged = f", {rec['access_log_lines']:,} log lines" if "access_log_lines" in rec else ""
-    return f"{verdict} ({', '.join(fired) or 'no signal fired'}), {rec['seconds']:.0f} s{logged}"
+    why = ", ".join(fired) or (f"too noisy: {', '.join(noisy)}" if noisy else "no signal fired")
+    return (
+        f"{verdict} ({why}), {rec['seconds']:.0f} s{logged}{' (windows doubled when noisy)' if widening(rec) else ''}"
+    )
 
 
 def _environment(runs: list[dict]) -> str:
@@ -110,6 +128,30 @@ def plant_rows(lines: list[dict]) -> list[str]:
     return rows
 
 
+def verdict_in_words(lines: list[dict]) -> str:
+    """The table's answer in one sentence: false regressions and could-not-decide over every A/A decision of the gate
+    as it ships (1 s windows), and the stored-point compare's false alarms over its A/A pairs."""
+    shipped = [r for r in lines if r["kind"] == "gate" and r["what"] == "A/A" and not widening(r)]
+    pairs = [r for r in lines if r["kind"] == "sequential" and r["what"] == "A/A" and "alarm" in r]
+    if not shipped:
+        return ""
+    n, wolf, unsure = (
+        len(shipped),
+        sum(r["exit_status"] == 1 for r in shipped),
+        sum(r["exit_status"] == 3 for r in shipped),
+    )
+    said = (
+        f"Over {n} A/A decisions of the gate as it ships, it raised {wolf} false regressions and could not decide "
+        f"{unsure} ({unsure / n:.0%})"
+    )
+    if pairs:
+        alarms = " and ".join(
+            f"{sum(r['alarm'][t] for r in pairs)} at {float(t):.0%}" for t in sorted(pairs[0]["alarm"], key=float)
+        )
+        said += f"; two plain runs one after the other raised false alarms in {alarms} of {len(pairs)} pairs"
+    return said + ".\n\n"
+
+
 def table(lines: list[dict]) -> str:
     if not lines:
         return NOT_YET
@@ -118,7 +160,8 @@ def table(lines: list[dict]) -> str:
     days = sorted(r["started"][:10] for r in lines)
     argvs = sorted({" ".join(r.get("argv") or ["run"]) for r in lines})
     out = [
-        f"Measured on {box['cpu']} ({box['cores']} cores), {days[0]}"
+        verdict_in_words(lines)
+        + f"Measured on {box['cpu']} ({box['cores']} cores), {days[0]}"
         + (f" to {days[-1]}" if days[-1] != days[0] else "")
         + f", gunicorn-sync-w2 serving flask, with {noise['neighbours']} neighbours (each busy "
         f"{noise['busy_s'][0] * 1000:.0f} ms – {noise['busy_s'][1]:g} s, then idle {noise['idle_s'][0] * 1000:.0f} ms – "

@@ -6,10 +6,7 @@ runs per arm under valgrind, and the same runs' system calls, connections and me
 arm, both at once, and a second when the first is ambiguous; a counted regression of either ends the
 decision there (any gated regression fails it).  Then the timed blocks, judged at
 each of the plan's looks: a regression or every signal settled ends it, else the next look follows, up to the
-last.  A look that finds a gated signal's pairs more dispersed than the policy allows (a neighbour stealing CPU in
-bursts hits one window and not its pair) doubles the windows of the blocks after it, up to ``WIDEN_MAX`` times: a longer window
-averages more bursts, and a pair still compares windows of one length.  An unreached verdict at the last look is
-retried while ``plan.retries`` are left.
+last.  An unreached verdict at the last look is retried while ``plan.retries`` are left.
 ``serverbench gate`` calls :func:`decide` (the decision and the records of its counts, which a cost regression's
 attribution reuses); the tests call :func:`run`.
 """
@@ -30,10 +27,6 @@ from ..records.decisions import ABDecision, Decision, Measurement
 from .plan import ABPlan
 
 Counts = tuple[tuple[float, ...], tuple[float, ...]]
-# How many times a noisy decision's windows double (1 s -> 2 s -> 4 s at the gate's default): under a neighbour busy
-# in bursts of 50 ms to 1 s on every core, 1 s windows left throughput's pair dispersion just over the policy's 15%
-# (benchmarks/noisy_gate.py); twice the window halves its variance.
-WIDEN_MAX = 2
 
 
 @dataclass(frozen=True)
@@ -104,31 +97,23 @@ def decide(
         return replace(m, pairs=pairs, phases=phases | dict(m.phases), seconds=time.monotonic() - started)
 
     attempt = 0
-    windows = plan  # the plan the next blocks run: the windows doubled after a look found the machine too noisy
     while True:
         first = attempt * looks.blocks[-1]  # a retry's blocks get fresh hash seeds
         measured: Measurement | None = None
         for k, blocks in enumerate(looks.blocks):
             done = measured.blocks if measured is not None else 0
-            more = run_blocks(windows, blocks - done, first + done, rate=None if measured is None else measured.rate)
+            more = run_blocks(plan, blocks - done, first + done, rate=None if measured is None else measured.rate)
             measured = more if measured is None else measured.plus(more)
             whole = with_counts_and_growth(measured)
             judgement = with_system(judge(whole.pairs, whole.rate is not None, policy, looks.look(k)), system)
             if judgement.stopped is not None:
                 break
-            if judgement.too_noisy(policy) and windows.duration < plan.duration * 2**WIDEN_MAX:
-                windows = widened(windows)
         decision = decided(plan.name, whole, judgement, policy=policy, max_error_rate=plan.max_error_rate, looks=looks)
         if decision.verdict not in UNREACHED or attempt >= plan.retries:
             return decision, runs
         if on_retry is not None:
             on_retry(decision, looks.blocks[-1])
         attempt += 1
-
-
-def widened(plan: ABPlan) -> ABPlan:
-    """``plan`` with its saturated and fixed-rate windows twice as long."""
-    return replace(plan, duration=plan.duration * 2, rate_duration=(plan.rate_duration or plan.duration) * 2)
 
 
 def counted(plan: ABPlan) -> Counted | None:

@@ -146,15 +146,6 @@ class Judgement:
             for d in (self.decisions[k] for k in self.gated)
         )
 
-    def too_noisy(self, policy: Policy) -> tuple[str, ...]:
-        """The gated signals whose pairs are more dispersed than ``policy`` allows, whatever this look's verdict (at
-        an early look, too few pairs read inconclusive first): the machine's noise, which longer windows average."""
-        return tuple(
-            k
-            for k in self.gated
-            if not self.decisions[k].unit and self.decisions[k].dispersion > policy.max_dispersion  # relative ones
-        )
-
     @property
     def stopped(self) -> str | None:
         """Why the decision ends at this look: "regression", "settled" or "last look"; None: look again.  A

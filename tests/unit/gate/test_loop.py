@@ -1,18 +1,10 @@
-import dataclasses
 from types import SimpleNamespace
 
 import pytest
 
-from serverbench.catalog.matrix import Cell
-from serverbench.catalog.variants import registry
-from serverbench.catalog.workloads import WORKLOADS
 from serverbench.gate import loop
-from serverbench.gate.plan import ABPlan, Arm
 from serverbench.judge.ab import GATE_POLICY, Looks
 from serverbench.records.cost import CostRecord, SystemCounts
-from serverbench.records.decisions import Measurement
-
-CELL = Cell(registry()["aiohttp"], registry()["aiohttp"].default_app)
 
 
 def _record(instructions, requests=100, calls=None, absent=""):
@@ -125,30 +117,3 @@ def test_a_system_call_regression_ends_the_decision_at_the_counts(monkeypatch):
     decision, _ = loop.decide(plan)
     assert decision.verdict == "regression" and decision.stopped == "counted"
     assert decision.decisions["cost"].verdict == "pass" and decision.decisions["system"].verdict == "regression"
-
-
-def _blocks(ratios):
-    """A measurement of one block per throughput ratio (candidate / base), the other signals equal in both arms."""
-    base = tuple(1000.0 for _ in ratios)
-    pairs = {"throughput": (base, tuple(1000.0 * r for r in ratios))}
-    pairs |= {s: (tuple(1.0 for _ in ratios), tuple(1.0 for _ in ratios)) for s in ("cpu", "pss")}
-    return Measurement.of("simultaneous", ("base", "candidate"), pairs, (), len(ratios), 0, None, 1.0)
-
-
-def test_a_look_too_noisy_to_judge_doubles_the_windows_after_it_and_a_quiet_one_does_not(monkeypatch):
-    """Throughput pairs dispersed beyond the policy at a look: the blocks after it run windows twice as long, at
-    most WIDEN_MAX doublings (1 s, 2 s, 4 s), the fixed-rate windows too; quiet pairs keep the plan's windows."""
-    noisy = [1.0, 1.3, 0.75, 1.25, 0.8, 1.2, 0.7, 1.35]
-    for ratios, durations in ((noisy, [1, 2, 4, 4]), ([1.0, 1.01, 0.99, 1.0, 1.01, 0.99, 1.0, 1.0], [1, 1, 1, 1])):
-        ran = []
-
-        def run_blocks(plan, blocks, first, rate=None, ratios=ratios, ran=ran):
-            ran.append((plan.duration, plan.rate_duration))
-            return _blocks(ratios[first : first + blocks])
-
-        monkeypatch.setattr(loop, "run_blocks", run_blocks)
-        plan = ABPlan(CELL, WORKLOADS["json"], Arm("base"), Arm("candidate"), rate=None, cost_repeats=0)
-        plan = dataclasses.replace(plan, looks=Looks((2, 4, 6, 8)), blocks=8)
-        loop.decide(plan)
-        assert [d for d, _ in ran] == durations[: len(ran)] and all(d == r for d, r in ran), (ratios, ran)
-        assert len(ran) == (4 if ratios is noisy else len(ran))

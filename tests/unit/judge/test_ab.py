@@ -31,7 +31,7 @@ from serverbench.judge.ab import (
 from serverbench.judge.decision import VERDICTS, Policy, _decide_batch, combine, decide
 from serverbench.judge.signals import alpha_shares, gated_signals
 from serverbench.records import decisions
-from serverbench.records.decisions import Decision, DecisionFileError, Measurement
+from serverbench.records.decisions import DecisionFileError, Measurement
 from tests.unit.fuzzing import fuzz
 
 SAME = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.1, 100.3, 99.7, 100.0, 100.4]
@@ -835,22 +835,3 @@ def test_the_counted_system_decision_gates_only_where_it_was_judged():
     kept = with_system(base, _system("inconclusive"))
     assert kept.gated == (COST,) and kept.verdict == "pass" and SYSTEM in kept.decisions
     assert with_system(base, None) is base
-
-
-def test_too_noisy_names_the_relative_gated_signals_dispersed_beyond_the_policy():
-    """Too noisy: a gated signal whose relative dispersion exceeds max_dispersion, whatever its verdict (an early
-    look's inconclusive too); not one at or under it, not an ungated one, not one in units (a slope in MB/min)."""
-
-    def d(dispersion, verdict="inconclusive", unit=""):
-        return Decision(verdict, 0.0, (0.0, 0.0), 0.5, 5, dispersion, False, "", unit)
-
-    decisions = {
-        "throughput": d(0.16),
-        "p90": d(0.30, "rerun"),
-        "cpu": d(0.15, "pass"),
-        "pss": d(0.40),
-        "growth": d(3.0, unit="MB/min"),
-    }
-    judged = Judgement(decisions, ("throughput", "p90", "cpu", "growth"))
-    assert judged.too_noisy(GATE_POLICY) == ("throughput", "p90")
-    assert judged.too_noisy(replace(GATE_POLICY, max_dispersion=0.5)) == ()
