@@ -60,7 +60,7 @@ commit=$(git -C "$work/clone/serverbench" rev-parse --short HEAD)
 
 # What stayed installed, in words (recorded with the figure).
 apt_kept=()
-for package in wrk valgrind redis-server libev-dev nginx-light libnginx-mod-http-echo chromium openssh-server \
+for package in wrk valgrind redis-server libev-dev nginx-light libnginx-mod-http-echo chromium openssh-server shellcheck \
                pkg-config libssl-dev libsqlite3-dev; do
   dpkg -s "$package" >/dev/null 2>&1 && apt_kept+=("$package")
 done

@@ -41,7 +41,7 @@ def worktree(ref: str, repo: Path) -> Iterator[Path]:
     for line in prune_stale_worktrees(repo):
         print(f"note: {line}", file=sys.stderr)
     me = psutil.Process()
-    path = Path(tempfile.mkdtemp(prefix=".serverbench-base-", dir=beside(repo)))
+    path = Path(tempfile.mkdtemp(prefix="serverbench-base-", dir=beside(repo)))
     try:
         subprocess.run(
             [
