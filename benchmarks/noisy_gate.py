@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib
 import json
 import os
 import platform
@@ -98,9 +97,6 @@ def signals(decision: dict) -> dict:
     return {k: {f: d.get(f) for f in keep} for k, d in decision.get("decisions", {}).items()}
 
 
-WIDENING = hasattr(importlib.import_module("serverbench.gate.loop"), "WIDEN_MAX")
-
-
 def gate(key: str, workload: str, counts: str, env: dict[str, str], folder: Path) -> dict:
     """One ``serverbench gate --json`` decision; its exit status, verdict and per-signal figures."""
     out = folder / f"{key}.json"
@@ -121,10 +117,10 @@ def gate(key: str, workload: str, counts: str, env: dict[str, str], folder: Path
         "stopped": decision.get("stopped"),
         "blocks": decision.get("blocks"),
         "signals": signals(decision),
-        # the windows' lengths: more than one when a noisy look doubled them (gate/loop.py's WIDEN_MAX), and
-        # whether the gate that ran could (a tree without WIDEN_MAX keeps every window as long as the first)
+        # the windows' lengths, and that this gate keeps every window as long as the first (the lines of the gate
+        # that doubled them after a noisy look, tried and taken out, carry window_s without this field)
         "window_s": sorted({w["shape"]["duration"] for w in decision["windows"]}),
-        "widening": WIDENING,
+        "widening": False,
         "base_cpu_us": base_cpu_us(decision),
         "decision_file": str(out.relative_to(ROOT) if out.is_relative_to(ROOT) else out),
     }
