@@ -7,7 +7,6 @@ import json
 import os
 import re
 import sys
-import time
 from pathlib import Path
 
 import psutil
@@ -90,11 +89,11 @@ def pytest_runtest_makereport(item, call):
         )
 
 
-# ./run tests builds oha (minutes of Rust on a fresh machine) beside the tests, at idle priority; only the tests marked
-# `oha` (they need oha itself: its open model, its lead-in, a split across load hosts) wait for the build and run last
-# while it goes on.  The other tests drive with wrk meanwhile: the closed model falls back to it (SERVERBENCH_OHA_BUILD:
-# the path whose .status file holds cargo's exit status when it is done).
-OHA_BUILD_WAIT_S = 1800.0
+# ./run tests builds oha (minutes of Rust on a fresh machine) beside the tests, at idle priority, and runs the tests in
+# two sessions: SERVERBENCH_OHA_PHASE=without (during the build) deselects the tests marked `oha` (they need oha itself:
+# its open model, its lead-in, its split across load hosts), =with (after it) keeps only those.  The others drive with
+# wrk: the closed model falls back to it.
+OHA_PHASES = ("without", "with")
 
 
 def _needs_oha(item: pytest.Item) -> bool:
@@ -117,17 +116,22 @@ def pytest_cmdline_main(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The tests marked ``alone`` first, then the other slow ones, so that the tests the xdist workers share out last
-    are short; stable otherwise.  An alone test waits for the test on the other worker to end: first, it waits for
-    milliseconds (the other worker's first tests are unit tests), later it could wait a minute of a bisect beside it.
-    While ./run builds oha the tests marked `oha` go last: every other test runs during the build."""
-    building = bool(os.environ.get("SERVERBENCH_OHA_BUILD"))
-    items.sort(  # sort is stable: the order of collection otherwise
-        key=lambda i: (
-            _needs_oha(i) if building else 0,
-            0 if i.get_closest_marker("alone") else 1 if _slow(i) else 2,
-        )
-    )
+    """Under SERVERBENCH_OHA_PHASE (./run tests while oha builds) only the phase's tests: those not marked `oha`, or only
+    those.  Then the tests marked ``alone`` first, then the other slow ones, so that the tests the xdist workers share
+    out last are short; stable otherwise.  An alone test waits for the test on the other worker to end: first, it
+    waits for milliseconds (the other worker's first tests are unit tests), later it could wait a minute of a bisect
+    beside it."""
+    phase = os.environ.get("SERVERBENCH_OHA_PHASE")
+    if phase:
+        if phase not in OHA_PHASES:
+            raise pytest.UsageError(
+                f"SERVERBENCH_OHA_PHASE={phase!r}: use one of {', '.join(OHA_PHASES)} (./run sets it)"
+            )
+        keep = [i for i in items if _needs_oha(i) == (phase == "with")]
+        if len(keep) < len(items):
+            config.hook.pytest_deselected(items=[i for i in items if _needs_oha(i) != (phase == "with")])
+            items[:] = keep
+    items.sort(key=lambda i: 0 if i.get_closest_marker("alone") else 1 if _slow(i) else 2)  # stable
 
 
 def pytest_runtest_logreport(report):
@@ -147,19 +151,3 @@ def pytest_runtest_logreport(report):
     }
     with open(path, "a") as f:
         f.write(json.dumps(row) + "\n")
-
-
-@pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_runtest_protocol(item, nextitem):
-    """A test marked `oha` waits for ./run's background oha build, if one runs, before it takes its turn (an `alone`
-    test holds the machine from its turn on: waiting there would idle the other worker too)."""
-    build = os.environ.get("SERVERBENCH_OHA_BUILD")
-    if build and _needs_oha(item):
-        status = Path(build + ".status")
-        deadline = time.monotonic() + OHA_BUILD_WAIT_S
-        while not status.exists() and time.monotonic() < deadline:
-            time.sleep(0.5)
-        if not status.exists():
-            late = f"oha's build (./run tests, log .tools/logs/oha.log) did not finish in {OHA_BUILD_WAIT_S:.0f} s"
-            item.add_marker(pytest.mark.skip(reason=late))
-    yield

@@ -52,13 +52,14 @@ def driver_for(
     """oha for a rate (the open model), locust for a locust scenario; for the closed model oha when ``closed``
     says so, the shape keeps connections alive and the load is plain GETs of one URL (``one_url``: no URL mix,
     not a user's endpoint), wrk otherwise (oha's closed model sends one URL, kept alive).  ``places``: the load hosts
-    (docs/hosts.md), where locust runs distributed and oha's and wrk's loads are split."""
+    (docs/hosts.md), where locust runs distributed and oha's and wrk's loads are split: the closed model's driver is
+    the same across hosts as on one (the gate's is wrk, the session's its --perf-closed-driver)."""
     places = tuple(places)
     if shape.workers is not None:
         from .locust import LocustDriver
 
         return LocustDriver(workers=shape.workers, places=places)
-    if shape.rate is not None or ((closed == "oha" or places) and shape.requests_per_connection is None and one_url):
+    if shape.rate is not None or (closed == "oha" and shape.requests_per_connection is None and one_url):
         from .oha import OhaDriver
 
         return OhaDriver(places=places)

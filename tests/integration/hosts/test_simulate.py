@@ -86,7 +86,6 @@ def _left_files() -> set[str]:
     }
 
 
-@pytest.mark.oha
 @needs_namespaces
 def test_the_gate_drives_both_arms_from_the_load_host_and_fails_a_slower_candidate(tmp_path):
     """`serverbench gate` run apart from the server host hands itself over to it: there every window's generator ran
@@ -117,11 +116,10 @@ HANDED_OVER = """
 set -e
 sed 's|^role = "server"$|role = "server"\\ncheckout = "'"$1"'"|' "$SERVERBENCH_HOSTS" > "$2"
 SERVERBENCH_HOSTS="$2" "$3" -m pytest -p no:cacheprovider -m perf --perf-variants waitress-t4 \\
-    --perf-duration 1 --perf-warmup 0 --perf-connections 8 --perf-json out/results.json
+    --perf-closed-driver wrk --perf-duration 1 --perf-warmup 0 --perf-connections 8 --perf-json out/results.json
 """
 
 
-@pytest.mark.oha
 @needs_namespaces
 def test_a_controller_apart_sends_the_project_runs_it_there_and_brings_the_results_back(tmp_path):
     """`pytest -m perf` in a project of one's own (flask-todo), run outside the namespaces with the server host's
@@ -144,7 +142,6 @@ def test_a_controller_apart_sends_the_project_runs_it_there_and_brings_the_resul
     assert _namespaces() == before and _left_files() == files
 
 
-@pytest.mark.oha
 @needs_namespaces
 def test_counted_cost_runs_on_the_server_host_against_the_backends_hosts_redis(tmp_path):
     """`pytest -m cost` under an inventory with a backends host: the hosts are checked, the count runs here (the
@@ -152,6 +149,7 @@ def test_counted_cost_runs_on_the_server_host_against_the_backends_hosts_redis(t
     before = _namespaces()
     records = tmp_path / "cost.json"
     argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-m", "cost", "--perf-variants", "aiohttp"]
+    argv += ["--perf-closed-driver", "wrk"]  # a count needs no generator: the tests that need oha are few (./run)
     done = subprocess.run(
         [*SERVERBENCH, "hosts", "simulate", "--load", "1", "--backends", "--", *argv, "--perf-workloads", "redis"]
         + [f"--perf-json={records}"],
@@ -249,7 +247,6 @@ print(chr(10) + json.dumps({"seen": seen, "code": code, "left": at_exit, "after"
 """
 
 
-@pytest.mark.oha
 @needs_namespaces
 @pytest.mark.parametrize(
     ("signum", "apart"),
@@ -265,6 +262,7 @@ def test_a_run_stopped_by_a_signal_leaves_no_process_on_any_load_host(signum, ap
     nothing can handle: each tether stops its group once the session's SSH connections are gone, within seconds."""
     files = _left_files()
     argv = [*PYTEST, "--perf-variants", "aiohttp", "--perf-workloads", "json", "-k", "u50", "--perf-duration=20"]
+    argv += ["--perf-closed-driver", "wrk"]  # locust's cell: no oha needed (the tests that need it are few: ./run)
     done = _simulate(2, sys.executable, "-c", INTERRUPTER, str(int(signum)), *argv, timeout=300, apart=apart)
     left = _left_files() - files
     said = done.stdout[-3000:] + done.stderr[-3000:]
@@ -304,12 +302,12 @@ def test_an_unreachable_load_host_stops_the_run_before_any_server_starts(tmp_pat
     assert "did not start" not in said and "passed" not in said
 
 
-@pytest.mark.oha
 @needs_namespaces
 def test_a_load_host_lost_mid_window_fails_its_cell_names_the_host_and_the_session_goes_on(tmp_path):
-    """load2's link goes down while its oha runs: that cell fails naming load2 and when it was lost, the next cell
+    """load2's link goes down while its wrk runs (the closed model's driver across hosts as on one; oha's split is
+    the first example's): that cell fails naming load2 and when it was lost, the next cell
     still runs (and fails on the lost host), the session ends, and nothing is left."""
-    before, folders = _namespaces(), set(Path("/tmp").glob("serverbench-gen-*"))
+    before, folders = _namespaces(), _generator_folders()
     records = tmp_path / "records.json"
     cut: list[str] = []
 
@@ -320,7 +318,7 @@ def test_a_load_host_lost_mid_window_fails_its_cell_names_the_host_and_the_sessi
                 if not namespace.endswith("-load2"):
                     continue
                 pids = subprocess.run(["ip", "netns", "pids", namespace], capture_output=True, text=True).stdout
-                if any(_comm(pid) == "oha" for pid in pids.split()):
+                if any(_comm(pid) == "wrk" for pid in pids.split()):
                     link = namespace.split("-")[0] + "v2"  # the load2 link's end on the bridge (hosts.simulate.plan)
                     subprocess.run(["ip", "link", "set", link, "down"], check=True)
                     cut.append(link)
@@ -338,22 +336,29 @@ def test_a_load_host_lost_mid_window_fails_its_cell_names_the_host_and_the_sessi
         "json",
         "-k",
         "c64",
+        "--perf-closed-driver",
+        "wrk",
         "--perf-duration=3",
         f"--perf-json={records}",
     )
     watcher.join(5)
     said = done.stdout + done.stderr
-    assert cut, f"load2's oha was never seen running: {said[-2000:]}"
+    assert cut, f"load2's wrk was never seen running: {said[-2000:]}"
     assert done.returncode == 1, said[-3000:]
     assert "load2" in said and ("was lost" in said or "cannot be reached" in said), said[-3000:]
     assert "2 failed" in said or "1 failed" in said
     assert _namespaces() == before
     # The lost host kept its generator's folder (nothing could reach it to remove it): here, on the same disk, the
     # test removes it; the other host's was removed by the run.
-    kept = set(Path("/tmp").glob("serverbench-gen-*")) - folders
+    kept = _generator_folders() - folders
     assert len(kept) <= 1, kept
     for folder in kept:
         shutil.rmtree(folder)
+
+
+def _generator_folders() -> set[Path]:
+    """The folders the generators make in /tmp (oha's rows, wrk's scripts), on every host: they share this disk."""
+    return {p for pattern in ("serverbench-gen-*", "serverbench-wrk-*") for p in Path("/tmp").glob(pattern)}
 
 
 def _comm(pid: str) -> str:

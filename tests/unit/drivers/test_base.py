@@ -47,14 +47,16 @@ def test_the_closed_choice_wrk_never_looks_for_oha_and_oha_missing_is_an_error(m
 
 
 def test_with_load_hosts_every_driver_is_given_them():
-    """Load hosts: the closed model is oha across them, locust runs distributed, a load only wrk can send is wrk's
-    across them."""
+    """Load hosts: the closed model's driver is the one it would be on one host (oha when chosen, wrk otherwise, as
+    the gate's is), locust runs distributed, a load only wrk can send is wrk's across them."""
     from serverbench.catalog.shapes import LoadShape
     from serverbench.drivers.base import driver_for
 
     places = ("load1", "load2")  # stand-ins: the drivers only keep them
-    oha = driver_for(LoadShape(64, 1), closed="wrk", places=places)
+    oha = driver_for(LoadShape(64, 1), closed="oha", places=places)
     assert (oha.name, oha.places) == ("oha", places)
+    assert driver_for(LoadShape(64, 1), closed="wrk", places=places).name == "wrk"
+    assert driver_for(LoadShape(64, 1, rate=100.0), closed="wrk", places=places).name == "oha"
     assert driver_for(LoadShape(50, 1, workers=0), places=places).places == places
     wrk = driver_for(LoadShape(64, 1), closed="oha", one_url=False, places=places)
     assert (wrk.name, wrk.places) == ("wrk", places)
