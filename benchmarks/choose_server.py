@@ -127,13 +127,22 @@ def table(rows: Sequence[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The report's chart style (report/assets/report.css), inlined: a chart opened on its own has no page around it.
+STYLE = (
+    "<style>svg{font:11px sans-serif}.title{font-size:13px;font-weight:600;fill:#222}.tick{fill:#555}"
+    ".label{fill:#333}.value{fill:#333;font-size:10px}.grid{stroke:#eee}</style>"
+)
+
+
 def chart(title: str, rows: Sequence[Row]) -> str:
-    """One bar per cell, fastest first, its model and flags written after the value."""
+    """One bar per cell, fastest first, its model and flags written after the value; a standalone SVG file."""
     bars = tuple(
-        Bar(f"{r.cell} {r.workload}", "rps", r.rps, " ".join((r.model, *r.flags)))
+        Bar(f"{r.cell} {r.workload} {r.shape}", "rps", r.rps, " ".join((r.model, *r.flags)))
         for r in sorted(rows, key=lambda r: -r.rps)
     )
-    return bar_chart(BarChart(title, Axis("requests per second"), bars)) + "\n"
+    svg = bar_chart(BarChart(title, Axis("requests per second"), bars))
+    head, rest = svg.split(">", 1)
+    return f'{head} width="760">{STYLE}{rest}\n'
 
 
 def best_by_model(rows: Sequence[Row]) -> dict[str, Row]:
@@ -169,8 +178,8 @@ def sentences(rows: Sequence[Row]) -> list[str]:
     saturated = [r for r in rows if "SAT" in r.flags]
     if saturated:
         said.append(
-            f"{len(saturated)} of these {len(rows)} rows are marked `SAT`: the load generator shared this "
-            "machine's cores and was at its limit, so those servers may be faster than measured."
+            f"`SAT` on {len(saturated)} of these {len(rows)} rows: the load generator shared this machine's cores "
+            "and was at its limit, so those servers may be faster than measured."
         )
     return said
 
@@ -221,8 +230,10 @@ def page(file: results.ResultsFile, rows: Sequence[Row], records: Path) -> tuple
         f"Measured {file.created} on {where or 'an unnamed machine'}"
         + (f" at commit `{file.commit}`" if file.commit else "")
         + f" (`{records.relative_to(ROOT) if records.is_relative_to(ROOT) else records.name}`, "
-        f"{len(rows)} results). The load generator ran on the same machine as the server, so on a machine with few "
-        "cores it takes some of the server's CPU: compare rows with each other, not with another machine's.",
+        f"{len(rows)} results). The load generator ran on the same "
+        + (f"{machine['cores']}-core " if machine.get("cores") else "")
+        + "machine as the server and took some of its CPU: compare rows with each other, not with another "
+        "machine's figures.",
         "",
     ]
     body, charts = [], {}
@@ -250,6 +261,7 @@ def page(file: results.ResultsFile, rows: Sequence[Row], records: Path) -> tuple
 
 def render(records: Path = RECORDS, doc: Path = DOC, write: bool = True) -> dict[Path, str]:
     """The page and its charts rendered from ``records``: {path: text}; written when ``write``."""
+    records = records.resolve()
     file = read(records)
     text, charts = page(file, rows_of(file), records)
     out = {doc: text, **{doc.parent / CHARTS.name / name: svg for name, svg in charts.items()}}

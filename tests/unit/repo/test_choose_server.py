@@ -80,7 +80,7 @@ def test_the_sentences_rest_on_the_rows(tmp_path):
     assert "The smallest worker: `gunicorn-sync-w2/flask` (sync processes), 31.0 MB of PSS." in said
     json = " ".join(CHOOSE.sentences([r for r in rows if r.workload == "json"]))
     assert json.startswith("The fastest here was `uvicorn/raw-asgi` (asyncio) on json: 9,800 rps, p99 3.2 ms.")
-    assert "1 of these 2 rows are marked `SAT`" in json
+    assert "`SAT` on 1 of these 2 rows" in json
 
 
 def test_pss_per_worker_is_the_median_workers_or_the_only_process():
