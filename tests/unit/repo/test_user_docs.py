@@ -113,3 +113,12 @@ def test_the_reference_page_lists_each_commands_exit_statuses():
         for status, meaning in module.EXIT_STATUSES
     ]
     assert rows == expected, "docs/reference.md's exit statuses differ from the commands' EXIT_STATUSES"
+
+
+def test_getting_started_runs_the_readmes_first_example():
+    """docs/getting-started.md's first command is the README's first example, which tests.yml's readme-example job
+    runs as written (tests/unit/repo/test_workflows.py), so the page's command is run by CI too."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").split("## A first example", 1)[1]
+    first = readme.split("```sh\n", 1)[1].split("\n", 1)[0]
+    page = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    assert page.split("```sh\n", 1)[1].split("\n", 1)[0] == first
