@@ -97,6 +97,9 @@ QUEUE_MULTIPLES = {
 }
 # A worked example of the sizing: `variant` (Q = q s): lead-in L s, window W s, trail T s (/upstream, 64 connections).
 EXAMPLE = r"`([\w.-]+)` \(Q = ([\d.]+) s\): lead-in ([\d.]+) s, window ([\d.]+) s, trail ([\d.]+) s"
+# The gate's shared options, as gate.md states them: `--duration` (default 1 here), `--warmup` (1), `--connections`
+# (one count, 32), `--max-error-rate` (0.01).
+GATE_DEFAULT = r"`--(duration|warmup|connections|max-error-rate)` \((?:default |one count, )?([\d.]+)[ )]"
 INI = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
 
 
@@ -139,6 +142,11 @@ def stale_lines(pages: list[Path]) -> tuple[list[str], set[str]]:
                     wrong.append(
                         f"{name}:{number}: pyproject.toml sets {key} = {INI.get(key)!r}, the page says {said!r}"
                     )
+            for flag, said in re.findall(GATE_DEFAULT, line):  # the gate's own defaults, as the gate reads them
+                value = OPTIONS_BY_NAME["perf_" + flag.replace("-", "_")].default_in("gate")
+                value = value[0] if isinstance(value, tuple) else value
+                if float(said) != float(value):
+                    wrong.append(f"{name}:{number}: the gate's --{flag} defaults to {value}, the page says {said}")
             for flag, said in re.findall(r"`(--perf-[\w-]+)`(?: seconds)? \(([\w.]+) by default\b", line):
                 option = OPTIONS_BY_NAME[flag.removeprefix("--").replace("-", "_")]
                 if option.parse(said) != option.default:
