@@ -462,7 +462,7 @@ VARIANTS: tuple[Variant, ...] = (
         "asyncio",
         notes="hypercorn (h11), one process. Its loop's timers wake it a number of times that follows how long the "
         "counted window took, so its counts move with the machine's load: counted beside other sessions' counts "
-        "they spread far wider than on a quiet machine (docs/cost.md's A/A tables). A baseline saved on a quiet "
+        "they spread far wider than on a quiet machine (docs/lab/cost.md's A/A tables). A baseline saved on a quiet "
         "machine keeps the narrow spread, so its cost tolerance has a floor: about twice the spread under load.",
         cost_tolerance=0.04,
     ),
