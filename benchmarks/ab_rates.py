@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/ab_rates.py run --variant gunicorn-sync-w2 --app flask --runs 5 \
         --conditions 'A/A=burn:0,10%=burn:60' --out benchmarks/results/gate-seq-flask-1.json
     .venv/bin/python benchmarks/ab_rates.py summary benchmarks/results/gate-seq-*.json
-    .venv/bin/python benchmarks/ab_rates.py render    # docs/gate.md's table, from its PROOF files or those named
+    .venv/bin/python benchmarks/ab_rates.py render    # docs/lab/gate.md's table, from its PROOF files or those named
 
 Each run is one whole decision, as ``serverbench gate`` makes it: ``serverbench.gate.loop.run`` of an ``ABPlan`` with
 the gate's defaults (its policy, looks, windows and counted signal), one attempt.  A condition is
@@ -36,7 +36,7 @@ from serverbench.gate.loop import run as run_decision
 from serverbench.gate.plan import ABPlan, Arm
 
 ROOT = Path(__file__).resolve().parents[1]
-DOC = ROOT / "docs" / "gate.md"
+DOC = ROOT / "docs" / "lab" / "gate.md"
 MARKS = ("<!-- gate proof table (benchmarks/ab_rates.py render) -->\n", "<!-- end of the gate proof table -->")
 KNOBS = {"burn": "SERVERBENCH_BURN_US", "work": "SERVERBENCH_WORK_ITERS", "delay": "SERVERBENCH_DELAY_US"}
 COST_REPEATS = 1  # the gate's default where valgrind is installed (gate.options.COST_REPEATS)
@@ -244,7 +244,7 @@ def phases(records: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-# The files docs/gate.md's proof table is rendered from (``render`` with no files).
+# The files docs/lab/gate.md's proof table is rendered from (``render`` with no files).
 PROOF = (
     "gate-seq-flask.json",
     "gate-seq-flask-aa.json",
@@ -256,7 +256,7 @@ PROOF = (
 
 
 def render(paths: Sequence[str] = (), write: bool = True) -> dict[Path, str]:
-    """The proof table and the phase table into docs/gate.md, between the markers: {doc: its new text}.  No
+    """The proof table and the phase table into docs/lab/gate.md, between the markers: {doc: its new text}.  No
     ``paths``: the PROOF files in benchmarks/results/."""
     paths = list(paths) or [str(ROOT / "benchmarks" / "results" / name) for name in PROOF]
     records = load(paths)

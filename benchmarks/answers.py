@@ -7,7 +7,7 @@
     # a perf run's results file (--perf-json), and for the README's first example its terminal output too:
     .venv/bin/python benchmarks/answers.py perf run.json --as default-run-after
     .venv/bin/python benchmarks/answers.py example example.txt example.json --as readme-example
-    # the blocks of README.md and docs/measurements.md, from benchmarks/results/answers.json:
+    # the blocks of README.md and docs/lab/measurements.md, from benchmarks/results/answers.json:
     .venv/bin/python benchmarks/answers.py render
 
 Each measurement is merged into benchmarks/results/answers.json under its name; ``render`` rewrites the generated
@@ -139,7 +139,7 @@ def blocks(data: dict) -> dict[str, str]:
             + f". The machine: {bare['conditions']}. "
             f"The default `./run perf` ran its {run['results']} cells in {clock(run['pytest_s'])} of pytest, an "
             "earlier measurement on a shared 2-core AMD EPYC with everything already installed. Where the time goes: "
-            "[measurements](docs/measurements.md#answers-in-minutes).\n"
+            "[measurements](docs/lab/measurements.md#answers-in-minutes).\n"
         )
     if example:
         out["answers-example"] = (
@@ -212,7 +212,11 @@ def _timeline_line(t: dict) -> str:
     )
 
 
-def render(paths: tuple[Path, ...] = (ROOT / "README.md", ROOT / "docs" / "measurements.md"), write: bool = True):
+# The pages holding answers blocks: the README, the lab notebook, and the session table's sample in reading-a-result.
+PAGES = (ROOT / "README.md", ROOT / "docs" / "lab" / "measurements.md", ROOT / "docs" / "reading-a-result.md")
+
+
+def render(paths: tuple[Path, ...] = PAGES, write: bool = True):
     """Rewrite the generated blocks of ``paths`` from the answers file; returns {path: new text}."""
     made = blocks(json.loads(ANSWERS.read_text()))
     texts = {}

@@ -1,6 +1,6 @@
 """How each server variant degrades when a backend fails in the middle of a measured window.
 
-    flock -x /tmp/sb-load.lock .venv/bin/python benchmarks/backend_faults.py run --variants a,b
+    flock -x /tmp/serverbench-load.lock .venv/bin/python benchmarks/backend_faults.py run --variants a,b
     .venv/bin/python benchmarks/backend_faults.py render
 
 ``run``: per variant and fault, a fresh server (its app talks to the backend directly for a kill,

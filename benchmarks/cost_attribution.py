@@ -1,6 +1,6 @@
 """The attribution a failing cost test prints, for one injected regression.
 
-    flock -s /tmp/sb-load.lock .venv/bin/python benchmarks/cost_attribution.py gunicorn-sync-w2 3000
+    flock -s /tmp/serverbench-load.lock .venv/bin/python benchmarks/cost_attribution.py gunicorn-sync-w2 3000
 
 Counts the variant's reference app with the apps' work knob (SERVERBENCH_WORK_ITERS, apps/injected_work.py)
 at 1 iteration as the baseline and at 1 + N iterations as the candidate, each with its Python-level

@@ -1,6 +1,6 @@
 """Detection by counted instructions: a known, deterministic extra work per request, and A/A runs.
 
-    flock -s /tmp/sb-load.lock .venv/bin/python benchmarks/cost_detect.py \
+    flock -s /tmp/serverbench-load.lock .venv/bin/python benchmarks/cost_detect.py \
         --variants waitress-t4,granian-wsgi,gunicorn-sync-w2 --runs 20 --aa 50 \
         --out benchmarks/results/cost-detect.json
 

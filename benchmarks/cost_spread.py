@@ -7,7 +7,7 @@
     sblock shared .venv/bin/python benchmarks/cost_spread.py stages --runs 4
     sblock shared .venv/bin/python benchmarks/cost_spread.py pairs --runs 12 \\
         --variants gunicorn-sync-w2,gevent-pywsgi-nodelay --label after
-    .venv/bin/python benchmarks/cost_spread.py render    # docs/cost.md's A/A blocks, from the results file
+    .venv/bin/python benchmarks/cost_spread.py render    # docs/lab/cost.md's A/A blocks, from the results file
     .venv/bin/python benchmarks/cost_spread.py table benchmarks/results/cost-spread.json  # instructions only
 
 Each count is a fresh server under valgrind (measure/counting/cost.py), 200 requests, two counts at a time (two cores), as
@@ -22,7 +22,7 @@ recorded.
 ``pairs``: counts two at a time, as ``pytest -m cost -n 2`` counts, each keeping the stage it held (its slot) and the
 stage its server saw (the one its processes' command lines name), under a ``--label`` (the code: before, after).
 
-``render`` rewrites five blocks of docs/cost.md: ``cost-aa``, the spread of every figure per cell (its range: highest
+``render`` rewrites five blocks of docs/lab/cost.md: ``cost-aa``, the spread of every figure per cell (its range: highest
 less lowest), and ``cost-aa-rule``, what a baseline written from ``COUNTS`` of them would have judged: each run of
 ``COUNTS`` consecutive counts made a baseline (its median count and its spread, records/cost.py), and every other
 count of the cell was judged against it by judge/cost.py, with the session's 2% as the floor and without one;
@@ -62,12 +62,12 @@ from measured_block import rewrite  # noqa: E402 (a sibling script)
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks/results/cost-aa.json"
 BASELINES = ROOT / "baselines/cost"  # saved_table: the committed entries that keep a spread
-DOC = ROOT / "docs/cost.md"
+DOC = ROOT / "docs/lab/cost.md"
 TOLERANCE = 0.02  # pytest -m cost's default instruction tolerance
 COUNTS = 5  # counts a baseline is written from (--perf-cost-baseline-counts' default)
 # The cells of the A/A block, one per way of serving: what the issue asks for (a sync, a threaded and an event-loop server).
 KINDS = {"gunicorn-sync-w2": "sync", "gunicorn-gthread-t10": "threaded", "uvicorn": "event loop"}
-# The cells that drifted most from the AMD EPYC's baselines to this machine's (docs/measurements.md).
+# The cells that drifted most from the AMD EPYC's baselines to this machine's (docs/lab/measurements.md).
 DRIFTED = ("hypercorn", "uwsgi-p2t2", "uvicorn", "gevent-pywsgi-nodelay")
 
 
@@ -539,7 +539,7 @@ BLOCKS = {
 
 
 def render(write: bool = True) -> dict[Path, str]:
-    """docs/cost.md with its A/A blocks rendered from the results file; written when ``write``."""
+    """docs/lab/cost.md with its A/A blocks rendered from the results file; written when ``write``."""
     data = json.loads(RESULTS.read_text())
     text = DOC.read_text()
     for name, block in BLOCKS.items():  # one after the other, on the text the previous one left

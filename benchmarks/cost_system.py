@@ -12,7 +12,7 @@ measure/counting/clientmemory.py): A/A counts and planted changes per cell, and 
         --cell gunicorn-sync-w2/flask --cell waitress-t4/flask --cell aiohttp/aiohttp
     flock -s /tmp/serverbench-timed.lock .venv/bin/python benchmarks/cost_system.py kept --runs 3 \\
         --cell gunicorn-sync-w2/flask --cell waitress-t4/flask --cell aiohttp/aiohttp
-    .venv/bin/python benchmarks/cost_system.py render    # docs/cost.md's blocks, from their results files
+    .venv/bin/python benchmarks/cost_system.py render    # docs/lab/cost.md's blocks, from their results files
 
 ``counts``: per cell, ``--runs`` fresh counts (two at a time), then one count per planted knob; prints
 instructions, the calls per request that differ between runs or from the base (vDSO calls left out), socket
@@ -30,7 +30,7 @@ decision: its base is counted beside it).  Written to ``benchmarks/results/cost-
 ``kept``: the A/B gate's counted phase (measure/ab.py ``count_arms``, one count per arm at the gate's 50 requests,
 both at once), an A/A and a 1,000-byte leak per run and cell, with memory kept read over 1,000 requests without
 valgrind (measure/counting/keptmemory.py) and without that run (the window's 50, not judged): the system verdict and the
-phase's seconds.  Written to ``benchmarks/results/cost-gate-kept.json``.  ``render`` rewrites docs/cost.md's
+phase's seconds.  Written to ``benchmarks/results/cost-gate-kept.json``.  ``render`` rewrites docs/lab/cost.md's
 blocks from both files.
 """
 
@@ -64,7 +64,7 @@ from measured_block import rewrite  # noqa: E402 (a sibling script)
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks/results/cost-plants.json"
 KEPT_RESULTS = ROOT / "benchmarks/results/cost-gate-kept.json"
-DOC = ROOT / "docs/cost.md"
+DOC = ROOT / "docs/lab/cost.md"
 TOLERANCE = 0.02  # pytest -m cost's default instruction tolerance
 MOVED_MIN = 0.5  # calls per request a name must move by to be listed as moved (judged from 1.00: judge/system.py)
 PLANTS_CELL = "gunicorn-sync-w2/flask"  # a sync server: its calls per request are whole numbers, run to run
@@ -404,7 +404,7 @@ def kept_table(data: dict) -> str:
 
 
 def render(write: bool = True) -> dict[Path, str]:
-    """docs/cost.md with its planted-changes and gate-leak blocks rendered from their results files; written when
+    """docs/lab/cost.md with its planted-changes and gate-leak blocks rendered from their results files; written when
     ``write``."""
     rewrite(DOC, "cost-plants", table(json.loads(RESULTS.read_text())), write)
     return rewrite(DOC, "cost-gate-kept", kept_table(json.loads(KEPT_RESULTS.read_text())), write)

@@ -1,7 +1,7 @@
 """Do counts travel?  One commit counted in two clones, at a short path and a long one, before and after a change.
 
     flock -s /tmp/serverbench-timed.lock .venv/bin/python benchmarks/cost_travel.py run 37f58f6 33c0467 --runs 5
-    .venv/bin/python benchmarks/cost_travel.py render    # docs/cost.md's block, from the results file
+    .venv/bin/python benchmarks/cost_travel.py render    # docs/lab/cost.md's block, from the results file
 
 Each commit is cloned twice from this repository, at ``<tmp>/a`` and at ``<tmp>/a-much-longer-...-path/x`` (72
 more characters), and each clone's ``.venv`` is set up alike (``uv sync --locked --extra test --group native``).
@@ -32,7 +32,7 @@ from measured_block import rewrite  # noqa: E402 (a sibling script)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks/results/cost-travel.json"
-DOC = ROOT / "docs/cost.md"
+DOC = ROOT / "docs/lab/cost.md"
 CELLS = ("gunicorn-sync-w2", "waitress-t4", "aiohttp")
 LONG = "a-much-longer-checkout-path-to-move-every-path-the-server-sees/x"
 FILLER = 4096  # bytes of the caller's environment the long clone counts under, beyond the short one's
@@ -150,7 +150,7 @@ def table(data: dict) -> str:
 
 
 def render(write: bool = True) -> dict[Path, str]:
-    """docs/cost.md with its block rendered from the results file; written when ``write``."""
+    """docs/lab/cost.md with its block rendered from the results file; written when ``write``."""
     return rewrite(DOC, "cost-travel", table(json.loads(RESULTS.read_text())), write)
 
 

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/cost_under_load.py --runs 12 --busy 3 --label after \
         --out benchmarks/results/cost-under-load.json
     .venv/bin/python benchmarks/cost_under_load.py --runs 12 --busy 3 --label before --src /tmp/wt/src ...
-    .venv/bin/python benchmarks/cost_under_load.py render    # docs/cost.md's block, from the results file
+    .venv/bin/python benchmarks/cost_under_load.py render    # docs/lab/cost.md's block, from the results file
 
 The cell is the one tests/integration/userapps/test_user_app_cost.py counts: waitress-t4 serving a small
 WSGI shop, ``POST /items`` with headers and a JSON body, 40 requests.  Each run is ``pytest -m cost`` in a
@@ -29,7 +29,7 @@ from measured_block import rewrite  # noqa: E402 (a sibling script)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks/results/cost-under-load.json"
-DOC = ROOT / "docs/cost.md"
+DOC = ROOT / "docs/lab/cost.md"
 TEST = ROOT / "tests/integration/userapps/test_user_app_cost.py"
 BUSY = "while True: pass"
 
@@ -96,7 +96,7 @@ def table(data: dict) -> str:
 
 
 def render(write: bool = True) -> dict[Path, str]:
-    """docs/cost.md with its block rendered from the results file; written when ``write``."""
+    """docs/lab/cost.md with its block rendered from the results file; written when ``write``."""
     return rewrite(DOC, "cost-under-load", table(json.loads(RESULTS.read_text())), write)
 
 

@@ -1,11 +1,11 @@
-"""The fault census's figures (docs/robustness.md), rendered from one file, not typed in.
+"""The fault census's figures (docs/lab/robustness.md), rendered from one file, not typed in.
 
-    # the census as docs/robustness.md writes it, its output kept (-s prints one JSON row per moment):
-    flock -x /tmp/sb-load.lock .venv/bin/python -m pytest tests/integration/sessions/test_fault_census.py \\
+    # the census as docs/lab/robustness.md writes it, its output kept (-s prints one JSON row per moment):
+    flock -x /tmp/serverbench-load.lock .venv/bin/python -m pytest tests/integration/sessions/test_fault_census.py \\
         -m "census or not census" -s -p no:cacheprovider | tee census.log
     # its rows and its summary line merged into benchmarks/results/fault-census.json as the run shown:
     .venv/bin/python benchmarks/fault_census.py record census.log --as after --commit "$(git rev-parse --short HEAD)"
-    # docs/robustness.md's block, from benchmarks/results/fault-census.json:
+    # docs/lab/robustness.md's block, from benchmarks/results/fault-census.json:
     .venv/bin/python benchmarks/fault_census.py render
 
 The file holds two runs: ``after`` (the census of the code as it is: its date, commit, summary and one row per
@@ -28,7 +28,7 @@ from measured_block import rewrite  # noqa: E402 (a sibling script)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "fault-census.json"
-DOC = ROOT / "docs" / "robustness.md"
+DOC = ROOT / "docs" / "lab" / "robustness.md"
 CENSUS = ROOT / "tests" / "integration" / "sessions" / "test_fault_census.py"
 SUMMARY = re.compile(r"=+ (?P<counts>[^=]*?) in (?P<s>[\d.]+)s")
 FIELDS = ("moment", "phase", "at_s", "exit", "left", "records", "baseline", "wrk_seen")  # wrk_seen: the phase hit
@@ -102,7 +102,7 @@ def render_block(data: dict) -> str:
 
 
 def render(write: bool = True) -> dict[Path, str]:
-    """docs/robustness.md with its fault-census block rendered from the results file; written when ``write``."""
+    """docs/lab/robustness.md with its fault-census block rendered from the results file; written when ``write``."""
     return rewrite(DOC, "fault-census", render_block(json.loads(RESULTS.read_text())), write)
 
 
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--as", dest="name", default="after", help="the run's name (default: after, the one shown)")
     r.add_argument("--commit", required=True, help="the commit the census ran at")
     r.add_argument("--date", default=dt.date.today().isoformat(), help="the day it ran (default: today)")
-    sub.add_parser("render", help="rewrite docs/robustness.md's block from benchmarks/results/fault-census.json")
+    sub.add_parser("render", help="rewrite docs/lab/robustness.md's block from benchmarks/results/fault-census.json")
     args = parser.parse_args(argv)
     if args.command == "render":
         render()

@@ -1,10 +1,10 @@
-"""docs/robustness.md's fresh-user figures (the `fresh_checkout` test's times), rendered from one file, not typed in.
+"""docs/lab/robustness.md's fresh-user figures (the `fresh_checkout` test's times), rendered from one file, not typed in.
 
-    # the test as docs/robustness.md writes it, run and timed (as root: it makes a user), appended to
+    # the test as docs/lab/robustness.md writes it, run and timed (as root: it makes a user), appended to
     # benchmarks/results/fresh-user.json; it installs and builds, so on a shared host under the load locks:
     flock /tmp/serverbench-turn.lock true && flock /tmp/serverbench-load.lock flock -s /tmp/serverbench-quiet.lock \\
         .venv/bin/python benchmarks/fresh_user.py record [--runs N] [--new]
-    # docs/robustness.md's block, from benchmarks/results/fresh-user.json:
+    # docs/lab/robustness.md's block, from benchmarks/results/fresh-user.json:
     .venv/bin/python benchmarks/fresh_user.py render
 
 ``record`` runs the command as written, but for its ``sudo`` when it is root already (there sudo would only reset the
@@ -37,7 +37,7 @@ from measured_block import rewrite  # noqa: E402 (a sibling script)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "fresh-user.json"
-DOC = ROOT / "docs" / "robustness.md"
+DOC = ROOT / "docs" / "lab" / "robustness.md"
 COMMAND = "sudo .venv/bin/python -m pytest tests/unit/repo/test_workflows.py -m fresh_checkout -s -p no:cacheprovider"
 RUN_LINE = re.compile(r"\./run tests --collect-only as \S+: exit (?P<exit>-?\d+) in (?P<s>\d+) s")
 STEP_LINE = re.compile(r"serverbench: (?P<name>\S+): done in (?P<s>\d+) s")
@@ -139,7 +139,7 @@ def render_block(data: dict) -> str:
 
 
 def render(write: bool = True) -> dict[Path, str]:
-    """docs/robustness.md with its fresh-user block rendered from the results file; written when ``write``."""
+    """docs/lab/robustness.md with its fresh-user block rendered from the results file; written when ``write``."""
     if not RESULTS.exists():
         raise SystemExit(f"no {RESULTS.relative_to(ROOT)}: measure first (benchmarks/fresh_user.py record --new)")
     return rewrite(DOC, "fresh-user", render_block(json.loads(RESULTS.read_text())), write)
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--runs", type=int, default=1, help="how many runs, one after the other (default: 1)")
     r.add_argument("--new", action="store_true", help="drop the runs kept before (a new series)")
     r.add_argument("--commit", help="the commit it runs (default: git rev-parse --short HEAD)")
-    sub.add_parser("render", help="rewrite docs/robustness.md's block from benchmarks/results/fresh-user.json")
+    sub.add_parser("render", help="rewrite docs/lab/robustness.md's block from benchmarks/results/fresh-user.json")
     args = parser.parse_args(argv)
     if args.command == "render":
         render()

@@ -6,9 +6,9 @@ sweep aims SIGINT at one moment over and over, at a random delay: the measured w
 processes.  Each session is the census's (aiohttp, json and plaintext, 1 s windows, wrk) in a folder of its own.
 
     # one sweep, alone on the machine, kept in benchmarks/results/interrupt-sweep.json as the run named:
-    flock -x /tmp/sb-load.lock .venv/bin/python benchmarks/interrupt_sweep.py run --runs 66 --max-delay 0.03 \\
+    flock -x /tmp/serverbench-load.lock .venv/bin/python benchmarks/interrupt_sweep.py run --runs 66 --max-delay 0.03 \\
         --as after --commit "$(git rev-parse --short HEAD)"
-    # docs/robustness.md's block, from that file:
+    # docs/lab/robustness.md's block, from that file:
     .venv/bin/python benchmarks/interrupt_sweep.py render
 
 A session ends one of three ways: ``interrupted`` (pytest's exit 2, or -2 when a signal ended the interpreter), the
@@ -36,7 +36,7 @@ from measured_block import rewrite  # noqa: E402 (a sibling script)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "interrupt-sweep.json"
-DOC = ROOT / "docs" / "robustness.md"
+DOC = ROOT / "docs" / "lab" / "robustness.md"
 HANG_S = 60.0
 
 
@@ -144,7 +144,7 @@ def render_block(data: dict) -> str:
 
 
 def render(write: bool = True) -> dict[Path, str]:
-    """docs/robustness.md with its interrupt-sweep block rendered from the results file; written when ``write``."""
+    """docs/lab/robustness.md with its interrupt-sweep block rendered from the results file; written when ``write``."""
     if not RESULTS.exists():
         raise SystemExit(
             f"no {RESULTS.relative_to(ROOT)}: sweep first (benchmarks/interrupt_sweep.py run --as after ...)"
@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--seed", type=int, default=1, help="the delays' random seed")
     r.add_argument("--as", dest="name", required=True, help="the run's name in the results file (before, after)")
     r.add_argument("--commit", required=True, help="the commit swept")
-    sub.add_parser("render", help="rewrite docs/robustness.md's block from benchmarks/results/interrupt-sweep.json")
+    sub.add_parser("render", help="rewrite docs/lab/robustness.md's block from benchmarks/results/interrupt-sweep.json")
     args = parser.parse_args(argv)
     if args.command == "render":
         render()

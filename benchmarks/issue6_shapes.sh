@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The load-shape figures of docs/measurements.md (issue 6): gunicorn sync -w 2 and aiohttp on /json and the book site.
+# The load-shape figures of docs/lab/measurements.md (issue 6): gunicorn sync -w 2 and aiohttp on /json and the book site.
 # Run alone on the machine (never next to another load test): about 6 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -46,11 +46,13 @@ OUT = ROOT / "benchmarks/results/memory.json"
 SUMMARY = ROOT / "benchmarks/results/memory-summary.json"
 GROWTH = ("slope_mb_per_10k", "low", "high", "verdict")  # what a table cell of a growth shows
 DOC = ROOT / "docs/memory.md"
+LAB = ROOT / "docs/lab/memory.md"  # the soaks: how the growth judge and its threshold were measured
 MARKS = {
     "footprint": ("<!-- memory table (benchmarks/memory.py render) -->\n", "<!-- end of the memory table -->"),
     "soak": ("<!-- soak table (benchmarks/memory.py render) -->\n", "<!-- end of the soak table -->"),
     "sharing": ("<!-- sharing table (benchmarks/memory.py render) -->\n", "<!-- end of the sharing table -->"),
 }
+PAGES = {"sharing": DOC, "footprint": DOC, "soak": LAB}  # the page each table is rendered into
 # The table of what a fork shares: the master's and each worker's pages, without and with preload and gc.freeze().
 SHARING = ("gunicorn-sync-w4", "gunicorn-sync-w4-preload", "gunicorn-sync-w4-freeze")
 
@@ -354,20 +356,23 @@ def _slope(g: dict | None, digits: int) -> str:
 
 
 def render(write: bool = True) -> dict[Path, str]:
-    """docs/memory.md with its tables rendered from the summary alone; written unless ``write`` is False."""
+    """docs/memory.md (the sharing and footprint tables) and docs/lab/memory.md (the soak table) with their tables
+    rendered from the summary alone; written unless ``write`` is False."""
     data = json.loads(SUMMARY.read_text())
-    doc = DOC.read_text()
     tables = (("sharing", sharing_table(data)), ("footprint", footprint_table(data)), ("soak", soak_table(data)))
+    docs = {path: path.read_text() for path in dict.fromkeys(PAGES.values())}
     for part, table in tables:
         start, end = MARKS[part]
+        doc = docs[PAGES[part]]
         if start in doc:
             head, rest = doc.split(start, 1)
-            doc = head + start + table + rest[rest.index(end) :]
+            docs[PAGES[part]] = head + start + table + rest[rest.index(end) :]
         if write:
             print(table)
     if write:
-        DOC.write_text(doc)
-    return {DOC: doc}
+        for path, doc in docs.items():
+            path.write_text(doc)
+    return docs
 
 
 def main() -> None:

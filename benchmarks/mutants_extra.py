@@ -6,7 +6,7 @@ a field dropped from a key, each held against the unit tests of the module it ch
         .venv/bin/python benchmarks/mutants_extra.py run --as after judge/decision.py
     ... run --as after judge/ab.py
     ... run --as after judge/signals.py records/results.py records/schema.py
-    # docs/mutation.md's block, from benchmarks/results/mutants-extra.json:
+    # docs/lab/mutation.md's block, from benchmarks/results/mutants-extra.json:
     .venv/bin/python benchmarks/mutants_extra.py render
 
 The operators, AST-based, each one expression of the module's source replaced:
@@ -21,7 +21,7 @@ Words for a person are not mutated (as mutmut's ``do_not_mutate_patterns``): cal
 file (tests/unit/<package>/test_<module>.py) with ``-x -q -p no:cacheprovider``, on a copy of src/ placed first on
 the path (the work tree is never changed), under a timeout of 4x the clean run (a mutant that times out counts as
 killed, as in mutmut).  Each run is merged into benchmarks/results/mutants-extra.json under its name; ``render``
-rewrites the block of docs/mutation.md between ``<!-- BEGIN MEASURED: mutants-extra ... -->`` and its END, and a
+rewrites the block of docs/lab/mutation.md between ``<!-- BEGIN MEASURED: mutants-extra ... -->`` and its END, and a
 unit test re-renders and compares (tests/unit/repo/test_mutants_extra.py).
 """
 
@@ -47,7 +47,7 @@ from measured_block import rewrite  # noqa: E402 (a sibling script)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "mutants-extra.json"
-DOC = ROOT / "docs" / "mutation.md"
+DOC = ROOT / "docs" / "lab" / "mutation.md"
 # The modules measured, and how many of each one's mutants a run checks: a surviving mutant runs the module's whole
 # test file (judge/decision's 58 s, judge/ab's 32 s, the others' 4-8 s on the shared 2-core machine).
 MODULES = {
@@ -360,7 +360,7 @@ def render_block(data: dict) -> str:
 
 
 def render(write: bool = True) -> dict[Path, str]:
-    """docs/mutation.md with its mutants-extra block rendered from the results file; written when ``write``."""
+    """docs/lab/mutation.md with its mutants-extra block rendered from the results file; written when ``write``."""
     data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     return rewrite(DOC, "mutants-extra", render_block(data), write)
 
@@ -376,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--as", dest="name", help="merge the run into benchmarks/results/mutants-extra.json as NAME")
     ls = sub.add_parser("list", help="print every mutant of the modules, and how many")
     ls.add_argument("modules", nargs="*", default=list(MODULES))
-    sub.add_parser("render", help="rewrite docs/mutation.md's block from benchmarks/results/mutants-extra.json")
+    sub.add_parser("render", help="rewrite docs/lab/mutation.md's block from benchmarks/results/mutants-extra.json")
     args = parser.parse_args(argv)
     if args.command == "list":
         for module in args.modules:

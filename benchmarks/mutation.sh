@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mutation testing of the code that decides anything (docs/mutation.md): mutmut mutates judge/, records/,
+# Mutation testing of the code that decides anything (docs/lab/mutation.md): mutmut mutates judge/, records/,
 # the contract and its verification, the drivers' parsers and the commands' exit status ([tool.mutmut]
 # in pyproject.toml), runs tests/unit against each mutant, and prints the score per module.
 # Incremental: mutmut keeps its results in mutants/ and re-runs only the mutants whose function (or the

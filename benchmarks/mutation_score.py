@@ -1,17 +1,17 @@
 """The mutation score per module from mutmut's results (mutants/**/*.meta), and the survivors not yet
-accounted for in docs/mutation-survivors.md (docs/mutation.md).
+accounted for in docs/lab/mutation-survivors.md (docs/lab/mutation.md).
 
     python benchmarks/mutation_score.py [--min 0.9] [--markdown]
     python benchmarks/mutation_score.py --as NAME --only records.schema ...   # keep these modules' figures
-    python benchmarks/mutation_score.py --render                              # docs/mutation.md's block again
+    python benchmarks/mutation_score.py --render                              # docs/lab/mutation.md's block again
 
 Killed counts kills, timeouts and segfaults (the mutant broke the code); a survivor listed in
-docs/mutation-survivors.md as equivalent counts as accounted for, not as killed.  A mutant no unit test runs
+docs/lab/mutation-survivors.md as equivalent counts as accounted for, not as killed.  A mutant no unit test runs
 (mutmut's "no tests") counts as checked and not killed, in its own column: nothing tried to kill it.  Exit status 1 when a
 module's score (killed + accounted for) / checked is under --min, or a survivor is not accounted for.
 
 ``--as NAME`` keeps the figures of the modules ``--only`` names (all: every module mutants/ holds) in
-benchmarks/results/mutation-scores.json as run NAME, and rewrites the block of docs/mutation.md between
+benchmarks/results/mutation-scores.json as run NAME, and rewrites the block of docs/lab/mutation.md between
 ``<!-- BEGIN MEASURED: mutation-scores ... -->`` and its END from that file (``--render`` only rewrites it); a unit
 test re-renders and compares (tests/unit/repo/test_mutation_score.py).
 """
@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from measured_block import rewrite  # noqa: E402 (a sibling script)
 
 ROOT = Path(__file__).resolve().parents[1]
-SURVIVORS = ROOT / "docs" / "mutation-survivors.md"
+SURVIVORS = ROOT / "docs" / "lab" / "mutation-survivors.md"
 SCORES = ROOT / "benchmarks" / "results" / "mutation-scores.json"
-DOC = ROOT / "docs" / "mutation.md"
+DOC = ROOT / "docs" / "lab" / "mutation.md"
 COLUMNS = ("killed", "equivalent", "open", "untested", "checked", "mutants")
 KILLED = {1, 3, 36, 24, -24, 152, 255, -11, -9, 37}  # mutmut's kill, timeout and segfault exit codes
 SURVIVED = {0}
@@ -40,7 +40,7 @@ UNTESTED = {33}  # mutmut's "no tests": no unit test runs the mutated function (
 
 
 def accounted() -> set[str]:
-    """Mutant names listed in docs/mutation-survivors.md (a `name` in backticks at the start of a list item)."""
+    """Mutant names listed in docs/lab/mutation-survivors.md (a `name` in backticks at the start of a list item)."""
     if not SURVIVORS.exists():
         return set()
     return set(re.findall(r"^- `([\w.]+__mutmut_\d+)`", SURVIVORS.read_text(), re.M))
@@ -75,7 +75,7 @@ def render_block(data: dict) -> str:
 
 
 def render(write: bool = True) -> dict[Path, str]:
-    """docs/mutation.md with its mutation-scores block rendered from the scores file; written when ``write``."""
+    """docs/lab/mutation.md with its mutation-scores block rendered from the scores file; written when ``write``."""
     data = json.loads(SCORES.read_text()) if SCORES.exists() else {}
     return rewrite(DOC, "mutation-scores", render_block(data), write)
 
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", action="store_true", help="a Markdown table (for $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--as", dest="name", help="keep the figures as this run in " + str(SCORES.relative_to(ROOT)))
     parser.add_argument("--only", nargs="+", default=[], help="with --as: only these modules (records.schema ...)")
-    parser.add_argument("--render", action="store_true", help="rewrite docs/mutation.md's block, and nothing else")
+    parser.add_argument("--render", action="store_true", help="rewrite docs/lab/mutation.md's block, and nothing else")
     args = parser.parse_args(argv)
     if args.render:
         render()

@@ -2,7 +2,7 @@
 
     sblock timed .venv/bin/python benchmarks/noisy_gate.py run        # 20 A/A each way, 4 plants, 10 + 3 pairs
     .venv/bin/python benchmarks/noisy_gate.py run --quick             # a smoke test: one of each kind
-    .venv/bin/python benchmarks/noisy_gate.py render                  # docs/gate.md's block, from the results file
+    .venv/bin/python benchmarks/noisy_gate.py render                  # docs/lab/gate.md's block, from the results file
 
 The noise (benchmarks/neighbours.py): one neighbour per core, not pinned, spinning 50 ms - 1 s then idle
 50 ms - 1 s (uniformly random, seeded), started before each decision and stopped after it.
@@ -255,9 +255,9 @@ def main(argv: list[str]) -> None:
     r.add_argument("--seed", type=int, default=56)
     r.add_argument("--out", type=Path, default=RESULTS)
     r.add_argument("--quick", action="store_true", help="one of each: --aa 1 --pairs 1 --sleep-pairs 0 --plants sleep")
-    d = sub.add_parser("render", help="docs/gate.md's block from the results file")
+    d = sub.add_parser("render", help="docs/lab/gate.md's block from the results file")
     d.add_argument("--results", type=Path, default=RESULTS)
-    d.add_argument("--doc", type=Path, default=ROOT / "docs/gate.md")
+    d.add_argument("--doc", type=Path, default=ROOT / "docs/lab/gate.md")
     args = parser.parse_args(argv)
     args.argv = argv
     if args.command == "render":

@@ -1,4 +1,4 @@
-"""docs/gate.md's "does it cry wolf" block, rendered from benchmarks/noisy_gate.py's results file.
+"""docs/lab/gate.md's "does it cry wolf" block, rendered from benchmarks/noisy_gate.py's results file.
 
     .venv/bin/python benchmarks/noisy_gate.py render [--results FILE] [--doc FILE]
 
@@ -22,7 +22,7 @@ from measured_block import rewrite  # noqa: E402 (a sibling script)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks/results/noisy-gate.jsonl"
-DOC = ROOT / "docs/gate.md"
+DOC = ROOT / "docs/lab/gate.md"
 BLOCK = "noisy-gate"
 GATE_MODES = {"on": "`serverbench gate`, counts on (the default)", "off": "`serverbench gate`, timed signals alone"}
 NOT_YET = "Not measured yet on this tree: `python benchmarks/noisy_gate.py run`, then `render`.\n"

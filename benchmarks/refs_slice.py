@@ -1,6 +1,6 @@
 """A slice of the default run at two commits, to show a change that should not change behaviour did not.
 
-    flock -x /tmp/sb-load.lock .venv/bin/python benchmarks/refs_slice.py 01254cb 154183d --rounds 3
+    flock -x /tmp/serverbench-load.lock .venv/bin/python benchmarks/refs_slice.py 01254cb 154183d --rounds 3
 
 Each commit is cloned fresh from this repository (with ../shared beside it) and set up by its own ``./run`` (its
 installs, then one unmeasured run of the slice).  Then the slice runs ``--rounds`` times per commit, interleaved

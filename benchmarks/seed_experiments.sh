@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The seed comparisons of issue 16, rerun with the cross-language yardsticks (docs/measurements.md#the-seed-experiments):
+# The seed comparisons of issue 16, rerun with the cross-language yardsticks (docs/lab/measurements.md#the-seed-experiments):
 #   benchmarks/seed_experiments.sh events     gevent.pywsgi, Node and wsgiref on the event queues (~1 KB and
 #                                             ~64 KB), keep-alive vs a connection per request at 64 clients, and
 #                                             the open-model rate ladder 20..2,000 req/s; PyPy too when tox can

@@ -1,8 +1,8 @@
 """Slow and idle clients, per variant: the json workload's throughput and p99 with and without K slow
 clients of each kind beside it, and how long one silent connection holds the server before it drops it.
 
-    flock -x /tmp/sb-load.lock .venv/bin/python benchmarks/slow_clients.py load --variants a,b,c
-    flock -x /tmp/sb-load.lock .venv/bin/python benchmarks/slow_clients.py hold --variants a,b,c
+    flock -x /tmp/serverbench-load.lock .venv/bin/python benchmarks/slow_clients.py load --variants a,b,c
+    flock -x /tmp/serverbench-load.lock .venv/bin/python benchmarks/slow_clients.py hold --variants a,b,c
     .venv/bin/python benchmarks/slow_clients.py render
 
 ``load`` runs, per variant, c16 for 3 s (1 s warm-up) then c16+<kind>16 for each kind; ``hold`` starts

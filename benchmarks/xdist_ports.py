@@ -1,6 +1,6 @@
 """Consecutive `pytest -n 2` runs of the server-starting tests: failures and port collisions per run.
 
-    .venv/bin/python benchmarks/xdist_ports.py --runs 50 --lock /tmp/sb-load.lock --hold 270 \
+    .venv/bin/python benchmarks/xdist_ports.py --runs 50 --lock /tmp/serverbench-load.lock --hold 270 \
         --out benchmarks/results/xdist-ports.json
     .venv/bin/python benchmarks/xdist_ports.py --table benchmarks/results/xdist-ports.json
 

@@ -1,7 +1,7 @@
 """What the fuzz tests (test_fuzz_options, test_fuzz_records) share: Hypothesis settings and the census of inputs.
 
 ``SERVERBENCH_FUZZ_SCALE=10 pytest tests/unit/fuzz/test_fuzz_*.py -s`` tries ten times the inputs (the deep run
-docs/robustness.md reports); the default keeps both files to a few seconds of CPU.
+docs/lab/robustness.md reports); the default keeps both files to a few seconds of CPU.
 """
 
 from __future__ import annotations

@@ -29,6 +29,19 @@ POOL_WORKERS = ("sync", "gthread", "thread-pool", "prefork+threads", "single-thr
 # C event loops that run a WSGI app's Python on their one thread: a blocking call in the app (a sleep, redis-py,
 # an HTTP client) blocks the whole process, so each process serves one such request at a time.
 BLOCKING_LOOPS = ("event-loop", "meinheld")
+# The worker model a web team chooses between, by worker kind (docs/choose-a-server.md groups its rows by it): how a
+# server waits for a request's slow call.  Every worker kind of the catalog has one (tests/unit/catalog).
+MODELS: Mapping[str, tuple[str, ...]] = {
+    "sync processes": ("sync", "single-thread"),
+    "threads": ("thread-per-request", "gthread", "prefork+threads", "thread-pool", "reactor+threadpool"),
+    "greenlets": ("gevent", "greenlet", "greenthread"),
+    "asyncio": ("asyncio", "aiohttp", "asgi"),
+    "Rust-core servers": ("rust-threads", "rust+asyncio"),
+    "C event loops": ("event-loop", "meinheld"),
+    "other event loops": ("twisted-reactor",),
+}
+# Interfaces that are not Python's: their servers are another runtime's whatever their worker kind.
+OTHER_RUNTIMES = ("node", "play")
 
 
 @dataclass(frozen=True)
@@ -84,6 +97,13 @@ class Variant:
         if self.worker in BLOCKING_LOOPS and self.interface == "wsgi":
             return self.processes
         return None
+
+    @property
+    def model(self) -> str:
+        """The worker model (MODELS): "other runtimes" for a server of another language's runtime."""
+        if self.interface in OTHER_RUNTIMES:
+            return "other runtimes"
+        return next((m for m, kinds in MODELS.items() if self.worker in kinds), "unknown")
 
     @property
     def default_app(self) -> App:
@@ -442,7 +462,7 @@ VARIANTS: tuple[Variant, ...] = (
         "asyncio",
         notes="hypercorn (h11), one process. Its loop's timers wake it a number of times that follows how long the "
         "counted window took, so its counts move with the machine's load: counted beside other sessions' counts "
-        "they spread far wider than on a quiet machine (docs/cost.md's A/A tables). A baseline saved on a quiet "
+        "they spread far wider than on a quiet machine (docs/lab/cost.md's A/A tables). A baseline saved on a quiet "
         "machine keeps the narrow spread, so its cost tolerance has a floor: about twice the spread under load.",
         cost_tolerance=0.04,
     ),

@@ -251,7 +251,7 @@ OPTIONS: tuple[Option, ...] = (
         "Workloads to run: comma-separated names or globs (e.g. 'json,redis'). Default: all.",
     ),
     # The gate's defaults (1 s windows, 1 s warm-up, 32 connections per arm) are those its A/A false-alarm
-    # and detection figures were measured with (docs/gate.md's proof table).  1 s windows, two rounds a block: a
+    # and detection figures were measured with (docs/lab/gate.md's proof table).  1 s windows, two rounds a block: a
     # timed-only 10% regression is decided at the look after 10 blocks in under a minute (2 s windows: 98 s).
     Option(
         "perf_duration",

@@ -37,7 +37,7 @@ SYSTEM = "system"  # the counted system calls, connections and memory kept per r
 SYSTEM_LABEL = "system calls, memory kept (counted)"
 
 # The gate: a family-wise 1% false-failure budget per suite run, a 3% minimum effect, and a
-# dispersion limit fitted to this machine (measured pair dispersion 2-17%; see docs/measurements.md).
+# dispersion limit fitted to this machine (measured pair dispersion 2-17%; see docs/lab/measurements.md).
 GATE_POLICY = Policy(alpha=0.01, min_effect=0.03, max_dispersion=0.15)
 UNREACHED = ("rerun", "inconclusive")  # verdicts that are no verdict: retried, never a pass
 # A single count per arm ends the decision only beyond this: 6x the widest A/A spread of fresh counts

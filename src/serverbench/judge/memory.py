@@ -193,7 +193,7 @@ def growth_pairs(arms: Sequence[str], windows: Sequence[Window]) -> tuple[tuple[
 
 # The gate's growth signal: the candidate's PSS slope against the base's, pair by pair, in MB per 10,000
 # requests.  A difference, not a ratio: a clean server's slope is near zero and either sign.  1.0 MB per
-# 10k (100 bytes a request), from A/A figures (docs/memory.md, docs/measurements-history.md): 50 clean soaks on
+# 10k (100 bytes a request), from A/A figures (docs/memory.md, docs/lab/measurements-history.md): 50 clean soaks on
 # five worker models sloped -0.76 to +0.39; two soaks of one variant differed by 1.0 or more twice in 225;
 # the simultaneous gate's A/A pairs differed by at most 0.013; the smallest leak knob (256 B) adds +2.7 to +3.7.
 GROWTH_MIN_EFFECT = 1.0

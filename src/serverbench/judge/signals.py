@@ -51,7 +51,7 @@ class Signal:
 # dispersion, and do not trigger the extension (its interval is wide whatever the blocks).
 # Peak PSS (measure.host.sampling) gates at a 5% effect: it is nearly deterministic for a given server and app
 # (A/A on aiohttp /json: pair dispersion 1.3%, single pairs -2.1% to +2.0%, because an arm's peak is one
-# allocator step, ~0.9 MB, above or below; docs/measurements.md#memory); a pre-fork server's PSS also
+# allocator step, ~0.9 MB, above or below; docs/lab/measurements.md#memory); a pre-fork server's PSS also
 # moves with how the requests spread over its workers.
 # It does not extend (more blocks do not narrow a difference that is the same in every pair) and takes no
 # share of alpha: a 5% floor against a sub-percent A/A spread already bounds its false regressions, and

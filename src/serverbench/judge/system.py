@@ -43,7 +43,7 @@ KEPT_MIN_REQUESTS = 200
 # A figure whose counts vary: its tolerance is 3x the widest spread (max - min) its counts show, the arms' or the
 # stored baseline's; instructions per request too, against a baseline written from several counts (judge/cost.py).
 # With a baseline of 5 counts, 3x their range held all but one of the other counts (a fall) of 20 A/A counts per cell
-# (benchmarks/cost_spread.py, docs/cost.md#how-far-counts-fall-apart).
+# (benchmarks/cost_spread.py, docs/lab/cost.md#how-far-counts-fall-apart).
 SPREAD_FACTOR = 3.0
 # A name whose count per request is not a whole number (off by more than WHOLE_SLACK) is driven by scheduling or
 # timers, and a single count of it moves from run to run: waitress-t4's futex read 2.45-3.52 a request over 40

@@ -7,7 +7,7 @@ server, backend or generator is told to exit rather than left behind.  No Python
 fork and exec (see :func:`guarded`).  A process still running
 when the interpreter exits without its fixtures' teardown (a Ctrl-C during the session's last
 writes) is stopped gracefully at exit, and mirakuru's own atexit sweep then kills anything
-still carrying its environment marker.  docs/robustness.md holds the census of interruptions.
+still carrying its environment marker.  docs/lab/robustness.md holds the census of interruptions.
 """
 
 from __future__ import annotations

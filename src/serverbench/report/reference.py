@@ -111,14 +111,34 @@ def backends_table(backends: Mapping[str, Backend] = BACKENDS) -> str:
     return table(("backend", "the apps read", "a running one", "started otherwise", "module"), rows)
 
 
-def _default(value: object) -> str:
-    """A default as it would be written on the command line or in ini."""
+def _unset_word(option: Option) -> str:
+    """The word this list option's own parser reads as ``None`` in its list (keepalive for connection reuse, none
+    for slow clients): the default is written as a user would type it, and it parses back to the default."""
+    for word in ("none", "keepalive"):
+        try:
+            if option.parse(word) == (None,):
+                return word
+        except ValueError:
+            continue
+    raise ValueError(
+        f"{option.flag}: its default holds None, and its parser reads neither 'none' nor 'keepalive' as it"
+    )
+
+
+def _default(value: object, option: Option | None = None) -> str:
+    """A default as it would be written on the command line or in ini (``option``: the list option it belongs to,
+    whose parser names what ``None`` in its list is)."""
     if value is None:
         return "(none)"
     if isinstance(value, bool):
         return "on" if value else "off"
-    if isinstance(value, tuple):  # a list option; in the reuse list None means keep-alive
-        return ",".join("keepalive" if v is None else str(v) for v in value) or "(empty)"
+    if isinstance(value, tuple):
+        if any(v is None for v in value):
+            if option is None:
+                raise ValueError(f"a list default holding None needs its option to be written: {value!r}")
+            unset = _unset_word(option)
+            return ",".join(unset if v is None else str(v) for v in value)
+        return ",".join(str(v) for v in value) or "(empty)"
     return str(value)
 
 
@@ -126,8 +146,8 @@ def options_table(options: Sequence[Option] = OPTIONS) -> str:
     """Every option; where a command's proven default differs (the gate's), it is named beside the default."""
     rows = []
     for o in options:
-        default = f"`{_default(o.default)}`" + "".join(
-            f" ({context}: `{_default(value)}`)" for context, value in o.context_defaults.items()
+        default = f"`{_default(o.default, o)}`" + "".join(
+            f" ({context}: `{_default(value, o)}`)" for context, value in o.context_defaults.items()
         )
         rows.append((f"`{o.flag}`", f"`{o.name}`", default, o.help))
     return table(("flag", "ini key", "default", "meaning"), rows)

@@ -9,7 +9,7 @@ baseline file is the old one or the old one merged with this session's cells, ne
 The gate's base worktree is checked the same way on each exit path.
 
 The default run takes a representative subset; ``-m "census or not census"`` runs all twenty
-moments and the live gate (docs/robustness.md holds the table).
+moments and the live gate (docs/lab/robustness.md holds the table).
 """
 
 from __future__ import annotations
@@ -400,7 +400,7 @@ def _baseline_state(path: Path, old: bytes, passed: int) -> str:
 
 
 def _report(row: dict) -> None:
-    """The census row, for docs/robustness.md (shown with -s, and kept in SERVERBENCH_CENSUS_LOG if set)."""
+    """The census row, for docs/lab/robustness.md (shown with -s, and kept in SERVERBENCH_CENSUS_LOG if set)."""
     line = json.dumps(row)
     print(line)
     log = os.environ.get("SERVERBENCH_CENSUS_LOG")

@@ -1,6 +1,6 @@
 import pytest
 
-from serverbench.catalog.variants import ENGINES, ROW, VARIANTS, Engine, registry, validate
+from serverbench.catalog.variants import ENGINES, MODELS, ROW, VARIANTS, Engine, registry, validate
 from serverbench.errors import ConfigError
 from tests.unit.sample_variants import variant
 
@@ -107,3 +107,23 @@ def test_a_variants_processes_are_its_workers_or_processes():
     """gunicorn's workers, uWSGI's processes, and one process for a server with neither setting."""
     v = registry()
     assert (v["gunicorn-sync-w4"].processes, v["uwsgi-p2t2"].processes, v["gevent-pywsgi"].processes) == (4, 2, 1)
+
+
+def test_every_variant_has_a_worker_model():
+    """Each variant's worker kind is in one model of MODELS (or its interface is another runtime's), so
+    docs/choose-a-server.md puts no row under "unknown"."""
+    unknown = [f"{v.name} ({v.worker})" for v in VARIANTS if v.model == "unknown"]
+    assert not unknown, f"worker kinds in no model of catalog.variants.MODELS: {unknown}; add each to one"
+    kinds = [k for ks in MODELS.values() for k in ks]
+    assert len(kinds) == len(set(kinds)), "a worker kind is in two models"
+
+
+def test_the_models_of_known_variants():
+    """A sync worker, a thread pool, greenlets, asyncio, granian and node land in the models a reader expects."""
+    by_name = {v.name: v.model for v in VARIANTS}
+    assert by_name["gunicorn-sync-w2"] == "sync processes"
+    assert by_name["waitress-t4"] == "threads"
+    assert by_name["gunicorn-gevent-w2"] == "greenlets"
+    assert by_name["uvicorn"] == "asyncio"
+    assert by_name["granian-asgi"] == "Rust-core servers"
+    assert by_name["node-http"] == "other runtimes"

@@ -1,7 +1,7 @@
 """Bad input, fuzzed (Hypothesis): every option and command line gives a value or a usage error naming it.
 
 Each property counts the inputs it tried; ``pytest tests/unit/fuzz/test_fuzz_options.py -s`` prints the census
-(docs/robustness.md keeps it).
+(docs/lab/robustness.md keeps it).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Valid files (results of schema 2 and 1, A/B decisions, baselines, cost baselines
 deleted or replaced by any JSON value (huge integers, NaN, infinities, nested lists), or the bytes
 truncated, nested too deep or not UTF-8.  What a reader accepts is then given to the commands that
 consume it (compare, history, report, gate --rejudge, the baseline check), which must not crash either.
-``pytest tests/unit/fuzz/test_fuzz_records.py -s`` prints the census of inputs tried (docs/robustness.md).
+``pytest tests/unit/fuzz/test_fuzz_records.py -s`` prints the census of inputs tried (docs/lab/robustness.md).
 """
 
 from __future__ import annotations

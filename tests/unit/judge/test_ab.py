@@ -215,7 +215,7 @@ def test_counted_once_per_arm_stops_only_beyond_the_clear_limit():
 
 
 # Merged from test_ab_boundaries.py: The A/B decision's limits, each pinned just inside and just outside (issue 22;
-# docs/mutation.md).
+# docs/lab/mutation.md).
 def _with_ratios(r):
     """Base 1000 and a candidate at base * exp(r) per pair: the log ratios are exactly ``r``."""
     base = [1000.0] * len(r)

@@ -1,4 +1,4 @@
-"""benchmarks/ab_rates.py: docs/gate.md's proof table is rendered from its results files, and an A/A measured under
+"""benchmarks/ab_rates.py: docs/lab/gate.md's proof table is rendered from its results files, and an A/A measured under
 more than one label is also counted as one."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _record(condition: str, exit_status: int, cell: str = "v/app", duration: int
 
 
 def test_the_committed_gate_proof_is_the_rendered_one():
-    """Rendering docs/gate.md from its proof files changes nothing: no figure of the proof table was typed by hand
+    """Rendering docs/lab/gate.md from its proof files changes nothing: no figure of the proof table was typed by hand
     or left behind by a newer run."""
     stale = stale_renders(_script())
     assert not stale, f"{stale}: run `python benchmarks/ab_rates.py render` and commit the result"

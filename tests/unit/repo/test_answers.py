@@ -1,4 +1,4 @@
-"""benchmarks/answers.py: the times README.md and docs/measurements.md state are rendered from one measurement file,
+"""benchmarks/answers.py: the times README.md and docs/lab/measurements.md state are rendered from one measurement file,
 and the committed copies match it; the log and JUnit readers on small files."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def _answers():
 
 
 def test_the_committed_figures_are_the_rendered_ones():
-    """Rendering README.md and docs/measurements.md from benchmarks/results/answers.json changes nothing: no time in
+    """Rendering README.md and docs/lab/measurements.md from benchmarks/results/answers.json changes nothing: no time in
     their generated blocks was typed by hand or left behind by a newer measurement."""
     answers = _answers()
     stale = stale_renders(answers)

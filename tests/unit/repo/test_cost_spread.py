@@ -1,4 +1,4 @@
-"""benchmarks/cost_spread.py: docs/cost.md's A/A blocks (the spread of every figure of 20 counts per cell, what a
+"""benchmarks/cost_spread.py: docs/lab/cost.md's A/A blocks (the spread of every figure of 20 counts per cell, what a
 baseline of 5 of them would judge, the drifted cells, the stages) are rendered from its results file."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from tests.unit.repo.benchmark_scripts import script, stale_renders
 
 
 def test_the_committed_aa_counts_are_the_rendered_ones():
-    """Rendering docs/cost.md from benchmarks/results/cost-aa.json changes nothing: no figure typed by hand."""
+    """Rendering docs/lab/cost.md from benchmarks/results/cost-aa.json changes nothing: no figure typed by hand."""
     stale = stale_renders(script("cost_spread.py"))
     assert not stale, f"{stale}: run `python benchmarks/cost_spread.py render` and commit the result"
 

@@ -1,4 +1,4 @@
-"""benchmarks/cost_system.py: docs/cost.md's table of planted changes is rendered from its results file."""
+"""benchmarks/cost_system.py: docs/lab/cost.md's table of planted changes is rendered from its results file."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from tests.unit.repo.benchmark_scripts import script, stale_renders
 
 
 def test_the_committed_planted_changes_are_the_rendered_ones():
-    """Rendering docs/cost.md from benchmarks/results/cost-plants.json changes nothing: no figure typed by hand."""
+    """Rendering docs/lab/cost.md from benchmarks/results/cost-plants.json changes nothing: no figure typed by hand."""
     stale = stale_renders(script("cost_system.py"))
     assert not stale, f"{stale}: run `python benchmarks/cost_system.py render` and commit the result"
 

@@ -1,11 +1,11 @@
-"""benchmarks/cost_travel.py: docs/cost.md's table of counts across two checkout paths is rendered from its results
+"""benchmarks/cost_travel.py: docs/lab/cost.md's table of counts across two checkout paths is rendered from its results
 file."""
 
 from tests.unit.repo.benchmark_scripts import script, stale_renders
 
 
 def test_the_committed_travel_counts_are_the_rendered_ones():
-    """docs/cost.md's cost-travel block is what the results file renders (no figure typed by hand)."""
+    """docs/lab/cost.md's cost-travel block is what the results file renders (no figure typed by hand)."""
     stale = stale_renders(script("cost_travel.py"))
     assert not stale, f"{stale}: run `python benchmarks/cost_travel.py render` and commit the result"
 

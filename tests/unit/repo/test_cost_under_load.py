@@ -1,4 +1,4 @@
-"""benchmarks/cost_under_load.py: docs/cost.md's table of counts under load is rendered from its results file."""
+"""benchmarks/cost_under_load.py: docs/lab/cost.md's table of counts under load is rendered from its results file."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from tests.unit.repo.benchmark_scripts import script, stale_renders
 
 
 def test_the_committed_counts_under_load_are_the_rendered_ones():
-    """Rendering docs/cost.md from benchmarks/results/cost-under-load.json changes nothing: no figure typed by hand."""
+    """Rendering docs/lab/cost.md from benchmarks/results/cost-under-load.json changes nothing: no figure typed by hand."""
     stale = stale_renders(script("cost_under_load.py"))
     assert not stale, f"{stale}: run `python benchmarks/cost_under_load.py render` and commit the result"
 

@@ -1,4 +1,4 @@
-"""benchmarks/fault_census.py: docs/robustness.md's census figures are rendered from its results file, and a census's
+"""benchmarks/fault_census.py: docs/lab/robustness.md's census figures are rendered from its results file, and a census's
 pytest output is read into that file's form."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ def _script():
 
 
 def test_the_committed_census_figures_are_the_rendered_ones():
-    """Rendering docs/robustness.md from benchmarks/results/fault-census.json changes nothing: no figure of the census
+    """Rendering docs/lab/robustness.md from benchmarks/results/fault-census.json changes nothing: no figure of the census
     was typed by hand or left behind by a newer run."""
     stale = stale_renders(_script())
     assert not stale, f"{stale}: run `python benchmarks/fault_census.py render` and commit the result"

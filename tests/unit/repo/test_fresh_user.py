@@ -1,4 +1,4 @@
-"""benchmarks/fresh_user.py: docs/robustness.md's fresh-user times are rendered from its results file, and the
+"""benchmarks/fresh_user.py: docs/lab/robustness.md's fresh-user times are rendered from its results file, and the
 fresh-user test's output is read into that file's form."""
 
 from __future__ import annotations
@@ -26,16 +26,16 @@ def _script():
 
 
 def test_the_committed_fresh_user_figures_are_the_rendered_ones():
-    """Rendering docs/robustness.md from benchmarks/results/fresh-user.json changes nothing: no time of the
+    """Rendering docs/lab/robustness.md from benchmarks/results/fresh-user.json changes nothing: no time of the
     fresh-user test was typed by hand or left behind by a newer run."""
     stale = stale_renders(_script())
     assert not stale, f"{stale}: run `python benchmarks/fresh_user.py render` and commit the result"
 
 
 def test_it_times_the_command_the_doc_and_the_documented_job_give():
-    """The command `record` runs is docs/robustness.md's fresh-user line and the documented job's step, as written."""
+    """The command `record` runs is docs/lab/robustness.md's fresh-user line and the documented job's step, as written."""
     command = _script().COMMAND
-    assert f"```sh\n{command}\n```" in (ROOT / "docs" / "robustness.md").read_text()
+    assert f"```sh\n{command}\n```" in (ROOT / "docs" / "lab" / "robustness.md").read_text()
     job = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text())["jobs"]["documented"]
     assert command in [step.get("run") for step in job["steps"]]
 

@@ -1,4 +1,4 @@
-"""benchmarks/interrupt_sweep.py: docs/robustness.md's sweep figures are rendered from its results file; a session's
+"""benchmarks/interrupt_sweep.py: docs/lab/robustness.md's sweep figures are rendered from its results file; a session's
 outcome and a sweep's summary and verdict."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ def _script():
 
 
 def test_the_committed_sweep_figures_are_the_rendered_ones():
-    """Rendering docs/robustness.md from benchmarks/results/interrupt-sweep.json changes nothing."""
+    """Rendering docs/lab/robustness.md from benchmarks/results/interrupt-sweep.json changes nothing."""
     stale = stale_renders(_script())
     assert not stale, f"{stale}: run `python benchmarks/interrupt_sweep.py render` and commit the result"
 

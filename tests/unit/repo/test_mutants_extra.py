@@ -1,4 +1,4 @@
-"""benchmarks/mutants_extra.py: docs/mutation.md's figures are rendered from its results file, and the mutants it
+"""benchmarks/mutants_extra.py: docs/lab/mutation.md's figures are rendered from its results file, and the mutants it
 makes are of the kinds it names."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ def _script():
 
 
 def test_the_committed_figures_are_the_rendered_ones():
-    """Rendering docs/mutation.md from benchmarks/results/mutants-extra.json changes nothing: no figure in its block
+    """Rendering docs/lab/mutation.md from benchmarks/results/mutants-extra.json changes nothing: no figure in its block
     was typed by hand or left behind by a newer run."""
     stale = stale_renders(_script())
     assert not stale, f"{stale}: run `python benchmarks/mutants_extra.py render` and commit the result"

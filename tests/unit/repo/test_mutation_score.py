@@ -1,4 +1,4 @@
-"""benchmarks/mutation_score.py: docs/mutation.md's mutmut figures are rendered from its scores file."""
+"""benchmarks/mutation_score.py: docs/lab/mutation.md's mutmut figures are rendered from its scores file."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ def _script():
 
 
 def test_the_committed_figures_are_the_rendered_ones():
-    """Rendering docs/mutation.md from benchmarks/results/mutation-scores.json changes nothing: no figure in its block
+    """Rendering docs/lab/mutation.md from benchmarks/results/mutation-scores.json changes nothing: no figure in its block
     was typed by hand or left behind by a newer run."""
     stale = stale_renders(_script())
     assert not stale, f"{stale}: run `python benchmarks/mutation_score.py --render` and commit the result"

@@ -1,5 +1,5 @@
 """benchmarks/noisy_gate.py: the noisy-runner proof's trials, sized and judged as its docstring says, and
-docs/gate.md's block rendered from its results file."""
+docs/lab/gate.md's block rendered from its results file."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def _aa(counts: str, status: int, delta: float, cpu: float | None = 140.0) -> di
 
 
 def test_the_committed_block_is_the_rendered_one():
-    """Rendering docs/gate.md from benchmarks/results/noisy-gate.jsonl changes nothing: no figure typed by hand."""
+    """Rendering docs/lab/gate.md from benchmarks/results/noisy-gate.jsonl changes nothing: no figure typed by hand."""
     stale = stale_renders(script("noisy_table.py"))
     assert not stale, f"{stale}: run `python benchmarks/noisy_gate.py render` and commit the result"
 

@@ -137,7 +137,7 @@ USER = "serverbench-ci"  # made and removed by the test; an existing user of tha
 def _sudo_user_missing() -> str | None:
     """Why the unprivileged-user test cannot run here (None when it can)."""
     if os.geteuid() != 0:
-        return "needs root to create a user with passwordless sudo: run it with sudo (docs/robustness.md)"
+        return "needs root to create a user with passwordless sudo: run it with sudo (docs/lab/robustness.md)"
     missing = [b for b in ("useradd", "userdel", "sudo", "git") if shutil.which(b) is None]
     if missing:
         return f"{', '.join(missing)} not installed (apt-get install passwd sudo git)"
@@ -254,7 +254,7 @@ def test_the_documented_job_runs_every_test_marked_documented():
     """tests.yml's `documented` job runs `./run tests -m documented`, the tests that run a documented command as
     written and that the default run deselects (./run lock's resolving forms, the install lines, the timed examples),
     then docs/ci.md's `./run tests -m example_ci -n 0`, docs/handlers.md's `pytest -m handler` (one process) and
-    docs/robustness.md's census, fresh-user and interrupt-sweep lines as written."""
+    docs/lab/robustness.md's census, fresh-user and interrupt-sweep lines as written."""
     job = yaml.safe_load((ROOT / ".github" / "workflows" / "tests.yml").read_text())["jobs"]["documented"]
     commands = [step["run"] for step in job["steps"] if "run" in step]
     assert commands[0].split()[:4] == ["./run", "tests", "-m", "documented"], commands
@@ -265,7 +265,7 @@ def test_the_documented_job_runs_every_test_marked_documented():
         commands[2].startswith("./run tests -m handler -n 0 ")
         and "    pytest -m handler  " in (ROOT / "docs" / "handlers.md").read_text()
     )
-    robustness = (ROOT / "docs" / "robustness.md").read_text()
+    robustness = (ROOT / "docs" / "lab" / "robustness.md").read_text()
     assert all(f"```sh\n{command}\n```" in robustness for command in commands[3:5]), commands[3:5]
     assert "-m fresh_checkout" in commands[4] and '-m "census or not census"' in commands[3]
     assert f"```sh\n{commands[5]}\n```" in robustness and "benchmarks/interrupt_sweep.py run" in commands[5]

@@ -89,14 +89,14 @@ def test_the_matrix_counts_the_cells_each_interface_can_run():
 
 
 def test_an_options_default_is_written_as_typed_with_each_commands_own():
-    """None is (none), booleans on/off, a list joined by commas (None as keepalive, empty as (empty)); a command's
-    own default follows in brackets."""
+    """None is (none), booleans on/off, a list joined by commas (empty as (empty)); a command's own default follows
+    in brackets."""
     base = OPTIONS[0]
     cases = {
         None: "`(none)`",
         True: "`on`",
         False: "`off`",
-        (1, None): "`1,keepalive`",
+        (1, 2): "`1,2`",
         (): "`(empty)`",
         2.5: "`2.5`",
     }
@@ -105,6 +105,18 @@ def test_an_options_default_is_written_as_typed_with_each_commands_own():
         assert row.split(" | ")[2] == written, default
     gate = dataclasses.replace(base, default=1, context_defaults={"gate": 3})
     assert reference.options_table([gate]).splitlines()[2].split(" | ")[2] == "`1` (gate: `3`)"
+
+
+def test_none_in_a_list_default_is_the_word_its_own_parser_reads_as_none():
+    """Connection reuse's None is `keepalive`, slow clients' None is `none` (not the first choice of another list),
+    and a list option whose parser has no word for None cannot be rendered."""
+    by_name = {o.name: o for o in OPTIONS}
+    reuse = dataclasses.replace(by_name["perf_requests_per_connection"], default=(None, 10))
+    slow = by_name["perf_slow_clients"]
+    assert reference.options_table([reuse]).splitlines()[2].split(" | ")[2] == "`keepalive,10`"
+    assert reference.options_table([slow]).splitlines()[2].split(" | ")[2] == "`none`"
+    with pytest.raises(ValueError, match="--perf-variants: its default holds None"):
+        reference.options_table([dataclasses.replace(OPTIONS[0], default=(None,))])
 
 
 def test_blocks_in_finds_each_closed_block_by_name():

@@ -90,7 +90,7 @@ def view(stage: Path, shared: Path, start_in: str, way: Way | str) -> View:
         return View(
             stage,
             note=f"counted through its own stage, not {shared}: no mount namespace could be made ({way}); two counts "
-            "at once can read apart by their stages' names (docs/cost.md, how far counts fall apart)",
+            "at once can read apart by their stages' names (docs/lab/cost.md, how far counts fall apart)",
         )
     return View(shared, entering(way, stage, shared, shared / start_in))
 
