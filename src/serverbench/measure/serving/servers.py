@@ -21,6 +21,9 @@ from ...catalog.contract import Endpoint
 from ...catalog.matrix import Cell
 from ...catalog.variants import Variant
 from ...processes.executors import LOOPBACK, ManagedProcess, free_port
+from ..host.gil import VAR as GIL_VAR
+from ..host.gil import probe_env
+from ..host.interpreter import free_threaded
 from .bytecode import bytecode_cache
 from .verify import verify
 
@@ -37,6 +40,7 @@ class RunningServer:
     external_pid: int | None = None
     app: str = ""
     heap_dir: str | None = None  # where its processes write their Python heap figures (SERVERBENCH_HEAP_DIR)
+    gil_dir: str | None = None  # a free-threaded build's: where the GIL probe in each process writes (measure.host.gil)
     started: str = ""  # when it started (UTC, ISO 8601)
     trials: int = 0  # the trials it has served so far (the perf suite runs all of a cell's workloads on one start)
 
@@ -54,6 +58,8 @@ class RunningServer:
         """Stop its process group (SIGTERM, then SIGKILL; ``at_once``: SIGKILL): ours only, never an external one."""
         if self.process is not None:
             self.process.kill() if at_once else self.process.stop()
+            if self.gil_dir is not None:  # ours: made when it started
+                shutil.rmtree(self.gil_dir, ignore_errors=True)
 
 
 def interpreter() -> str:
@@ -129,6 +135,8 @@ def start_variant(
         **variant.env,
         **(env or {}),
     }
+    if free_threaded(python):  # the GIL probe in each of its processes (measure.host.gil)
+        full_env.update(probe_env(dict(full_env), full_env["PYTHONPATH"]))
     name = f"{variant.name}/{app.name}"
     process = ManagedProcess(
         name,
@@ -150,6 +158,7 @@ def start_variant(
         started,
         app=app.name,
         heap_dir=heap_dir,
+        gil_dir=full_env.get(GIL_VAR),
         started=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )
 
