@@ -107,3 +107,17 @@ def test_a_variants_processes_are_its_workers_or_processes():
     """gunicorn's workers, uWSGI's processes, and one process for a server with neither setting."""
     v = registry()
     assert (v["gunicorn-sync-w4"].processes, v["uwsgi-p2t2"].processes, v["gevent-pywsgi"].processes) == (4, 2, 1)
+
+
+def test_a_python_limit_reads_its_version_and_why_and_a_malformed_one_is_a_problem():
+    """python_below "3.13: why" is ((3, 13), why); meinheld declares it; one without MAJOR.MINOR is reported."""
+    from dataclasses import replace
+
+    from serverbench.catalog.variants import VARIANTS, validate
+
+    meinheld = next(v for v in VARIANTS if v.name == "meinheld")
+    assert meinheld.python_limit()[0] == (3, 13) and "Py_TRASHCAN_SAFE_BEGIN" in meinheld.python_limit()[1]
+    assert next(v for v in VARIANTS if v.name == "gunicorn-sync-w2").python_limit() is None
+    assert validate([replace(meinheld, python_below="soon: x")]) == [
+        "variant 'meinheld': python_below 'soon: x' must read 'MAJOR.MINOR: why'"
+    ]

@@ -76,6 +76,10 @@ def unavailable_reason(variant: Variant, app: App | None = None, apps_dir: Path 
         return f"{variant.name} is not supported: {variant.unsupported}"
     if interpreter() not in variant.interpreters:
         return f"{variant.name} does not run on {interpreter()} (supports {', '.join(variant.interpreters)})"
+    limit = variant.python_limit() if interpreter() == "cpython" else None
+    if limit is not None and sys.version_info[:2] >= limit[0]:
+        shown = ".".join(map(str, limit[0]))
+        return f"{variant.name} does not run on CPython {shown} or later ({limit[1]}): measure it on an earlier one"
     absent = [p for p in variant.programs if shutil.which(p) is None]
     if absent:
         return f"{variant.name} needs {', '.join(absent)} on PATH, which is not there: install {variant.install}"

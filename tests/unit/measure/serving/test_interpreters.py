@@ -133,3 +133,36 @@ def test_pyenv_installs_are_found_when_uv_stops_at_a_shim(tmp_path):
     assert pyenv_installed("3.13", environ) == [str(tmp_path / "versions/3.13.1/bin/python3.13")]
     assert pyenv_installed("3.13t", environ) == [str(tmp_path / "versions/3.13.1t/bin/python3.13t")]
     assert pyenv_installed("3.14", environ) == [] and pyenv_installed("/usr/bin/python3", environ) == []
+
+
+def test_the_real_uv_makes_an_environment_once_offline_and_reuses_it(tmp_path):
+    """uv itself (./run's pinned one, or on PATH) on a project without dependencies: offline, about a second. The
+    environment runs this interpreter's version with serverbench importable; the second call reuses it."""
+    from serverbench.measure.trees.lockenv import uv_binary
+
+    uv = uv_binary(Path(__file__).resolve().parents[4])
+    if uv is None:
+        pytest.skip("uv is not installed: `pip install uv` (./run keeps it in .tools/bin)")
+    project = tmp_path / "tiny"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "tiny"\nversion = "0"\ndependencies = []\n')
+    subprocess.run(
+        [uv, "lock", "--offline", "--quiet", "--python", sys.executable], cwd=project, check=True, timeout=60
+    )
+    maker = Maker(tmp_path, root=tmp_path / "cache")
+    maker.uv = uv
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    try:
+        python = maker.environment(version, "--cand-python", lock_of(project))
+    except ConfigError as exc:  # uv's discovery and pyenv's installs do not know this interpreter (a bare venv)
+        pytest.skip(f"this interpreter is not findable by version here: {exc}")
+    ran = subprocess.run(
+        [python, "-c", "import serverbench, sys; print(sys.version_info[:2])"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.stdout.strip() == str(sys.version_info[:2]), ran.stderr
+    made = (Path(python).parents[1] / COMPLETE).stat().st_mtime
+    assert maker.environment(version, "--cand-python", lock_of(project)) == python
+    assert (Path(python).parents[1] / COMPLETE).stat().st_mtime == made

@@ -41,6 +41,24 @@ def test_unsupported_interpreter_gives_a_skip_reason():
     assert f"does not run on {interpreter()}" in unavailable_reason(variant(interpreters=(other,)))
 
 
+def test_a_cpython_the_variant_does_not_run_on_gives_a_skip_reason_with_why():
+    """python_below "3.13: why": skipped from that CPython on (the reason and what to do), run before it."""
+    import sys
+
+    from serverbench.measure.serving.servers import interpreter
+
+    if interpreter() != "cpython":
+        pytest.skip("the limit is of CPython versions")
+    here = f"{sys.version_info.major}.{sys.version_info.minor}"
+    reason = unavailable_reason(variant(python_below=f"{here}: its C module calls an API {here} removed"))
+    assert reason.endswith(
+        f"does not run on CPython {here} or later (its C module calls an API {here} removed): "
+        "measure it on an earlier one"
+    )
+    later = f"{sys.version_info.major}.{sys.version_info.minor + 1}"
+    assert "or later" not in (unavailable_reason(variant(python_below=f"{later}: x")) or "")
+
+
 def test_a_missing_node_program_skips_with_the_install_command():
     """A variant whose program is not on PATH is unavailable, and the reason says how to install it."""
     variant = dataclasses.replace(registry()["node-http"], programs=("no-such-node-xyz",))
