@@ -109,9 +109,12 @@ def arm_pythons(what: Served, options: GateOptions, maker: Maker | None = None) 
     Every arm is checked (installed, the lock resolves for it) before either environment is made."""
     given = (("--base-python", options.base_python, options.base_ref), ("--cand-python", options.cand_python, None))
     versions = [(flag, text, ref) for flag, text, ref in given if is_version(text)]
-    for _flag, text, _ in given:
+    for flag, text, _ in given:
         if not is_version(text):
-            describe_of(text)  # a path that is not an interpreter: a ConfigError naming what to give
+            try:
+                describe_of(text)
+            except ConfigError as exc:  # a path that is not an interpreter: the message names what to give
+                raise ConfigError(f"{flag} {exc}") from None
     if not versions:
         return options.base_python, options.cand_python
     maker = maker if maker is not None else Maker(Path(options.repo))
