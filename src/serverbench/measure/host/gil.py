@@ -22,9 +22,10 @@ VAR = "SERVERBENCH_GIL_DIR"
 PROBE_DIR = Path(serverbench.serverside.__file__).resolve().parent / "gilprobe"
 
 
-def probe_env(environ: dict[str, str], pythonpath: str) -> dict[str, str]:
-    """The variables that put the probe in a server: its folder first on PYTHONPATH, a fresh folder to write to."""
-    folder = environ.get(VAR) or tempfile.mkdtemp(prefix="serverbench-gil-")
+def probe_env(pythonpath: str) -> dict[str, str]:
+    """The variables that put the probe in a server: its folder first on PYTHONPATH, a fresh folder to write to (the
+    server's: removed when it stops)."""
+    folder = tempfile.mkdtemp(prefix="serverbench-gil-")
     return {VAR: folder, "PYTHONPATH": os.pathsep.join(p for p in (str(PROBE_DIR), pythonpath) if p)}
 
 

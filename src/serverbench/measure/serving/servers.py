@@ -98,6 +98,25 @@ def unavailable_reason(variant: Variant, app: App | None = None, apps_dir: Path 
     return None
 
 
+def server_env(
+    variant: Variant, python: str, apps_dir: Path, env: Mapping[str, str] | None
+) -> tuple[dict[str, str], str | None]:
+    """The server's environment (the apps folder first on PYTHONPATH, unbuffered output, the bytecode cache, the
+    variant's and the caller's variables) and, on a free-threaded ``python``, the GIL probe's folder (None on others)."""
+    pythonpath = os.pathsep.join(p for p in (str(apps_dir), os.environ.get("PYTHONPATH", "")) if p)
+    full_env = {
+        "PYTHONPATH": pythonpath,
+        "PYTHONUNBUFFERED": "1",
+        **bytecode_cache(os.environ),
+        **variant.env,
+        **(env or {}),
+    }
+    if not free_threaded(python):
+        return full_env, None
+    probe = probe_env(full_env["PYTHONPATH"])  # in each of its processes, writing to a folder of its own
+    return {**full_env, **probe}, probe[GIL_VAR]
+
+
 def start_variant(
     variant: Variant,
     *,
@@ -131,16 +150,7 @@ def start_variant(
         callable=app.callable,
         apps_dir=str(apps_dir),
     )
-    pythonpath = os.pathsep.join(p for p in (str(apps_dir), os.environ.get("PYTHONPATH", "")) if p)
-    full_env = {
-        "PYTHONPATH": pythonpath,
-        "PYTHONUNBUFFERED": "1",
-        **bytecode_cache(os.environ),
-        **variant.env,
-        **(env or {}),
-    }
-    if free_threaded(python):  # the GIL probe in each of its processes (measure.host.gil)
-        full_env.update(probe_env(dict(full_env), full_env["PYTHONPATH"]))
+    full_env, gil_dir = server_env(variant, python, apps_dir, env)
     name = f"{variant.name}/{app.name}"
     process = ManagedProcess(
         name,
@@ -162,7 +172,7 @@ def start_variant(
         started,
         app=app.name,
         heap_dir=heap_dir,
-        gil_dir=full_env.get(GIL_VAR),
+        gil_dir=gil_dir,
         started=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )
 

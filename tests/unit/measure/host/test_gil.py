@@ -25,7 +25,7 @@ def test_no_folder_or_no_file_is_not_probed(tmp_path):
 
 def test_the_probe_goes_first_on_the_path_with_a_folder_of_its_own():
     """PYTHONPATH starts with the probe's folder (its sitecustomize); the folder is made when not given."""
-    env = probe_env({}, "/apps")
+    env = probe_env("/apps")
     assert env["PYTHONPATH"] == os.pathsep.join([str(PROBE_DIR), "/apps"]) and os.path.isdir(env[VAR])
     os.rmdir(env[VAR])
     assert (PROBE_DIR / "sitecustomize.py").is_file()

@@ -152,3 +152,20 @@ def test_a_server_that_fails_verification_is_stopped_and_its_cell_remembered():
         pool.get(cell)
     assert second.value is first.value
     assert starts == ["gunicorn-sync-w2/flask"] and phases == ["start", "verify", "stop"]
+
+
+def test_a_free_threaded_server_gets_the_gil_probe_and_a_gil_build_does_not(monkeypatch, tmp_path):
+    """On a free-threaded interpreter (faked) the probe's folder goes first on PYTHONPATH with a folder to write to;
+    on any other the environment has neither."""
+    import os
+
+    from serverbench.measure.host.gil import PROBE_DIR, VAR
+    from serverbench.measure.serving import servers
+
+    monkeypatch.setattr(servers, "free_threaded", lambda python: python == "/ft/bin/python3.13t")
+    env, gil_dir = servers.server_env(variant(), "/usr/bin/python3", tmp_path, {"X": "1"})
+    assert gil_dir is None and VAR not in env and env["PYTHONPATH"].split(os.pathsep)[0] == str(tmp_path)
+    env, gil_dir = servers.server_env(variant(), "/ft/bin/python3.13t", tmp_path, {"X": "1"})
+    assert env[VAR] == gil_dir and os.path.isdir(gil_dir) and env["X"] == "1"
+    assert env["PYTHONPATH"].split(os.pathsep)[:2] == [str(PROBE_DIR), str(tmp_path)]
+    os.rmdir(gil_dir)
