@@ -232,6 +232,14 @@ class Maker:
 
     def _harness(self, target: Path) -> None:
         """serverbench (this running copy) importable in the environment, as in a venv made by hand: the
-        launchers of serverside/ run in the server's interpreter."""
+        launchers of serverside/ run in the server's interpreter.  The ``.pth`` names a folder holding only a link
+        to the package, never the folder it is installed in (another interpreter's site-packages)."""
+        package = Path(serverbench.__file__).resolve().parent
+        folder = self.root / "harness" / hashlib.sha256(str(package).encode()).hexdigest()[:16]
+        folder.mkdir(parents=True, exist_ok=True)
+        link = folder / "serverbench"
+        if not link.is_symlink() or link.resolve() != package:
+            link.unlink(missing_ok=True)
+            link.symlink_to(package, target_is_directory=True)
         for site in target.glob("lib/*/site-packages"):
-            (site / "serverbench-harness.pth").write_text(str(Path(serverbench.__file__).resolve().parents[1]) + "\n")
+            (site / "serverbench-harness.pth").write_text(f"{folder}\n")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import serverbench
 from serverbench.errors import ConfigError
 from serverbench.measure.serving.interpreters import (
     COMPLETE,
@@ -84,7 +85,9 @@ def test_the_environment_is_made_once_and_reused(tmp_path):
     calls = log.read_text().splitlines()
     assert [c.split()[0] for c in calls if not c.startswith("python")] == ["sync", "venv", "sync"]
     assert "--frozen --no-install-project" in calls[-1] and "--extra servers" in calls[-1]
-    assert (folder / "lib/python3.11/site-packages/serverbench-harness.pth").exists()
+    harness = Path((folder / "lib/python3.11/site-packages/serverbench-harness.pth").read_text().strip())
+    assert [p.name for p in harness.iterdir()] == ["serverbench"]  # the package alone, not its site-packages
+    assert (harness / "serverbench" / "__init__.py").resolve() == Path(serverbench.__file__).resolve()
     log.write_text("")
     assert maker.environment("3.11", "--base-python", lock) == python
     assert [c.split()[0] for c in log.read_text().splitlines()] == ["python"]  # found, then reused: no sync
