@@ -102,7 +102,10 @@ def columns() -> list[Column]:
 
 def title(sides: Sequence[Side], reference: int, absent: Sequence[Path]) -> str:
     text = f"serverbench: {' vs '.join(s.label for s in sides)}; ratios to {sides[reference].label}"
-    return text + "".join(f"\nnot compared: {p} (not written: its run was skipped)" for p in absent)
+    text += "".join(f"\nnot compared: {p} (not written: its run was skipped)" for p in absent)
+    return text + "".join(
+        f"\n  {s.label}: {path}, written {created}" for s in sides for path, created in zip(s.paths, s.created)
+    )
 
 
 def render(sides: Sequence[Side], reference: int, absent: Sequence[Path] = (), width: int | None = None) -> str:

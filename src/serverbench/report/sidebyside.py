@@ -48,6 +48,7 @@ class Side:
     skipped: Mapping[tuple[str, str], str] = field(default_factory=dict)
     instructions: Mapping[tuple[str, str, str], float] = field(default_factory=dict)
     paths: tuple[Path, ...] = ()
+    created: tuple[str, ...] = ()  # when each of its files was written (a file left by an earlier run shows its age)
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,7 @@ def file_sides(runs: Sequence[ResultsFile]) -> list[Side]:
             _skips(run),
             _costs(run),
             (run.path,),
+            (run.created,),
         )
         for label, run in zip(labels, runs)
     ]

@@ -92,6 +92,7 @@ def test_a_file_not_written_is_named_not_compared_with_missing_ok(tmp_path, caps
     assert main([str(a), str(b), str(absent), "--missing-ok"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].rstrip() == f"not compared: {absent} (not written: its run was skipped)"
+    assert lines[2].strip() == f"cpython-3.11.7: {a}, written 2026-11-10T00:00:00+00:00"  # a stale file shows its age
     assert main([str(absent), str(tmp_path / "perf-py315.json"), "--missing-ok"]) == 2
     assert "none of the 2 files was written" in capsys.readouterr().err
 
