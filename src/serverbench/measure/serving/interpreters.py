@@ -105,15 +105,16 @@ def lock_of(folder: Path, ref: str | None = None) -> Lock:
 
 
 def find(version: str, flag: str, uv: str | None) -> str:
-    """The installed interpreter of ``version`` (uv's discovery: PATH, pyenv's shims, uv's own installs; never a
-    download; else pyenv's installs), or a ConfigError saying where to get it."""
+    """The installed interpreter of ``version`` (uv's discovery of system interpreters: PATH, pyenv's shims, uv's own
+    installs; never a virtual environment, never a download; else pyenv's installs), or a ConfigError saying where
+    to get it."""
     if uv is None:
         raise ConfigError(
             f"{flag} {version}: finding an interpreter by version and making its environment needs uv: "
             "`pip install uv` (./run keeps its pinned uv in .tools/bin), or give a venv's bin/python"
         )
     done = subprocess.run(
-        [uv, "python", "find", "--no-python-downloads", "--python-preference", "system", version],
+        [uv, "python", "find", "--system", "--no-python-downloads", "--python-preference", "system", version],
         capture_output=True,
         text=True,
         timeout=FIND_TIMEOUT_S,

@@ -24,7 +24,7 @@ from serverbench.measure.serving.interpreters import (
 FAKE_UV = """#!/bin/sh
 echo "$*" >> "{log}"
 case "$1 $2" in
-  "python find") [ "$6" = "{installed}" ] && echo "{python}" && exit 0; exit 2 ;;
+  "python find") [ "$7" = "{installed}" ] && echo "{python}" && exit 0; exit 2 ;;
 esac
 case "$1" in
   venv) mkdir -p "$5/bin" "$5/lib/python3.11/site-packages" && ln -s "{python}" "$5/bin/python" ;;
