@@ -15,6 +15,13 @@ for name in ${INPUT_VARIANTS//,/ }; do
   args+=(--variant "$name")
 done
 read -ra extra <<<"$INPUT_ARGS"
+# Each arm's interpreter (a version: its environment made from the lock with uv), passed through to the gate.
+if [ "$SB_MODE" = gate ]; then
+  [ -z "${INPUT_BASE_PYTHON:-}" ] || extra+=(--base-python "$INPUT_BASE_PYTHON")
+  [ -z "${INPUT_CAND_PYTHON:-}" ] || extra+=(--cand-python "$INPUT_CAND_PYTHON")
+elif [ -n "${INPUT_BASE_PYTHON:-}${INPUT_CAND_PYTHON:-}" ]; then
+  echo "serverbench: base-python and cand-python are the gate's; mode $SB_MODE counts with the action's own interpreter" >&2
+fi
 if [ "$SB_RATE_OFF" = true ] && [ "$SB_MODE" = gate ]; then
   extra+=(--rate off)  # no oha (install.sh said why in the summary)
 fi

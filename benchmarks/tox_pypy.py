@@ -11,7 +11,7 @@ first `./run tox` also installs Debian's pypy3 and pypy3-dev; uv's cache of down
 runs COMMAND, the page's command, with the envs built.  Both print the output as it comes and then the wall
 time, and record the time, the exit status and the output's last lines in benchmarks/results/tox-pypy.json.
 ``render`` writes the command, the times and the run's last lines (tox's summary names each env's time) into
-docs/cpython-vs-pypy.md between its markers; tests/unit/repo/test_perf_envs.py checks the page shows what the record
+docs/interpreters.md between its markers; tests/unit/repo/test_perf_envs.py checks the page shows what the record
 renders and that the CI job runs the same command.
 """
 
@@ -34,11 +34,11 @@ ENVS = ("perf-py311", "perf-pypy3", "compare")
 # One small cell, Redis-backed: the PyPy env reaches a backend that serverbench's own environment starts.
 COMMAND = f"./run tox -e {','.join(ENVS)} -- --perf-variants gunicorn-sync-w2 --perf-workloads redis"
 OUT = ROOT / "benchmarks/results/tox-pypy.json"
-DOC = ROOT / "docs/cpython-vs-pypy.md"
+DOC = ROOT / "docs/interpreters.md"
 DOC_START = "<!-- the tox command, run (benchmarks/tox_pypy.py render) -->\n"
 DOC_END = "<!-- end of the tox command's run -->"
 TAIL = 20  # the output's last lines kept: compare's table and tox's summary
-TABLE = ROOT / ".tox/cpython-vs-pypy.md"  # compare's --markdown table (tox.ini)
+TABLE = ROOT / ".tox/interpreters.md"  # compare's --markdown table (tox.ini)
 
 
 def cpu_model() -> str:

@@ -77,6 +77,8 @@ class Variant:
     # against 702,925 and 704,284 after the 2 s settle, 2026-11-27), so something of its first seconds falls in the
     # window; it keeps the settle time, as its committed baseline was counted.
     one_process: bool = False
+    # The first CPython it does not run on, and why, as found when it was tried ("3.13: ..."); "" when none is known.
+    python_below: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
@@ -117,6 +119,14 @@ class Variant:
         values = {**self.settings, **fields}
         return [part.format(**values) for part in self.command]
 
+    def python_limit(self) -> tuple[tuple[int, int], str] | None:
+        """(the first CPython version it does not run on, why) from ``python_below``; None when none is known."""
+        if not self.python_below:
+            return None
+        version, _, why = self.python_below.partition(":")
+        major, minor = version.strip().split(".")
+        return (int(major), int(minor)), why.strip()
+
     def missing_modules(self, app: App | None = None) -> list[str]:
         """Modules this variant (and ``app``) needs that the running interpreter cannot import."""
         needed = dict.fromkeys(self.requires + (app or self.default_app).requires)
@@ -143,6 +153,7 @@ class Engine:
     interpreters: tuple[str, ...] = INTERPRETERS
     one_process: bool = False
     programs: tuple[str, ...] = ()
+    python_below: str = ""
 
     def variant(self, name: str, worker: str, *options: str, also: tuple[str, ...] = (), **fields: object) -> Variant:
         """A row: this engine's fields, its command with ``options`` in place, ``also`` packages beside the
@@ -158,6 +169,7 @@ class Engine:
             "interpreters": self.interpreters,
             "one_process": self.one_process,
             "programs": self.programs,
+            "python_below": self.python_below,
         }
         return Variant(name, self.server, worker, **{**shared, **fields})  # type: ignore[arg-type]
 
@@ -168,6 +180,8 @@ def launch(server: str, *options: str) -> tuple[str, ...]:
 
 
 GREENLET_PIN = "pip install --no-deps meinheld  (next to greenlet>=3)"
+# Tried 2026-12-03: meinheld 1.0.2 builds on CPython 3.13.0 and its import fails (undefined symbol).
+MEINHELD_BELOW = "3.13: meinheld 1.0.2's C module calls Py_TRASHCAN_SAFE_BEGIN, which CPython 3.13 removed"
 # The uWSGI rows' app and processes, between each row's socket and its concurrency options.
 UWSGI_APP = ("--module", "{target}", "--chdir", "{apps_dir}", "--master", "--processes", "{processes}")
 
@@ -201,7 +215,7 @@ ENGINES: Mapping[str, Engine] = MappingProxyType(
             ),
             Engine("gevent", launch("gevent-pywsgi"), one_process=True),
             Engine("eventlet", launch("eventlet"), one_process=True),
-            Engine("meinheld", launch("meinheld"), install=GREENLET_PIN, one_process=True),
+            Engine("meinheld", launch("meinheld"), install=GREENLET_PIN, one_process=True, python_below=MEINHELD_BELOW),
             Engine(
                 "bjoern", launch("bjoern"), install="apt-get install libev-dev && pip install bjoern", one_process=True
             ),
@@ -346,6 +360,7 @@ VARIANTS: tuple[Variant, ...] = (
         install=GREENLET_PIN,
         settings={"workers": 2, "keepalive": 10},
         interpreters=("cpython",),
+        python_below=MEINHELD_BELOW,
         notes="meinheld's C event loop as gunicorn's worker; its greenlet<0.5 pin cannot build here, "
         "so it is installed without dependencies next to gevent's modern greenlet. Keep-alive 10 s, as the "
         "standalone meinheld row: with gunicorn's 2 s the worker closed kept-alive connections whose next request "
@@ -550,6 +565,10 @@ def validate(variants: Iterable[Variant]) -> list[str]:
             )
         if not v.ready_path.startswith("/"):
             problems.append(f"{where}: ready_path {v.ready_path!r} must start with '/'")
+        try:
+            v.python_limit()
+        except ValueError:
+            problems.append(f"{where}: python_below {v.python_below!r} must read 'MAJOR.MINOR: why'")
     for interface in {a.interface for a in APPS.values()} - set(INTERFACES):
         problems.append(f"app interface {interface!r} is not one of {INTERFACES}")
     problems += runtime_problems(APPS.values())

@@ -31,7 +31,7 @@ COMMANDS = {
     "gate": "the same-session A/B regression gate: two arms of one cell, interleaved and judged (docs/gate.md)",
     "ci": "a pull request's or a push's verdict in one step: the gate or the counted cost, one comment, the step summary and the artifact's files",
     "report": "one self-contained HTML report from results and decision files (docs/report.md)",
-    "compare": "the same cells of two results files side by side (docs/cpython-vs-pypy.md)",
+    "compare": "the same cells of N results files side by side, ratios to a reference (docs/interpreters.md)",
     "history": "change points per cell over many results files (docs/history.md)",
     "bisect": "which commit moved the counted cost: bisection on instructions per request, confirmed by the gate (docs/bisect.md)",
     "merge": "shards' results files joined into one session file (docs/sharding.md)",

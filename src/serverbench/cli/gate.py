@@ -87,8 +87,6 @@ def _add_arm_sources(p: argparse.ArgumentParser) -> None:
         default=".",
         help="the git checkout holding apps/, or your project whose pytest configuration names perf_app (default: .)",
     )
-    p.add_argument("--base-python", default=sys.executable, help="interpreter (venv) of the base arm")
-    p.add_argument("--cand-python", default=sys.executable, help="interpreter (venv) of the candidate arm")
 
 
 def _add_output_options(p: argparse.ArgumentParser) -> None:

@@ -86,6 +86,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _add_arm_options(p: argparse.ArgumentParser) -> None:
     """Each arm's environment, simultaneous or sequential, and the blocks."""
+    for flag, arm in (("--base-python", "base"), ("--cand-python", "candidate")):
+        p.add_argument(
+            flag,
+            default=sys.executable,
+            metavar="PYTHON",
+            help=f"the {arm} arm's interpreter: a venv's bin/python, or a version (3.13, 3.13t, pypy3.10) whose "
+            "environment serverbench makes from the project's uv.lock with uv, caches and reuses (docs/interpreters.md)",
+        )
     p.add_argument("--base-env", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--cand-env", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--mode", choices=("simultaneous", "sequential"))

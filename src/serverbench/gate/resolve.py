@@ -22,6 +22,8 @@ from ..errors import ConfigError
 from ..judge.ab import GATE_POLICY, min_blocks
 from ..judge.decision import Policy
 from ..measure.counting.callgrind import valgrind_missing
+from ..measure.host.interpreter import describe_of
+from ..measure.serving.interpreters import Maker, is_version, lock_of
 from ..measure.trials.arms import Arm
 from ..report import gate as report
 from .options import COST_REPEATS, SHARED, GateOptions
@@ -90,14 +92,38 @@ def plan_for(what: Served, options: GateOptions) -> GatePlan:
         "cost_repeats": cost_repeats(options, what),
         "cost_requests": ABPlan.cost_requests if what.cost_requests is None else what.cost_requests,
     }
+    base_python, cand_python = arm_pythons(what, options)
     return GatePlan(
         what,
         options.base_ref,
-        Arm("base", options.base_python, env=env_of(options.base_env)),
-        Arm("candidate", options.cand_python, env=env_of(options.cand_env)),
+        Arm("base", base_python, env=env_of(options.base_env)),
+        Arm("candidate", cand_python, env=env_of(options.cand_env)),
         {b.name: shared[b.url_option] for b in backends.BACKENDS.values()},
         settings,
     )
+
+
+def arm_pythons(what: Served, options: GateOptions, maker: Maker | None = None) -> tuple[str, str]:
+    """Each arm's interpreter: a path as given (checked to be an interpreter), or for a version (``3.13``) the
+    environment made from the project's lock for it (the base arm's from the lock at --base-ref), cached and reused.
+    Every arm is checked (installed, the lock resolves for it) before either environment is made."""
+    given = (("--base-python", options.base_python, options.base_ref), ("--cand-python", options.cand_python, None))
+    versions = [(flag, text, ref) for flag, text, ref in given if is_version(text)]
+    for flag, text, _ in given:
+        if not is_version(text):
+            try:
+                describe_of(text)
+            except ConfigError as exc:  # a path that is not an interpreter: the message names what to give
+                raise ConfigError(f"{flag} {exc}") from None
+    if not versions:
+        return options.base_python, options.cand_python
+    maker = maker if maker is not None else Maker(Path(options.repo))
+    folder = next((f for f in (Path(options.repo), what.top) if (f / "uv.lock").exists()), Path(options.repo))
+    locks = {flag: lock_of(folder, ref) for flag, _, ref in versions}
+    for flag, text, _ in versions:
+        maker.check(text, flag, locks[flag])
+    made = {flag: maker.environment(text, flag, locks[flag]) for flag, text, _ in versions}
+    return made.get("--base-python", options.base_python), made.get("--cand-python", options.cand_python)
 
 
 def env_of(items: Sequence[str]) -> dict[str, str]:

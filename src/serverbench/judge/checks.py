@@ -100,6 +100,8 @@ MEANINGS: Mapping[str, str] = {
     "memory-growth": "the server's PSS kept growing through a long window, beyond the tolerance per 10,000 requests",
     "imprecise": "the window's throughput is known less precisely than --perf-precision asked, even in the longest "
     "window the suite measured it in",
+    "gil-enabled": "a free-threaded build ran the window with the GIL back on: a module that does not declare it can "
+    "run without the GIL turned it on; the figures are a GIL build's",
 }
 
 
@@ -735,6 +737,27 @@ def imprecise(r: Result) -> Flag | None:
     )
 
 
+def gil_enabled(r: Result) -> Flag | None:
+    """A free-threaded build (``python.free_threaded``) whose server processes had the GIL on during the window, as
+    the probe in them saw it (the record's ``gil``, measure.host.gil), naming the modules that turned it on."""
+    gil = r.gil or {}
+    if not r.python.get("free_threaded") or not gil.get("enabled"):
+        return None
+    modules = list(gil.get("enabled_by") or ())
+    if modules:
+        why = f"importing {', '.join(modules)} turned it on (not declared free-threading safe)"
+        fix = f"use a release of {modules[0].split('.')[0]} that declares it, or a variant without it"
+    else:
+        why = f"it was on from the start (PYTHON_GIL={gil['gil_env']})" if gil.get("gil_env") else "no module was named"
+        fix = "start the server without PYTHON_GIL=1 / -X gil=1"
+    return Flag(
+        "gil-enabled",
+        f"{r.key}: the GIL was on during the window on {r.python.get('implementation')} {r.python.get('version')} "
+        f"free-threaded: {why}. The figures are a GIL build's, not free-threaded ones: {fix} "
+        "(PYTHON_GIL=0 keeps it off at your own risk)",
+    )
+
+
 RULES: tuple[Callable[[Result], Flag | None], ...] = (
     no_answers,
     littles_law,
@@ -747,6 +770,7 @@ RULES: tuple[Callable[[Result], Flag | None], ...] = (
     neighbours,
     memory_growth,
     imprecise,
+    gil_enabled,
 )
 
 

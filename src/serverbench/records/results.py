@@ -2,8 +2,10 @@
 
 A file holds the schema version, when and on which machine it was made, every result (each with
 the verdict it got), every failure (a test that produced no result) and the cost records of
-``-m cost`` tests (kept as written, :mod:`serverbench.records.cost` reads them).  Files of
-schema 1 (the load shape as a label) still load.
+``-m cost`` tests (kept as written, :mod:`serverbench.records.cost` reads them), the cells that could not run
+here with the reason (``skipped``: a server that does not build or run on this interpreter keeps its row in a
+comparison) and the interpreter that ran them (``python``, also when every cell was skipped).  Files of schema 1
+(the load shape as a label) and files without ``skipped`` or ``python`` still load.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from . import jsonfile
-from .schema import SCHEMA, Result
+from .schema import SCHEMA, Result, interpreter_label
 
 READABLE = (1, 2)
 
@@ -33,6 +35,15 @@ class Failure:
     workload: str
     connections: int
     message: str
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A cell's test that could not run here, with the reason (the variant does not run on this interpreter, …)."""
+
+    cell: str  # variant/app
+    workload: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -61,15 +72,17 @@ class ResultsFile:
     cost: tuple[Mapping[str, Any], ...] = ()
     phases: Mapping[str, Any] | None = None  # where the session's time went, as written (report.phases)
     commit: str | None = None  # the commit measured (a clean checkout's HEAD): where `serverbench bisect` starts
+    skipped: tuple[Skip, ...] = ()
+    python: Mapping[str, Any] | None = None  # the session's interpreter; None in files written before it was kept
 
     @property
     def label(self) -> str:
-        """The interpreter that measured (``cpython-3.11``), else the file's name."""
-        if self.results:
-            py = self.results[0].result.python
-            if py.get("implementation") and py.get("version"):
-                return f"{py['implementation']}-{py['version']}"
-        return self.path.stem
+        """The interpreter that measured (``cpython-3.11.7``, ``cpython-3.13.1t``), else the file's name."""
+        named = [self.python] if self.python else []
+        return next(
+            (t for py in [*named, *(s.result.python for s in self.results[:1])] if (t := interpreter_label(py, True))),
+            self.path.stem,
+        )
 
 
 class ResultsFileError(ValueError):
@@ -85,10 +98,12 @@ def write(
     flags: Sequence[Sequence[Mapping[str, str]]] | None = None,
     phases: Mapping[str, Any] | None = None,
     commit: str | None = None,
+    skipped: Sequence[Skip] = (),
+    python: Mapping[str, Any] | None = None,
 ) -> None:
     """``flags``: each result's consistency flags (judge.checks), in the order of ``results``; ``phases``: where the
     session's time went (report.phases.Breakdown.to_record); ``commit``: the commit measured, when the checkout
-    was clean."""
+    was clean; ``skipped``: the cells that could not run, with the reason; ``python``: the session's interpreter."""
     jsonfile.write_atomic(
         Path(path),
         {
@@ -98,6 +113,8 @@ def write(
             "machine": dict(machine),
             "results": [r.to_record(v, None if flags is None else flags[i]) for i, (r, v) in enumerate(results)],
             "failures": [f.__dict__ for f in failures],
+            **({"skipped": [s.__dict__ for s in skipped]} if skipped else {}),
+            **({"python": dict(python)} if python else {}),
             **({"phases": dict(phases)} if phases else {}),
             **({"commit": commit} if commit else {}),
         },
@@ -113,6 +130,8 @@ def write_merged(path: Path, files: Sequence[ResultsFile], machine: Mapping[str,
     """
     cost = [dict(c) for f in files for c in f.cost]
     commits = {f.commit for f in files}  # shards of one commit keep it
+    pythons = [dict(f.python) for f in files if f.python]
+    skipped = [s.__dict__ for f in files for s in f.skipped]
     jsonfile.write_atomic(
         Path(path),
         {
@@ -126,6 +145,8 @@ def write_merged(path: Path, files: Sequence[ResultsFile], machine: Mapping[str,
                 for s in f.results
             ],
             "failures": [x.__dict__ for f in files for x in f.failures],
+            **({"skipped": skipped} if skipped else {}),
+            **({"python": pythons[0]} if pythons and all(p == pythons[0] for p in pythons) else {}),
             **({"cost": cost} if cost else {}),
             **({"commit": commits.pop()} if len(commits) == 1 and None not in commits else {}),
         },
@@ -159,6 +180,7 @@ def read(path: Path) -> ResultsFile:
         )
         failures = tuple(Failure(**f) for f in data.get("failures") or ())
         cost = tuple(dict(c) for c in data.get("cost") or ())
+        skipped = tuple(Skip(str(s["cell"]), str(s["workload"]), str(s["reason"])) for s in data.get("skipped") or ())
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise ResultsFileError(f"{path} is not a serverbench --perf-json file ({type(exc).__name__}: {exc})") from None
     machine = data.get("machine") or {}
@@ -168,6 +190,7 @@ def read(path: Path) -> ResultsFile:
         )
     phases = data.get("phases")
     commit = data.get("commit")
+    python = data.get("python")
     return ResultsFile(
         path,
         schema,
@@ -178,6 +201,8 @@ def read(path: Path) -> ResultsFile:
         cost,
         phases if isinstance(phases, dict) else None,
         commit if isinstance(commit, str) else None,
+        skipped,
+        python if isinstance(python, dict) else None,
     )
 
 

@@ -9,7 +9,9 @@ reads schema 2 and schema 1 (the shape as a label such as ``c64`` or ``r200-rpc1
 Slow clients (a shape such as ``c16+idle16``) add their own fields to the shape and a ``slow_clients``
 object to the record; records without them (every older one) read as shapes without slow clients.
 Memory beyond peak RSS (the tree's PSS in ``server``, per-process figures and samples in ``memory``) is
-optional too: older records read with None and an empty mapping.
+optional too: older records read with None and an empty mapping.  So is the GIL's state during the window
+(``gil``, free-threaded builds only) and the interpreter's build and GIL in ``python`` (records before them name
+the implementation, version and executable only).
 """
 
 from __future__ import annotations
@@ -29,6 +31,17 @@ ERROR_KEYS = ("connect", "read", "write", "timeout", "status")
 # locust) gives a request up at its timeout: a timeout is then an attempt that got no answer, like a connect error.
 TIMEOUTS_ALSO_ANSWERED = ("wrk",)
 SATURATION_BUSY_PCT = 90.0
+
+
+def interpreter_label(python: Mapping[str, Any], full: bool = False) -> str:
+    """A record's interpreter (``Result.python``, measure.host.interpreter) as ``cpython-3.13``: ``cpython-3.13t`` for a
+    free-threaded build, ``pypy-3.9``; ``full``: the whole version (``cpython-3.13.0``); ``""`` when the mapping names
+    none."""
+    impl, version = python.get("implementation"), python.get("version")
+    if not impl or not version:
+        return ""
+    shown = str(version) if full else ".".join(str(version).split(".")[:2])
+    return f"{impl}-{shown}{'t' if python.get('free_threaded') else ''}"
 
 
 def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -432,6 +445,10 @@ class Result:
     # The wall time the host's counters covered (measure.host.hostcpu): the window, or for a driver without a lead-in the
     # generator's whole run (locust's users answer for less: it imports and spawns first).  None in older records.
     host_wall_s: float | None = None
+    # A free-threaded build's GIL during the window, as the probe in each server process saw it
+    # (measure.host.gil): {"enabled": bool, "enabled_by": [modules that turned it on], "processes": n}; None where not
+    # probed (a GIL build, older records).
+    gil: Mapping[str, Any] | None = None
 
     @property
     def key(self) -> str:
@@ -494,6 +511,7 @@ class Result:
             **({"slow_clients": self.slow_clients.to_record()} if self.slow_clients is not None else {}),
             **({"extra": dict(self.extra)} if self.extra else {}),
             **({"memory": dict(self.memory)} if self.memory else {}),
+            **({"gil": dict(self.gil)} if self.gil is not None else {}),
         }
 
     def _server_record(self) -> dict[str, Any]:
@@ -572,6 +590,7 @@ class Result:
             server_pss_mb=_number(server.get("pss_mb")),
             server_pss_end_mb=_number(server.get("pss_end_mb")),
             memory=_mapping(rec, "memory"),
+            gil=_mapping(rec, "gil") if rec.get("gil") is not None else None,
         )
 
 

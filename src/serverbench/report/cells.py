@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..records.results import Stored
-from ..records.schema import Result
+from ..records.schema import Result, interpreter_label
 from .inputs import Inputs
 
 
@@ -32,8 +32,8 @@ def cell(result: Result) -> str:
 
 
 def interpreter(result: Result) -> str:
-    py = result.python
-    return f"{py.get('implementation', '?')}-{py.get('version', '?')}"
+    """``cpython-3.11.7`` (``t`` after a free-threaded build's version); ``?-?`` for a record that names none."""
+    return interpreter_label(result.python, True) or "?-?"
 
 
 def name(entry: Entry, *parts: str, sources: bool) -> str:

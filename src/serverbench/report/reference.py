@@ -43,7 +43,9 @@ def variants_table(variants: Sequence[Variant]) -> str:
     rows = []
     for v in variants:
         notes = f"**cannot run here**: {v.unsupported}" if v.unsupported else v.notes
-        rows.append((f"`{v.name}`", v.server, v.worker, v.interface, ", ".join(v.interpreters), notes))
+        limit = v.python_limit()
+        runs_on = ", ".join(v.interpreters) + (f" (CPython before {'.'.join(map(str, limit[0]))})" if limit else "")
+        rows.append((f"`{v.name}`", v.server, v.worker, v.interface, runs_on, notes))
     return table(("variant", "server", "worker model", "loads", "interpreters", "notes"), rows)
 
 

@@ -42,7 +42,7 @@ from ..measure.trees.commits import head
 from ..measure.trials.phases import PhaseClock
 from ..records import results as results_file
 from ..records.baselines import Baseline, BaselineStore
-from ..records.results import Failure
+from ..records.results import Failure, Skip
 from ..records.schema import Result
 from ..report.phases import Breakdown, breakdown
 
@@ -321,7 +321,7 @@ class PerfSession:
         if self.hosts is not None:
             self.hosts.close()  # every test is done: the master connections go
         self.notices += size_drift([r for r, _ in self.results])
-        if self.config.json_path is not None and (self.results or self.failures):
+        if self.config.json_path is not None and (self.results or self.failures or self.skipped):
             flags = [[f.to_record() for f in fs] for fs in check_session([r for r, _ in self.results])]
             results_file.write(
                 self.config.json_path,
@@ -332,6 +332,8 @@ class PerfSession:
                 flags=flags,
                 phases=self.time_spent().to_record(),
                 commit=head(self.config.apps_dir if self.user_app is None else self.user_app.directory),
+                skipped=[Skip(cell, w, reason) for (cell, reason), ws in self.skipped.items() for w in ws],
+                python=self.python,
             )
             self.notices.append(f"results written to {self.config.json_path}")
         self.write_exports()

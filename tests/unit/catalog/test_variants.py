@@ -127,3 +127,17 @@ def test_the_models_of_known_variants():
     assert by_name["uvicorn"] == "asyncio"
     assert by_name["granian-asgi"] == "Rust-core servers"
     assert by_name["node-http"] == "other runtimes"
+
+
+def test_a_python_limit_reads_its_version_and_why_and_a_malformed_one_is_a_problem():
+    """python_below "3.13: why" is ((3, 13), why); meinheld declares it; one without MAJOR.MINOR is reported."""
+    from dataclasses import replace
+
+    from serverbench.catalog.variants import VARIANTS, validate
+
+    meinheld = next(v for v in VARIANTS if v.name == "meinheld")
+    assert meinheld.python_limit()[0] == (3, 13) and "Py_TRASHCAN_SAFE_BEGIN" in meinheld.python_limit()[1]
+    assert next(v for v in VARIANTS if v.name == "gunicorn-sync-w2").python_limit() is None
+    assert validate([replace(meinheld, python_below="soon: x")]) == [
+        "variant 'meinheld': python_below 'soon: x' must read 'MAJOR.MINOR: why'"
+    ]

@@ -160,3 +160,61 @@ def test_check_blocks_splits_alpha_between_the_attempts():
     resolve.check_blocks(_args(*argv, "--blocks", str(two)), GATE_POLICY, "auto")
     with pytest.raises(ConfigError, match=f"--blocks {two - 1} gives .* alpha {halved.alpha:g} / "):
         resolve.check_blocks(_args(*argv, "--blocks", str(two - 1)), GATE_POLICY, "auto")
+
+
+class _Maker:
+    """A Maker that records what it was asked: checks first, then environments (no uv, no interpreter found)."""
+
+    def __init__(self, refuse: str = ""):
+        self.calls: list[tuple[str, str, str]] = []
+        self.refuse = refuse
+
+    def check(self, version, flag, lock):
+        self.calls.append(("check", flag, version))
+        if version == self.refuse:
+            raise ConfigError(f"{flag} {version}: no such interpreter is installed here")
+
+    def environment(self, version, flag, lock):
+        self.calls.append(("environment", flag, version))
+        return f"/cache/cpython-{version}-{lock.digest}/bin/python"
+
+
+def _what():
+    return served(ROOT, "aiohttp", None, None, (), "gate")
+
+
+def test_an_interpreter_version_gets_the_environment_made_from_the_projects_lock():
+    """--base-python 3.11 --cand-python 3.13: both checked before either is made, each from the checkout's uv.lock."""
+    maker = _Maker()
+    base, cand = resolve.arm_pythons(_what(), _args("--base-python", "3.11", "--cand-python", "3.13"), maker)
+    assert base.startswith("/cache/cpython-3.11-") and cand.startswith("/cache/cpython-3.13-")
+    assert [c[0] for c in maker.calls] == ["check", "check", "environment", "environment"]
+
+
+def test_a_version_not_installed_stops_before_any_environment_is_made():
+    """The candidate's 3.14 is not installed: the error, and the base's environment was not made either."""
+    maker = _Maker(refuse="3.14")
+    with pytest.raises(ConfigError, match="--cand-python 3.14: no such interpreter"):
+        resolve.arm_pythons(_what(), _args("--base-python", "3.11", "--cand-python", "3.14"), maker)
+    assert ("environment", "--base-python", "3.11") not in maker.calls
+
+
+def test_a_venv_path_is_kept_as_given_and_one_that_is_not_an_interpreter_is_refused(tmp_path):
+    """A path runs as given (no environment made); a file that is not Python names what to give."""
+    maker = _Maker()
+    import sys
+
+    assert resolve.arm_pythons(_what(), _args("--cand-python", sys.executable), maker) == (sys.executable,) * 2
+    assert maker.calls == []
+    with pytest.raises(
+        ConfigError, match="^--base-python .*nope is not a Python interpreter that runs here.*bin/python"
+    ):
+        resolve.arm_pythons(_what(), _args("--base-python", str(tmp_path / "nope")), maker)
+
+
+def test_the_gate_and_ci_doors_both_take_the_interpreters():
+    """--base-python and --cand-python are among the arguments every door shares (serverbench ci's after --)."""
+    from serverbench.change.gated import gate_options
+
+    options, _ = gate_options(["--base-python", "3.11", "--cand-python", "3.13t"])
+    assert (options.base_python, options.cand_python) == ("3.11", "3.13t")

@@ -1175,3 +1175,31 @@ def test_every_load_host_at_the_limit_is_named():
     hosts = (HostLoad("load1", "198.18.0.11", 1, 1, 4.5, 5.0), HostLoad("load2", "198.18.0.12", 1, 1, 4.8, 5.0))
     flag = checks.generator_saturated(replace(record(), generator=replace(record().generator, hosts=hosts)))
     assert "on load host load1 90% of 1 core(s), load2 96% of 1 core(s) (limit 90%)" in flag.message
+
+
+FREE_THREADED = {"implementation": "cpython", "version": "3.13.1", "free_threaded": True, "gil_enabled": False}
+
+
+def test_a_free_threaded_window_with_the_gil_turned_on_is_flagged_naming_the_module():
+    """A faked 3.13t build whose probe saw httptools turn the GIL on: gil-enabled, naming the module and the fix."""
+    r = replace(record(), python=FREE_THREADED, gil={"enabled": True, "enabled_by": ["httptools.parser.parser"]})
+    (flag,) = [f for f in check(r) if f.name == "gil-enabled"]
+    assert "importing httptools.parser.parser turned it on" in flag.message
+    assert "cpython 3.13.1 free-threaded" in flag.message and "a release of httptools that declares it" in flag.message
+
+
+def test_the_gil_flag_names_python_gil_when_no_module_turned_it_on():
+    """On from the start with PYTHON_GIL=1 (no module named): the flag says so and how to start without it."""
+    r = replace(record(), python=FREE_THREADED, gil={"enabled": True, "enabled_by": [], "gil_env": "1"})
+    (flag,) = [f for f in check(r) if f.name == "gil-enabled"]
+    assert "on from the start (PYTHON_GIL=1)" in flag.message and "without PYTHON_GIL=1" in flag.message
+
+
+def test_no_gil_flag_on_a_gil_build_or_a_free_threaded_window_without_the_gil():
+    """A GIL build's GIL is its design; a free-threaded window that kept it off, or one not probed, is not flagged."""
+    for python, gil in (
+        ({"implementation": "cpython", "version": "3.13.1"}, {"enabled": True, "enabled_by": ["x"]}),
+        (FREE_THREADED, {"enabled": False, "enabled_by": []}),
+        (FREE_THREADED, None),
+    ):
+        assert "gil-enabled" not in names(replace(record(), python=python, gil=gil))

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from serverbench.records import results
 from serverbench.records.decisions import Measurement, Window
-from serverbench.records.results import READABLE, Failure, ResultsFile, ResultsFileError, Stored
+from serverbench.records.results import READABLE, Failure, ResultsFile, ResultsFileError, Skip, Stored
 from tests.unit.cli.test_gate import _slower_decision as _decision
 from tests.unit.sample_records import result
 
@@ -304,3 +304,48 @@ def test_stored_phases_and_commit_read_back_only_as_an_object_and_text(tmp_path)
     for phases, commit in (([1], 7), ("text", ["abc"]), (3, {"sha": "abc"})):
         other = results.read(_file(tmp_path, {**base, "phases": phases, "commit": commit}, "other.json"))
         assert (other.phases, other.commit) == (None, None)
+
+
+def test_the_skipped_cells_and_the_sessions_interpreter_are_written_and_read_back(tmp_path):
+    """A session whose every cell was skipped still names its interpreter, and each skip keeps its reason; a
+    file written before either reads with none (its label from its first result, as before)."""
+    skip = Skip("uwsgi-p2t2/flask", "json", "uwsgi-p2t2 does not run on pypy (supports cpython)")
+    python = {"implementation": "pypy", "version": "3.9.18", "free_threaded": False}
+    path = tmp_path / "r.json"
+    results.write(path, MACHINE, [], [], "9.9", skipped=[skip], python=python)
+    back = results.read(path)
+    assert back.skipped == (skip,) and back.python == python and back.label == "pypy-3.9.18"
+    old = json.loads(path.read_text())
+    del old["skipped"], old["python"]
+    legacy = results.read(_file(tmp_path, old, "old.json"))
+    assert legacy.skipped == () and legacy.python is None and legacy.label == "old"
+
+
+def test_a_free_threaded_session_is_labelled_with_its_t():
+    """cpython-3.13.1t: a free-threaded build's file is told apart from the GIL build's."""
+    f = ResultsFile(
+        Path("x.json"),
+        2,
+        "c",
+        {},
+        (),
+        (),
+        python={"implementation": "cpython", "version": "3.13.1", "free_threaded": True},
+    )
+    assert f.label == "cpython-3.13.1t"
+
+
+def test_merged_files_keep_every_skip_and_one_interpreter_only_when_all_share_it(tmp_path):
+    """Shards of one interpreter keep it; files of two interpreters merged name none at the file's level."""
+    py311, py313 = (
+        {"implementation": "cpython", "version": "3.11.7"},
+        {"implementation": "cpython", "version": "3.13.0"},
+    )
+    skip = Skip("bjoern/flask", "json", "not installed")
+    f1 = ResultsFile(Path("1.json"), 2, "c", {}, (), (), skipped=(skip,), python=py311)
+    f2 = ResultsFile(Path("2.json"), 2, "c", {}, (), (), python=py311)
+    out = tmp_path / "m.json"
+    results.write_merged(out, [f1, f2], MACHINE, "9.9")
+    assert results.read(out).python == py311 and results.read(out).skipped == (skip,)
+    results.write_merged(out, [f1, replace(f2, python=py313)], MACHINE, "9.9")
+    assert results.read(out).python is None

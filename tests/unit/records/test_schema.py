@@ -69,6 +69,7 @@ def full() -> Result:
         server_pss_end_mb=49.75,
         memory={"series": {"t_s": [0.0, 1.0]}},
         host_wall_s=5.25,
+        gil={"enabled": True, "enabled_by": ["httptools.parser.parser"], "processes": 2},
     )
 
 
@@ -126,6 +127,7 @@ def test_the_record_writes_each_field_under_its_documented_name():
     assert rec["slow_clients"]["opened"] == 15 and rec["memory"] == {"series": {"t_s": [0.0, 1.0]}}
     assert rec["generator"]["run_queue"] == {"cpu_s": 3.0, "wait_s": 1.5, "wall_s": 7.25}
     assert rec["backends"][0]["run_ops"] == 1405 and rec["backends"][0]["window_ops"] == 990
+    assert rec["gil"] == {"enabled": True, "enabled_by": ["httptools.parser.parser"], "processes": 2}
 
 
 def test_warmup_rates_are_written_to_one_decimal():
@@ -148,9 +150,10 @@ def test_a_result_with_defaults_writes_no_optional_part_and_an_old_record_reads_
     without app, window or a backend's wall time reads "", "run" and the load's duration."""
     from dataclasses import replace
 
-    r = replace(full(), host_cpu_s=None, host_wall_s=None, extra={})
+    r = replace(full(), host_cpu_s=None, host_wall_s=None, extra={}, gil=None)
     rec = r.to_record()
-    assert "host" not in rec and "extra" not in rec
+    assert "host" not in rec and "extra" not in rec and "gil" not in rec
+    assert Result.from_record(rec).gil is None  # a GIL build's record, and every older one
     assert "wall_s" not in replace(full(), host_wall_s=None).to_record()["host"]
     old = full().to_record()
     for key in ("app", "window"):
@@ -496,3 +499,15 @@ def test_operations_per_request_are_the_whole_runs_where_its_counts_are_kept():
     assert b.to_record(1000, 1400)["ops_per_request"] == 1.0036
     assert b.per_request(1000) == 1.405 and b.to_record(1000)["ops_per_request"] == 1.405
     assert BackendUsage("redis", "redis-server", 1.0, 5.0, 1, None).per_request(1000, 1400) is None
+
+
+def test_an_interpreter_label_marks_a_free_threaded_build_and_is_empty_for_a_record_naming_none():
+    """cpython-3.13t for a free-threaded build, the full version on request; '' without implementation and version."""
+    from serverbench.records.schema import interpreter_label
+
+    assert (
+        interpreter_label({"implementation": "cpython", "version": "3.13.1", "free_threaded": True}) == "cpython-3.13t"
+    )
+    assert interpreter_label({"implementation": "cpython", "version": "3.13.1"}, full=True) == "cpython-3.13.1"
+    assert interpreter_label({"implementation": "pypy", "version": "3.9.18"}) == "pypy-3.9"
+    assert interpreter_label({"executable": "/usr/bin/python3"}) == ""

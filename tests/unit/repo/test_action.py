@@ -246,3 +246,41 @@ def test_the_fork_workflow_on_the_page_passes_actionlint(tmp_path):
     path.write_text(block)
     done = subprocess.run([actionlint, "-no-color", str(path)], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(("mode", "passed"), [("gate", True), ("cost", False)])
+def test_the_interpreter_inputs_reach_the_gate_after_its_arguments(tmp_path, mode, passed):
+    """base-python and cand-python are passed to the gate (after --, behind args); mode cost leaves them out, saying
+    so: `serverbench ci` is a stand-in that records its arguments."""
+    out, bindir = tmp_path / "out", tmp_path / "venv" / "bin"
+    out.mkdir()
+    bindir.mkdir(parents=True)
+    fake = bindir / "serverbench"
+    fake.write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$@" > "{tmp_path}/argv"\n'
+        'echo \'{"mode": "gate", "status": 0, "verdict": "pass", "post": false}\' > "$SB_OUT/result.json"\n'
+    )
+    fake.chmod(0o755)
+    done = _script(
+        "run.sh",
+        tmp_path,
+        SB_OUT=str(out),
+        SB_PYTHON=str(bindir / "python"),
+        SB_MODE=mode,
+        SB_INPUT_MODE=mode,
+        SB_RATE_OFF="false",
+        INPUT_PROJECT=".",
+        INPUT_ENDPOINTS="",
+        INPUT_VARIANTS="",
+        INPUT_COMMENT="on-change",
+        INPUT_ARGS="--blocks 6",
+        INPUT_BASE_PYTHON="3.11",
+        INPUT_CAND_PYTHON="3.13",
+    )
+    assert done.returncode == 0, done.stderr
+    argv = (tmp_path / "argv").read_text().split()
+    after = argv[argv.index("--") + 1 :]
+    if passed:
+        assert after == ["--blocks", "6", "--base-python", "3.11", "--cand-python", "3.13"]
+    else:
+        assert after == ["--blocks", "6"] and "base-python and cand-python are the gate's" in done.stderr

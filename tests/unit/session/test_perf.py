@@ -142,6 +142,22 @@ def test_session_records_each_skip_once_per_workload(tmp_path):
     assert session.skipped == {("v/app", "not installed: pip install v"): ["json", "plaintext"]}
 
 
+def test_a_session_whose_every_cell_was_skipped_still_writes_its_file_with_the_reasons(tmp_path):
+    """A server that does not run on this interpreter keeps its row: --perf-json holds each skip, its reason and the
+    session's interpreter, with no result."""
+    from serverbench.records import results
+
+    out = tmp_path / "perf.json"
+    session = PerfSession(cfg.resolve({"perf_json": str(out)}, {}, tmp_path), {}, [], ("json",))
+    session.record_skip("meinheld/flask", "json", "meinheld does not run on CPython 3.13 or later")
+    session.finish()
+    written = results.read(out)
+    assert written.results == () and written.python == session.python
+    assert [(s.cell, s.workload, s.reason) for s in written.skipped] == [
+        ("meinheld/flask", "json", "meinheld does not run on CPython 3.13 or later")
+    ]
+
+
 def test_the_install_time_is_read_from_run_only_when_it_is_a_number_of_seconds(monkeypatch):
     """SERVERBENCH_INSTALL_S gives the install time ./run measured; unset, not a number or negative, there is none."""
     from serverbench.session.perf import INSTALL_VAR, install_seconds

@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import platform
 import re
-import sys
 from typing import Any
+
+from ...records.schema import interpreter_label
+from .interpreter import describe
 
 
 def cpu_model() -> str:
@@ -25,8 +27,8 @@ def cpu_model() -> str:
 
 
 def python_info() -> dict[str, Any]:
-    impl = platform.python_implementation().lower()
-    return {"implementation": impl, "version": platform.python_version(), "executable": sys.executable}
+    """This interpreter as a record names it: implementation, version, executable, build, the GIL (.interpreter)."""
+    return describe()
 
 
 def machine_info(driver: str) -> dict[str, Any]:
@@ -37,7 +39,7 @@ def machine_info(driver: str) -> dict[str, Any]:
         "cores": cores,
         "arch": platform.machine(),
         "system": platform.system(),
-        "python": f"{py['implementation']}-{'.'.join(py['version'].split('.')[:2])}",
+        "python": interpreter_label(py),  # a free-threaded build is another interpreter: cpython-3.13t
         "driver": driver,
     }
     info["id"] = machine_id(info)

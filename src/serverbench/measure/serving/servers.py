@@ -21,6 +21,9 @@ from ...catalog.contract import Endpoint
 from ...catalog.matrix import Cell
 from ...catalog.variants import Variant
 from ...processes.executors import LOOPBACK, ManagedProcess, free_port
+from ..host.gil import VAR as GIL_VAR
+from ..host.gil import probe_env
+from ..host.interpreter import free_threaded
 from .bytecode import bytecode_cache
 from .verify import verify
 
@@ -37,6 +40,7 @@ class RunningServer:
     external_pid: int | None = None
     app: str = ""
     heap_dir: str | None = None  # where its processes write their Python heap figures (SERVERBENCH_HEAP_DIR)
+    gil_dir: str | None = None  # a free-threaded build's: where the GIL probe in each process writes (measure.host.gil)
     started: str = ""  # when it started (UTC, ISO 8601)
     trials: int = 0  # the trials it has served so far (the perf suite runs all of a cell's workloads on one start)
 
@@ -54,6 +58,8 @@ class RunningServer:
         """Stop its process group (SIGTERM, then SIGKILL; ``at_once``: SIGKILL): ours only, never an external one."""
         if self.process is not None:
             self.process.kill() if at_once else self.process.stop()
+            if self.gil_dir is not None:  # ours: made when it started
+                shutil.rmtree(self.gil_dir, ignore_errors=True)
 
 
 def interpreter() -> str:
@@ -70,6 +76,10 @@ def unavailable_reason(variant: Variant, app: App | None = None, apps_dir: Path 
         return f"{variant.name} is not supported: {variant.unsupported}"
     if interpreter() not in variant.interpreters:
         return f"{variant.name} does not run on {interpreter()} (supports {', '.join(variant.interpreters)})"
+    limit = variant.python_limit() if interpreter() == "cpython" else None
+    if limit is not None and sys.version_info[:2] >= limit[0]:
+        shown = ".".join(map(str, limit[0]))
+        return f"{variant.name} does not run on CPython {shown} or later ({limit[1]}): measure it on an earlier one"
     absent = [p for p in variant.programs if shutil.which(p) is None]
     if absent:
         return f"{variant.name} needs {', '.join(absent)} on PATH, which is not there: install {variant.install}"
@@ -86,6 +96,25 @@ def unavailable_reason(variant: Variant, app: App | None = None, apps_dir: Path 
             f"`{sys.executable} -m pip install {' '.join(missing)}` (or {variant.install}; {app.install})"
         )
     return None
+
+
+def server_env(
+    variant: Variant, python: str, apps_dir: Path, env: Mapping[str, str] | None
+) -> tuple[dict[str, str], str | None]:
+    """The server's environment (the apps folder first on PYTHONPATH, unbuffered output, the bytecode cache, the
+    variant's and the caller's variables) and, on a free-threaded ``python``, the GIL probe's folder (None on others)."""
+    pythonpath = os.pathsep.join(p for p in (str(apps_dir), os.environ.get("PYTHONPATH", "")) if p)
+    full_env = {
+        "PYTHONPATH": pythonpath,
+        "PYTHONUNBUFFERED": "1",
+        **bytecode_cache(os.environ),
+        **variant.env,
+        **(env or {}),
+    }
+    if not free_threaded(python):
+        return full_env, None
+    probe = probe_env(full_env["PYTHONPATH"])  # in each of its processes, writing to a folder of its own
+    return {**full_env, **probe}, probe[GIL_VAR]
 
 
 def start_variant(
@@ -121,14 +150,7 @@ def start_variant(
         callable=app.callable,
         apps_dir=str(apps_dir),
     )
-    pythonpath = os.pathsep.join(p for p in (str(apps_dir), os.environ.get("PYTHONPATH", "")) if p)
-    full_env = {
-        "PYTHONPATH": pythonpath,
-        "PYTHONUNBUFFERED": "1",
-        **bytecode_cache(os.environ),
-        **variant.env,
-        **(env or {}),
-    }
+    full_env, gil_dir = server_env(variant, python, apps_dir, env)
     name = f"{variant.name}/{app.name}"
     process = ManagedProcess(
         name,
@@ -150,6 +172,7 @@ def start_variant(
         started,
         app=app.name,
         heap_dir=heap_dir,
+        gil_dir=gil_dir,
         started=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )
 

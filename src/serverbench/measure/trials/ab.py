@@ -38,7 +38,8 @@ from ...processes.executors import pin_tree
 from ...processes.together import at_once
 from ...records.decisions import Measurement, Window
 from ...records.schema import Result
-from ..host.machine import machine_info, python_info
+from ..host.interpreter import describe_of
+from ..host.machine import machine_info
 from ..serving.reset import reset_app
 from ..serving.servers import RunningServer, ServerPool, start_variant
 from .arms import Arm, RunnerPlan
@@ -120,7 +121,8 @@ class _Rig:
         # Identity is read once here, not in every measured window.
         load_hosts = f"-{len(places)}load" if places else ""
         self.machine = machine_info(f"wrk-{self.driver.version}{load_hosts}")
-        self.python = python_info()
+        # Each arm's interpreter as its records name it (an upgrade's arms run on two): described once, here.
+        self.pythons = {arm.label: describe_of(arm.python) for arm in self.arms.values()}
         # The fixed rate: kept from an earlier part of the attempt, given, or set from the first block.
         self.rate = rate if rate is not None else (None if plan.rate in (None, "auto") else float(plan.rate))
 
@@ -190,7 +192,7 @@ class _Rig:
             nodeid=f"ab::{arm.label}" + ("@rate" if rate else ""),
             test="ab",
             machine=self.machine,
-            python=self.python,
+            python=self.pythons[arm.label],
             # The arm's server stays pinned here (the rounds pin it); its generator runs on the load hosts, whose cores
             # are theirs.
             cpus=cpus if self.hosts is None else None,

@@ -19,6 +19,7 @@ from ...drivers.base import Driver
 from ...errors import ServerDiedError
 from ...processes.executors import stop_generators
 from ...records.schema import BackendUsage, Generator, Result, SlowClientReport
+from ..host.gil import read as read_gil
 from ..host.hostcpu import HostCPU, HostSampler
 from ..host.kernel import listen_counters, window
 from ..host.sampling import TreeSampler, Usage
@@ -237,6 +238,7 @@ def _result(
         server_pss_mb=usage.pss_mb if usage else None,
         server_pss_end_mb=usage.pss_end_mb if usage else None,
         memory=memory_record(usage) if usage else {},
+        gil=read_gil(server.gil_dir),  # the state at the window's end (None: not a free-threaded server)
         timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )
 

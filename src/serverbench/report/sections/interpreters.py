@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from ..cells import Entry, cell, entries, interpreter, name, several_sources
+from ..cells import cell, entries, interpreter, name, several_sources
 from ..charts import Axis, Bar, BarChart, Cell, Column, LineChart, Section, Series, Table, optional
 from ..inputs import Inputs
+from ..sidebyside import METRICS, Row, interpreter_sides, rows
 
 
 def warmups(inputs: Inputs) -> list[Series]:
@@ -31,36 +32,35 @@ def warmups(inputs: Inputs) -> list[Series]:
     return out
 
 
-def side_by_side(inputs: Inputs) -> tuple[list[str], dict[str, dict[str, Entry]]]:
-    """(interpreters, cell key -> interpreter -> its latest result) for keys measured on two or more."""
-    by_key: dict[str, dict[str, Entry]] = {}
-    for e in entries(inputs):  # oldest file first: a later run of a key replaces an earlier one
-        by_key.setdefault(e.result.key, {})[interpreter(e.result)] = e
-    shared = {k: v for k, v in by_key.items() if len(v) >= 2}
-    names = sorted({i for v in shared.values() for i in v})
-    return names, shared
+def comparison_table(table_rows: list[Row], reference: str) -> Table:
+    """One line per cell and interpreter: each figure and its ratio to the reference interpreter's."""
+    columns = [Column("cell"), Column("interpreter")]
+    for metric in METRICS:
+        columns += [Column(metric.header, True), Column("x ref", True)]
+    out = []
+    for row in table_rows:
+        for entry in row.entries:
+            line = [Cell(row.cell, row.key), Cell(f"{entry.side} (ref)" if entry.side == reference else entry.side)]
+            for metric in METRICS:
+                line.append(optional(entry.figures[metric.name], metric.digits))
+                line.append(Cell("ref") if entry.side == reference else optional(entry.ratios.get(metric.name), 2))
+            out.append(tuple(line))
+    return Table(tuple(columns), tuple(out), sortable=True)
 
 
-def comparison_table(names: list[str], shared: dict[str, dict[str, Entry]]) -> Table:
-    first = names[0]
-    columns = (
-        (Column("cell"),)
-        + tuple(Column(f"{n} rps", True) for n in names)
-        + tuple(Column(f"{n} / {first}", True) for n in names[1:])
-    )
-    rows = []
-    for key, runs in shared.items():
-        base = runs.get(first)
-        ratios = tuple(
-            optional(runs[n].result.rps / base.result.rps if n in runs and base and base.result.rps else None, 2)
-            for n in names[1:]
-        )
-        rows.append(
-            (Cell(key.split("::", 1)[-1], key),)
-            + tuple(optional(runs[n].result.rps if n in runs else None, 0) for n in names)
-            + ratios
-        )
-    return Table(columns, tuple(rows), sortable=True)
+def workload_charts(table_rows: list[Row], labels: list[str]) -> list[BarChart]:
+    """One throughput chart per workload: a row of bars per cell, one bar per interpreter that measured it."""
+    by_workload: dict[str, list[Bar]] = {}
+    for row in table_rows:
+        for entry in row.entries:
+            if entry.stored is not None:
+                saturated = entry.stored.result.generator.saturated
+                bar = Bar(row.cell, entry.side, entry.figures["rps"] or 0.0, "SAT" if saturated else "")
+                by_workload.setdefault(row.workload, []).append(bar)
+    return [
+        BarChart(f"{workload}: interpreters side by side ({' vs '.join(labels)})", Axis("rps"), tuple(bars))
+        for workload, bars in by_workload.items()
+    ]
 
 
 def build(inputs: Inputs) -> Section | None:
@@ -72,24 +72,19 @@ def build(inputs: Inputs) -> Section | None:
                 "Warm-up rounds (the last point is the measured window)", Axis("round"), Axis("rps"), tuple(curves)
             )
         )
-    names, shared = side_by_side(inputs)
-    if shared:
-        bars = tuple(
-            Bar(key.split("::", 1)[-1], n, runs[n].result.rps, "SAT" if runs[n].result.generator.saturated else "")
-            for key, runs in shared.items()
-            for n in names
-            if n in runs
-        )
-        blocks += [
-            BarChart(f"Interpreters side by side: {' vs '.join(names)}", Axis("rps"), bars),
-            comparison_table(names, shared),
-        ]
+    sides = interpreter_sides(inputs.results)
+    if len(sides) >= 2:  # the reference: the first file's interpreter
+        table_rows = [r for r in rows(sides) if sum(e.stored is not None for e in r.entries) >= 2]
+        labels = [s.label for s in sides]
+        if table_rows:
+            blocks += [*workload_charts(table_rows, labels), comparison_table(table_rows, labels[0])]
     if not blocks:
         return None
     return Section(
         "interpreters",
         "Warm-up and interpreters side by side",
         "Warm-up runs up to --perf-warmup-rounds rounds and stops once rps settles (PyPy's JIT keeps "
-        "speeding up for several). Side by side: the latest run of each cell on each interpreter.",
+        "speeding up for several). Side by side: the latest run of each cell on each interpreter, each figure with "
+        "its ratio to the first file's interpreter (a quotient, not a verdict).",
         tuple(blocks),
     )

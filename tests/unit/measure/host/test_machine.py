@@ -59,12 +59,24 @@ def test_machine_info_names_this_machine_and_this_interpreter():
 
 
 def test_python_info_is_the_running_interpreter():
-    """Implementation in lower case, the full version and the executable of this process."""
-    assert python_info() == {
-        "implementation": platform.python_implementation().lower(),
-        "version": platform.python_version(),
-        "executable": sys.executable,
-    }
+    """Implementation in lower case, the full version, the executable of this process, its build and GIL."""
+    info = python_info()
+    assert (info["implementation"], info["version"], info["executable"]) == (
+        platform.python_implementation().lower(),
+        platform.python_version(),
+        sys.executable,
+    )
+    assert info["build"].startswith(platform.python_build()[0]) and isinstance(info["free_threaded"], bool)
+
+
+def test_a_free_threaded_build_has_a_machine_id_of_its_own(monkeypatch):
+    """cpython-3.13t: its figures are never compared with the GIL build's baselines."""
+    import serverbench.measure.host.machine as machine
+
+    monkeypatch.setattr(
+        machine, "describe", lambda: {"implementation": "cpython", "version": "3.13.1", "free_threaded": True}
+    )
+    assert "-cpython-3.13t-wrk" in machine.machine_info("wrk")["id"]
 
 
 def test_the_cpu_model_is_the_first_model_name_line_of_proc_cpuinfo():

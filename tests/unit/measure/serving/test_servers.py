@@ -41,6 +41,24 @@ def test_unsupported_interpreter_gives_a_skip_reason():
     assert f"does not run on {interpreter()}" in unavailable_reason(variant(interpreters=(other,)))
 
 
+def test_a_cpython_the_variant_does_not_run_on_gives_a_skip_reason_with_why():
+    """python_below "3.13: why": skipped from that CPython on (the reason and what to do), run before it."""
+    import sys
+
+    from serverbench.measure.serving.servers import interpreter
+
+    if interpreter() != "cpython":
+        pytest.skip("the limit is of CPython versions")
+    here = f"{sys.version_info.major}.{sys.version_info.minor}"
+    reason = unavailable_reason(variant(python_below=f"{here}: its C module calls an API {here} removed"))
+    assert reason.endswith(
+        f"does not run on CPython {here} or later (its C module calls an API {here} removed): "
+        "measure it on an earlier one"
+    )
+    later = f"{sys.version_info.major}.{sys.version_info.minor + 1}"
+    assert "or later" not in (unavailable_reason(variant(python_below=f"{later}: x")) or "")
+
+
 def test_a_missing_node_program_skips_with_the_install_command():
     """A variant whose program is not on PATH is unavailable, and the reason says how to install it."""
     variant = dataclasses.replace(registry()["node-http"], programs=("no-such-node-xyz",))
@@ -134,3 +152,20 @@ def test_a_server_that_fails_verification_is_stopped_and_its_cell_remembered():
         pool.get(cell)
     assert second.value is first.value
     assert starts == ["gunicorn-sync-w2/flask"] and phases == ["start", "verify", "stop"]
+
+
+def test_a_free_threaded_server_gets_the_gil_probe_and_a_gil_build_does_not(monkeypatch, tmp_path):
+    """On a free-threaded interpreter (faked) the probe's folder goes first on PYTHONPATH with a folder to write to;
+    on any other the environment has neither."""
+    import os
+
+    from serverbench.measure.host.gil import PROBE_DIR, VAR
+    from serverbench.measure.serving import servers
+
+    monkeypatch.setattr(servers, "free_threaded", lambda python: python == "/ft/bin/python3.13t")
+    env, gil_dir = servers.server_env(variant(), "/usr/bin/python3", tmp_path, {"X": "1"})
+    assert gil_dir is None and VAR not in env and env["PYTHONPATH"].split(os.pathsep)[0] == str(tmp_path)
+    env, gil_dir = servers.server_env(variant(), "/ft/bin/python3.13t", tmp_path, {"X": "1"})
+    assert env[VAR] == gil_dir and os.path.isdir(gil_dir) and env["X"] == "1"
+    assert env["PYTHONPATH"].split(os.pathsep)[:2] == [str(PROBE_DIR), str(tmp_path)]
+    os.rmdir(gil_dir)

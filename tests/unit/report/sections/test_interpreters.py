@@ -1,8 +1,10 @@
 """Warm-up and interpreters (report.sections.interpreters): each result's warm-up rounds as a line, and a cell's
-throughput on each interpreter side by side, as a ratio to the first."""
+figures on each interpreter side by side (one throughput chart per workload), as ratios to the first file's."""
+
+import dataclasses
 
 from serverbench.catalog.shapes import LoadShape
-from serverbench.report.charts import LineChart
+from serverbench.report.charts import BarChart, LineChart
 from serverbench.report.inputs import Inputs
 from tests.unit.report.sample_inputs import ids, run, section, shaped
 
@@ -20,8 +22,11 @@ def test_warm_up_rounds_and_interpreters_side_by_side():
     warm = s.blocks[0]
     assert isinstance(warm, LineChart) and warm.series[0].points == ((1, 500), (2, 1500), (3, 2800), (4, 3000.0))
     table = s.blocks[2]
-    assert [c.name for c in table.columns][-1] == "pypy-3.11.7 / cpython-3.11.7"
-    assert table.rows[0][-1].text == "3.00"
+    assert [c.name for c in table.columns][:4] == ["cell", "interpreter", "rps", "x ref"]
+    assert [(row[1].text, row[3].text) for row in table.rows] == [
+        ("cpython-3.11.7 (ref)", "ref"),
+        ("pypy-3.11.7", "3.00"),
+    ]
 
 
 def test_one_warm_up_round_and_one_interpreter_show_nothing():
@@ -30,9 +35,9 @@ def test_one_warm_up_round_and_one_interpreter_show_nothing():
     assert "interpreters" not in ids(Inputs((run("s", results),), ()))
 
 
-def test_ratios_are_to_the_first_interpreter_and_a_later_run_replaces_an_earlier():
-    """Interpreters in name order; a cell missing on one is a dash there and has no ratio to it; the later of two
-    runs of a cell on one interpreter is the one shown."""
+def test_ratios_are_to_the_first_files_interpreter_and_a_later_run_replaces_an_earlier():
+    """Interpreters in the order first seen; a cell missing on one is a dash there and has no ratio to it; the later
+    of two runs of a cell on one interpreter is the one shown; one chart per workload."""
     old = run("n1", [shaped("a", 1000, LoadShape(64))])
     new = run(
         "n2",
@@ -45,16 +50,23 @@ def test_ratios_are_to_the_first_interpreter_and_a_later_run_replaces_an_earlier
         created="2026-11-11T00:00:00+00:00",
     )
     bars, table = section(Inputs((old, new), ()), "interpreters").blocks
-    assert bars.title == "Interpreters side by side: cpython-3.11.7 vs graalpy-3.11.7 vs pypy-3.11.7"
-    assert [c.name for c in table.columns] == [
-        "cell",
-        "cpython-3.11.7 rps",
-        "graalpy-3.11.7 rps",
-        "pypy-3.11.7 rps",
-        "graalpy-3.11.7 / cpython-3.11.7",
-        "pypy-3.11.7 / cpython-3.11.7",
+    assert bars.title == "json: interpreters side by side (cpython-3.11.7 vs pypy-3.11.7 vs graalpy-3.11.7)"
+    assert [[c.text for c in row][:4] for row in table.rows] == [
+        ["a/flask/json/c64", "cpython-3.11.7 (ref)", "1,200", "ref"],
+        ["a/flask/json/c64", "pypy-3.11.7", "3,000", "2.50"],
+        ["a/flask/json/c64", "graalpy-3.11.7", "-", "-"],
+        ["b/flask/json/c64", "cpython-3.11.7 (ref)", "-", "ref"],
+        ["b/flask/json/c64", "pypy-3.11.7", "2,000", "-"],
+        ["b/flask/json/c64", "graalpy-3.11.7", "500", "-"],
     ]
-    assert [[c.text for c in row] for row in table.rows] == [
-        ["a/flask/json/c64", "1,200", "-", "3,000", "-", "2.50"],
-        ["b/flask/json/c64", "-", "500", "2,000", "-", "-"],
-    ]
+
+
+def test_each_workload_has_its_own_chart():
+    """Cells of two workloads on two interpreters: two charts, each holding its workload's cells only."""
+    json_a = shaped("a", 1000, LoadShape(64))
+    redis_a = dataclasses.replace(json_a, workload="redis")
+    pypy = [dataclasses.replace(r, python={"implementation": "pypy", "version": "3.9.18"}) for r in (json_a, redis_a)]
+    s = section(Inputs((run("py311", [json_a, redis_a]), run("pypy3", pypy)), ()), "interpreters")
+    charts = [b for b in s.blocks if isinstance(b, BarChart)]
+    assert [c.title.split(":")[0] for c in charts] == ["json", "redis"]
+    assert {b.group for b in charts[1].bars} == {"cpython-3.11.7", "pypy-3.9.18"}
