@@ -43,10 +43,12 @@ BLOCK = re.compile(
 
 def tests_figures(log: Path, junit: Path) -> dict:
     """A stamped ./run tests log: the seconds before pytest started (installs), pytest's own, the steps ./run timed,
-    and from the JUnit file the twenty slowest tests and the outcome counts."""
+    and from the JUnit file the twenty slowest tests and the outcome counts.  While oha builds, ./run runs two
+    sessions (the tests marked oha after the build): pytest's time is from the first's start to the second's end, the
+    summary both lines, and the second's JUnit file (NAME-oha.xml beside NAME.xml) is read too."""
     started = ended = finished = None
     steps = {}
-    summary = ""
+    summaries = []
     for raw in log.read_text(errors="replace").splitlines():
         m = STAMPED.match(raw)
         if not m:
@@ -55,7 +57,8 @@ def tests_figures(log: Path, junit: Path) -> dict:
         if started is None and "test session starts" in line:
             started = seconds
         if re.search(r"=+ .*(passed|failed).* in [\d.]+s", line):
-            ended, summary = seconds, line.strip("= ")
+            ended = seconds
+            summaries.append(line.strip("= "))
         if line.startswith("END exit="):  # stamp.sh's last line: ./run's whole time (it may wait for oha after pytest)
             finished = seconds
         step = re.match(r"serverbench: ([\w-]+): done in (\d+) s", line)
@@ -63,15 +66,18 @@ def tests_figures(log: Path, junit: Path) -> dict:
             steps[step[1]] = int(step[2])
     if started is None or ended is None:
         raise SystemExit(f"{log}: no pytest session start and end in it; stamp ./run tests with benchmarks/stamp.sh")
+    junits = [junit, *[p for p in [junit.with_name(f"{junit.stem}-oha.xml")] if p.exists()]]
     cases = [
-        (float(c.get("time") or 0), f"{c.get('classname')}::{c.get('name')}") for c in ET.parse(junit).iter("testcase")
+        (float(c.get("time") or 0), f"{c.get('classname')}::{c.get('name')}")
+        for path in junits
+        for c in ET.parse(path).iter("testcase")
     ]
     return {
         "setup_s": started,
         "pytest_s": ended - started,
         "total_s": finished if finished is not None else ended,
         "steps_s": steps,
-        "summary": summary,
+        "summary": " + ".join(summaries),
         "slowest": [{"test": name, "s": round(s, 1)} for s, name in sorted(cases, reverse=True)[:20]],
     }
 

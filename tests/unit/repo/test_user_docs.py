@@ -13,7 +13,7 @@ TRACKER = re.compile(r"\bissue \d+|\bstop \d+|\bhelpers?\b|\bthe lead's\b", re.I
 LOCK = re.compile(r"\bflock\b|/tmp/[\w.-]+\.lock")
 # A rendered block (<!-- BEGIN MEASURED: ... --> to its END, or a benchmark's "<!-- x table (benchmarks/x.py render)
 # -->" to "<!-- end of the x table -->") carries its measurement's date: a figure's source.
-BEGIN = re.compile(r"<!-- BEGIN (MEASURED|GENERATED): |<!-- [\w ]+ \(benchmarks/[\w.]+ render\) -->")
+BEGIN = re.compile(r"<!-- BEGIN (MEASURED|GENERATED): |<!-- [\w ,]+ \(benchmarks/[\w.]+ render\) -->")
 END = re.compile(r"<!-- END (MEASURED|GENERATED): |<!-- end of the ")
 
 
