@@ -57,3 +57,26 @@ def test_the_signals_a_decision_judges_gates_and_splits_alpha_over():
     assert [s.name for s in judged_signals(False)] == ["throughput", "cpu", "pss", "growth", "rss"]
     assert [s.name for s in gated_signals(True)] == ["throughput", "p50", "p90", "cpu", "pss", "growth"]
     assert (alpha_shares(gated_signals(True)), alpha_shares(gated_signals(False))) == (4, 2)
+
+
+def test_a_noisy_tail_never_withholds_the_verdict_but_still_fails_a_real_worsening():
+    """p90's pairs spread about 100%, unsettled and not significant: a borderline pass, where a 30% limit asked for a
+    rerun (throughput's pairs as spread still do); a 3x worse p90 as spread is still a regression."""
+    import math
+    from dataclasses import replace
+
+    import numpy as np
+
+    from serverbench.judge.decision import decide
+
+    by_name = {s.name: s for s in SIGNALS}
+    p90, throughput = by_name["p90"].policy(GATE_POLICY, 4), by_name["throughput"].policy(GATE_POLICY, 4)
+    assert p90.max_dispersion == math.inf and throughput.max_dispersion == 0.15
+    base = np.full(16, 10.0)
+    spread = np.exp(np.tile([0.9, -0.7], 8))  # log ratios +0.9 and -0.7 in turn: a mean of +0.1, a MAD of 119%
+    quiet = decide(base, base * spread, p90)
+    assert quiet.verdict == "pass" and quiet.borderline, quiet.reason
+    assert decide(base, base * spread, replace(p90, max_dispersion=0.30)).verdict == "rerun"
+    assert decide(base, base * spread, throughput).verdict == "rerun"
+    worse = decide(base, base * np.exp(np.tile([1.5, 0.9], 8)), p90)
+    assert worse.verdict == "regression", worse.reason
