@@ -90,10 +90,19 @@ def pytest_runtest_makereport(item, call):
 
 
 # ./run tests builds oha (minutes of Rust on a fresh machine) beside the tests, at idle priority, and runs the tests in
-# two sessions: SERVERBENCH_OHA_PHASE=without (during the build) deselects the tests marked `oha` (they need oha itself:
-# its open model, its lead-in, its split across load hosts), =with (after it) keeps only those.  The others drive with
-# wrk: the closed model falls back to it.
+# two sessions: --oha-phase without (during the build) deselects the tests marked `oha` (they need oha itself: its open
+# model, its lead-in, its split across load hosts), --oha-phase with (after it) keeps only those.  The others drive with
+# wrk: the closed model falls back to it.  An option, not an environment variable: the pytest sessions the tests start
+# themselves must not inherit it.
 OHA_PHASES = ("without", "with")
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--oha-phase",
+        choices=OHA_PHASES,
+        help="./run tests while oha builds: only the tests not marked oha (without), or only those (with)",
+    )
 
 
 def _needs_oha(item: pytest.Item) -> bool:
@@ -116,17 +125,13 @@ def pytest_cmdline_main(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Under SERVERBENCH_OHA_PHASE (./run tests while oha builds) only the phase's tests: those not marked `oha`, or only
+    """Under --oha-phase (./run tests while oha builds) only the phase's tests: those not marked `oha`, or only
     those.  Then the tests marked ``alone`` first, then the other slow ones, so that the tests the xdist workers share
     out last are short; stable otherwise.  An alone test waits for the test on the other worker to end: first, it
     waits for milliseconds (the other worker's first tests are unit tests), later it could wait a minute of a bisect
     beside it."""
-    phase = os.environ.get("SERVERBENCH_OHA_PHASE")
+    phase = config.getoption("oha_phase")
     if phase:
-        if phase not in OHA_PHASES:
-            raise pytest.UsageError(
-                f"SERVERBENCH_OHA_PHASE={phase!r}: use one of {', '.join(OHA_PHASES)} (./run sets it)"
-            )
         keep = [i for i in items if _needs_oha(i) == (phase == "with")]
         if len(keep) < len(items):
             config.hook.pytest_deselected(items=[i for i in items if _needs_oha(i) != (phase == "with")])

@@ -91,6 +91,11 @@ def perf_figures(results: Path, log: Path | None) -> dict:
     from its summary line and the tests' time by workload from the durations, for a run whose file carries no phases
     (written before serverbench recorded them)."""
     found = figures(results)
+    machine = next(
+        (r.get("machine") for r in json.loads(results.read_text()).get("results", []) if r.get("machine")), None
+    )
+    if machine:  # the machine the run was measured on, as its records name it
+        found["machine"] = f"{machine.get('cores')}-core {machine.get('cpu')}"
     if log is None:
         return found
     text = log.read_text(errors="replace")
@@ -143,8 +148,9 @@ def blocks(data: dict) -> dict[str, str]:
             f"({bare['summary']}): ready in {clock(bare['setup_s'])}, then {clock(bare['pytest_s'])} of pytest"
             + (f", with oha built beside the tests in {clock(oha)}" if oha is not None else "")
             + f". The machine: {bare['conditions']}. "
-            f"The default `./run perf` ran its {run['results']} cells in {clock(run['pytest_s'])} of pytest, an "
-            "earlier measurement on a shared 2-core AMD EPYC with everything already installed. Where the time goes: "
+            f"The default `./run perf` ran its {run['results']} cells in {clock(run['pytest_s'])} of pytest, "
+            f"measured on a shared {run.get('machine', '2-core AMD EPYC')} with everything already installed. "
+            "Where the time goes: "
             "[measurements](docs/lab/measurements.md#answers-in-minutes).\n"
         )
     if example:
