@@ -132,9 +132,11 @@ def pytest_collection_modifyitems(config, items):
     beside it."""
     phase = config.getoption("oha_phase")
     if phase:
-        keep = [i for i in items if _needs_oha(i) == (phase == "with")]
-        if len(keep) < len(items):
-            config.hook.pytest_deselected(items=[i for i in items if _needs_oha(i) != (phase == "with")])
+        keep, drop = [], []
+        for item in items:
+            (keep if _needs_oha(item) == (phase == "with") else drop).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
             items[:] = keep
     items.sort(key=lambda i: 0 if i.get_closest_marker("alone") else 1 if _slow(i) else 2)  # stable
 

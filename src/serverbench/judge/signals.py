@@ -98,7 +98,6 @@ SIGNALS = (
         False,
         True,
         min_effect=0.10,
-        max_dispersion=0.30,
         detect=DETECT["latency"],
         rate_only=True,
         withholds=False,
