@@ -95,3 +95,23 @@ def test_the_neighbours_take_cpu_and_are_gone_after_the_block():
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_the_readme_claim_counts_the_shipped_gates_aa_its_plants_and_the_lowest_thresholds_alarms():
+    """The README's sentence counts false regressions and could-not-decide over the shipped gate's A/A decisions
+    only (not the gate tried and taken out), the planted changes decided a regression among all of them, names each
+    plant once, and the sequential pairs' false alarms at the lowest threshold, with the noise's range of shares."""
+    plant = {**_aa("on", 1, -0.2), "what": "sleep", "label": "a 60 µs sleep", "key": "gate|sleep|on|0"}
+    missed = {**_aa("off", 0, 0.0), "what": "sleep", "label": "a 60 µs sleep", "key": "gate|sleep|off|0"}
+    other = {**_aa("on", 1, -0.1), "what": "burn", "label": "a 5% CPU burn", "key": "gate|burn|on|0"}
+    other["noise"] = {**other["noise"], "cpu_share": 0.25}
+    pair = {**_aa("on", 0, 0.0), "key": "sequential|A/A|0", "kind": "sequential", "counts": None}
+    pair |= {"delta": -0.07, "alarm": {"0.1": False, "0.05": True}, "verdict": "alarm"}
+    tried = {**_aa("on", 1, 0.03), "widening": True}
+    lines = [_aa("on", 1, 0.01), _aa("off", 3, 0.0), _aa("on", 0, 0.0), tried, plant, missed, other, pair]
+    text = script("noisy_table.py").claim(lines)
+    assert text.startswith("On a 2-core machine with neighbours stealing 25%–40% of its CPU in random bursts"), text
+    assert 'the gate gave 1 false regressions and 1 "could not decide" in 3 A/A decisions' in text, text
+    assert "decided 2 of 3 planted changes (a 60 µs sleep, a 5% CPU burn, each with" in text, text
+    assert "compared at 5%, raised false alarms in 1 of 1 pairs" in text, text
+    assert script("noisy_table.py").claim([pair]) == script("noisy_table.py").NOT_YET
