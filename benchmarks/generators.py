@@ -45,10 +45,20 @@ def _binary(name: str) -> str | None:
     )
 
 
-def oha(url: str) -> tuple[int, float]:
+def oha(url: str, binary: str | None = None) -> tuple[int, float]:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "rows.db"
-        argv = [_binary("oha"), "-z", f"{SECONDS}s", "-c", str(CONNECTIONS), "-w", "--db-url", str(db), "--no-tui"]
+        argv = [
+            binary or _binary("oha"),
+            "-z",
+            f"{SECONDS}s",
+            "-c",
+            str(CONNECTIONS),
+            "-w",
+            "--db-url",
+            str(db),
+            "--no-tui",
+        ]
         process = subprocess.Popen([*argv, "--output-format", "json", url], stdout=subprocess.DEVNULL)
         cpu = _cpu(process)
         return sqlite3.connect(db).execute("SELECT count(*) FROM oha").fetchone()[0], cpu
@@ -101,8 +111,20 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--path", default="/json")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--oha-build",
+        action="append",
+        default=[],
+        metavar="NAME=BINARY",
+        help="another oha binary, measured beside the installed one as oha-NAME (benchmarks/oha_build.sh KEEP=DIR)",
+    )
     args = parser.parse_args(argv)
     present = {name: run for name, run in GENERATORS.items() if _binary(name)}
+    for spec in args.oha_build:
+        name, _, binary = spec.partition("=")
+        if not binary or not Path(binary).is_file():
+            parser.error(f"--oha-build {spec}: give NAME=BINARY, an oha binary that exists (oha_build.sh KEEP=DIR)")
+        present[f"oha-{name}"] = lambda url, binary=binary: oha(url, binary)
     for name in set(GENERATORS) - set(present):
         print(f"{name}: not installed, skipped", file=sys.stderr)
     server = start_variant(registry()[args.variant], apps_dir=ROOT / "apps", timeout=60)

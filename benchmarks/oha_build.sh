@@ -7,7 +7,10 @@
 #   BUILDS="lean lean-sqlite" benchmarks/oha_build.sh OUT.jsonl   (which builds, in turn; default: default lean)
 #
 # lean-sqlite is the lean build linked to the system's SQLite (LIBSQLITE3_SYS_USE_PKG_CONFIG=1, libsqlite3-dev)
-# instead of compiling oha's bundled copy.
+# instead of compiling oha's bundled copy; lean-sqlite-o1 and lean-sqlite-o2 are that build at a lower optimisation
+# level (CARGO_PROFILE_RELEASE_OPT_LEVEL=1 or 2; cargo's release default is 3), shorter to compile: weigh their
+# generator CPU per request with benchmarks/generators.py --oha-build NAME=BINARY.
+# KEEP=DIR copies each built binary to DIR/oha-BUILD-ROUND.
 #
 # Each build runs alone, in turn (default, then lean; REPEATS=N rounds, default 1), into a fresh target folder and
 # install root under a temporary folder, so nothing built is reused between builds.  The crates come from cargo's
@@ -28,7 +31,10 @@ for round in $(seq "$REPEATS"); do
       default) ;;
       lean) args=(--no-default-features --features native-tls) ;;
       lean-sqlite) args=(--no-default-features --features native-tls) vars=(LIBSQLITE3_SYS_USE_PKG_CONFIG=1) ;;
-      *) echo "unknown build '$build': use default, lean or lean-sqlite" >&2; exit 2 ;;
+      lean-sqlite-o1|lean-sqlite-o2)
+        args=(--no-default-features --features native-tls)
+        vars=(LIBSQLITE3_SYS_USE_PKG_CONFIG=1 "CARGO_PROFILE_RELEASE_OPT_LEVEL=${build#lean-sqlite-o}") ;;
+      *) echo "unknown build '$build': use default, lean, lean-sqlite, lean-sqlite-o1 or lean-sqlite-o2" >&2; exit 2 ;;
     esac
     rm -rf "$work/root" "$work/target"
     status=0
@@ -42,6 +48,9 @@ for round in $(seq "$REPEATS"); do
       "$round" "$build" "${args[*]:-default}" "$version" "${wall:-0}" "${user:-0}" "${sys:-0}" "$status" "$size" \
       "$(date -u +%FT%TZ)" "$(hostname)")
     echo "$line" | tee -a "$OUT"
+    if [ -n "${KEEP:-}" ] && [ "$status" = 0 ]; then
+      mkdir -p "$KEEP" && cp "$work/root/bin/oha" "$KEEP/oha-$build-$round"
+    fi
     [ "$status" = 0 ] || { echo "the $build build failed; the end of its log:" >&2; tail -n 15 "$work/log" >&2; }
   done
 done

@@ -112,10 +112,9 @@ def tracked_copy(dest: Path) -> Path:
     return dest
 
 
-@pytest.fixture(scope="module")
-def rig(tmp_path_factory) -> dict:
-    """The action's copy, the stand-ins of the networked actions and of gh, shared by the module's runs."""
-    top = tmp_path_factory.mktemp("action")
+def make_rig(top: Path) -> dict:
+    """The action's copy, the stand-ins of the networked actions and of gh, under ``top`` (benchmarks/pr_job.py
+    times the job with it)."""
     repositories = [f"{ACTION}={tracked_copy(top / 'serverbench')}"]
     for name, text in STAND_INS.items():
         folder = top / "stand-ins" / name.replace("/", "+")
@@ -126,6 +125,12 @@ def rig(tmp_path_factory) -> dict:
     bin_dir.mkdir()
     shutil.copy2(ROOT / "tests" / "standins" / "gh", bin_dir / "gh")
     return {"repositories": repositories, "bin": bin_dir, "timings": {}}
+
+
+@pytest.fixture(scope="module")
+def rig(tmp_path_factory) -> dict:
+    """The action's copy, the stand-ins of the networked actions and of gh, shared by the module's runs."""
+    return make_rig(tmp_path_factory.mktemp("action"))
 
 
 def project(tmp_path: Path, name: str = "flask-todo") -> Path:
@@ -149,9 +154,10 @@ def workflow(repo: Path, tmp_path: Path, **inputs: str) -> Path:
     return path
 
 
-def act(rig: dict, repo: Path, tmp_path: Path, label: str, flow: Path) -> dict:
+def act(rig: dict, repo: Path, tmp_path: Path, label: str, flow: Path, env: dict[str, str] | None = None) -> dict:
     """The workflow run by act on a pull request from the repository's branch into main: the job's log and exit,
-    the gh calls and body recorded, the artifact's files."""
+    the gh calls and body recorded, the artifact's files.  ``env`` replaces the job's environment (the default:
+    this process's)."""
     base, head = _git(repo, "rev-parse", "main"), _git(repo, "rev-parse", "HEAD")
     full_name = f"user/{repo.name}"
     side = {"repo": {"full_name": full_name}}
@@ -171,11 +177,12 @@ def act(rig: dict, repo: Path, tmp_path: Path, label: str, flow: Path) -> dict:
     argv += ["--action-cache-path", str(tmp_path / "act-cache"), "-s", "GITHUB_TOKEN=stand-in"]
     for mapping in rig["repositories"]:
         argv += ["--local-repository", mapping]
-    env = {**os.environ, "PATH": f"{rig['bin']}:{os.environ['PATH']}", "GH_RECORD": str(record)}
+    env = env if env is not None else dict(os.environ)
+    env = {**env, "PATH": f"{rig['bin']}:{env['PATH']}", "GH_RECORD": str(record)}
     env["ARTIFACTS"] = str(artifacts)
     env = {k: v for k, v in env.items() if not k.startswith(("GITHUB_", "PYTEST_", "VIRTUAL_ENV"))}
     started = time.monotonic()
-    done = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=rig.get("timeout", 600))
     rig["timings"][label] = round(time.monotonic() - started, 1)
     log = done.stdout + done.stderr
     (tmp_path / f"{label}.log").write_text(log)
