@@ -88,7 +88,8 @@ def render(record: dict) -> str:
         f"{rows}\n"
         "tox's summary of the run:\n\n```\n" + "\n".join(summary) + "\n```\n\n"
         "compare's table: one 5 s window a cell, to show the command works, not a comparison; a flag after a "
-        "figure names what disturbed it ([checks](../checks.md)). The comparison is measured below.\n\n" + run["compare"]
+        "figure names what disturbed it ([checks](../checks.md)). The comparison is measured below.\n\n"
+        + run["compare"]
     )
 
 

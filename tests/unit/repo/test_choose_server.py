@@ -91,7 +91,9 @@ def test_a_c_event_loop_running_a_wsgi_app_is_bounded_not_recommended(tmp_path):
         next(r for r in rows if r.variant == "gunicorn-sync-w2"), variant="meinheld", model="C event loops", rps=9.8
     )
     said = " ".join(CHOOSE.sentences([*[r for r in rows if r.workload == "upstream"], meinheld]))
-    assert "(here sync processes and C event loops)" in said and "1 at a time, at most 10 rps: `meinheld/flask` 10" in said
+    assert (
+        "(here sync processes and C event loops)" in said and "1 at a time, at most 10 rps: `meinheld/flask` 10" in said
+    )
     advice = said.split("For an app that waits on slow calls, use ", 1)[1]
     assert "C event loops" not in advice and "asyncio `aiohttp/aiohttp`" in advice
 
