@@ -202,7 +202,9 @@ def sentences(rows: Sequence[Row]) -> list[str]:
     cheap = [r for r in rows if r.cpu_us is not None]
     if cheap:
         c = min(cheap, key=lambda r: r.cpu_us)
-        said.append(f"The least server CPU per request: `{c.cell}` ({c.model}){_on(c, top.workload)}, {_num(c.cpu_us)} µs.")
+        said.append(
+            f"The least server CPU per request: `{c.cell}` ({c.model}){_on(c, top.workload)}, {_num(c.cpu_us)} µs."
+        )
     small = [r for r in rows if r.pss_mb is not None]
     if small:
         s = min(small, key=lambda r: r.pss_mb)
@@ -246,11 +248,15 @@ def fastest(top: Row, rows: Sequence[Row]) -> str:
         "server can do."
     )
     if len(above) > 1:
-        said += f" {len(above)} `SAT` rows measured more than " + (
-            f"the fastest whose generator had room, `{first.cell}` ({first.model}) at {_num(first.rps)} rps"
-            if first
-            else "any other"
-        ) + ": their order is the generator's as much as the servers'."
+        said += (
+            f" {len(above)} `SAT` rows measured more than "
+            + (
+                f"the fastest whose generator had room, `{first.cell}` ({first.model}) at {_num(first.rps)} rps"
+                if first
+                else "any other"
+            )
+            + ": their order is the generator's as much as the servers'."
+        )
     return said
 
 
@@ -264,7 +270,10 @@ def bounded(rows: Sequence[Row]) -> list[str]:
         wait, ceiling, connections = mine[0].wait, mine[0].ceiling, mine[0].connections
         held = [r for r in mine if r.held and r.held / r.wait < r.ceiling]
         if held:
-            groups = {n: sorted((r for r in held if r.held == n), key=lambda r: -r.rps) for n in sorted({r.held for r in held})}
+            groups = {
+                n: sorted((r for r in held if r.held == n), key=lambda r: -r.rps)
+                for n in sorted({r.held for r in held})
+            }
             near = [r for r in held if r.rps >= (1 - TIED) * r.held / r.wait]
             kinds = [m for m in MODEL_ORDER if any(r.model == m for r in held)]
             kinds_said = " and ".join([", ".join(kinds[:-1]), kinds[-1]] if len(kinds) > 1 else kinds)
@@ -272,7 +281,8 @@ def bounded(rows: Sequence[Row]) -> list[str]:
                 f"Servers that hold a worker through the {wait * 1000:.0f} ms wait (here {kinds_said}) serve at "
                 "most their workers over the wait: "
                 + "; ".join(
-                    f"{n} at a time, at most {_num(n / wait)} rps: " + ", ".join(f"`{r.cell}` {_num(r.rps)}" for r in group)
+                    f"{n} at a time, at most {_num(n / wait)} rps: "
+                    + ", ".join(f"`{r.cell}` {_num(r.rps)}" for r in group)
                     for n, group in groups.items()
                 )
                 + f". {len(near)} of these {len(held)} came within {TIED:.0%} of their bound."
