@@ -224,8 +224,8 @@ def _timeline_line(t: dict) -> str:
     )
 
 
-# The pages holding answers blocks: the README, the lab notebook, and the session table's sample in reading-a-result.
-PAGES = (ROOT / "README.md", ROOT / "docs" / "lab" / "measurements.md", ROOT / "docs" / "reading-a-result.md")
+# The pages holding answers blocks: the README and the lab notebook.
+PAGES = (ROOT / "README.md", ROOT / "docs" / "lab" / "measurements.md")
 
 
 def render(paths: tuple[Path, ...] = PAGES, write: bool = True):

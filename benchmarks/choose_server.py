@@ -18,9 +18,10 @@ import gzip
 import statistics
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from serverbench.catalog.variants import MODELS, VARIANTS
 from serverbench.catalog.workloads import WORKLOADS
@@ -42,7 +43,10 @@ SECTIONS = (
     ("The book site", "site", ("site",)),
 )
 MODEL_ORDER = (*MODELS, "other runtimes", "unknown")
+# A row within 5% of the most its load can ask reached it: the load, not the server, set its throughput.
+TIED = 0.05
 BY_NAME = {v.name: v for v in VARIANTS}
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -59,20 +63,49 @@ class Row:
     cpu_us: float | None  # the server's CPU per answered request, microseconds
     pss_mb: float | None  # PSS per worker: the median worker's (the only process's when it never forks)
     flags: tuple[str, ...]  # the consistency flags the record carries, SAT when the generator was saturated
+    connections: int | None = None  # a closed load's connections (None: an open model, or a locust scenario)
 
     @property
     def cell(self) -> str:
         return f"{self.variant}/{self.app}" if self.app else self.variant
 
+    @property
+    def wait(self) -> float:
+        """Seconds the workload waits by design before it answers (the upstream's, the sleep's); 0: none."""
+        workload = WORKLOADS.get(self.workload)
+        return 0.0 if workload is None or workload.mix else workload.spec.min_seconds
 
-def read(path: Path) -> results.ResultsFile:
-    """A --perf-json file, gzip-compressed (``.gz``) or not."""
+    @property
+    def ceiling(self) -> float | None:
+        """The most a closed load can ask of a workload that waits: its connections over the wait (64 connections
+        each waiting 100 ms ask for 640 rps at most); None when it does not wait or the load is not closed."""
+        return self.connections / self.wait if self.wait and self.connections else None
+
+    @property
+    def held(self) -> int | None:
+        """Requests the server serves at once when each blocks through the wait (catalog: workers x threads, a C
+        event loop's one thread per process running a WSGI app); None when nothing bounds them."""
+        variant = BY_NAME.get(self.variant)
+        return variant.blocking_concurrency if variant else None
+
+    @property
+    def at_ceiling(self) -> bool:
+        return self.ceiling is not None and self.rps >= (1 - TIED) * self.ceiling
+
+
+def gunzipped(path: Path, reader: Callable[[Path], T]) -> T:
+    """``reader(path)``; for a gzip-compressed file (``.gz``), ``reader`` of its decompressed copy."""
     if path.suffix != ".gz":
-        return results.read(path)
+        return reader(path)
     with tempfile.TemporaryDirectory() as tmp:
         plain = Path(tmp) / path.with_suffix("").name
         plain.write_bytes(gzip.decompress(path.read_bytes()))
-        return results.read(plain)
+        return reader(plain)
+
+
+def read(path: Path) -> results.ResultsFile:
+    """A --perf-json file, gzip-compressed (``.gz``) or not."""
+    return gunzipped(path, results.read)
 
 
 def pss_per_worker(memory: Mapping) -> float | None:
@@ -104,6 +137,7 @@ def rows_of(file: results.ResultsFile) -> list[Row]:
                 r.server_cpu_s / good * 1e6 if r.server_cpu_s is not None and good else None,
                 pss_per_worker(r.memory),
                 flags,
+                r.shape.connections if r.shape.model == "closed" else None,
             )
         )
     return out
@@ -160,20 +194,23 @@ def sentences(rows: Sequence[Row]) -> list[str]:
         return []
     best = best_by_model(rows)
     top = max(rows, key=lambda r: r.rps)
-    said = [
-        f"The fastest here was `{top.cell}` ({top.model}) on {top.workload}: {_num(top.rps)} rps, p99 "
-        f"{_num(top.p99_ms, 1)} ms. Each model's fastest: "
-        + "; ".join(f"{m} `{best[m].cell}` {_num(best[m].rps)}" for m in sorted(best, key=lambda m: -best[m].rps))
-        + "."
-    ]
+    models = "; ".join(
+        f"{m} `{best[m].cell}` {_num(best[m].rps)}" + _on(best[m], top.workload)
+        for m in sorted(best, key=lambda m: -best[m].rps)
+    )
+    said = [fastest(top, rows) + f" Each model's fastest: {models}."]
     cheap = [r for r in rows if r.cpu_us is not None]
     if cheap:
         c = min(cheap, key=lambda r: r.cpu_us)
-        said.append(f"The least server CPU per request: `{c.cell}` ({c.model}), {_num(c.cpu_us)} µs.")
+        said.append(
+            f"The least server CPU per request: `{c.cell}` ({c.model}){_on(c, top.workload)}, {_num(c.cpu_us)} µs."
+        )
     small = [r for r in rows if r.pss_mb is not None]
     if small:
         s = min(small, key=lambda r: r.pss_mb)
-        said.append(f"The smallest worker: `{s.cell}` ({s.model}), {_num(s.pss_mb, 1)} MB of PSS.")
+        said.append(
+            f"The smallest worker: `{s.cell}` ({s.model}){_on(s, top.workload)}, {_num(s.pss_mb, 1)} MB of PSS."
+        )
     said += bounded(rows)
     saturated = [r for r in rows if "SAT" in r.flags]
     if saturated:
@@ -184,33 +221,88 @@ def sentences(rows: Sequence[Row]) -> list[str]:
     return said
 
 
-def bounded(rows: Sequence[Row]) -> list[str]:
-    """A pool serving a workload that waits by design (the upstream, the sleep) cannot pass its threads over the
-    wait: the sentence compares each such row with that bound and with the fastest row that has none."""
-    out = []
-    for r in rows:
-        variant, workload = BY_NAME.get(r.variant), WORKLOADS.get(r.workload)
-        if variant is None or workload is None or workload.mix or r.model != "sync processes":
-            continue
-        wait, concurrency = workload.spec.min_seconds, variant.blocking_concurrency
-        if not wait or not concurrency:
-            continue
-        free = [
-            x
-            for x in rows
-            if x.workload == r.workload and BY_NAME.get(x.variant) and not BY_NAME[x.variant].blocking_concurrency
-        ]
-        faster = max(free, key=lambda x: x.rps) if free else None
-        out.append(
-            f"`{r.cell}` can hold {concurrency} requests at once, so a {wait * 1000:.0f} ms wait bounds it at "
-            f"{concurrency / wait:,.0f} rps; it measured {_num(r.rps)}."
-            + (
-                f" `{faster.cell}` ({faster.model}) waits without holding a worker: {_num(faster.rps)} rps. For an "
-                "app that waits on slow calls, use an event loop or greenlets."
-                if faster and faster.rps > r.rps
-                else ""
-            )
+def _on(row: Row, workload: str) -> str:
+    """`` on WORKLOAD`` when the row's is not the one the sentence began with."""
+    return f" on {row.workload}" if row.workload != workload else ""
+
+
+def fastest(top: Row, rows: Sequence[Row]) -> str:
+    """The fastest row; when it reached the most its load can ask, how many tied there (no server is fastest); when
+    its generator was saturated, that its figure is a floor and which rows that leaves unranked."""
+    if top.at_ceiling:
+        mine = [r for r in rows if r.workload == top.workload and r.connections == top.connections]
+        tied = [r for r in mine if r.at_ceiling]
+        return (
+            f"{len(tied)} of the {len(mine)} servers on {top.workload} came within {TIED:.0%} of "
+            f"{_num(top.ceiling)} rps, the most its load can ask ({top.connections} connections, each waiting "
+            f"{top.wait * 1000:.0f} ms for its answer): this load does not rank them, their CPU per request and PSS do."
         )
+    figures = f"`{top.cell}` ({top.model}) on {top.workload}: {_num(top.rps)} rps, p99 {_num(top.p99_ms, 1)} ms"
+    if "SAT" not in top.flags:
+        return f"The fastest here was {figures}."
+    room = [r for r in rows if "SAT" not in r.flags]
+    first = max(room, key=lambda r: r.rps) if room else None
+    above = [r for r in rows if "SAT" in r.flags and (first is None or r.rps > first.rps)]
+    said = (
+        f"The most measured here was {figures}, with the load generator at its limit (`SAT`): a floor of what the "
+        "server can do."
+    )
+    if len(above) > 1:
+        said += (
+            f" {len(above)} `SAT` rows measured more than "
+            + (
+                f"the fastest whose generator had room, `{first.cell}` ({first.model}) at {_num(first.rps)} rps"
+                if first
+                else "any other"
+            )
+            + ": their order is the generator's as much as the servers'."
+        )
+    return said
+
+
+def bounded(rows: Sequence[Row]) -> list[str]:
+    """A server that holds a worker through a wait by design (the upstream, the sleep) serves at most its workers
+    over the wait: the rows so bounded, grouped by their bound; then the servers that reached the load's ceiling
+    instead, each model's first."""
+    out = []
+    for workload in dict.fromkeys(r.workload for r in rows if r.ceiling):
+        mine = [r for r in rows if r.workload == workload and r.ceiling]
+        wait, ceiling, connections = mine[0].wait, mine[0].ceiling, mine[0].connections
+        held = [r for r in mine if r.held and r.held / r.wait < r.ceiling]
+        if held:
+            groups = {
+                n: sorted((r for r in held if r.held == n), key=lambda r: -r.rps)
+                for n in sorted({r.held for r in held})
+            }
+            near = [r for r in held if r.rps >= (1 - TIED) * r.held / r.wait]
+            kinds = [m for m in MODEL_ORDER if any(r.model == m for r in held)]
+            kinds_said = " and ".join([", ".join(kinds[:-1]), kinds[-1]] if len(kinds) > 1 else kinds)
+            out.append(
+                f"Servers that hold a worker through the {wait * 1000:.0f} ms wait (here {kinds_said}) serve at "
+                "most their workers over the wait: "
+                + "; ".join(
+                    f"{n} at a time, at most {_num(n / wait)} rps: "
+                    + ", ".join(f"`{r.cell}` {_num(r.rps)}" for r in group)
+                    for n, group in groups.items()
+                )
+                + f". {len(near)} of these {len(held)} came within {TIED:.0%} of their bound."
+            )
+        free = best_by_model([r for r in mine if r.at_ceiling and not r.held])
+        pools = sorted((r for r in mine if r.at_ceiling and r.held), key=lambda r: r.held)
+        use = []
+        if free:
+            use.append(
+                f"a server that does not hold a worker through the wait (these reached {_num(ceiling)} rps: "
+                + ", ".join(f"{m} `{free[m].cell}`" for m in MODEL_ORDER if m in free)
+                + ")"
+            )
+        if pools:
+            use.append(
+                f"a pool of at least as many threads as requests waiting at once ({connections} here; the smallest "
+                f"that reached it, `{pools[0].cell}`, holds {pools[0].held})"
+            )
+        if use:
+            out.append(f"For an app that waits on slow calls, use {' or '.join(use)}.")
     return out
 
 

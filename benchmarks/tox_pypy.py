@@ -11,8 +11,8 @@ first `./run tox` also installs Debian's pypy3 and pypy3-dev; uv's cache of down
 runs COMMAND, the page's command, with the envs built.  Both print the output as it comes and then the wall
 time, and record the time, the exit status and the output's last lines in benchmarks/results/tox-pypy.json.
 ``render`` writes the command, the times and the run's last lines (tox's summary names each env's time) into
-docs/interpreters.md between its markers; tests/unit/repo/test_perf_envs.py checks the page shows what the record
-renders and that the CI job runs the same command.
+docs/lab/interpreters.md between its markers; tests/unit/repo/test_perf_envs.py checks the page shows what the
+record renders, and that docs/interpreters.md gives the command the CI job runs.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ ENVS = ("perf-py311", "perf-pypy3", "compare")
 # One small cell, Redis-backed: the PyPy env reaches a backend that serverbench's own environment starts.
 COMMAND = f"./run tox -e {','.join(ENVS)} -- --perf-variants gunicorn-sync-w2 --perf-workloads redis"
 OUT = ROOT / "benchmarks/results/tox-pypy.json"
-DOC = ROOT / "docs/interpreters.md"
+DOC = ROOT / "docs/lab/interpreters.md"  # the lab page; docs/interpreters.md gives the command and links it
 DOC_START = "<!-- the tox command, run (benchmarks/tox_pypy.py render) -->\n"
 DOC_END = "<!-- end of the tox command's run -->"
 TAIL = 20  # the output's last lines kept: compare's table and tox's summary
@@ -88,7 +88,8 @@ def render(record: dict) -> str:
         f"{rows}\n"
         "tox's summary of the run:\n\n```\n" + "\n".join(summary) + "\n```\n\n"
         "compare's table: one 5 s window a cell, to show the command works, not a comparison; a flag after a "
-        "figure names what disturbed it ([checks](checks.md)). The comparison is measured below.\n\n" + run["compare"]
+        "figure names what disturbed it ([checks](../checks.md)). The comparison is measured below.\n\n"
+        + run["compare"]
     )
 
 

@@ -9,7 +9,7 @@ turns them into the catalog's own data: an :class:`~serverbench.catalog.apps.App
 Pure: the interface is detected elsewhere (:mod:`serverbench.measure.serving.appinterface`).
 
 What a project that serves its own app imports: ``from serverbench.catalog.userapp import endpoint``
-(``Endpoint`` and ``Request``, the types it builds, are importable from here too; docs/your-app.md).
+(``Endpoint`` and ``Request``, the types it builds, are importable from here too; docs/ci.md).
 """
 
 from __future__ import annotations

@@ -417,7 +417,7 @@ OPTIONS: tuple[Option, ...] = (
         "perf_app",
         AppTarget.parse,
         None,
-        "Serve your own app instead of the reference apps: its import path, package.module:attribute (or package.module:factory() for a factory), under every variant of its interface, measured on perf_endpoints (docs/your-app.md).",
+        "Serve your own app instead of the reference apps: its import path, package.module:attribute (or package.module:factory() for a factory), under every variant of its interface, measured on perf_endpoints (docs/ci.md).",
     ),
     Option(
         "perf_app_interface",
@@ -449,13 +449,13 @@ OPTIONS: tuple[Option, ...] = (
         "perf_app_reset",
         AppTarget.parse,
         None,
-        "A function of your project, package.module:function, that puts perf_app's state back (empties and re-seeds its database) before each cell: run in a child process from perf_app_dir with perf_app_env and the backends' URLs set (docs/your-app.md).",
+        "A function of your project, package.module:function, that puts perf_app's state back (empties and re-seeds its database) before each cell: run in a child process from perf_app_dir with perf_app_env and the backends' URLs set (docs/ci.md).",
     ),
     Option(
         "perf_app_setup",
         _command,
         None,
-        "A shell command that makes perf_app able to serve (its database file, migrations, seeded rows: state outside git), run once with sh -c in perf_app_dir before its servers start, in the perf suite, the cost tests and each arm of the gate (the base worktree too), with perf_app_env, the backends' URLs and the arm's interpreter first on PATH (docs/your-app.md).",
+        "A shell command that makes perf_app able to serve (its database file, migrations, seeded rows: state outside git), run once with sh -c in perf_app_dir before its servers start, in the perf suite, the cost tests and each arm of the gate (the base worktree too), with perf_app_env, the backends' URLs and the arm's interpreter first on PATH (docs/ci.md).",
     ),
     Option(
         "perf_endpoints",

@@ -18,7 +18,7 @@ MIN_BYTES = 256  # servers' own header differences stay below this
 
 FIX = (
     "its state grows between cells (a writing endpoint?): name a reset function in perf_app_reset "
-    "(docs/your-app.md), or measure the endpoints that write in a run of their own"
+    "(docs/ci.md), or measure the endpoints that write in a run of their own"
 )
 
 

@@ -94,7 +94,8 @@ def summary_table(
     table = render_table("serverbench results", SUMMARY_COLUMNS, rows, width)
     any_bound = any(b.bound for r, _ in results for b in r.backends)
     any_saturated = any(r.generator.saturated for r, _ in results)
-    return table + _notes(any_bound, any_saturated, raised, syn_lines, skipped)
+    any_hidden = any("?" in row[4:6] for row in rows)  # a latency shown as "?" (_latency_cells)
+    return table + _notes(any_bound, any_saturated, any_hidden, raised, syn_lines, skipped)
 
 
 def _result_row(r: Result, v: Verdict, flags: Sequence[str], saving: bool, syn_explained: bool) -> tuple[str, ...]:
@@ -145,6 +146,7 @@ def _backend_cell(r: Result, b: BackendUsage) -> str:
 def _notes(
     any_bound: bool,
     any_saturated: bool,
+    any_hidden: bool,
     raised: Mapping[str, None],
     syn_lines: Sequence[str],
     skipped: Mapping[tuple[str, str], Sequence[str]],
@@ -161,7 +163,7 @@ def _notes(
         text += (
             "SAT: the load generator was >= 90% busy; the server may be faster than measured (generator-bound trial).\n"
         )
-    if "littles-law" in raised:
+    if any_hidden:
         text += (
             "?: a latency the littles-law check knows is not the server's for all its connections (no cause "
             "outside the harness measured, or connections the server held through the window or had not yet "

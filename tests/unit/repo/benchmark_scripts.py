@@ -15,6 +15,22 @@ def script(name: str) -> SimpleNamespace:
     return SimpleNamespace(**runpy.run_path(str(ROOT / "benchmarks" / name)))
 
 
+def stale_lines(rendered: dict[Path, str]) -> list[str]:
+    """``PAGE:LINE`` (relative to the checkout when inside it) of each file whose text is not ``rendered``'s: the
+    first line that differs."""
+    out = []
+    for path, text in rendered.items():
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        if text == old:
+            continue
+        pairs = zip(text.splitlines(), old.splitlines())
+        line = next((n for n, (new, was) in enumerate(pairs, 1) if new != was), None)
+        if line is None:
+            line = min(len(text.splitlines()), len(old.splitlines())) + 1
+        out.append(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}:{line}")
+    return out
+
+
 def stale_renders(renderer) -> list[str]:
-    """The docs (relative to the checkout) that ``renderer.render(write=False)`` would rewrite."""
-    return [str(p.relative_to(ROOT)) for p, text in renderer.render(write=False).items() if text != p.read_text()]
+    """``PAGE:LINE`` of the docs that ``renderer.render(write=False)`` would rewrite, at their first difference."""
+    return stale_lines(renderer.render(write=False))

@@ -57,7 +57,7 @@ def test_ci_runs_the_documented_tox_command():
 
 
 def test_the_page_shows_the_recorded_run():
-    """docs/interpreters.md's block is benchmarks/tox_pypy.py's rendering of its record: every env built from
+    """docs/lab/interpreters.md's block is benchmarks/tox_pypy.py's rendering of its record: every env built from
     nothing and the current command run, all passed."""
     bench = _benchmark()
     record = json.loads(bench.OUT.read_text())
@@ -70,16 +70,18 @@ def test_the_page_shows_the_recorded_run():
 
 
 def _tox_forms() -> list[str]:
-    """Every tox command the docs and tox.ini give: interpreters.md's blocks (continuation lines joined), its
-    line run outside ./run and its "more cells" example, setup.md's, tox.ini's comment."""
+    """Every tox command the docs and tox.ini give, each once: the blocks (continuation lines joined) of
+    interpreters.md and of its lab page, its line run outside ./run and its "more cells" example, setup.md's,
+    tox.ini's comment."""
     page = (ROOT / "docs" / "interpreters.md").read_text()
-    forms = re.findall(r"^(\./run tox -e .*)$", page.replace("\\\n", ""), re.M)
+    lab = (ROOT / "docs" / "lab" / "interpreters.md").read_text()
+    forms = re.findall(r"^(\./run tox -e .*)$", (page + lab).replace("\\\n", ""), re.M)
     forms += re.findall(r"`(SERVERBENCH_SERVICES_PYTHON=\S+ tox -e [^`]+)`", page)
     cells = re.search(r"More\s+cells: name them,\s+e\.g\.\s+`([^`]+)`", page)
     forms.append(f"./run tox -e perf-py311,perf-pypy3,compare -- {cells.group(1)}")
     forms += re.findall(r"# tox, e\.g\. (\./run tox -e \S+)", (ROOT / "docs" / "setup.md").read_text())
     forms += re.findall(r"^#\s+(tox -e .*)$", (ROOT / "tox.ini").read_text(), re.M)
-    return [" ".join(form.split()) for form in forms]
+    return list(dict.fromkeys(" ".join(form.split()) for form in forms))
 
 
 def test_the_tox_forms_are_found():

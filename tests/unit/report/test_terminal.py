@@ -49,6 +49,16 @@ def test_the_summary_hides_a_latency_the_littles_law_check_knows_is_wrong():
     assert "2210" not in row.replace(",", "") and "?" in row and "?: a latency the littles-law check" in text
 
 
+def test_a_latency_shown_beside_the_littles_law_flag_gets_no_question_mark_line():
+    """Little's law off with a cause outside the harness (the kernel dropped connection attempts): the row keeps its
+    latency and the littles-law flag, and no line explains a "?" that no row shows."""
+    r = record(rps=19.6, connections=64, mean=2210.0, server_cpu_s=0.1, gen_cpu_s=0.05, kernel={"listen_overflows": 9})
+    text = summary_table([(r, Verdict("no-baseline", "no baseline", None, None))], [], 200)
+    row = next(line for line in text.splitlines() if "v/flask" in line)
+    assert "2210.00" in row and "littles-law" in row
+    assert "?: a latency" not in text and "littles-law: " in text
+
+
 def _cells(line: str, rule: str) -> list[str]:
     return [cell.strip() for cell in line.split(rule)[1:-1]]
 
