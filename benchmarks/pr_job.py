@@ -41,6 +41,7 @@ from tests.integration.gate import test_example_ci as job  # noqa: E402 (the job
 
 RESULTS = ROOT / "benchmarks/results/pr-job.jsonl"
 DOC = ROOT / "docs/lab/gate.md"
+CI_PAGE = ROOT / "docs/ci.md"
 EXAMPLE, ENDPOINTS, VARIANT = "django-notes", "page,list,create", "gunicorn-sync-w2"
 STEP = re.compile(r"(?:Success|Failure) - Main (?P<step>[^\[\n]+?)\s*\[(?P<took>[0-9hms.]+)\]")
 
@@ -140,6 +141,11 @@ def run(out: Path) -> None:
                 f.write(json.dumps(line) + "\n")
 
 
+def _minutes(seconds: float) -> str:
+    whole = round(seconds)
+    return f"{whole // 60} min {whole % 60:02d} s" if whole >= 60 else f"{whole} s"
+
+
 def table(lines: list[dict]) -> str:
     rows = [
         "| cache | the job | its gate step | verdict | fixed-rate windows | machine, commit, date |",
@@ -147,8 +153,7 @@ def table(lines: list[dict]) -> str:
     ]
     for line in lines:
         gate = next((s for name, s in line["steps"].items() if "serverbench ci" in name), None)
-        whole = round(line["seconds"])
-        minutes = f"{whole // 60} min {whole % 60:02d} s" if whole >= 60 else f"{whole} s"
+        minutes = _minutes(line["seconds"])
         rows.append(
             f"| {line['label']} | {minutes} | {'?' if gate is None else f'{gate:.0f} s'} | {line['verdict']} "
             f"(exit {line['exit']}) | {'off (no oha)' if line['rate_off'] else 'on'} | {line['machine']}, "
@@ -165,7 +170,24 @@ def render(results: Path = RESULTS, doc: Path = DOC, write: bool = True) -> dict
         f"change, the gate's defaults), act's wall time from the job's first step to its last "
         f"(`python benchmarks/pr_job.py run`):\n\n{table([latest[k] for k in ('cold', 'warm') if k in latest])}\n"
     )
-    return rewrite(doc, "pr-job", body, write=write)
+    pages = rewrite(doc, "pr-job", body, write=write)
+    return pages | rewrite(CI_PAGE, "pr-job-ci", in_words([latest[k] for k in ("cold", "warm") if k in latest]), write)
+
+
+def in_words(lines: list[dict]) -> str:
+    """docs/ci.md's sentence: the job's time from each cache state, on the machine that measured it."""
+    if not lines:
+        return "Not measured yet: `python benchmarks/pr_job.py run`, then `render`.\n"
+    said = "; ".join(
+        f"{_minutes(line['seconds'])} from a {line['label']} cache"
+        + (" (without the fixed-rate windows: no oha could be fetched)" if line["rate_off"] else "")
+        for line in lines
+    )
+    return (
+        f"For three endpoints under one server, the whole job took {said}, on a {lines[0]['machine']}"
+        " ([how](lab/gate.md#how-long-a-pull-request-waits)). What the gate decided on a runner with neighbours"
+        " stealing its CPU: [does it cry wolf?](lab/gate.md#does-it-cry-wolf-on-a-shared-runner)\n"
+    )
 
 
 def main(argv: list[str]) -> None:

@@ -32,3 +32,16 @@ def test_the_table_names_each_cache_state_its_time_and_whether_the_fixed_rate_ra
     text = script("pr_job.py").table([line, warm])
     assert "| cold | 2 min 12 s | 108 s | pass (exit 0) | off (no oha) | M, abc, 2026-12-03 |" in text
     assert "| warm | 59 s | ? | pass (exit 0) | on |" in text
+
+
+def test_the_ci_pages_sentence_gives_each_cache_states_time_and_says_when_the_fixed_rate_was_off():
+    """docs/ci.md's sentence: each cache state's job time in minutes and seconds, the missing fixed-rate windows
+    named where oha could not be fetched, and the machine; with no measurement it says how to make one."""
+    cold = {"label": "cold", "seconds": 131.9, "rate_off": True, "machine": "2-core M"}
+    warm = {"label": "warm", "seconds": 59.4, "rate_off": False, "machine": "2-core M"}
+    text = script("pr_job.py").in_words([cold, warm])
+    assert text.startswith(
+        "For three endpoints under one server, the whole job took 2 min 12 s from a cold cache (without the "
+        "fixed-rate windows: no oha could be fetched); 59 s from a warm cache, on a 2-core M"
+    ), text
+    assert script("pr_job.py").in_words([]).startswith("Not measured yet")
