@@ -16,11 +16,17 @@ comparison's table and the gate's decision into docs/interpreters.md between its
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 from pathlib import Path
 
-from tox_pypy import timed  # benchmarks/ is the script's folder: the same timing, wall time and output's last lines
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from choose_server import gunzipped  # noqa: E402 (a sibling script: a gzipped file read by a reader of plain files)
+from tox_pypy import timed  # noqa: E402 (benchmarks/ is the script's folder: the same timing, wall time and output's last lines)
+
+from serverbench.records import decisions  # noqa: E402
+from serverbench.report.verdict import decision_line  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ENVS = ("perf-py311", "perf-py310", "perf-py312", "perf-py313", "perf-pypy3")  # the first is the reference
@@ -29,9 +35,11 @@ WORKLOADS = "json,redis,upstream"
 SUITE = f'-m "perf or cost" tests/cost --perf-variants {VARIANTS} --perf-workloads {WORKLOADS}'
 GATE = (
     ".venv/bin/serverbench gate --repo examples/flask-todo --base-python 3.11 --cand-python 3.13 "
-    "--json benchmarks/results/flask-todo-upgrade.json"
+    "--json benchmarks/results/flask-todo-upgrade.json"  # one file per endpoint: flask-todo-upgrade-ENDPOINT.json
 )
-OUT = ROOT / "benchmarks/results/interpreters.json"
+RESULTS = ROOT / "benchmarks/results"
+OUT = RESULTS / "interpreters.json"
+UPGRADE = "flask-todo-upgrade"
 TABLE = ROOT / "benchmarks/results/interpreters.md"
 DOC = ROOT / "docs/interpreters.md"
 MARKS = {
@@ -52,14 +60,26 @@ def run(record: dict) -> int:
 
 
 def gate(record: dict) -> int:
+    """The gated upgrade: its decision files (one per endpoint: NAME-ENDPOINT.json) kept gzipped beside the record,
+    so the page renders each endpoint's verdict line from them."""
+    for old in RESULTS.glob(f"{UPGRADE}-*.json*"):
+        old.unlink()
     record["gate"] = timed(GATE)
-    decision = ROOT / "benchmarks/results/flask-todo-upgrade.json"
-    record["gate"]["decision"] = json.loads(decision.read_text()) if decision.exists() else None
+    kept = []
+    for path in sorted(RESULTS.glob(f"{UPGRADE}-*.json")):
+        target = path.with_name(path.name + ".gz")
+        target.write_bytes(gzip.compress(path.read_bytes(), mtime=0))
+        path.unlink()
+        kept.append(target.name)
+    record["gate"]["decisions"] = kept
+    record["gate"].pop("decision", None)
     return 0 if record["gate"]["exit"] in (0, 1, 3) else record["gate"]["exit"]
 
 
 def render_compare(record: dict) -> str:
     envs = record.get("envs", {})
+    if not envs:
+        return "Not measured yet: `benchmarks/interpreters.py run` has not been run.\n"
     rows = "".join(f"| `{e['command']}` | {e['seconds']:,.0f} s | {e['exit']} | {e['date']} |\n" for e in envs.values())
     compare = record.get("compare") or {}
     return (
@@ -72,10 +92,12 @@ def render_gate(record: dict) -> str:
     run_ = record.get("gate")
     if not run_:
         return "Not run yet.\n"
-    verdict = next((line for line in run_["tail"] if "verdict" in line.lower()), "(no verdict line)")
+    lines = [decision_line(gunzipped(RESULTS / name, decisions.read)) for name in run_.get("decisions", ())]
+    said = "".join(f"- {line}\n" for line in lines) or "(no decision file was written)\n"
     return (
         f"```sh\n{run_['command']}\n```\n\nexit {run_['exit']} in {run_['seconds']:,.0f} s on {run_['date']} "
-        f"({run_['machine']}): {verdict.strip()}\n"
+        f"({run_['machine']}), base 3.11 against candidate 3.13, each endpoint's verdict as the gate words it "
+        f"(from its decision files, {', '.join(f'`{n}`' for n in run_.get('decisions', ()))}):\n\n{said}"
     )
 
 
