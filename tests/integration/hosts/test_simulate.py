@@ -81,6 +81,7 @@ def _left_files() -> set[str]:
             "serverbench-wrk-*",
             "sb-backends-*",
             "sb-handover-*",
+            "sb-server-*",
         )
         for p in Path("/tmp").glob(pattern)
     }

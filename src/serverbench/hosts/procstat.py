@@ -1,0 +1,96 @@
+"""A host's processes as one round trip reads them: every ``/proc/PID/stat`` there, and who asked.
+
+The backends host's services and a server on the server host are read the same way (no agent of ours runs there):
+one command over the host's master connection prints the asking shell's pid and its parent's (the sshd process that
+carries this controller's connection there), then every process's stat line.  Pure: what is parsed here is the text
+that command printed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# One round trip: who asks (the shell, and the sshd carrying our connection: its parent), then every process's stat.
+SAMPLE = 'echo "asked $$ $PPID"; cat /proc/[0-9]*/stat 2>/dev/null; true'
+# The host's clock ticks per second and page size, asked once.
+UNITS = "getconf CLK_TCK; getconf PAGESIZE"
+
+
+@dataclass(frozen=True)
+class Stat:
+    """One process as its stat line gives it: CPU in clock ticks (its own, and its waited-for children's), its
+    start (ticks after boot: with the pid, who it is) and its resident pages."""
+
+    pid: int
+    ppid: int
+    pgrp: int
+    ticks: int
+    children_ticks: int
+    start: int
+    rss_pages: int
+
+    @property
+    def key(self) -> tuple[int, int]:
+        """The process itself (a pid the kernel gave again later is another process)."""
+        return self.pid, self.start
+
+
+@dataclass(frozen=True)
+class Sampled:
+    """What one round trip read: the asking shell's pid and its parent's (our sshd there), and every process."""
+
+    shell: int | None
+    sshd: int | None
+    stats: dict[int, Stat]
+
+
+def parse_stat(line: str) -> Stat | None:
+    """One ``/proc/PID/stat`` line (its command name may hold spaces and parentheses); None when it is not one."""
+    head, paren, rest = line.rpartition(")")
+    pid, _, _ = head.partition(" (")
+    fields = rest.split()
+    if not paren or len(fields) < 13 or not pid.strip().isdigit():
+        return None
+    # After the name: state, ppid, pgrp, session, tty, tpgid, flags, 4 fault counts, utime, stime, cutime, cstime,
+    # priority, nice, threads, itrealvalue, starttime, vsize, rss (a short line: a kernel's or a test's, 0 for those).
+    try:
+        n = [int(f) for f in fields[1:22]] + [0] * max(0, 22 - len(fields))
+    except ValueError:
+        return None
+    return Stat(int(pid), n[0], n[1], n[10] + n[11], n[12] + n[13], n[18], n[20])
+
+
+def parse(text: str) -> Sampled:
+    """The output of :data:`SAMPLE`."""
+    shell = sshd = None
+    stats: dict[int, Stat] = {}
+    for line in text.splitlines():
+        if line.startswith("asked "):
+            words = line.split()
+            if len(words) == 3 and words[1].isdigit() and words[2].isdigit():
+                shell, sshd = int(words[1]), int(words[2])
+            continue
+        stat = parse_stat(line)
+        if stat is not None:
+            stats[stat.pid] = stat
+    return Sampled(shell, sshd, stats)
+
+
+def units(text: str) -> tuple[int, int]:
+    """(clock ticks per second, page size) from the output of :data:`UNITS`; Linux's usual 100 and 4096 where the
+    host did not say."""
+    words = text.split()
+    tick = int(words[0]) if len(words) > 0 and words[0].isdigit() and int(words[0]) > 0 else 100
+    page = int(words[1]) if len(words) > 1 and words[1].isdigit() and int(words[1]) > 0 else 4096
+    return tick, page
+
+
+def group_cpu_s(stats: str, groups: set[int], tick: int) -> dict[int, float]:
+    """CPU seconds (user + system) of every process in each of ``groups``, from /proc/PID/stat lines (``tick``: the
+    host's clock ticks per second).  A group with no process listed is left out."""
+    used: dict[int, float] = {}
+    for line in stats.splitlines():
+        stat = parse_stat(line)
+        if stat is not None and stat.pgrp in groups:
+            used[stat.pgrp] = used.get(stat.pgrp, 0.0) + stat.ticks / tick
+    return used

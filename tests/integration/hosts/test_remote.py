@@ -1,0 +1,62 @@
+"""A session apart from the server host (measure.serving.remote), under `serverbench hosts simulate`: the session runs
+on the first load host, its server is started, sampled and ended on the server host over SSH, and nothing of ours but
+the sampler's round trips runs there."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from tests.integration.hosts.test_simulate import PYTEST, _left_files, _namespaces, _simulate, needs_namespaces
+
+# Run by `hosts simulate` on load1: pytest, and beside it every process seen in the server host's namespace (polled
+# until pytest ends), printed as JSON after pytest's own output.
+WATCHER = """
+import json, subprocess, sys, time
+pytest = subprocess.Popen(sys.argv[1:])
+def cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline") as f:
+            return f.read().replace(chr(0), " ").strip()[:160]
+    except OSError:
+        return ""
+server = next(n for n in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.split()
+              if n.startswith("sb") and n.endswith("-server"))
+seen = set()
+while pytest.poll() is None:
+    for pid in subprocess.run(["ip", "netns", "pids", server], capture_output=True, text=True).stdout.split():
+        seen.add(cmdline(pid))
+    time.sleep(0.02)
+print(chr(10) + json.dumps({"code": pytest.returncode, "seen": sorted(c for c in seen if c)}))
+"""
+# What may run on the server host during a session apart: its sshd (the daemon and our connection's session), the
+# server's tether and the server, and the commands the session sends there (the sampler's shell and cat, the host's
+# units, the check's probe and the free port asked before a start, a stop's kill).
+OURS_THERE = ("sshd", "serverbench.hosts.tether", "aiohttp", "bash -c", "sh -c", "cat ", "getconf", "kill ")
+
+
+@needs_namespaces
+def test_a_session_apart_drives_a_server_on_the_server_host_and_reads_its_cpu_there(tmp_path):
+    """pytest on load1 drives aiohttp on the server host: its CPU read there is not zero, the record says where it
+    was sampled and what the sampler itself used there; no pytest, generator or backend ever ran there; nothing is
+    left."""
+    before, files = _namespaces(), _left_files()
+    records = tmp_path / "records.json"
+    argv = [*PYTEST, "--perf-variants", "aiohttp", "--perf-workloads", "json", "--perf-closed-driver", "wrk"]
+    argv += ["-k", "c64", f"--perf-json={records}"]
+    done = _simulate(1, sys.executable, "-c", WATCHER, *argv, timeout=300)
+    said = done.stdout[-3000:] + done.stderr[-2000:]
+    assert done.returncode == 0, said
+    watched = json.loads(done.stdout.strip().splitlines()[-1])
+    assert watched["code"] == 0, said
+    (record,) = json.loads(records.read_text())["results"]
+    assert record["server"]["cpu_s"] > 0, record["server"]
+    assert record["extra"]["sampler"]["where"] == "server (the server host)"
+    assert record["extra"]["sampler"]["cpu_s"] is not None and record["extra"]["sampler"]["cpu_s"] >= 0
+    assert record["extra"]["hosts"]["session"] == "apart from the server host"
+    assert record["url"].startswith("http://198.18.") and record["requests"] > 0
+    strangers = [c for c in watched["seen"] if not any(o in c for o in OURS_THERE) and "-c import" not in c]
+    assert not strangers, strangers
+    assert any("aiohttp" in c for c in watched["seen"]), watched["seen"]
+    assert not any(w in c for c in watched["seen"] for w in ("pytest", "wrk ", "oha", "locust", "redis-server"))
+    assert _namespaces() == before and _left_files() == files

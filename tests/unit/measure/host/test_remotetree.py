@@ -1,0 +1,58 @@
+"""A server's tree on the server host from successive samples (measure.host.remotetree.TreeTally): pure."""
+
+from __future__ import annotations
+
+from serverbench.hosts.procstat import Sampled, Stat
+from serverbench.measure.host.remotetree import TreeTally
+
+TETHER, SERVER, WORKER, SSHD, OTHER = 500, 501, 502, 400, 9
+
+
+def sample(*stats: Stat, sshd: int | None = SSHD) -> Sampled:
+    return Sampled(900, sshd, {s.pid: s for s in stats})
+
+
+def stat(pid: int, ticks: int, pgrp: int = TETHER, rss: int = 256, children: int = 0, start: int = 1) -> Stat:
+    return Stat(pid, TETHER, pgrp, ticks, children, start, rss)
+
+
+def test_the_tree_is_the_tethers_group_less_the_tether_counted_from_the_first_sample():
+    """The server and its worker count from what they had used as the window opened; the tether and another
+    group's process are left out; RSS is the tree's peak."""
+    tally = TreeTally(TETHER, TETHER, tick=100, page=4096)
+    tally.add(sample(stat(TETHER, 90), stat(SERVER, 100), stat(WORKER, 50), stat(OTHER, 10, pgrp=OTHER)), initial=True)
+    tally.add(sample(stat(TETHER, 900), stat(SERVER, 130), stat(WORKER, 250, rss=1024), stat(OTHER, 999, pgrp=OTHER)))
+    usage = tally.usage()
+    assert usage.cpu_s == 2.3 and usage.processes == 2 and usage.unmeasured is None
+    assert usage.rss_mb == round((256 + 1024) * 4096 / 2**20, 1) and usage.sampled_on == "server host"
+
+
+def test_a_process_born_in_the_window_counts_from_zero_and_a_reused_pid_is_another_process():
+    """A worker first seen after the window opened counts all it used; the same pid with a later start is new."""
+    tally = TreeTally(TETHER, TETHER)
+    tally.add(sample(stat(SERVER, 100)), initial=True)
+    tally.add(sample(stat(SERVER, 100), stat(WORKER, 40)))
+    tally.add(sample(stat(SERVER, 100), stat(WORKER, 5, start=2)))
+    assert tally.cpu_s() == 0.45
+
+
+def test_the_samplers_own_cpu_is_its_sshds_with_the_children_it_waited_for():
+    """The sshd carrying the connection: its CPU and its reaped children's (each round trip's shell and cat), from the
+    first sample to the last."""
+    tally = TreeTally(TETHER, TETHER)
+    tally.add(sample(stat(SERVER, 1), stat(SSHD, 10, pgrp=SSHD, children=20)), initial=True)
+    tally.add(sample(stat(SERVER, 2), stat(SSHD, 12, pgrp=SSHD, children=33)))
+    assert tally.own_cpu_s() == 0.15
+    assert TreeTally(TETHER, TETHER).own_cpu_s() is None
+
+
+def test_a_cpu_not_measured_is_none_with_its_reason_never_zero():
+    """One sample read, or none of the server's group found there: no CPU figure, and the reason why."""
+    once = TreeTally(TETHER, TETHER, failed=3)
+    once.add(sample(stat(SERVER, 100)), initial=True)
+    assert once.cpu_s() is None and once.usage().cpu_s is None
+    assert once.unmeasured == "1 of the server host's samples were read (3 round trips failed)"
+    gone = TreeTally(TETHER, TETHER)
+    gone.add(sample(stat(OTHER, 1, pgrp=OTHER)), initial=True)
+    gone.add(sample(stat(OTHER, 2, pgrp=OTHER)))
+    assert gone.cpu_s() is None and "no process of the server's group 500" in gone.unmeasured
