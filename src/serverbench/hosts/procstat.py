@@ -1,17 +1,20 @@
 """A host's processes as one round trip reads them: every ``/proc/PID/stat`` there, and who asked.
 
 The backends host's services and a server on the server host are read the same way (no agent of ours runs there):
-one command over the host's master connection prints the asking shell's pid and its parent's (the sshd process that
-carries this controller's connection there), then every process's stat line.  Pure: what is parsed here is the text
-that command printed.
+every ``/proc/PID/stat`` of the host, printed over the host's master connection.  A server's sampler keeps one shell
+open there (:data:`LOOP`): each line it is sent is one sample, answered with the shell's pid and its parent's (the
+sshd carrying this controller's connection), every process's stat line and an end mark; a shell started per sample
+would run the login shell's start-up files there each time (a pyenv init took more CPU than the sample).  Pure: what
+is parsed here is the text those commands printed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-# One round trip: who asks (the shell, and the sshd carrying our connection: its parent), then every process's stat.
-SAMPLE = 'echo "asked $$ $PPID"; cat /proc/[0-9]*/stat 2>/dev/null; true'
+# One shell kept open on the host: a line in, one sample out (who answers, every process's stat, the end mark).
+LOOP = "exec sh -c 'while read -r _; do echo \"asked $$ $PPID\"; cat /proc/[0-9]*/stat 2>/dev/null; echo .; done'"
+END = b"\n.\n"  # the end of one sample's answer
 # The host's clock ticks per second and page size, asked once.
 UNITS = "getconf CLK_TCK; getconf PAGESIZE"
 
@@ -61,7 +64,7 @@ def parse_stat(line: str) -> Stat | None:
 
 
 def parse(text: str) -> Sampled:
-    """The output of :data:`SAMPLE`."""
+    """One answer of :data:`LOOP` (its end mark left out)."""
     shell = sshd = None
     stats: dict[int, Stat] = {}
     for line in text.splitlines():

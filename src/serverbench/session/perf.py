@@ -98,7 +98,7 @@ class PerfSession:
                 urls = {n: u if u is not None else self.hosts.backend_urls.get(n) for n, u in given.items()}
                 self.config = replace(self.config, backend_urls=urls)
             names = ", ".join(f"{p.name} ({p.cores} core(s))" for p in self.hosts.places)
-            backends = self.hosts.backends_host
+            backends = self.hosts.backends_host if self.hosts.backend_urls else None  # none started: none named
             shared = " (shared with the server)" if backends is not None and backends.role == "server" else ""
             over_ssh = ", started there over SSH from this session apart" if self.hosts.apart else ""
             self.notices.append(

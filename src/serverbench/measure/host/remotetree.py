@@ -2,26 +2,30 @@
 
 A session apart from the server host (docs/hosts.md) starts the server there on a tether (measure.serving.remote): the
 tether leads a process group of its own, and the server and every process it forks are in it.  Every ``interval``
-seconds one command over the host's master connection prints every ``/proc/PID/stat`` there (hosts.procstat, as the
-backends host's CPU is read): the tree is the group less the tether itself.  CPU is counted per process from the first
-time it is seen (zero for a process born during the window), as :class:`~.sampling.TreeSampler` counts it here, and
-RSS is the group's sum at its peak.  PSS, descriptors and the heap are not read there (None: not measured).
+seconds one round trip over the host's master connection reads every ``/proc/PID/stat`` there (hosts.procstat, as the
+backends host's CPU is read), through one shell kept open there for the server's life (:class:`StatChannel`): the tree
+is the group less the tether itself.  CPU is counted per process from the first time it is seen (zero for a process
+born during the window), as :class:`~.sampling.TreeSampler` counts it here, and RSS is the group's sum at its peak.
+PSS, descriptors and the heap are not read there (None: not measured).
 
-The sampler's own CPU on the server host is measured and kept beside: every round trip's shell and ``cat`` end as
-children of the sshd process that carries this controller's connection there, so that process's CPU with its
-waited-for children's (``/proc/PID/stat`` fields 14-17), from the first sample to the last, is what serverbench
-itself used there during the window.
+The sampler's own CPU on the server host is measured and kept beside: that shell's CPU with its waited-for children's
+(each sample's ``cat``: ``/proc/PID/stat`` fields 14-17), and the sshd process that carries this controller's
+connection there (its parent) with its own, from the window's first sample to its last.
 """
 
 from __future__ import annotations
 
+import os
+import select
+import subprocess
 import threading
+import time
 from dataclasses import dataclass, field
 
-from ...errors import HostError
-from ...hosts import procstat
+from ...hosts import procstat, ssh
 from ...hosts.inventory import Host
 from ...hosts.ssh import Connections
+from ...processes.executors import guarded
 from .sampling import MB, Periodic, Usage
 
 SAMPLE_TIMEOUT_S = 15.0
@@ -40,7 +44,7 @@ class TreeTally:
     _first: dict = field(default_factory=dict)
     _last: dict = field(default_factory=dict)
     _peak_rss: int = 0
-    _own_first: dict = field(default_factory=dict)  # the sshd carrying our connection: its ticks with its children's
+    _own_first: dict = field(default_factory=dict)  # the sampler's shell and its sshd: ticks with their children's
     _own_last: dict = field(default_factory=dict)
 
     def add(self, sampled: procstat.Sampled, initial: bool = False) -> None:
@@ -54,10 +58,11 @@ class TreeTally:
             self._last[stat.key] = stat.ticks
             rss += stat.rss_pages * self.page
         self._peak_rss = max(self._peak_rss, rss)
-        sshd = sampled.stats.get(sampled.sshd) if sampled.sshd is not None else None
-        if sshd is not None:
-            self._own_first.setdefault(sshd.key, sshd.ticks + sshd.children_ticks)
-            self._own_last[sshd.key] = sshd.ticks + sshd.children_ticks
+        for pid in (sampled.shell, sampled.sshd):  # the sampler's shell there and the sshd carrying it
+            own = sampled.stats.get(pid) if pid is not None else None
+            if own is not None:
+                self._own_first.setdefault(own.key, own.ticks + own.children_ticks)
+                self._own_last[own.key] = own.ticks + own.children_ticks
 
     @property
     def unmeasured(self) -> str | None:
@@ -74,8 +79,8 @@ class TreeTally:
         return round(sum(self._last[k] - self._first[k] for k in self._last) / self.tick, 3)
 
     def own_cpu_s(self) -> float | None:
-        """The CPU serverbench itself used on the server host between the first sample and the last (None: its sshd
-        was not found in the samples)."""
+        """The CPU serverbench itself used on the server host between the first sample and the last (None: neither
+        its shell nor its sshd was found in the samples)."""
         if not self._own_last:
             return None
         return round(sum(self._own_last[k] - self._own_first[k] for k in self._own_last) / self.tick, 3)
@@ -91,20 +96,64 @@ class TreeTally:
         )
 
 
+class StatChannel:
+    """One shell kept open on ``host`` (hosts.procstat.LOOP) for a server's life: :meth:`ask` is one round trip, one
+    sample.  Its ssh is a process of ours here, ended by its pid (:meth:`close`); closing its input ends the shell."""
+
+    def __init__(self, connections: Connections, host: Host):
+        self.host = host
+        self._process = subprocess.Popen(
+            guarded(connections.argv(host, procstat.LOOP)),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self._buffer = b""
+        self._lock = threading.Lock()
+
+    def ask(self, timeout: float = SAMPLE_TIMEOUT_S) -> procstat.Sampled | None:
+        """One sample of the host's processes; None when the host did not answer within ``timeout``."""
+        with self._lock:
+            try:
+                self._process.stdin.write(b"\n")
+                self._process.stdin.flush()
+            except (OSError, ValueError):
+                return None
+            deadline = time.monotonic() + timeout
+            fd = self._process.stdout.fileno()
+            while procstat.END not in self._buffer:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([fd], [], [], left)[0]:
+                    return None
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    return None
+                self._buffer += chunk
+            answer, _, self._buffer = self._buffer.partition(procstat.END)
+        return procstat.parse(answer.decode(errors="replace"))
+
+    def close(self) -> None:
+        with self._lock:
+            if self._process.stdin is not None and not self._process.stdin.closed:
+                self._process.stdin.close()  # the shell reads end-of-file and exits
+            ssh.end(self._process)
+            self._process.stdout.close()
+
+
 class RemoteTreeSampler(Periodic):
-    """Samples process group ``group`` (less ``leader``) on ``host`` every ``interval`` seconds, from a daemon thread
-    here; the same context-manager contract as :class:`~.sampling.TreeSampler`."""
+    """Samples process group ``group`` (less ``leader``) through ``channel`` every ``interval`` seconds, from a daemon
+    thread here; the same context-manager contract as :class:`~.sampling.TreeSampler`."""
 
     def __init__(
         self,
-        connections: Connections,
-        host: Host,
+        channel: StatChannel,
         group: int,
         leader: int,
         units: tuple[int, int] = (100, 4096),
         interval: float = 0.25,
     ):
-        self._connections, self._host, self._interval = connections, host, interval
+        self._channel, self._interval = channel, interval
         self.tally = TreeTally(group, leader, *units)
         self._lock = threading.Lock()
         self._start_thread("serverbench-remote-sampler")
@@ -114,12 +163,9 @@ class RemoteTreeSampler(Periodic):
             return self.tally.usage()
 
     def _sample(self, initial: bool) -> None:
-        try:
-            done = self._connections.run(self._host, procstat.SAMPLE, timeout=SAMPLE_TIMEOUT_S)
-        except HostError:
-            with self._lock:
-                self.tally.failed += 1
-            return
-        sampled = procstat.parse(done.stdout.decode(errors="replace"))
+        sampled = self._channel.ask()
         with self._lock:
+            if sampled is None:
+                self.tally.failed += 1
+                return
             self.tally.add(sampled, initial=initial or self.tally.samples == 0)

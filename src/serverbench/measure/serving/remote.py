@@ -25,7 +25,7 @@ from ...hosts import procstat, ssh
 from ...hosts.connected import ConnectedHosts
 from ...hosts.places import PACKAGE
 from ...processes.readiness import ReadinessWatch
-from ..host.remotetree import RemoteTreeSampler
+from ..host.remotetree import RemoteTreeSampler, StatChannel
 
 POLL_S = 0.05
 # Asked of the server host's interpreter: a port free on its address there (this machine's ports say nothing of it).
@@ -73,6 +73,7 @@ class RemoteServer:
         self._folder = tempfile.mkdtemp(prefix="sb-server-")
         self._tethered: ssh.Tethered | None = None
         self._units = (100, 4096)  # the host's clock ticks a second and page size: asked as it starts
+        self._channel: StatChannel | None = None  # the sampler's shell there, opened once it is ready
 
     @property
     def command(self) -> str:
@@ -111,8 +112,9 @@ class RemoteServer:
                 raise ServerStartError(self.what, reason, self.command, self._last_output)
             time.sleep(POLL_S)
         self._tethered.wait_pid()
-        # The host's clock ticks and page size, asked now: not as a window opens.
-        self._units = procstat.units(self.hosts.connections.run(self.host, procstat.UNITS).stdout.decode())
+        # The host's clock ticks and page size, and the sampler's shell there, now: not as a window opens.
+        self._units = procstat.units(connections.run(self.host, procstat.UNITS).stdout.decode())
+        self._channel = StatChannel(connections, self.host)
         return self
 
     def _status(self) -> int | None:
@@ -153,10 +155,15 @@ class RemoteServer:
 
     def sampler(self) -> RemoteTreeSampler:
         """The window's sampler of its tree there (one round trip a sample)."""
-        return RemoteTreeSampler(self.hosts.connections, self.host, self.pid, self.pid, self._units)
+        if self._channel is None:
+            raise HostError(f"{self.what} on {self.host.describe()} is not running: no tree to sample there")
+        return RemoteTreeSampler(self._channel, self.pid, self.pid, self._units)
 
     def stop(self, grace_s: float = 10.0) -> None:
         """End its group there by its pid: SIGTERM, SIGKILL after ``grace_s``."""
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
         if self._tethered is not None:
             ssh.stop(self.hosts.connections, self._tethered, grace_s=grace_s)
             self._last_output = self._tethered.output()

@@ -36,13 +36,14 @@ def test_a_process_born_in_the_window_counts_from_zero_and_a_reused_pid_is_anoth
     assert tally.cpu_s() == 0.45
 
 
-def test_the_samplers_own_cpu_is_its_sshds_with_the_children_it_waited_for():
-    """The sshd carrying the connection: its CPU and its reaped children's (each round trip's shell and cat), from the
-    first sample to the last."""
+def test_the_samplers_own_cpu_is_its_shell_and_its_sshd_with_the_children_they_waited_for():
+    """The shell kept open there (with each sample's reaped cat) and the sshd carrying it: their CPU with their
+    children's, from the first sample to the last; neither found: None."""
     tally = TreeTally(TETHER, TETHER)
-    tally.add(sample(stat(SERVER, 1), stat(SSHD, 10, pgrp=SSHD, children=20)), initial=True)
-    tally.add(sample(stat(SERVER, 2), stat(SSHD, 12, pgrp=SSHD, children=33)))
-    assert tally.own_cpu_s() == 0.15
+    shell = 900
+    tally.add(sample(stat(SERVER, 1), stat(SSHD, 10, pgrp=SSHD), stat(shell, 3, pgrp=SSHD, children=20)), initial=True)
+    tally.add(sample(stat(SERVER, 2), stat(SSHD, 12, pgrp=SSHD), stat(shell, 4, pgrp=SSHD, children=33)))
+    assert tally.own_cpu_s() == 0.16
     assert TreeTally(TETHER, TETHER).own_cpu_s() is None
 
 
