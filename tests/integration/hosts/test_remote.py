@@ -63,3 +63,23 @@ def test_a_session_apart_drives_a_server_on_the_server_host_and_reads_its_cpu_th
     assert not strangers, strangers
     assert any("aiohttp" in c for c in watched["seen"]) and any("while read" in c for c in watched["seen"])
     assert _namespaces() == before and _left_files() == files
+
+
+@needs_namespaces
+def test_without_a_backends_host_the_backends_run_on_the_server_host_and_the_record_says_so(tmp_path):
+    """A session apart on /redis with no backends host: Redis runs on the server host beside the server (not on
+    load1), its CPU is read there, and every record says the backends shared the server's host."""
+    before, files = _namespaces(), _left_files()
+    records = tmp_path / "records.json"
+    argv = [*PYTEST, "--perf-variants", "aiohttp", "--perf-workloads", "redis", "--perf-closed-driver", "wrk"]
+    argv += ["-k", "c64", f"--perf-json={records}"]
+    done = _simulate(1, *argv, timeout=300)
+    said = done.stdout[-3000:] + done.stderr[-2000:]
+    assert done.returncode == 0, said
+    assert "(shared with the server)" in said, said
+    (record,) = json.loads(records.read_text())["results"]
+    assert record["extra"]["hosts"]["backends"] == {"host": "server", "shared_with_server": True}
+    (redis,) = [b for b in record["backends"] if b["name"] == "redis"]
+    assert redis["cpu_s"] is not None and redis["cpu_s"] > 0, record["backends"]
+    assert record["server"]["cpu_s"] > 0
+    assert _namespaces() == before and _left_files() == files
