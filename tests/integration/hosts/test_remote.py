@@ -5,6 +5,7 @@ the sampler's round trips runs there."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 from tests.integration.hosts.test_simulate import PYTEST, _left_files, _namespaces, _simulate, needs_namespaces
@@ -82,4 +83,27 @@ def test_without_a_backends_host_the_backends_run_on_the_server_host_and_the_rec
     (redis,) = [b for b in record["backends"] if b["name"] == "redis"]
     assert redis["cpu_s"] is not None and redis["cpu_s"] > 0, record["backends"]
     assert record["server"]["cpu_s"] > 0
+    assert _namespaces() == before and _left_files() == files
+
+
+# Run on load1: the simulation's inventory with the server host's env (its block only) made one with no interpreter.
+NO_INTERPRETER = """
+set -e
+sed '/^role = "server"$/,/^\\[\\[hosts\\]\\]$/ s|^env = .*$|env = "/nonexistent/venv"|' "$SERVERBENCH_HOSTS" > "$1"
+SERVERBENCH_HOSTS="$1" "$2" -m pytest -p no:cacheprovider -m perf --perf-variants aiohttp --perf-workloads json
+"""
+
+
+@needs_namespaces
+def test_a_server_host_without_the_interpreter_the_inventory_names_is_refused_before_any_server_starts(tmp_path):
+    """The inventory's env has no bin/python there: the session stops before any cell, naming the host, the env it
+    was given and the check command; no test ran."""
+    before, files = _namespaces(), _left_files()
+    argv = ["bash", "-c", NO_INTERPRETER, "refused", str(tmp_path / "hosts.toml"), sys.executable]
+    done = _simulate(1, *argv, timeout=120)
+    said = done.stdout + done.stderr
+    assert done.returncode == 4, said[-3000:]  # pytest's usage error
+    assert "/nonexistent/venv/bin/python" in said and "serverbench hosts check" in said, said[-3000:]
+    assert "server (server, root@198.18." in said, said[-3000:]
+    assert not re.search(r"\d+ (passed|failed)", said) and "load1 (load" not in said, said[-3000:]
     assert _namespaces() == before and _left_files() == files
