@@ -10,10 +10,16 @@ is parsed here is the text those commands printed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # One shell kept open on the host: a line in, one sample out (who answers, every process's stat, the end mark).
-LOOP = "exec sh -c 'while read -r _; do echo \"asked $$ $PPID\"; cat /proc/[0-9]*/stat 2>/dev/null; echo .; done'"
+LOOP = (
+    'exec sh -c \'while read -r _; do echo "asked $$ $PPID"; grep ^cpu /proc/stat; '
+    "cat /proc/[0-9]*/stat 2>/dev/null; echo .; done'"
+)
+# The fields of a /proc/stat cpu line that are busy time (as measure.host.hostcpu counts it), and the stolen one.
+BUSY = (0, 1, 2, 5, 6)  # user, nice, system, irq, softirq
+STEAL = 7
 END = b"\n.\n"  # the end of one sample's answer
 # The host's clock ticks per second and page size, asked once.
 UNITS = "getconf CLK_TCK; getconf PAGESIZE"
@@ -40,11 +46,13 @@ class Stat:
 
 @dataclass(frozen=True)
 class Sampled:
-    """What one round trip read: the asking shell's pid and its parent's (our sshd there), and every process."""
+    """What one round trip read: the asking shell's pid and its parent's (our sshd there), every process, and each
+    core's busy and stolen clock ticks so far (``"cpu"``: all of them; ``"cpu0"``...: each)."""
 
     shell: int | None
     sshd: int | None
     stats: dict[int, Stat]
+    cpus: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def parse_stat(line: str) -> Stat | None:
@@ -67,16 +75,22 @@ def parse(text: str) -> Sampled:
     """One answer of :data:`LOOP` (its end mark left out)."""
     shell = sshd = None
     stats: dict[int, Stat] = {}
+    cpus: dict[str, tuple[int, int]] = {}
     for line in text.splitlines():
         if line.startswith("asked "):
             words = line.split()
             if len(words) == 3 and words[1].isdigit() and words[2].isdigit():
                 shell, sshd = int(words[1]), int(words[2])
             continue
+        if line.startswith("cpu"):
+            name, *numbers = line.split()
+            if len(numbers) > STEAL and all(n.isdigit() for n in numbers):
+                cpus[name] = (sum(int(numbers[i]) for i in BUSY), int(numbers[STEAL]))
+            continue
         stat = parse_stat(line)
         if stat is not None:
             stats[stat.pid] = stat
-    return Sampled(shell, sshd, stats)
+    return Sampled(shell, sshd, stats, cpus)
 
 
 def units(text: str) -> tuple[int, int]:

@@ -57,6 +57,8 @@ def test_a_session_apart_drives_a_server_on_the_server_host_and_reads_its_cpu_th
     assert record["server"]["cpu_s"] > 0, record["server"]
     assert record["extra"]["sampler"]["where"] == "server (the server host)"
     assert record["extra"]["sampler"]["cpu_s"] is not None and record["extra"]["sampler"]["cpu_s"] >= 0
+    cores = record["extra"]["sampler"]["server_host_cpu"]  # its cores' busy time, read in the same round trips
+    assert cores["cores"][:1] == [0] and cores["busy_s"] >= 0.9 * record["server"]["cpu_s"], (cores, record["server"])
     assert record["extra"]["hosts"]["session"] == "apart from the server host"
     assert record["url"].startswith("http://198.18.") and record["requests"] > 0
     assert watched["loaded"] > 0, said  # the generator was seen running

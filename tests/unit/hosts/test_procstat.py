@@ -35,3 +35,9 @@ def test_a_host_that_does_not_say_its_units_gets_linuxs_usual_ones():
     """getconf's two answers are read; missing or bad ones are 100 ticks a second and 4 KiB pages."""
     assert units("250\n16384\n") == (250, 16384)
     assert units("") == (100, 4096) and units("x 0") == (100, 4096)
+
+
+def test_a_sample_keeps_each_cores_busy_and_stolen_ticks():
+    """/proc/stat's cpu lines: busy is user, nice, system, irq and softirq (not idle or iowait), steal beside."""
+    sampled = parse("asked 1 2\ncpu  10 1 5 900 7 2 3 4 0 0\ncpu0 6 0 3 450 3 1 2 4 0 0\nintr 5\n")
+    assert sampled.cpus == {"cpu": (21, 4), "cpu0": (12, 4)}

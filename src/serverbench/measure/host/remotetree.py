@@ -46,6 +46,9 @@ class TreeTally:
     _peak_rss: int = 0
     _own_first: dict = field(default_factory=dict)  # the sampler's shell and its sshd: ticks with their children's
     _own_last: dict = field(default_factory=dict)
+    cores: tuple[int, ...] | None = None  # the server host's cores (the inventory's), whose busy time is kept
+    _cpu_first: tuple[int, int] | None = None  # those cores' busy and stolen ticks, at the first sample and the last
+    _cpu_last: tuple[int, int] | None = None
 
     def add(self, sampled: procstat.Sampled, initial: bool = False) -> None:
         """One sample; ``initial``: the window's first, whose processes count from what they had used by then."""
@@ -58,6 +61,11 @@ class TreeTally:
             self._last[stat.key] = stat.ticks
             rss += stat.rss_pages * self.page
         self._peak_rss = max(self._peak_rss, rss)
+        names = ["cpu"] if self.cores is None else [f"cpu{c}" for c in self.cores]
+        if sampled.cpus and all(n in sampled.cpus for n in names):
+            read = tuple(sum(sampled.cpus[n][k] for n in names) for k in (0, 1))
+            self._cpu_first = self._cpu_first or read
+            self._cpu_last = read
         for pid in (sampled.shell, sampled.sshd):  # the sampler's shell there and the sshd carrying it
             own = sampled.stats.get(pid) if pid is not None else None
             if own is not None:
@@ -85,6 +93,14 @@ class TreeTally:
             return None
         return round(sum(self._own_last[k] - self._own_first[k] for k in self._own_last) / self.tick, 3)
 
+    def host_cpu(self) -> dict | None:
+        """The server host's cores over the window, as the kernel counts them: busy (every process there and its
+        interrupts) and stolen CPU seconds; None with fewer than two readings."""
+        if self._cpu_first is None or self._cpu_last is None or self.samples < 2:
+            return None
+        busy, steal = (round((b - a) / self.tick, 3) for a, b in zip(self._cpu_first, self._cpu_last))
+        return {"cores": list(self.cores) if self.cores is not None else "all", "busy_s": busy, "steal_s": steal}
+
     def usage(self) -> Usage:
         return Usage(
             cpu_s=self.cpu_s(),
@@ -93,6 +109,7 @@ class TreeTally:
             unmeasured=self.unmeasured,
             sampler_cpu_s=self.own_cpu_s(),
             sampled_on="server host",
+            host_cpu=self.host_cpu(),
         )
 
 
@@ -152,9 +169,10 @@ class RemoteTreeSampler(Periodic):
         leader: int,
         units: tuple[int, int] = (100, 4096),
         interval: float = 0.25,
+        cores: tuple[int, ...] | None = None,
     ):
         self._channel, self._interval = channel, interval
-        self.tally = TreeTally(group, leader, *units)
+        self.tally = TreeTally(group, leader, *units, cores=cores)
         self._lock = threading.Lock()
         self._start_thread("serverbench-remote-sampler")
 

@@ -74,6 +74,7 @@ class Usage:
     unmeasured: str | None = None  # why ``cpu_s`` is None
     sampler_cpu_s: float | None = None  # the sampler's own CPU where the server runs, over the window
     sampled_on: str = "this machine"  # where the tree was read: here (psutil), or the server host (over SSH)
+    host_cpu: dict | None = None  # read on the server host: its cores' busy and stolen seconds over the window
 
 
 def smaps_rollup(pid: int) -> tuple[int, int] | None:

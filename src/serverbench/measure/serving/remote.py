@@ -157,7 +157,7 @@ class RemoteServer:
         """The window's sampler of its tree there (one round trip a sample)."""
         if self._channel is None:
             raise HostError(f"{self.what} on {self.host.describe()} is not running: no tree to sample there")
-        return RemoteTreeSampler(self._channel, self.pid, self.pid, self._units)
+        return RemoteTreeSampler(self._channel, self.pid, self.pid, self._units, cores=self.host.cores)
 
     def stop(self, grace_s: float = 10.0) -> None:
         """End its group there by its pid: SIGTERM, SIGKILL after ``grace_s``."""

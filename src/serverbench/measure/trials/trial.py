@@ -326,6 +326,7 @@ def sampled_record(usage: Usage | None, server: RunningServer) -> dict[str, Any]
             "where": usage.sampled_on if server.where is None else f"{server.where} (the server host)",
             "cpu_s": usage.sampler_cpu_s,
             **({"server_cpu_unmeasured": usage.unmeasured} if usage.unmeasured is not None else {}),
+            **({"server_host_cpu": usage.host_cpu} if usage.host_cpu is not None else {}),
         }
     }
 

@@ -57,3 +57,18 @@ def test_a_cpu_not_measured_is_none_with_its_reason_never_zero():
     gone.add(sample(stat(OTHER, 1, pgrp=OTHER)), initial=True)
     gone.add(sample(stat(OTHER, 2, pgrp=OTHER)))
     assert gone.cpu_s() is None and "no process of the server's group 500" in gone.unmeasured
+
+
+def test_the_server_hosts_cores_busy_time_is_kept_over_the_window():
+    """The inventory's cores (or all of them): their busy and stolen ticks from the first sample to the last."""
+    tally = TreeTally(TETHER, TETHER, cores=(0,))
+    first = Sampled(900, SSHD, {SERVER: stat(SERVER, 1)}, {"cpu": (100, 0), "cpu0": (50, 1), "cpu1": (50, 0)})
+    last = Sampled(900, SSHD, {SERVER: stat(SERVER, 2)}, {"cpu": (400, 0), "cpu0": (230, 3), "cpu1": (170, 0)})
+    tally.add(first, initial=True)
+    assert tally.host_cpu() is None  # one reading: nothing to subtract
+    tally.add(last)
+    assert tally.host_cpu() == {"cores": [0], "busy_s": 1.8, "steal_s": 0.02}
+    everything = TreeTally(TETHER, TETHER)
+    everything.add(first, initial=True)
+    everything.add(last)
+    assert everything.usage().host_cpu == {"cores": "all", "busy_s": 3.0, "steal_s": 0.0}
