@@ -49,10 +49,16 @@ class TreeTally:
     cores: tuple[int, ...] | None = None  # the server host's cores (the inventory's), whose busy time is kept
     _cpu_first: tuple[int, int] | None = None  # those cores' busy and stolen ticks, at the first sample and the last
     _cpu_last: tuple[int, int] | None = None
+    _at_first: float | None = None
+    _at_last: float | None = None
 
-    def add(self, sampled: procstat.Sampled, initial: bool = False) -> None:
-        """One sample; ``initial``: the window's first, whose processes count from what they had used by then."""
+    def add(self, sampled: procstat.Sampled, initial: bool = False, at: float | None = None) -> None:
+        """One sample; ``initial``: the window's first, whose processes count from what they had used by then;
+        ``at``: when it was read (seconds, any clock), for the wall time the cores' readings cover."""
         self.samples += 1
+        if at is not None:
+            self._at_first = at if self._at_first is None else self._at_first
+            self._at_last = at
         rss = 0
         for stat in sampled.stats.values():
             if stat.pgrp != self.group or stat.pid == self.leader:
@@ -99,7 +105,9 @@ class TreeTally:
         if self._cpu_first is None or self._cpu_last is None or self.samples < 2:
             return None
         busy, steal = (round((b - a) / self.tick, 3) for a, b in zip(self._cpu_first, self._cpu_last))
-        return {"cores": list(self.cores) if self.cores is not None else "all", "busy_s": busy, "steal_s": steal}
+        wall = None if self._at_first is None or self._at_last is None else round(self._at_last - self._at_first, 3)
+        cores = list(self.cores) if self.cores is not None else "all"
+        return {"cores": cores, "busy_s": busy, "steal_s": steal, "wall_s": wall}
 
     def usage(self) -> Usage:
         return Usage(
@@ -182,8 +190,9 @@ class RemoteTreeSampler(Periodic):
 
     def _sample(self, initial: bool) -> None:
         sampled = self._channel.ask()
+        at = time.monotonic()  # as its answer came: the cores' reading is then at most a round trip old
         with self._lock:
             if sampled is None:
                 self.tally.failed += 1
                 return
-            self.tally.add(sampled, initial=initial or self.tally.samples == 0)
+            self.tally.add(sampled, initial=initial or self.tally.samples == 0, at=at)

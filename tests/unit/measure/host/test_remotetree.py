@@ -64,11 +64,11 @@ def test_the_server_hosts_cores_busy_time_is_kept_over_the_window():
     tally = TreeTally(TETHER, TETHER, cores=(0,))
     first = Sampled(900, SSHD, {SERVER: stat(SERVER, 1)}, {"cpu": (100, 0), "cpu0": (50, 1), "cpu1": (50, 0)})
     last = Sampled(900, SSHD, {SERVER: stat(SERVER, 2)}, {"cpu": (400, 0), "cpu0": (230, 3), "cpu1": (170, 0)})
-    tally.add(first, initial=True)
+    tally.add(first, initial=True, at=10.0)
     assert tally.host_cpu() is None  # one reading: nothing to subtract
-    tally.add(last)
-    assert tally.host_cpu() == {"cores": [0], "busy_s": 1.8, "steal_s": 0.02}
+    tally.add(last, at=12.5)
+    assert tally.host_cpu() == {"cores": [0], "busy_s": 1.8, "steal_s": 0.02, "wall_s": 2.5}
     everything = TreeTally(TETHER, TETHER)
     everything.add(first, initial=True)
     everything.add(last)
-    assert everything.usage().host_cpu == {"cores": "all", "busy_s": 3.0, "steal_s": 0.0}
+    assert everything.usage().host_cpu == {"cores": "all", "busy_s": 3.0, "steal_s": 0.0, "wall_s": None}
