@@ -24,20 +24,20 @@ import psutil
 
 from ..errors import HostError
 from . import ssh
+from .channel import StatChannel
 from .check import HostCheck, check, refusal
 from .inventory import CONTROLLER_VAR, Host, Inventory, load
 from .places import HostPlace
 from .probe import facts
-from .procstat import group_cpu_s
+from .procstat import UNITS, group_cpu_s, units
 from .ssh import Connections
 
 BACKENDS_READY_S = 120.0  # a MongoDB server may take up to its 60 s start timeout
 # What `serverbench services` prints: an export line per backend, then a "# NAME: KIND, pid N" line per backend.
 EXPORT = re.compile(r"^export SERVERBENCH_(\w+)_URL='([^']*)'$", re.MULTILINE)
 STARTED = re.compile(r"^# (\w+): .*, pid (\d+)$", re.MULTILINE)
-# Every process's /proc/PID/stat there, in one round trip: the services' CPU is summed by process group (each service
+# The services' CPU is summed by process group from every /proc/PID/stat there, one round trip a reading (each service
 # starts in a session of its own, so its group is its pid: nginx's workers, a server's threads and children in it).
-ALL_STATS = "cat /proc/[0-9]*/stat 2>/dev/null; true"
 
 
 def local_addresses() -> set[str]:
@@ -58,6 +58,7 @@ class ConnectedHosts:
     backend_pids: dict[str, int] = field(default_factory=dict)  # name -> its pid (and process group) there
     services: ssh.Tethered | None = None
     tick: int = 100  # the backends host's clock ticks per second (getconf CLK_TCK there)
+    channel: StatChannel | None = None  # a shell kept open there, reading its processes (hosts.channel)
     apart: bool = False  # the session runs on another machine than the server host: the server is started there
 
     @property
@@ -157,24 +158,26 @@ class ConnectedHosts:
             time.sleep(0.1)
         self.backend_urls = {name.lower(): url for name, url in found.items()}
         self.backend_pids = pids
-        tick = self.connections.run(host, "getconf CLK_TCK").stdout.decode().strip()
-        self.tick = int(tick) if tick.isdigit() and int(tick) > 0 else 100
+        self.tick, _ = units(self.connections.run(host, UNITS).stdout.decode())
+        self.channel = StatChannel(self.connections, host)  # their CPU read through it, one round trip a reading
         return self.backend_urls
 
     def backend_cpu_s(self, name: str) -> float | None:
         """The CPU seconds backend ``name``'s processes on the backends host have used so far (read there, one round
         trip); None when it has no pid there or the host cannot be read."""
-        host, pid = self.backends_host, self.backend_pids.get(name)
-        if host is None or pid is None:
+        pid = self.backend_pids.get(name)
+        if self.channel is None or pid is None:
             return None
-        try:
-            done = self.connections.run(host, ALL_STATS, timeout=15)
-        except HostError:
+        sampled = self.channel.ask()
+        if sampled is None:
             return None
-        return group_cpu_s(done.stdout.decode(errors="replace"), {pid}, self.tick).get(pid)
+        return group_cpu_s(sampled.stats.values(), {pid}, self.tick).get(pid)
 
     def close(self) -> None:
         """Stop the backends host's services (by pid, on their tether) and close every master connection."""
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
         if self.services is not None:
             ssh.stop(self.connections, self.services)
             folder = self.services.out.parent

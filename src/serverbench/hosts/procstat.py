@@ -10,6 +10,7 @@ is parsed here is the text those commands printed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 # One shell kept open on the host: a line in, one sample out (who answers, every process's stat, the end mark).
@@ -102,12 +103,11 @@ def units(text: str) -> tuple[int, int]:
     return tick, page
 
 
-def group_cpu_s(stats: str, groups: set[int], tick: int) -> dict[int, float]:
-    """CPU seconds (user + system) of every process in each of ``groups``, from /proc/PID/stat lines (``tick``: the
-    host's clock ticks per second).  A group with no process listed is left out."""
+def group_cpu_s(stats: Iterable[Stat], groups: set[int], tick: int) -> dict[int, float]:
+    """CPU seconds (user + system) of every process in each of ``groups`` (``tick``: the host's clock ticks per
+    second).  A group with no process listed is left out."""
     used: dict[int, float] = {}
-    for line in stats.splitlines():
-        stat = parse_stat(line)
-        if stat is not None and stat.pgrp in groups:
+    for stat in stats:
+        if stat.pgrp in groups:
             used[stat.pgrp] = used.get(stat.pgrp, 0.0) + stat.ticks / tick
     return used

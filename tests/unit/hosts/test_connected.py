@@ -8,6 +8,7 @@ from serverbench.errors import HostError
 from serverbench.hosts.check import HostCheck
 from serverbench.hosts.connected import ConnectedHosts, HostedService, connected, group_cpu_s, local_addresses
 from serverbench.hosts.inventory import parse
+from serverbench.hosts.procstat import parse as parse_stats
 from serverbench.hosts.ssh import Connections
 
 INVENTORY = parse(
@@ -114,8 +115,9 @@ STATS = "\n".join(
 
 def test_group_cpu_sums_every_process_of_a_group():
     """nginx's master and worker add up in its group; a name with spaces and parentheses parses; others are left."""
-    assert group_cpu_s(STATS, {101, 201}, 100) == {101: 2.5, 201: 0.1}
-    assert group_cpu_s(STATS, {999}, 100) == {}
+    stats = parse_stats(STATS).stats.values()
+    assert group_cpu_s(stats, {101, 201}, 100) == {101: 2.5, 201: 0.1}
+    assert group_cpu_s(stats, {999}, 100) == {}
 
 
 def test_a_service_without_a_backends_host_reads_no_cpu():

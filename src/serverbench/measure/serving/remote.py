@@ -22,10 +22,11 @@ from pathlib import Path
 
 from ...errors import HostError, ServerStartError
 from ...hosts import procstat, ssh
+from ...hosts.channel import StatChannel
 from ...hosts.connected import ConnectedHosts
 from ...hosts.places import PACKAGE
 from ...processes.readiness import ReadinessWatch
-from ..host.remotetree import RemoteTreeSampler, StatChannel
+from ..host.remotetree import RemoteTreeSampler
 
 POLL_S = 0.05
 # Asked of the server host's interpreter: a port free on its address there (this machine's ports say nothing of it).
