@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from ...catalog.apps import App
 from ...catalog.contract import Endpoint
@@ -25,6 +25,7 @@ from ...processes.executors import LOOPBACK, ManagedProcess, free_port
 from ..host.gil import VAR as GIL_VAR
 from ..host.gil import probe_env
 from ..host.interpreter import free_threaded
+from ..host.remotetree import RemoteTreeSampler
 from ..host.sampling import TreeSampler
 from .bytecode import bytecode_cache
 from .remote import RemoteServer, free_port_there, project_root, there
@@ -62,7 +63,7 @@ class RunningServer:
         """The host it runs on when not this machine (the server host's name), else None."""
         return self.process.host.name if isinstance(self.process, RemoteServer) else None
 
-    def sampler(self) -> TreeSampler | Any:
+    def sampler(self) -> TreeSampler | RemoteTreeSampler:
         """The window's sampler of its process tree: here with psutil, or on the server host over SSH (one round trip
         a sample); call only with a pid."""
         if isinstance(self.process, RemoteServer):

@@ -22,6 +22,7 @@ from ...records.schema import BackendUsage, Generator, Result, SlowClientReport
 from ..host.gil import read as read_gil
 from ..host.hostcpu import HostCPU, HostSampler
 from ..host.kernel import listen_counters, window
+from ..host.remotetree import RemoteTreeSampler
 from ..host.sampling import TreeSampler, Usage
 from ..serving.servers import RunningServer
 from ..serving.verify import fetch
@@ -192,7 +193,7 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
 
 def _samplers(
     stack: ExitStack, server: RunningServer, backends: Mapping[str, Service]
-) -> tuple[Any, dict[str, TreeSampler]]:
+) -> tuple[TreeSampler | RemoteTreeSampler | None, dict[str, TreeSampler]]:
     """The window's samplers, opened on ``stack``: the server's tree (here, or on the server host: None without a
     pid) and each backend's CPU."""
     sampler = stack.enter_context(server.sampler()) if server.pid is not None else None
