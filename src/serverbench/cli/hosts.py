@@ -1,7 +1,7 @@
 """Hosts beyond this machine (docs/hosts.md).
 
 serverbench hosts check hosts.toml [--json]          can each host run the suite? (exit 1 when not)
-serverbench hosts simulate --load 2 [--backends] [--apart] -- ./run perf ...
+serverbench hosts simulate --load 2 [--backends] [--apart|--on-server] -- ./run perf ...
                                                      the command on hosts made here in network namespaces
 """
 
@@ -28,11 +28,22 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", help="run a command on hosts simulated here (network namespaces; root)")
     s.add_argument("--load", type=int, default=1, metavar="N", help="load hosts to make (default 1)")
     s.add_argument("--backends", action="store_true", help="make a backends host too")
-    s.add_argument(
+    where = s.add_mutually_exclusive_group()
+    where.add_argument(
         "--apart",
-        action="store_true",
-        help="run the command here, outside the namespaces: a controller apart from the server host, which hands "
-        "its session over to it (docs/hosts.md)",
+        action="store_const",
+        const=simulate.HERE,
+        dest="where",
+        help="run the command here, outside the namespaces, instead of on the first load host (either way the session "
+        "runs apart from the server host and starts its servers there over SSH: docs/hosts.md)",
+    )
+    where.add_argument(
+        "--on-server",
+        action="store_const",
+        const=simulate.SERVER,
+        dest="where",
+        help="run the command in the server host's namespace, on its cores (a script that starts a server where it "
+        "runs); the session then shares the server's core",
     )
     s.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ...: run with SERVERBENCH_HOSTS set")
     return p
@@ -43,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.action == "simulate":
             command = args.command[1:] if args.command[:1] == ["--"] else args.command
-            return simulate.run(args.load, args.backends, command, apart=args.apart)
+            return simulate.run(args.load, args.backends, command, where=args.where or simulate.LOAD)
         inventory = load(args.inventory)
         connections = Connections()
         try:

@@ -1,9 +1,12 @@
 """The hosts of one run, connected: checked before any server starts, the load hosts as places for the drivers, and
 what every record says of them.
 
-The session (the pytest session, the gate) runs on the server host: it starts the server there as it does on a
-single machine, bound to the server host's address so the load hosts reach it, and samples it, counts it and runs its
-backends there.  Run from another machine, the session is handed over to the server host first (hosts.handover).
+A perf session runs where it is started.  On the server host it starts the server as on a single machine, bound to
+the server host's address so the load hosts reach it.  Apart from it (``apart``: on a load host, a laptop, a CI
+runner) it starts the server there over SSH and samples it there (measure.serving.remote), and the backends run on the
+backends host or, without one, on the server host, which the record then says they shared.  A counted session and the
+gate are still handed over to the server host first (hosts.handover): their servers run under a tracer, or from
+worktrees, there.
 """
 
 from __future__ import annotations
@@ -19,36 +22,22 @@ from typing import Any
 
 import psutil
 
-from ..errors import ConfigError, HostError
+from ..errors import HostError
 from . import ssh
+from .channel import StatChannel
 from .check import HostCheck, check, refusal
 from .inventory import CONTROLLER_VAR, Host, Inventory, load
 from .places import HostPlace
 from .probe import facts
+from .procstat import UNITS, group_cpu_s, units
 from .ssh import Connections
 
 BACKENDS_READY_S = 120.0  # a MongoDB server may take up to its 60 s start timeout
 # What `serverbench services` prints: an export line per backend, then a "# NAME: KIND, pid N" line per backend.
 EXPORT = re.compile(r"^export SERVERBENCH_(\w+)_URL='([^']*)'$", re.MULTILINE)
 STARTED = re.compile(r"^# (\w+): .*, pid (\d+)$", re.MULTILINE)
-# Every process's /proc/PID/stat there, in one round trip: the services' CPU is summed by process group (each service
+# The services' CPU is summed by process group from every /proc/PID/stat there, one round trip a reading (each service
 # starts in a session of its own, so its group is its pid: nginx's workers, a server's threads and children in it).
-ALL_STATS = "cat /proc/[0-9]*/stat 2>/dev/null; true"
-
-
-def group_cpu_s(stats: str, groups: set[int], tick: int) -> dict[int, float]:
-    """CPU seconds (user + system) of every process in each of ``groups``, from /proc/PID/stat lines (``tick``: the
-    host's clock ticks per second).  A group with no process listed is left out."""
-    used: dict[int, float] = {}
-    for line in stats.splitlines():
-        head, paren, rest = line.rpartition(")")  # the command name may hold spaces and parentheses
-        fields = rest.split()
-        if not paren or len(fields) < 13:
-            continue
-        group = int(fields[2])  # after the name: state, ppid, pgrp, session, tty, tpgid, flags, 4 faults, utime, stime
-        if group in groups:
-            used[group] = used.get(group, 0.0) + (int(fields[11]) + int(fields[12])) / tick
-    return used
 
 
 def local_addresses() -> set[str]:
@@ -69,6 +58,20 @@ class ConnectedHosts:
     backend_pids: dict[str, int] = field(default_factory=dict)  # name -> its pid (and process group) there
     services: ssh.Tethered | None = None
     tick: int = 100  # the backends host's clock ticks per second (getconf CLK_TCK there)
+    channel: StatChannel | None = None  # a shell kept open there, reading its processes (hosts.channel)
+    apart: bool = False  # the session runs on another machine than the server host: the server is started there
+
+    @property
+    def backends_host(self) -> Host | None:
+        """Where the backends run when not here: the backends host, or (a session apart without one) the server
+        host, which they then share with the server; None: here, as on one machine."""
+        if self.inventory.backends is not None:
+            return self.inventory.backends
+        return self.inventory.server if self.apart else None
+
+    def facts_of(self, name: str) -> Mapping | None:
+        """What host ``name``'s check found there (None before the check, or when it was not reached)."""
+        return next((c.facts for c in self.checks if c.host.name == name), None)
 
     @classmethod
     def from_file(cls, path: str) -> ConnectedHosts:
@@ -78,20 +81,14 @@ class ConnectedHosts:
     def server_address(self) -> str:
         return self.inventory.server.address
 
-    def open(self, addresses: set[str] | None = None) -> ConnectedHosts:
-        """Check every host (a HostError or ConfigError, naming the host and the fix, before any server starts) and
-        make the load hosts' places."""
+    def open(self, addresses: set[str] | None = None, backends: bool = True) -> ConnectedHosts:
+        """Check every host (a HostError, naming the host and the fix, before any server starts) and make the load
+        hosts' places.  ``backends``: whether the session uses any (without a backends host, a session apart then
+        starts them on the server host; one that uses none starts nothing beside the server there)."""
         if self.places:
             return self
-        server = self.inventory.server
         addresses = addresses if addresses is not None else local_addresses()
-        if server.address not in addresses:
-            raise ConfigError(
-                f"{self.inventory.path}: the server host {server.describe()} is not this machine (its addresses: "
-                f"{', '.join(sorted(addresses))}); the session runs where the server runs: `pytest -m perf`, "
-                f"`pytest -m cost` and `serverbench gate` hand it over to {server.name} themselves (docs/hosts.md); "
-                "here, give this machine's address as the server host"
-            )
+        self.apart = self.inventory.server.address not in addresses
         started = time.monotonic()
         here = facts()
         self.checks = tuple(check(self.inventory, self.connections, here))
@@ -103,8 +100,8 @@ class ConnectedHosts:
                 f"{self.inventory.path}: {refused}. `serverbench hosts check {self.inventory.path}` tells more"
             )
         by_name = {c.host.name: c for c in self.checks}
-        if self.inventory.backends is not None:
-            self.start_backends(self.inventory.backends)
+        if self.backends_host is not None and (backends or self.inventory.backends is not None):
+            self.start_backends(self.backends_host)
         self.places = tuple(
             HostPlace(h, self.connections, {**(by_name[h.name].facts or {}), "rtt_ms": by_name[h.name].rtt_ms})
             for h in self.inventory.load
@@ -128,7 +125,14 @@ class ConnectedHosts:
 
         # A session handed over from another machine (hosts.handover) names it: the controller, not a host that ran.
         controller = os.environ.get(CONTROLLER_VAR) or None
-        return {"inventory": self.inventory.path, "controller": controller, "hosts": [host(c) for c in self.checks]}
+        backends = self.backends_host or self.inventory.server  # without either, here: this machine is the server host
+        return {
+            "inventory": self.inventory.path,
+            "controller": controller,
+            "session": "apart from the server host" if self.apart else "on the server host",
+            "backends": {"host": backends.name, "shared_with_server": backends.role == "server"},  # started there
+            "hosts": [host(c) for c in self.checks],
+        }
 
     def start_backends(self, host: Host, timeout: float = BACKENDS_READY_S) -> dict[str, str]:
         """``serverbench services --host ADDRESS`` on the backends host, on a tether: every backend started and seeded
@@ -147,31 +151,33 @@ class ConnectedHosts:
                 said = self.services.output()[-800:]
                 self.close()
                 raise HostError(
-                    f"the backends host {host.describe()} did not start its services within {timeout:g} s: "
+                    f"the {host.role} host {host.describe()} did not start the backends within {timeout:g} s: "
                     f"{said or 'no output'}; it needs redis-server, nginx with its echo module and a MongoDB server "
                     "(mongod or SecantusDB): run ./run there"
                 )
             time.sleep(0.1)
         self.backend_urls = {name.lower(): url for name, url in found.items()}
         self.backend_pids = pids
-        tick = self.connections.run(host, "getconf CLK_TCK").stdout.decode().strip()
-        self.tick = int(tick) if tick.isdigit() and int(tick) > 0 else 100
+        self.tick, _ = units(self.connections.run(host, UNITS).stdout.decode())
+        self.channel = StatChannel(self.connections, host)  # their CPU read through it, one round trip a reading
         return self.backend_urls
 
     def backend_cpu_s(self, name: str) -> float | None:
         """The CPU seconds backend ``name``'s processes on the backends host have used so far (read there, one round
         trip); None when it has no pid there or the host cannot be read."""
-        host, pid = self.inventory.backends, self.backend_pids.get(name)
-        if host is None or pid is None:
+        pid = self.backend_pids.get(name)
+        if self.channel is None or pid is None:
             return None
-        try:
-            done = self.connections.run(host, ALL_STATS, timeout=15)
-        except HostError:
+        sampled = self.channel.ask()
+        if sampled is None:
             return None
-        return group_cpu_s(done.stdout.decode(errors="replace"), {pid}, self.tick).get(pid)
+        return group_cpu_s(sampled.stats.values(), {pid}, self.tick).get(pid)
 
     def close(self) -> None:
         """Stop the backends host's services (by pid, on their tether) and close every master connection."""
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
         if self.services is not None:
             ssh.stop(self.connections, self.services)
             folder = self.services.out.parent

@@ -67,6 +67,19 @@ def if_apart(
     return hand_over(inventory, command, cwd) if apart(inventory) else None
 
 
+def counted(markexpr: str | None) -> bool:
+    """Whether a pytest selection (its ``-m`` expression) may select counted tests (``cost``)."""
+    words = (markexpr or "").replace("(", " ").replace(")", " ").split()
+    return any(w == "cost" and (i == 0 or words[i - 1] != "not") for i, w in enumerate(words))
+
+
+def needed(markexpr: str | None, user_app: bool) -> bool:
+    """Whether a pytest session apart from the server host is handed over to it: one that may count (a tracer runs
+    the server there), or one serving a user's own app (``perf_app``: its setup command and its reset run where its
+    server runs, beside its data).  A perf session of the reference apps is not: it runs apart (docs/hosts.md)."""
+    return counted(markexpr) or user_app
+
+
 def without_hosts_flag(args: Sequence[str]) -> list[str]:
     """``args`` without ``--perf-hosts FILE`` (or ``--perf-hosts=FILE``): the session there is given its own."""
     kept, skip = [], False

@@ -3,9 +3,11 @@
 ``serverbench hosts simulate --load N [--backends] -- COMMAND`` makes one namespace for the server host, N for load
 hosts and optionally one for a backends host; gives each an address in 198.18.0.0/15 (RFC 2544's range for
 benchmarking: it routes nowhere); starts Debian's sshd in each, pinned to cores of its own (what sshd starts inherits
-them); writes the inventory; and runs COMMAND in the server's namespace with ``SERVERBENCH_HOSTS`` set, so the
-command is the controller on the server host and reaches the load hosts over SSH (with ``--apart`` it runs here,
-outside the namespaces: a controller on a machine of its own, which hands its session over to the server host).  Everything is removed afterwards,
+them); writes the inventory; and runs COMMAND with ``SERVERBENCH_HOSTS`` set in the first load host's namespace, on the
+load hosts' cores: the session runs apart from the server host, whose core runs the server and its sampler's round
+trips only (a perf session starts the server there over SSH: measure.serving.remote).  ``--apart`` runs COMMAND here
+instead, outside the namespaces (a controller on a machine of its own, on every core); ``--on-server`` in the server's
+namespace, on its cores (a script of one's own that starts a server where it runs).  Everything is removed afterwards,
 when COMMAND fails or is interrupted too, and the exit status is COMMAND's.
 
 The namespaces share this machine's cores and its kernel: they show that the suite runs across hosts, and move the
@@ -35,6 +37,9 @@ SUBNET_PREFIX = "198.18"  # RFC 2544: reserved for benchmarking networks
 FIRST_HOST = 10  # the hosts' last octet counts up from here; the bridge is .1
 SSHD = "/usr/sbin/sshd"
 READY_TIMEOUT_S = 10.0
+# Where COMMAND runs: the first load host's namespace (the default: the session apart from the server host), the
+# server host's, or here outside the namespaces.
+LOAD, SERVER, HERE = "load", "server", "here"
 WITHOUT = (
     "or run without simulated hosts: the suite on this machine alone (no --perf-hosts), or on real hosts with an "
     "inventory of your own (docs/hosts.md)"
@@ -256,10 +261,13 @@ class Simulation:
                 )
             time.sleep(0.05)
 
-    def command(self, argv: Sequence[str]) -> list[str]:
-        """``argv`` as run on the server host: in its namespace, on its cores."""
-        server = next(h for h in self.hosts if h.role == "server")
-        return ["ip", "netns", "exec", server.namespace, "taskset", "-c", ",".join(map(str, server.cores)), *argv]
+    def command(self, argv: Sequence[str], where: str = LOAD) -> list[str]:
+        """``argv`` as run ``where``: on the first load host (:data:`LOAD`) or the server host (:data:`SERVER`), in its
+        namespace, on its cores; here (:data:`HERE`) as it is."""
+        if where == HERE:
+            return list(argv)
+        host = next(h for h in self.hosts if h.role == where)
+        return ["ip", "netns", "exec", host.namespace, "taskset", "-c", ",".join(map(str, host.cores)), *argv]
 
     def remove(self) -> None:
         """Stop every process in the namespaces (each started through them), the sshds (by pid), then the links,
@@ -281,11 +289,11 @@ class Simulation:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def run(load: int, backends: bool, argv: Sequence[str], out=sys.stderr, apart: bool = False) -> int:
-    """Create the hosts, run ``argv`` in the server's namespace with ``SERVERBENCH_HOSTS`` set, remove the hosts;
-    COMMAND's exit status (128 + the signal when a signal stopped it or us).  ``apart``: ``argv`` runs here, outside
-    the namespaces, a controller apart from the server host (it reaches every host over the bridge, and a perf or
-    cost session or a gate hands itself over to the server host: hosts.handover)."""
+def run(load: int, backends: bool, argv: Sequence[str], out=sys.stderr, where: str = LOAD) -> int:
+    """Create the hosts, run ``argv`` ``where`` (:meth:`Simulation.command`) with ``SERVERBENCH_HOSTS`` set, remove the
+    hosts; COMMAND's exit status (128 + the signal when a signal stopped it or us).  Run on a load host or here, it is
+    apart from the server host: a perf session starts its servers there over SSH; a counted session and the gate
+    hand themselves over to it (hosts.handover)."""
     if not argv:
         raise ConfigError("serverbench hosts simulate needs a command after --, e.g. -- ./run perf")
     simulation = Simulation(load, backends)
@@ -301,10 +309,11 @@ def run(load: int, backends: bool, argv: Sequence[str], out=sys.stderr, apart: b
     try:
         inventory = simulation.create()
         hosts = ", ".join(f"{h.name} {h.address} cores {','.join(map(str, h.cores))}" for h in simulation.hosts)
-        print(f"serverbench hosts simulate: {hosts}; inventory {inventory.path}", file=out)
+        shown = {LOAD: "on load1", SERVER: "on the server host", HERE: "here, outside the namespaces"}[where]
+        print(f"serverbench hosts simulate: {hosts}; inventory {inventory.path}; the command runs {shown}", file=out)
         if received:
             return 128 + received[0]
-        command = list(argv) if apart else simulation.command(argv)
+        command = simulation.command(argv, where)
         child = subprocess.Popen(command, env={**os.environ, ENV_VAR: str(simulation.inventory_path)})
         while True:
             try:

@@ -668,8 +668,27 @@ def backend_bound(r: Result) -> Flag | None:
     )
 
 
+def _server_host(r: Result) -> tuple[float, float, float, float] | None:
+    """A session apart from the server host: its cores' busy and stolen seconds over the window's wall time, beside
+    what serverbench's own used there (the server, its sampler, the backends when they shared the host); None when the
+    record has no such reading (a session on the server host, an older record)."""
+    cores = (r.extra.get("sampler") or {}).get("server_host_cpu") or {}
+    if cores.get("busy_s") is None or not cores.get("wall_s") or r.server_cpu_s is None:
+        return None
+    shared = ((r.extra.get("hosts") or {}).get("backends") or {}).get("shared_with_server")
+    ours = r.server_cpu_s + ((r.extra.get("sampler") or {}).get("cpu_s") or 0.0)
+    ours += sum(b.cpu_s or 0.0 for b in r.backends) if shared else 0.0
+    return cores["busy_s"], cores.get("steal_s") or 0.0, cores["wall_s"], ours
+
+
 def _crowded(r: Result) -> tuple[float, float] | None:
-    """(other processes' share of a core, the hypervisor's stolen share) in the window, when either passes its limit."""
+    """(other processes' share of a core, the hypervisor's stolen share) in the window, when either passes its limit:
+    on the server host's cores when the session ran apart from it, else on the machine the session ran on."""
+    apart = _server_host(r)
+    if apart is not None:
+        busy, steal, wall, ours = apart
+        others_pct, steal_pct = 100.0 * max(busy - ours, 0.0) / wall, 100.0 * steal / wall
+        return None if others_pct < NEIGHBOUR_PCT and steal_pct < STEAL_PCT else (others_pct, steal_pct)
     # Over the wall time the host's counters covered (an older record: the load's duration, which for locust's users'
     # window is shorter: its CPU then read up to 5x a core on 2 cores).  The generator's CPU is its whole run's; where
     # the run was longer than that (oha's lead-in), its share of the covered time.
@@ -691,10 +710,12 @@ def neighbours(r: Result) -> Flag | None:
     if crowded is None:
         return None
     others_pct, steal_pct = crowded
-    duration = r.host_wall_s or r.load.duration_s
+    apart = _server_host(r)
+    duration = apart[2] if apart is not None else r.host_wall_s or r.load.duration_s
+    where = " on the server host's cores" if apart is not None else ""
     return Flag(
         "neighbours",
-        f"other processes used {others_pct:.0f}% of a core during the window (limit "
+        f"other processes used {others_pct:.0f}% of a core{where} during the window (limit "
         f"{NEIGHBOUR_PCT:.0f}%; the hypervisor stole {steal_pct:.0f}%, limit {STEAL_PCT:.0f}%) beside the "
         f"server's {100.0 * r.server_cpu_s / duration:.0f}% and the generator's {r.generator.cpu_pct:.0f}%: "
         "they competed for the cores, so the server looks slower and idler than it is (the stall and "

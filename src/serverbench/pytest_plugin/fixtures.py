@@ -225,6 +225,7 @@ def _starter(
             env=env,
             timeout=config.start_timeout,
             host=perf_session_of(request.config).server_host,
+            hosts=perf_session_of(request.config).hosts,  # apart from the server host: started there over SSH
         )
 
     return start

@@ -96,17 +96,21 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 
 
 def _handed_over(config: pytest.Config) -> int | None:
-    """With an inventory whose server host is another machine, the session runs there (hosts.handover): its exit
-    status; None to run here."""
+    """With an inventory whose server host is another machine, a session that must run where its server runs is
+    handed over there (hosts.handover: :func:`~serverbench.hosts.handover.needed`): its exit status; None to run here.
+    A perf session of the reference apps runs here, apart from the server host, and starts its servers there over SSH
+    (measure.serving.remote)."""
     if hasattr(config, "workerinput") or config.getoption("perf_list"):
         return None
     cli = {o.name: config.getoption(o.name) for o in cfg.OPTIONS}
     ini = {o.name: config.getini(o.name) for o in cfg.OPTIONS}
     try:
-        path = cfg.resolve(cli, ini, config.rootpath, config.invocation_params.dir).hosts
+        resolved = cfg.resolve(cli, ini, config.rootpath, config.invocation_params.dir)
+        if not handover.needed(config.option.markexpr, resolved.app is not None):
+            return None
         args = handover.without_hosts_flag(config.invocation_params.args)
         return handover.if_apart(
-            path,
+            resolved.hosts,
             # One word: pytest finds its rootdir before it knows the flag, and would take a separate path for a folder
             lambda server, there: [server.python, "-m", "pytest", *args, f"--perf-hosts={there}"],
             cwd=config.invocation_params.dir,

@@ -92,17 +92,19 @@ class PerfSession:
         """With an inventory: check every host (the run stops here, naming the host and the fix, before any server
         starts) and connect the load hosts; nothing without one."""
         if self.hosts is not None and not self.hosts.places:
-            self.hosts.open()
+            self.hosts.open(backends=any(self.workload(w).backends for w in self.workloads))
             if self.hosts.backend_urls:  # the backends host's services, where no --<name>-url names one
                 given = self.config.backend_urls
                 urls = {n: u if u is not None else self.hosts.backend_urls.get(n) for n, u in given.items()}
                 self.config = replace(self.config, backend_urls=urls)
             names = ", ".join(f"{p.name} ({p.cores} core(s))" for p in self.hosts.places)
-            backends = self.hosts.inventory.backends
+            backends = self.hosts.backends_host if self.hosts.backend_urls else None  # none started: none named
+            shared = " (shared with the server)" if backends is not None and backends.role == "server" else ""
+            over_ssh = ", started there over SSH from this session apart" if self.hosts.apart else ""
             self.notices.append(
                 f"hosts ({self.hosts.inventory.path}): the server on {self.hosts.inventory.server.name} "
-                f"({self.hosts.server_address}), load on {names}"
-                + (f", backends on {backends.name} ({backends.address})" if backends is not None else "")
+                f"({self.hosts.server_address}{over_ssh}), load on {names}"
+                + (f", backends on {backends.name} ({backends.address}){shared}" if backends is not None else "")
                 + f"; checked in {self.hosts.check_s:.1f} s"
                 + (f"; handed over from {controller}" if (controller := self.hosts.record()["controller"]) else "")
             )

@@ -81,6 +81,7 @@ def _left_files() -> set[str]:
             "serverbench-wrk-*",
             "sb-backends-*",
             "sb-handover-*",
+            "sb-server-*",
         )
         for p in Path("/tmp").glob(pattern)
     }
@@ -250,16 +251,16 @@ print(chr(10) + json.dumps({"seen": seen, "code": code, "left": at_exit, "after"
 @needs_namespaces
 @pytest.mark.parametrize(
     ("signum", "apart"),
-    # Ctrl-C at a controller apart stops the session it handed over with SIGTERM there: one run checks both signals'
-    # paths (a SIGTERM or a Ctrl-C to a session on the server host as well would each add 30 s to CI).
+    # Both sessions run apart from the server host (on load1, or here outside the namespaces): one run checks each
+    # signal's path (a SIGTERM as well would add 30 s to CI).
     [(signal.SIGKILL, False), (signal.SIGINT, True)],
     ids=["sigkill", "ctrl-c-apart"],
 )
 def test_a_run_stopped_by_a_signal_leaves_no_process_on_any_load_host(signum, apart):
-    """Ctrl-C to a controller apart from the server host mid-window: the session it handed over gets SIGTERM there
-    (a CI runner's cancel), which it takes as Ctrl-C, stopping locust's master and workers on both load hosts by their
-    pid, and nothing is left on any host when the controller exits.  SIGKILL to a session on the server host, which
-    nothing can handle: each tether stops its group once the session's SSH connections are gone, within seconds."""
+    """Ctrl-C to a session apart from the server host mid-window stops locust's master and workers on both load hosts
+    and the server on the server host by their pid, and nothing is left on any host when it exits.  SIGKILL to a
+    session on load1, which nothing can handle: each tether (the server's too) stops its group once the session's SSH
+    connections are gone, within seconds."""
     files = _left_files()
     argv = [*PYTEST, "--perf-variants", "aiohttp", "--perf-workloads", "json", "-k", "u50", "--perf-duration=20"]
     argv += ["--perf-closed-driver", "wrk"]  # locust's cell: no oha needed (the tests that need it are few: ./run)
@@ -273,9 +274,10 @@ def test_a_run_stopped_by_a_signal_leaves_no_process_on_any_load_host(signum, ap
     if signum == signal.SIGKILL:  # the tethers' grace (5 s) and sshd noticing the session gone
         assert got["after"] == [] and got["gone_after_s"] < 15, said
         # A killed controller removes nothing: its SSH control folder stays (emptied by its masters as they ended),
-        # and so do the generators' folders, here and on the load hosts (docs/hosts.md); removed by this test.
+        # and so do the generators' folders, here and on the load hosts, and its server log's folder
+        # (docs/hosts.md); removed by this test.
         for name in left:
-            assert name.startswith(("sb-ssh-", "serverbench-locust-")), left
+            assert name.startswith(("sb-ssh-", "serverbench-locust-", "sb-server-")), left
             shutil.rmtree(Path("/tmp") / name)
     else:
         assert got["left"] == [] and not left, (said, left)

@@ -43,3 +43,13 @@ def test_an_unreached_host_is_a_problem_and_the_refusal_names_every_host():
     assert text.startswith("the hosts are not ready") and "load1" in text and "cannot be reached" in text
     assert refusal([ok]) is None
     assert down.as_json()["reached"] is False and ok.as_json()["reached"] is True
+
+
+def test_a_server_host_without_this_sessions_packages_is_refused_naming_it_and_the_fixing_command():
+    """The server host a session apart starts its servers on, with another lock's packages: the refusal names the
+    server host and the command that installs exactly uv.lock there."""
+    server = Host("app", "server", "198.18.0.10", "/e")
+    found = problems(server, {**READY, "packages": "zzz"}, HERE)
+    text = refusal([HostCheck(server, {**READY, "packages": "zzz"}, problems=found)])
+    assert "app" in text and "installed packages (the lock) is zzz, here def" in text
+    assert "./run perf --collect-only" in text

@@ -11,7 +11,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from serverbench.hosts.handover import _copy_output, apart, if_apart, project_root, without_hosts_flag
+from serverbench.hosts.handover import (
+    _copy_output,
+    apart,
+    counted,
+    if_apart,
+    needed,
+    project_root,
+    without_hosts_flag,
+)
 from serverbench.hosts.inventory import parse
 from serverbench.hosts.tether import MARK
 
@@ -84,3 +92,13 @@ def test_output_is_copied_as_it_comes_without_the_tethers_lines(tmp_path):
     assert out.getvalue() == b"line 0\nline 1\nline 2\n"
     assert err.getvalue() == b"warn 0\nwarn 1\nwarn 2\nlast words\n"
     assert time.monotonic() - started < 30
+
+
+def test_only_a_selection_that_may_count_or_a_users_own_app_is_handed_over():
+    """-m cost (alone or among others) or a perf_app session is handed over to the server host; a perf session of
+    the reference apps (-m perf, no -m, "not cost") runs apart."""
+    assert counted("cost") and counted("perf or cost") and counted("(cost)")
+    assert not counted("perf") and not counted(None) and not counted("") and not counted("not cost")
+    assert not counted("costly")
+    assert needed("perf", user_app=True) and needed("cost", user_app=False)
+    assert not needed("perf", user_app=False) and not needed(None, user_app=False)

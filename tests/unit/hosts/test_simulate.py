@@ -65,3 +65,13 @@ def test_a_simulation_without_a_command_is_refused():
     """`hosts simulate` with nothing after --: a ConfigError before any namespace is made."""
     with pytest.raises(ConfigError, match="needs a command"):
         simulate.run(1, False, [])
+
+
+def test_the_command_runs_on_the_first_load_host_by_default_apart_from_the_server(tmp_path):
+    """By default in load1's namespace on the load hosts' cores; --on-server in the server's; --apart here as given."""
+    simulation = simulate.Simulation(2, folder=tmp_path)
+    simulation.hosts = plan(2, False, "ab12", 100, [0, 1])
+    assert simulation.command(["pytest"]) == ["ip", "netns", "exec", "sbab12-load1", "taskset", "-c", "1", "pytest"]
+    on_server = simulation.command(["pytest"], simulate.SERVER)
+    assert on_server == ["ip", "netns", "exec", "sbab12-server", "taskset", "-c", "0", "pytest"]
+    assert simulation.command(["pytest"], simulate.HERE) == ["pytest"]

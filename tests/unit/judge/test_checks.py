@@ -1203,3 +1203,21 @@ def test_no_gil_flag_on_a_gil_build_or_a_free_threaded_window_without_the_gil():
         (FREE_THREADED, None),
     ):
         assert "gil-enabled" not in names(replace(record(), python=python, gil=gil))
+
+
+def test_apart_from_the_server_host_neighbours_are_judged_on_its_cores_less_ours_there():
+    """A session apart: its own machine's CPU (the generator, pytest) is not the server's neighbour; the server host's
+    cores are, less the server, the sampler's own and backends that shared the host. 2.0 busy over 2.5 s less 1.5
+    server, 0.1 sampler and 0.2 Redis (shared) is 8%: quiet; Redis elsewhere, 16%; 3.0 busy, 48%: flagged there."""
+    redis = BackendUsage("redis", "started", 0.2, 2.5, 1, 10_000)
+    sampler = {"cpu_s": 0.1, "server_host_cpu": {"cores": [0], "busy_s": 2.0, "steal_s": 0.0, "wall_s": 2.5}}
+    hosts = {"backends": {"host": "app", "shared_with_server": True}}
+    base = replace(record(server_cpu_s=1.5, gen_cpu_s=2.0, backends=[redis]), host_cpu_s=9.0, host_steal_s=0.0)
+    apart = replace(base, extra={"sampler": sampler, "hosts": hosts})
+    assert checks.neighbours(base) is not None and checks.neighbours(apart) is None  # this machine's 9 s is not it
+    elsewhere = replace(apart, extra={"sampler": sampler, "hosts": {"backends": {"shared_with_server": False}}})
+    assert checks.neighbours(elsewhere) is None  # 0.4 s of 2.5: 16%
+    crowded = {**sampler, "server_host_cpu": {**sampler["server_host_cpu"], "busy_s": 3.0}}
+    flag = checks.neighbours(replace(apart, extra={"sampler": crowded, "hosts": hosts}))
+    assert "other processes used 48% of a core on the server host's cores" in flag.message
+    assert Result.from_record(replace(apart, extra={"sampler": crowded, "hosts": hosts}).to_record()).extra["sampler"]

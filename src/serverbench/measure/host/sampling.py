@@ -63,7 +63,7 @@ class Heap:
 
 @dataclass(frozen=True)
 class Usage:
-    cpu_s: float
+    cpu_s: float | None  # None: not measured (``unmeasured`` says why), never a 0.0 that was not read
     rss_mb: float
     processes: int
     pss_mb: float | None = None  # the tree's peak PSS
@@ -71,6 +71,10 @@ class Usage:
     uss_mb: float | None = None  # the tree's USS at its peak PSS
     per_process: tuple[dict, ...] = ()  # each process at the end: pid, parent?, rss/pss/uss MB, peak PSS, fds
     series: dict = field(default_factory=dict)  # over the window: t_s, the tree's rss/pss MB, fds, each pid's PSS
+    unmeasured: str | None = None  # why ``cpu_s`` is None
+    sampler_cpu_s: float | None = None  # the sampler's own CPU where the server runs, over the window
+    sampled_on: str = "this machine"  # where the tree was read: here (psutil), or the server host (over SSH)
+    host_cpu: dict | None = None  # read on the server host: its cores' busy and stolen seconds over the window
 
 
 def smaps_rollup(pid: int) -> tuple[int, int] | None:
@@ -136,7 +140,35 @@ def _mb(value: int | None) -> float | None:
     return None if value is None else round(value / MB, 2)
 
 
-class TreeSampler:
+class Periodic:
+    """A sampler that reads once as it is entered, every ``interval`` seconds from a daemon thread, and once more as
+    it is left: a subclass says what one reading is (``_sample``)."""
+
+    _interval = 0.25
+
+    def _start_thread(self, name: str) -> None:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
+
+    def __enter__(self):
+        self._sample(initial=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample(initial=False)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            self._sample(initial=False)
+
+    def _sample(self, initial: bool) -> None:
+        raise NotImplementedError
+
+
+class TreeSampler(Periodic):
     """Samples a process and all its descendants every ``interval`` seconds in a daemon thread."""
 
     def __init__(self, pid: int, interval: float = 0.25, memory: bool = True, heap_dir: str | Path | None = None):
@@ -154,22 +186,15 @@ class TreeSampler:
         self._t: list[float] = []
         self._tree: list[tuple] = []  # per sample: rss MB, pss MB, fds, sockets, heap blocks, heap malloc MB
         self._by_pid: dict[int, dict[int, float]] = {}  # pid -> {sample index: PSS MB}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="serverbench-sampler", daemon=True)
+        self._start_thread("serverbench-sampler")
         self._started_at = 0.0
         self._clock = 0.0
+        self._own_s = 0.0  # the CPU its own samples took (each thread's own clock, summed)
 
     def __enter__(self) -> TreeSampler:
         self._started_at = psutil.time.time()
         self._clock = time.monotonic()
-        self._sample(initial=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self._sample(initial=False)
+        return super().__enter__()
 
     def usage(self) -> Usage:
         cpu = sum(self._last[key] - self._first[key] for key in self._last)
@@ -189,8 +214,9 @@ class TreeSampler:
             for m in self._end
         )
         end_pss = None if not self._end or any(m.pss is None for m in self._end) else sum(m.pss for m in self._end)
+        unmeasured = None if self._last else f"the server's process {root} was not found by any sample"
         return Usage(
-            cpu_s=round(cpu, 3),
+            cpu_s=round(cpu, 3) if unmeasured is None else None,
             rss_mb=round(self._peak_rss / MB, 1),
             processes=len(self._last),
             pss_mb=_mb(self._peak_pss),
@@ -198,6 +224,8 @@ class TreeSampler:
             uss_mb=_mb(self._uss_at_peak),
             per_process=per_process,
             series=self._series() if self._memory else {},
+            unmeasured=unmeasured,
+            sampler_cpu_s=round(self._own_s, 3),
         )
 
     def _series(self) -> dict:
@@ -213,11 +241,14 @@ class TreeSampler:
             "pss_mb_by_pid": {str(pid): [values.get(i) for i in keep] for pid, values in self._by_pid.items()},
         }
 
-    def _loop(self) -> None:
-        while not self._stop.wait(self._interval):
-            self._sample(initial=False)
-
     def _sample(self, initial: bool) -> None:
+        began = time.thread_time()
+        try:
+            self._read(initial)
+        finally:
+            self._own_s += time.thread_time() - began
+
+    def _read(self, initial: bool) -> None:
         try:
             procs = [self._root] + self._root.children(recursive=True)
         except psutil.Error:

@@ -20,11 +20,15 @@ from ...catalog.apps import App
 from ...catalog.contract import Endpoint
 from ...catalog.matrix import Cell
 from ...catalog.variants import Variant
+from ...hosts.connected import ConnectedHosts
 from ...processes.executors import LOOPBACK, ManagedProcess, free_port
 from ..host.gil import VAR as GIL_VAR
 from ..host.gil import probe_env
 from ..host.interpreter import free_threaded
+from ..host.remotetree import RemoteTreeSampler
+from ..host.sampling import TreeSampler
 from .bytecode import bytecode_cache
+from .remote import RemoteServer, free_port_there, project_root, there
 from .verify import verify
 
 HEAP_VAR = "SERVERBENCH_HEAP_DIR"  # the apps' heap knob (apps/injected_work.py): the folder they write to
@@ -36,7 +40,7 @@ class RunningServer:
 
     name: str
     url: str
-    process: ManagedProcess | None = None
+    process: ManagedProcess | RemoteServer | None = None
     external_pid: int | None = None
     app: str = ""
     heap_dir: str | None = None  # where its processes write their Python heap figures (SERVERBENCH_HEAP_DIR)
@@ -53,6 +57,18 @@ class RunningServer:
     def pid(self) -> int | None:
         """The pid whose process tree is sampled: ours, or the one given with --perf-target-pid."""
         return self.process.pid if self.process is not None else self.external_pid
+
+    @property
+    def where(self) -> str | None:
+        """The host it runs on when not this machine (the server host's name), else None."""
+        return self.process.host.name if isinstance(self.process, RemoteServer) else None
+
+    def sampler(self) -> TreeSampler | RemoteTreeSampler:
+        """The window's sampler of its process tree: here with psutil, or on the server host over SSH (one round trip
+        a sample); call only with a pid."""
+        if isinstance(self.process, RemoteServer):
+            return self.process.sampler()
+        return TreeSampler(self.pid, heap_dir=self.heap_dir)
 
     def stop(self, at_once: bool = False) -> None:
         """Stop its process group (SIGTERM, then SIGKILL; ``at_once``: SIGKILL): ours only, never an external one."""
@@ -117,6 +133,20 @@ def server_env(
     return {**full_env, **probe}, probe[GIL_VAR]
 
 
+def _argv(variant: Variant, app: App, python: str, host: str, port: int, apps_dir: str) -> list[str]:
+    """The variant's command template filled in for ``app`` under ``python``, listening on ``host``:``port``."""
+    return variant.argv(
+        python=python,
+        bindir=os.path.dirname(python),
+        host=host,
+        port=port,
+        target=app.target,
+        module=app.module,
+        callable=app.callable,
+        apps_dir=apps_dir,
+    )
+
+
 def start_variant(
     variant: Variant,
     *,
@@ -129,27 +159,23 @@ def start_variant(
     python: str | None = None,
     host: str | None = None,
     cwd: Path | None = None,
+    hosts: ConnectedHosts | None = None,
 ) -> RunningServer:
     """Start a variant serving ``app`` (default: its reference app) on a loopback port; wait until ready.
 
     ``python`` runs the server under another interpreter or virtual environment (an A/B arm); ``host``: the address
     it binds to (the server host's, so load hosts reach it: docs/hosts.md), loopback when None; ``cwd``: the folder it
     starts in when not ``apps_dir`` (a counted server whose command enters its stage first, then changes to it).
+    ``hosts``: the session's hosts when it runs apart from the server host: the server is started there
+    (:func:`start_there`).
     """
+    if hosts is not None and hosts.apart:
+        return start_there(variant, hosts, apps_dir=apps_dir, app=app, port=port, env=env, timeout=timeout)
     host = host if host is not None else LOOPBACK
     port = port if port is not None else free_port()
     app = app or variant.default_app
     python = python if python is not None else sys.executable
-    argv = variant.argv(
-        python=python,
-        bindir=os.path.dirname(python),
-        host=host,
-        port=port,
-        target=app.target,
-        module=app.module,
-        callable=app.callable,
-        apps_dir=str(apps_dir),
-    )
+    argv = _argv(variant, app, python, host, port, str(apps_dir))
     full_env, gil_dir = server_env(variant, python, apps_dir, env)
     name = f"{variant.name}/{app.name}"
     process = ManagedProcess(
@@ -173,6 +199,52 @@ def start_variant(
         app=app.name,
         heap_dir=heap_dir,
         gil_dir=gil_dir,
+        started=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    )
+
+
+def start_there(
+    variant: Variant,
+    hosts: ConnectedHosts,
+    *,
+    apps_dir: Path,
+    app: App | None = None,
+    port: int | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 30.0,
+) -> RunningServer:
+    """Start a variant serving ``app`` on the server host, over SSH, from a session apart (measure.serving.remote):
+    its command filled in with the host's interpreter and paths, bound to its address; wait until it answers here."""
+    server = hosts.inventory.server
+    app = app or variant.default_app
+    root = project_root(Path(apps_dir).resolve())
+    package = (hosts.facts_of(server.name) or {}).get("package")
+
+    def moved(path: str) -> str:
+        return there(path, package, root, server.checkout)
+
+    python = server.python
+    apps_there = moved(str(apps_dir))
+    port = port if port is not None else free_port_there(hosts)
+    argv = _argv(variant, app, python, server.address, port, apps_there)
+    # The same environment as here (hosts check compared them): no GIL probe there, whose folder is read here.
+    full_env, _ = server_env(variant, sys.executable, Path(apps_dir), env)
+    full_env = {k: os.pathsep.join(map(moved, v.split(os.pathsep))) for k, v in full_env.items()}  # PYTHONPATH too
+    process = RemoteServer(
+        f"{variant.name}/{app.name}",
+        argv,
+        port,
+        hosts,
+        ready_path=variant.ready_path,
+        cwd=apps_there,
+        env=full_env,
+        timeout=timeout,
+    ).start()
+    return RunningServer(
+        variant.name,
+        process.url,
+        process,
+        app=app.name,
         started=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )
 

@@ -22,6 +22,7 @@ from ...records.schema import BackendUsage, Generator, Result, SlowClientReport
 from ..host.gil import read as read_gil
 from ..host.hostcpu import HostCPU, HostSampler
 from ..host.kernel import listen_counters, window
+from ..host.remotetree import RemoteTreeSampler
 from ..host.sampling import TreeSampler, Usage
 from ..serving.servers import RunningServer
 from ..serving.verify import fetch
@@ -192,9 +193,10 @@ def measure(trial: Trial, warmup: Warmup | None = None, warmup_rps: Sequence[flo
 
 def _samplers(
     stack: ExitStack, server: RunningServer, backends: Mapping[str, Service]
-) -> tuple[TreeSampler | None, dict[str, TreeSampler]]:
-    """The window's samplers, opened on ``stack``: the server's tree (None without a pid) and each backend's CPU."""
-    sampler = stack.enter_context(TreeSampler(server.pid, heap_dir=server.heap_dir)) if server.pid is not None else None
+) -> tuple[TreeSampler | RemoteTreeSampler | None, dict[str, TreeSampler]]:
+    """The window's samplers, opened on ``stack``: the server's tree (here, or on the server host: None without a
+    pid) and each backend's CPU."""
+    sampler = stack.enter_context(server.sampler()) if server.pid is not None else None
     samplers = {
         name: stack.enter_context(TreeSampler(b.pid, memory=False)) for name, b in backends.items() if b.pid is not None
     }
@@ -238,6 +240,7 @@ def _result(
         server_pss_mb=usage.pss_mb if usage else None,
         server_pss_end_mb=usage.pss_end_mb if usage else None,
         memory=memory_record(usage) if usage else {},
+        extra=sampled_record(usage, server),
         gil=read_gil(server.gil_dir),  # the state at the window's end (None: not a free-threaded server)
         timestamp=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     )
@@ -311,6 +314,22 @@ def _used(before: float | None, after: float | None) -> float | None:
 def _ops(before: int | None, after: int | None) -> int | None:
     """Operations a backend counted between two readings of its counter (None: it keeps none)."""
     return None if before is None or after is None else after - before
+
+
+def sampled_record(usage: Usage | None, server: RunningServer) -> dict[str, Any]:
+    """The record's ``extra["sampler"]``: where the server's tree was read, the sampler's own CPU there, and why the
+    server's CPU was not measured when it was not (a CPU never read is None with its reason, never 0.0)."""
+    if usage is None:
+        why = "serverbench has no pid of the server to sample (--perf-target without --perf-target-pid)"
+        return {"sampler": {"where": server.where or "this machine", "server_cpu_unmeasured": why}}
+    return {
+        "sampler": {
+            "where": usage.sampled_on if server.where is None else f"{server.where} (the server host)",
+            "cpu_s": usage.sampler_cpu_s,
+            **({"server_cpu_unmeasured": usage.unmeasured} if usage.unmeasured is not None else {}),
+            **({"server_host_cpu": usage.host_cpu} if usage.host_cpu is not None else {}),
+        }
+    }
 
 
 def memory_record(usage: Usage) -> dict[str, Any]:

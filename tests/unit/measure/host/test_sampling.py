@@ -177,3 +177,19 @@ def test_a_long_series_is_thinned_to_every_kth_sample_and_a_short_one_is_kept_wh
     assert len(long["t_s"]) == len(long["rss_mb"]) == len(long["pss_mb_by_pid"]["1"]) == -(-n // 3)
     exact = _fed(*[[_memory(1, i + 1)] for i in range(SERIES_POINTS)]).usage().series
     assert exact["pss_mb"] == [float(i + 1) for i in range(SERIES_POINTS)]
+
+
+def test_the_sampler_keeps_its_own_cpu_and_a_tree_it_never_found_is_unmeasured_not_zero():
+    """A live process: its CPU measured, and the sampler's own thread CPU beside it.  A process gone before the
+    first sample: no CPU figure (None) and the reason, never 0.0."""
+    with TreeSampler(os.getpid(), interval=0.01) as sampler:
+        time.sleep(0.05)
+    usage = sampler.usage()
+    assert usage.cpu_s is not None and usage.unmeasured is None
+    assert usage.sampler_cpu_s is not None and usage.sampler_cpu_s >= 0 and usage.sampled_on == "this machine"
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone = TreeSampler(child.pid, interval=0.01)
+    child.wait()
+    with gone:
+        pass
+    assert gone.usage().cpu_s is None and f"process {child.pid} was not found" in gone.usage().unmeasured

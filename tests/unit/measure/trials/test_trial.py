@@ -122,3 +122,17 @@ def test_a_backends_reported_cpu_is_the_difference_of_two_readings_or_unknown():
     assert trial_module._used(1.25, 1.75) == 0.5
     assert trial_module._used(None, 1.0) is None and trial_module._used(1.0, None) is None
     assert trial_module._used(2.0, 0.5) is None
+
+
+def test_the_record_says_where_the_server_was_sampled_the_samplers_cpu_and_why_a_cpu_is_unmeasured():
+    """extra["sampler"]: where the tree was read and the sampler's own CPU there; a CPU not measured gives its
+    reason; a server with no pid to sample says so."""
+    from serverbench.measure.host.sampling import Usage
+    from serverbench.measure.serving.servers import RunningServer
+
+    server = RunningServer("aiohttp", "http://127.0.0.1:9")
+    measured = trial_module.sampled_record(Usage(1.5, 30.0, 1, sampler_cpu_s=0.02), server)
+    assert measured == {"sampler": {"where": "this machine", "cpu_s": 0.02}}
+    unread = trial_module.sampled_record(Usage(None, 0.0, 0, unmeasured="why"), server)
+    assert unread["sampler"]["server_cpu_unmeasured"] == "why"
+    assert "no pid" in trial_module.sampled_record(None, server)["sampler"]["server_cpu_unmeasured"]
