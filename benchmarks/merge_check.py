@@ -5,7 +5,7 @@ kept, the record's percentiles against those of one list of all the requests, an
     sudo .venv/bin/python benchmarks/merge_check.py run       # about a minute of timed load: nothing else beside it
     .venv/bin/python benchmarks/merge_check.py render         # docs/hosts.md's block, from the results file
 
-``run`` runs ``serverbench hosts simulate --load N -- python benchmarks/merge_check.py measure`` for 2 and 3 load
+``run`` runs ``serverbench hosts simulate --load N --on-server -- python benchmarks/merge_check.py measure`` for 2 and 3 load
 hosts.  ``measure`` runs in the server's namespace: it connects the inventory's hosts as a perf session does, starts
 aiohttp bound to the server host's address and verifies it (the suite's ServerPool), and measures three trials through
 the suite's own code (measure.trials.trial.measure, the drivers split across the load hosts): oha on /json at 64
@@ -255,6 +255,7 @@ def run(out: Path, loads: Sequence[int] = LOADS) -> None:
                 "simulate",
                 "--load",
                 str(load),
+                "--on-server",  # measure starts its server where it runs: in the server host's namespace
                 "--",
                 sys.executable,
                 str(Path(__file__).resolve()),
