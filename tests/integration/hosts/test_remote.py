@@ -35,8 +35,16 @@ while pytest.poll() is None:
 print(chr(10) + json.dumps({"code": pytest.returncode, "loaded": loaded, "seen": sorted(c for c in seen if c)}))
 """
 # What may run on the server host while a generator loads it: its sshd (the daemon, and the session carrying our
-# connection), the server's tether and the server, and the sampler's shell with the cat of each sample.
-OURS_THERE = ("sshd", "serverbench.hosts.tether", "aiohttp", "sh -c while read -r _;", "cat /proc/")
+# connection), the server's tether and the server, and the sampler's shell with the cat of each sample and the grep
+# of its cores' busy time (/proc/stat's cpu lines).
+OURS_THERE = (
+    "sshd",
+    "serverbench.hosts.tether",
+    "aiohttp",
+    "sh -c while read -r _;",
+    "cat /proc/",
+    "grep ^cpu /proc/stat",
+)
 
 
 @needs_namespaces
