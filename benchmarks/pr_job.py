@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from measured_block import rewrite  # noqa: E402 (a sibling script)
 
+from serverbench.drivers.oha import VERSION as OHA_VERSION  # noqa: E402 (the version the action caches)
 from tests.integration.gate import test_example_ci as job  # noqa: E402 (the job the tests run, timed here)
 
 RESULTS = ROOT / "benchmarks/results/pr-job.jsonl"
@@ -58,11 +59,6 @@ def seconds(took: str) -> float:
             total += float(number) * {"h": 3600, "m": 60, "s": 1}[char]
             number = ""
     return total
-
-
-def oha_version() -> str:
-    text = (ROOT / "src/serverbench/drivers/oha.py").read_text()
-    return re.search(r'^VERSION = "(.*)"$', text, re.MULTILINE)[1]
 
 
 def without_oha(path: str) -> str:
@@ -121,7 +117,7 @@ def run(out: Path) -> None:
         for label in ("cold", "warm"):
             if label == "warm":
                 oha = shutil.which("oha") or str(Path.home() / ".cargo/bin/oha")
-                cached = home / ".cache" / "serverbench" / f"oha-{oha_version()}"
+                cached = home / ".cache" / "serverbench" / f"oha-{OHA_VERSION}"
                 cached.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(oha, cached / "oha")
             line = {
