@@ -15,7 +15,8 @@ from serverbench.catalog.variants import VARIANTS
 from serverbench.catalog.workloads import WORKLOADS
 from serverbench.config.options import OPTIONS_BY_NAME
 from serverbench.drivers import oha
-from serverbench.judge import memory
+from serverbench.judge import drift, memory
+from serverbench.processes import readiness
 
 ROOT = Path(__file__).resolve().parents[3]
 USER_PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -89,7 +90,28 @@ CLAIMS = (
         lambda: len(VARIANTS),
     ),
     Claim("the apps (catalog/apps.py APPS)", r"\b(?:all|every one of the) (\d+) apps\b", lambda: len(APPS)),
+    Claim(
+        "a broken readiness answer's grace (processes/readiness.py GRACE_S)",
+        r"not after `perf_start_timeout`: after ([\d.]+) s and",
+        lambda: readiness.GRACE_S,
+    ),
+    Claim(
+        "a broken readiness answer's count (processes/readiness.py MIN_ANSWERS)",
+        r"not after `perf_start_timeout`: after [\d.]+ s and (\w+) such answers",
+        lambda: readiness.MIN_ANSWERS,
+    ),
+    Claim(
+        "the size drift's ratio (judge/drift.py RATIO)",
+        r"differ across the run's cells by more than (\d+)% and",
+        lambda: round((drift.RATIO - 1) * 100),
+    ),
+    Claim(
+        "the size drift's least difference (judge/drift.py MIN_BYTES)",
+        r"differ across the run's cells by more than \d+% and (\d+) bytes",
+        lambda: drift.MIN_BYTES,
+    ),
 )
+WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 # Every multiple of the designed queue Q that the code sizes by: a page naming another is stale.
 QUEUE_MULTIPLES = {
     *(getattr(q, part) for q in (windows.ANY_ORDER, windows.IN_ORDER) for part in ("lead", "window", "trail")),
@@ -125,7 +147,7 @@ def stale_lines(pages: list[Path]) -> tuple[list[str], set[str]]:
             for claim in CLAIMS:
                 for said in re.findall(claim.pattern, line):
                     seen.add(claim.what)
-                    if float(said) != float(claim.value()):
+                    if float(WORDS.get(said, said)) != float(claim.value()):
                         wrong.append(f"{name}:{number}: {claim.what} is {claim.value():g}, the page says {said}")
             for said in re.findall(r"\b(\d+(?:\.\d+)?) × Q\b", line):
                 if float(said) not in QUEUE_MULTIPLES:
