@@ -1205,6 +1205,21 @@ def test_no_gil_flag_on_a_gil_build_or_a_free_threaded_window_without_the_gil():
         assert "gil-enabled" not in names(replace(record(), python=python, gil=gil))
 
 
+def test_the_gil_flag_joins_every_module_that_turned_it_on():
+    """Two modules named by the probe: both in the flag, in order, comma-separated; the fix names the first's package."""
+    gil = {"enabled": True, "enabled_by": ["greenlet._greenlet", "lxml.etree"]}
+    flag = checks.gil_enabled(replace(record(), python=FREE_THREADED, gil=gil))
+    assert "importing greenlet._greenlet, lxml.etree turned it on" in flag.message
+    assert "a release of greenlet that declares it" in flag.message
+
+
+def test_the_gil_flag_says_no_module_was_named_when_neither_a_module_nor_python_gil_was():
+    """On, with no module and no PYTHON_GIL in the record: the flag says none was named and how to start without it."""
+    flag = checks.gil_enabled(replace(record(), python=FREE_THREADED, gil={"enabled": True, "enabled_by": []}))
+    assert "free-threaded: no module was named. The figures are a GIL build's" in flag.message
+    assert ": start the server without PYTHON_GIL=1 / -X gil=1 (PYTHON_GIL=0" in flag.message
+
+
 def test_apart_from_the_server_host_neighbours_are_judged_on_its_cores_less_ours_there():
     """A session apart: its own machine's CPU (the generator, pytest) is not the server's neighbour; the server host's
     cores are, less the server, the sampler's own and backends that shared the host. 2.0 busy over 2.5 s less 1.5
@@ -1221,3 +1236,44 @@ def test_apart_from_the_server_host_neighbours_are_judged_on_its_cores_less_ours
     flag = checks.neighbours(replace(apart, extra={"sampler": crowded, "hosts": hosts}))
     assert "other processes used 48% of a core on the server host's cores" in flag.message
     assert Result.from_record(replace(apart, extra={"sampler": crowded, "hosts": hosts}).to_record()).extra["sampler"]
+
+
+def _apart(busy_s, steal_s=0.0, wall_s=2.5, sampler=None, shared=True, backend_cpu_s=0.25, server_cpu_s=1.25):
+    """A 5 s session apart from the server host: its own machine busy 9 s over 4 s, the server host's cores as told."""
+    redis = BackendUsage("redis", "started", backend_cpu_s, 5.0, 1, 10_000)
+    r = replace(record(server_cpu_s=server_cpu_s, backends=[redis]), host_cpu_s=9.0, host_wall_s=4.0, host_steal_s=0.0)
+    cores = {"cores": [0], "busy_s": busy_s, "steal_s": steal_s, "wall_s": wall_s}
+    sampler = {"cpu_s": 0.125} if sampler is None else sampler
+    hosts = {"backends": {"host": "app", "shared_with_server": shared}}
+    return replace(r, extra={"sampler": {**sampler, "server_host_cpu": cores}, "hosts": hosts})
+
+
+def test_apart_neighbours_limit_is_twenty_five_percent_of_the_server_hosts_cores_inclusive():
+    """2.25 s busy less 1.25 server, 0.125 sampler and 0.25 Redis over 2.5 s is 25%: flagged; 24.95% is not."""
+    flag = checks.neighbours(_apart(2.25))
+    assert "other processes used 25% of a core on the server host's cores during the window" in flag.message
+    assert "beside the server's 50% and" in flag.message  # 1.25 s over the server host's 2.5 s, not this machine's 4 s
+    assert checks.neighbours(_apart(2.24875)) is None
+
+
+def test_apart_neighbours_stolen_time_limit_is_ten_percent_of_the_server_hosts_wall_time_inclusive():
+    """No other process there, 0.25 s stolen over 2.5 s is 10%: flagged; 9.95% is not."""
+    flag = checks.neighbours(_apart(1.625, steal_s=0.25))
+    assert "other processes used 0% of a core on the server host's cores" in flag.message
+    assert "the hypervisor stole 10%, limit 10%" in flag.message
+    assert checks.neighbours(_apart(1.625, steal_s=0.24875)) is None
+
+
+def test_apart_neighbours_count_as_ours_only_what_ran_on_the_server_host_and_was_measured():
+    """A sampler without its CPU, a shared backend of unknown CPU and one on its own host add nothing: 30%, 35%, 35%."""
+    assert "used 30% of a core on" in checks.neighbours(_apart(2.25, sampler={})).message
+    assert "used 35% of a core on" in checks.neighbours(_apart(2.25, backend_cpu_s=None)).message
+    assert "used 35% of a core on" in checks.neighbours(_apart(2.25, shared=False)).message
+
+
+def test_apart_without_a_whole_reading_of_the_server_host_neighbours_are_judged_on_this_machine():
+    """No busy time or no wall time from the server host: this machine's 9 s over 4 s is judged; no server CPU: none."""
+    for partial in (_apart(None), _apart(2.25, wall_s=None), _apart(2.25, wall_s=0.0)):
+        flag = checks.neighbours(partial)
+        assert "of a core during the window" in flag.message and "beside the server's 31% and" in flag.message
+    assert checks.neighbours(_apart(2.25, server_cpu_s=None)) is None
