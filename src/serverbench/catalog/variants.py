@@ -180,6 +180,11 @@ def launch(server: str, *options: str) -> tuple[str, ...]:
 
 
 GREENLET_PIN = "pip install --no-deps meinheld  (next to greenlet>=3)"
+# meinheld's keep-alive timeout runs while a request sits unread behind its blocked loop, so it must outlast the
+# longest wait a generator allows (catalog/timeouts.py MAX_TIMEOUT_S; tests/unit/catalog/test_variants.py): at 10 s,
+# meinheld on /upstream at 64 connections (a designed queue of 6.4 s, a starved connection's up to twice that) closed
+# the connections of 30 of 223 requests, a 13% error rate (the default run, 2026-12-04).
+BLOCKED_LOOP_KEEPALIVE_S = 100
 # Tried 2026-12-03: meinheld 1.0.2 builds on CPython 3.13.0 and its import fails (undefined symbol).
 MEINHELD_BELOW = "3.13: meinheld 1.0.2's C module calls Py_TRASHCAN_SAFE_BEGIN, which CPython 3.13 removed"
 # The uWSGI rows' app and processes, between each row's socket and its concurrency options.
@@ -358,14 +363,14 @@ VARIANTS: tuple[Variant, ...] = (
         "{target}",
         also=("meinheld",),
         install=GREENLET_PIN,
-        settings={"workers": 2, "keepalive": 10},
+        settings={"workers": 2, "keepalive": BLOCKED_LOOP_KEEPALIVE_S},
         interpreters=("cpython",),
         python_below=MEINHELD_BELOW,
         notes="meinheld's C event loop as gunicorn's worker; its greenlet<0.5 pin cannot build here, "
-        "so it is installed without dependencies next to gevent's modern greenlet. Keep-alive 10 s, as the "
-        "standalone meinheld row: with gunicorn's 2 s the worker closed kept-alive connections whose next request "
-        "had waited over 2 s behind its blocked loop (/upstream at 64 connections: 2-41 'connection closed' "
-        "errors a run).",
+        "so it is installed without dependencies next to gevent's modern greenlet. Keep-alive as long as the "
+        "longest request timeout, as the standalone meinheld row: with gunicorn's 2 s the worker closed kept-alive "
+        "connections whose next request had waited over 2 s behind its blocked loop (/upstream at 64 connections: "
+        "2-41 'connection closed' errors a run).",
     ),
     GUNICORN.variant(
         "gunicorn-aiohttp-w2",
@@ -430,7 +435,10 @@ VARIANTS: tuple[Variant, ...] = (
     ENGINES["meinheld"].variant(
         "meinheld",
         "event-loop",
-        notes="meinheld standalone: a C event loop, one process; a blocking call (redis-py) blocks it.",
+        f"keepalive={BLOCKED_LOOP_KEEPALIVE_S}",
+        notes="meinheld standalone: a C event loop, one process; a blocking call (redis-py) blocks it. Keep-alive "
+        "as long as the longest request timeout: its timer runs while a request waits unread behind the blocked "
+        "loop, and at 10 s it closed queued connections on /upstream at 64 connections (13% read errors).",
     ),
     ENGINES["bjoern"].variant(
         "bjoern", "event-loop", notes="bjoern: libev in C, one process, one request at a time in Python."

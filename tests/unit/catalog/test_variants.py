@@ -141,3 +141,18 @@ def test_a_python_limit_reads_its_version_and_why_and_a_malformed_one_is_a_probl
     assert validate([replace(meinheld, python_below="soon: x")]) == [
         "variant 'meinheld': python_below 'soon: x' must read 'MAJOR.MINOR: why'"
     ]
+
+
+def test_every_meinheld_loop_keeps_its_connections_alive_longer_than_any_request_may_wait():
+    """meinheld's keep-alive timer runs while a request waits unread behind its blocked loop: each row running it
+    (standalone, and as gunicorn's worker) sets a keep-alive no shorter than the longest request timeout."""
+    from serverbench.catalog.timeouts import MAX_TIMEOUT_S
+
+    rows = [v for v in VARIANTS if "meinheld" in v.requires]
+    assert {v.name for v in rows} >= {"meinheld", "gunicorn-meinheld-w2"}
+    for row in rows:
+        argv = row.argv(python="py", host="127.0.0.1", port=9000, target="app:app", apps_dir="apps", cores=2)
+        said = [a.split("=", 1)[1] for a in argv if a.startswith("keepalive=")]
+        if "--keep-alive" in argv:
+            said.append(argv[argv.index("--keep-alive") + 1])
+        assert said and all(int(s) >= MAX_TIMEOUT_S for s in said), (row.name, argv)
