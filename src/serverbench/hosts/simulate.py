@@ -77,8 +77,10 @@ def preflight() -> None:
 
 
 def split_cores(cores: Sequence[int], load: int, backends: bool) -> dict[str, tuple[int, ...]]:
-    """Cores per role: the server the first half, the load hosts the rest (shared among them), the backends the
-    server's (a backend is light beside the server; with one core everything shares it)."""
+    """Cores per role: the server the first half, the load hosts and the backends the rest (shared among them), so
+    the server's cores run the server alone, as a lab's server machine does (on the server's cores, MongoDB's share of
+    a /mongo-small cell raised the neighbours flag on 34 cells of the default run); with one core everything shares
+    it."""
     cores = tuple(sorted(cores))
     if len(cores) < 2:
         plan = {"server": cores, "load": cores}
@@ -86,7 +88,7 @@ def split_cores(cores: Sequence[int], load: int, backends: bool) -> dict[str, tu
         half = len(cores) // 2
         plan = {"server": cores[:half], "load": cores[half:]}
     if backends:
-        plan["backends"] = plan["server"]
+        plan["backends"] = plan["load"]
     return plan
 
 

@@ -12,8 +12,9 @@ from serverbench.hosts.simulate import free_subnet, plan, split_cores, sshd_conf
 
 
 def test_the_server_gets_the_first_half_of_the_cores_and_the_load_hosts_the_rest():
-    """Two cores: the server core 0, the load hosts core 1, the backends the server's; one core: shared."""
-    assert split_cores([0, 1], 2, True) == {"server": (0,), "load": (1,), "backends": (0,)}
+    """Two cores: the server core 0, the load hosts and the backends core 1 (never the server's); one core: shared."""
+    assert split_cores([0, 1], 2, True) == {"server": (0,), "load": (1,), "backends": (1,)}
+    assert split_cores([0, 1, 2, 3], 1, True)["backends"] == (2, 3)
     assert split_cores([0, 1, 2, 3], 1, False) == {"server": (0, 1), "load": (2, 3)}
     assert split_cores([0], 1, False) == {"server": (0,), "load": (0,)}
 
