@@ -63,6 +63,10 @@ class BackendUnreachable(ServerbenchError):
 class VerificationError(ServerbenchError):
     """An endpoint answered, but not what the contract says."""
 
+    def with_log(self, log_tail: str) -> VerificationError:
+        """The same error followed by the server's last lines of output: why it answered so (an app's traceback)."""
+        return VerificationError(f"{self}\n  last lines of its output:\n{_indent(log_tail) or '    (no output)'}")
+
 
 class GeneratorError(ServerbenchError):
     """The load generator failed or printed no result."""

@@ -54,3 +54,16 @@ def test_a_server_that_died_under_load_names_its_exit_code_and_output():
     assert str(errors.ServerDiedError("uvicorn", -9, "Killed")) == (
         "uvicorn exited (code -9) during the trial; its result is not valid.\n  last lines of its output:\n    Killed"
     )
+
+
+def test_a_wrong_answer_with_its_log_keeps_its_first_line_then_the_servers_output():
+    """with_log: the contract error as it was (its first line the one a comment leads with), then the log indented."""
+    err = errors.VerificationError("app does not honour the endpoint contract: POST /todos: status 500 != expected 201")
+    logged = err.with_log("Traceback (most recent call last):\nRuntimeError: broken\n")
+    assert isinstance(logged, errors.VerificationError) and str(logged) == (
+        "app does not honour the endpoint contract: POST /todos: status 500 != expected 201\n"
+        "  last lines of its output:\n"
+        "    Traceback (most recent call last):\n"
+        "    RuntimeError: broken"
+    )
+    assert str(err.with_log("")).endswith("  last lines of its output:\n    (no output)")

@@ -37,6 +37,7 @@ from .verdict import (
     overall,
     percent,
     undecided,
+    unheld,
     verdict_of,
     where,
 )
@@ -163,23 +164,37 @@ def limit(run: ABDecision, name: str, d: Decision) -> str:
 
 
 def could_not_decide(runs: Sequence[ABDecision]) -> list[str]:
-    """Why each undecided cell has no verdict, and what to do about it."""
-    lines = []
+    """Why each undecided cell has no verdict, and what to do about it: the runner's noise (or too few pairs), or a
+    fixed rate the base arm never held."""
+    lines, rates, noisy = [], [], False
     for run in runs:
         if verdict_of(run) != UNDECIDED:
             continue
         endpoint, variant = where(run.cell)
-        why = "; ".join(undecided(run, n) for n, d in run.gated_decisions().items() if d.verdict in UNREACHED)
-        lines.append(f"**{SYMBOLS[UNDECIDED]} Could not decide** `{endpoint}` under {variant}: {why}.")
-    if lines:
-        lines += [
-            "",
-            "Not a pass and not a failure: this runner was too noisy for a verdict at the gate's smallest effect. "
-            "Re-run the job; or gate fewer endpoints (`--endpoint NAME`) with more blocks "
-            f"(`-- --blocks {2 * GATE_BLOCKS}`), or a retry (`-- --retries 1`).",
-            "",
-        ]
-    return lines
+        names = [n for n, d in run.gated_decisions().items() if d.verdict in UNREACHED]
+        lines.append(
+            f"**{SYMBOLS[UNDECIDED]} Could not decide** `{endpoint}` under {variant}: "
+            f"{'; '.join(undecided(run, n) for n in names)}."
+        )
+        short = [n for n in names if unheld(run, n)]
+        rates += [run.rate] if short else []
+        noisy = noisy or len(short) < len(names)
+    if not lines:
+        return []
+    lines += ["", "Not a pass and not a failure."]
+    if rates:
+        lines[-1] += (
+            f" The base arm fell short of the fixed rate ({min(rates):,.0f} requests/s per arm) in every block, or "
+            "its load generator was saturated, so no latency or CPU-per-request pair was kept: give a rate it can "
+            "hold, below its saturated throughput (`-- --rate N`), or `-- --rate auto`."
+        )
+    if noisy:
+        lines[-1] += (
+            " This runner was too noisy for a verdict at the gate's smallest effect. Re-run the job; or gate fewer "
+            f"endpoints (`--endpoint NAME`) with more blocks (`-- --blocks {2 * GATE_BLOCKS}`), or a retry "
+            "(`-- --retries 1`)."
+        )
+    return [*lines, ""]
 
 
 def cost_comment(project: str, records: Sequence[Mapping[str, Any]], runner: Runner, before: str) -> str:

@@ -40,6 +40,9 @@ SHORT = {
     "growth": "PSS growth",
 }
 NAMED_FUNCTIONS = 2  # functions a counted regression's line names (the app's own first)
+# Paired from the fixed-rate windows when they are measured (measure/trials/ab.py), whose pair is discarded in a block
+# where the base arm fell short of the rate or a load generator was saturated.
+AT_RATE = ("p50", "p90", "cpu")
 
 
 def verdict_of(run: ABDecision) -> str:
@@ -108,10 +111,20 @@ def dispersion_limit(run: ABDecision, name: str) -> float:
     return float((run.policy or {}).get("max_dispersion", GATE_POLICY.max_dispersion))
 
 
+def unheld(run: ABDecision, name: str) -> bool:
+    """Whether signal ``name`` has no pairs because every block's fixed-rate pair was discarded: the rate, not the
+    machine's noise, kept it from a verdict."""
+    d = run.decisions.get(name)
+    return d is not None and d.n == 0 and run.rate is not None and name in AT_RATE and run.reruns > 0
+
+
 def undecided(run: ABDecision, name: str) -> str:
-    """Why a signal has no verdict: ``throughput too noisy (dispersion 18.2%, limit 15.0%)``, or too few pairs."""
+    """Why a signal has no verdict: ``throughput too noisy (dispersion 18.2%, limit 15.0%)``, too few pairs, or
+    none at a fixed rate held in no block."""
     d = run.decisions[name]
     label = SHORT.get(name, "instructions per request" if name == COST else name)
+    if unheld(run, name):
+        return f"{label}: no pairs, the fixed rate held in no block"
     if d.verdict == "rerun":
         said = percent(d.dispersion).lstrip("+")
         return f"{label} too noisy (dispersion {said}, limit {dispersion_limit(run, name):.1%})"

@@ -5,8 +5,10 @@ GitHub: actions/cache and actions/upload-artifact are mapped to stand-ins (act f
 action names before its steps run, whatever their `if:`), the upload's copying the folder into ARTIFACTS, and gh
 is a recording stand-in on PATH (tests/standins/gh).
 
-A pull request that pretty-prints the listing into a debug log line fails the job naming the view; a
-comment-only one passes it (a pass, or could not decide with its warning); an unknown `mode` input fails it
+A pull request that pretty-prints the listing into a debug log line fails the job naming the view (exit 1); one
+whose POST /todos raises fails it with the gate's setup error and the server's log tail (exit 2); a comment-only one
+passes it (a pass, or could not decide with its warning), and gated at a fixed rate the base never holds it is
+could not decide for certain (exit 3: a warning, or under `strict` a failure); an unknown `mode` input fails it
 before anything is installed.  Each run's wall time is printed (-s) and kept in timings.json in the test's folder.
 """
 
@@ -27,6 +29,10 @@ ACTION = "OWNER/serverbench@main"
 INSTALL_ACT = "go install github.com/nektos/act@v0.2.89"
 VARIANT = "waitress-t4"
 GATE_ARGS = "--duration 1 --warmup 0 --rate off --cost-repeats 2 --retries 0"
+# Could not decide, made sure of: a fixed rate no server here holds (the base arm's fixed-rate pair is discarded in
+# every block, so latency and CPU per request have none), in the fewest blocks the gate accepts with a rate (9).
+UNHELD_RATE = 100_000
+UNHELD_ARGS = f"--duration 1 --warmup 0 --rate {UNHELD_RATE} --cost-repeats 0 --retries 0 --rounds 1 --blocks 9"
 
 # example: (file, the line the regression follows, the lines it adds, the function named, the endpoint)
 REGRESSIONS = {
@@ -256,6 +262,74 @@ def test_a_regression_fails_the_job_and_comments_naming_the_function(rig, tmp_pa
     if os.environ.get("SERVERBENCH_RENDER_COMMENT"):
         render_comment_sample(run["body"])
     assert f"`{function}`" in job_summary(run) and run["files"]["step-summary.md"].read_text() in job_summary(run)
+
+
+def change(repo: Path, message: str, path: str, old: str, new: str) -> None:
+    """The pull request's branch: one commit on `change` replacing ``old`` with ``new`` in ``path``."""
+    source = (repo / path).read_text()
+    assert old in source, f"{old!r} is gone from {path}"
+    _git(repo, "checkout", "-qb", "change")
+    (repo / path).write_text(source.replace(old, new, 1))
+    _git(repo, "commit", "-qam", message)
+
+
+def test_a_broken_endpoint_fails_the_job_posting_its_error_and_the_servers_log(rig, tmp_path):
+    """A pull request whose POST /todos raises (answers 500): exit 2 from the gate's check of the endpoint, the job
+    failed with its one-line error as the annotation, one comment posted with that line and the server's log tail
+    (the app's exception), the same in the step summary; the artifact holds no decision and no report."""
+    repo = project(tmp_path)
+    broken = '    raise RuntimeError("todo: the schema changed")\n'
+    change(repo, "a broken add", "todo/app.py", "    data = request.get_json(silent=True)\n", broken)
+    flow = workflow(repo, tmp_path, endpoints="add", variants=VARIANT, args=GATE_ARGS)
+    run = act(rig, repo, tmp_path, "setup-error", flow)
+    out = run["log"][-4000:]
+    assert run["exit"] != 0 and "Job failed" in run["log"], out
+    verdict = result(run)
+    assert verdict["status"] == 2 and verdict["verdict"] == "error", verdict
+    said = "does not honour the endpoint contract: POST /todos: status 500 != expected 201"
+    (line,) = verdict["lines"]
+    assert line.startswith("✗ error: ") and said in line, line
+    assert f"::error::serverbench: {line}" in run["log"], out
+    posted = [c for c in run["calls"] if "-X POST" in c or "-X PATCH" in c]
+    assert len(posted) == 1 and run["body"] == run["files"]["comment.md"].read_text(), run["calls"]
+    body = run["body"]
+    heading, _, said_first = body.splitlines()[1:4]
+    assert heading.startswith("### serverbench gate") and heading.endswith(": ✗ error") and said_first == line, body
+    log = body.split("```\n", 1)[1].split("\n```", 1)[0]
+    assert "last lines of its output:" in log and "RuntimeError: todo: the schema changed" in log, body
+    assert body.split("\n", 1)[1] in job_summary(run)
+    assert {"comment.md", "summary.md", "result.json", "step-summary.md"} <= set(run["files"]), sorted(run["files"])
+    assert not [name for name in run["files"] if name.startswith("decision") or name == "report.html"]
+
+
+@pytest.mark.parametrize(("strict", "job"), [("false", "Job succeeded"), ("true", "Job failed")])
+def test_could_not_decide_is_a_warning_and_a_comment_failing_the_job_only_when_strict(rig, tmp_path, strict, job):
+    """A comment-only change gated at a fixed rate the base arm never holds: exit 3; the comment posted, saying why
+    (no latency or CPU pair, the rate held in no block) and what to do (a rate it can hold); the same in the step
+    summary; the decision and the report in the artifact.  The job passes with a warning annotation, or under
+    strict fails with an error annotation saying so."""
+    path = REGRESSIONS["flask-todo"][0]
+    repo = project(tmp_path)
+    change(repo, "a comment", path, "import os\n", "# a comment, nothing else\nimport os\n")
+    flow = workflow(repo, tmp_path, endpoints="list", variants=VARIANT, args=UNHELD_ARGS, strict=strict)
+    run = act(rig, repo, tmp_path, f"could-not-decide-strict-{strict}", flow)
+    out = run["log"][-4000:]
+    assert (run["exit"] == 0) == (strict == "false") and job in run["log"], out
+    verdict = result(run)
+    assert verdict["status"] == 3 and verdict["verdict"] == "could not decide", verdict
+    (line,) = verdict["lines"]
+    assert line.startswith("⚠ `list` under waitress-t4: could not decide: ") and "fixed rate held in no block" in line
+    annotation = "::warning::serverbench: " if strict == "false" else "::error::serverbench: "
+    suffix = "" if strict == "false" else " (strict: could not decide fails the job)"
+    assert f"{annotation}{line}{suffix}" in run["log"], out
+    posted = [c for c in run["calls"] if "-X POST" in c or "-X PATCH" in c]
+    assert len(posted) == 1 and run["body"] == run["files"]["comment.md"].read_text(), run["calls"]
+    body = run["body"]
+    assert "**⚠ Could not decide** `list` under waitress-t4: " in body, body
+    assert f"fell short of the fixed rate ({UNHELD_RATE:,} requests/s per arm) in every block" in body, body
+    assert "`-- --rate N`" in body and "`-- --rate auto`" in body, body
+    assert body.split("\n", 1)[1] in job_summary(run)
+    assert {"comment.md", "summary.md", "decision.json", "report.html", "result.json"} <= set(run["files"])
 
 
 def test_a_comment_only_change_passes_the_job(rig, tmp_path):

@@ -48,6 +48,15 @@ def noisy():
     return timed([v * (1.3 if k % 2 else 0.75) for k, v in enumerate(BASE)])
 
 
+def unheld(rate=100_000.0):
+    """Throughput paired in every block, but the base arm held the fixed rate ``rate`` in none: every block's
+    fixed-rate pair discarded, so no latency or CPU pair."""
+    pairs = {"throughput": (tuple(BASE), tuple(BASE))}
+    arms = {"base": 0.0, "candidate": 0.0}
+    measured = Measurement("simultaneous", ("base", "candidate"), pairs, (), len(BASE), len(BASE), rate, 60.0, arms, {})
+    return decided(CELL, measured, judge(pairs, True, GATE_POLICY), policy=GATE_POLICY, max_error_rate=0.01)
+
+
 ENVIRONMENT = {
     "interpreter": "cpython-3.11.7",
     "isa": "x86-64-v3",

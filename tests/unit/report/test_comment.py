@@ -13,7 +13,7 @@ from serverbench.report.comment import (
     signal_table,
     summary,
 )
-from tests.unit.report.sample_decisions import BASE, SHIFTS, cost_record, counted, noisy, timed
+from tests.unit.report.sample_decisions import BASE, SHIFTS, cost_record, counted, noisy, timed, unheld
 
 RUNNER = Runner("GitHub Actions 3", "Linux", "X64", "ubuntu24 20241201.1", "AMD EPYC 7763 64-Core Processor", 2)
 
@@ -68,6 +68,20 @@ def test_could_not_decide_says_why_and_what_to_do():
     assert "Not a pass and not a failure" in text
     assert "`--endpoint NAME`" in text and "`-- --blocks 32`" in text and "`-- --retries 1`" in text
     assert "on one machine" in text
+
+
+def test_could_not_decide_at_a_rate_never_held_says_to_give_one_it_can_hold():
+    """Every latency and CPU pair discarded at a fixed rate of 100,000 requests/s: the comment names the rate and
+    asks for one the base can hold (`-- --rate N`, `-- --rate auto`), not for more blocks; a noisy cell keeps its
+    advice without the rate's."""
+    text = gate_comment(".", [(unheld(), ())], Runner())
+    assert "### serverbench gate: ⚠ could not decide" in text and "Not a pass and not a failure." in text
+    assert "latency p50: no pairs, the fixed rate held in no block" in text
+    assert "fell short of the fixed rate (100,000 requests/s per arm) in every block" in text
+    assert "`-- --rate N`" in text and "`-- --rate auto`" in text and "--blocks" not in text
+    assert "fell short" not in gate_comment(".", [(noisy(), ())], Runner())
+    both = gate_comment(".", [(unheld(), ()), (noisy(), ())], Runner())
+    assert "`-- --rate auto`" in both and "`-- --blocks 32`" in both
 
 
 def test_a_setup_error_posts_its_line_and_the_log_tail():

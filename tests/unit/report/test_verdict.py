@@ -4,7 +4,7 @@ records judge_cost made: each verdict's symbol and the numbers that decided it."
 from dataclasses import replace
 
 from serverbench.report.verdict import cost_line, decision_line, overall, verdict_of, where
-from tests.unit.report.sample_decisions import BASE, SHIFTS, cost_record, counted, noisy, timed
+from tests.unit.report.sample_decisions import BASE, SHIFTS, cost_record, counted, noisy, timed, unheld
 
 
 def test_a_counted_regression_names_its_functions_and_system_calls():
@@ -37,6 +37,18 @@ def test_could_not_decide_names_the_signal_and_its_dispersion():
     assert run.verdict == "rerun" and verdict_of(run) == "could not decide"
     assert decision_line(run) == (
         "⚠ `list` under waitress-t4: could not decide: throughput too noisy (dispersion 40.8%, limit 15.0%)"
+    )
+
+
+def test_could_not_decide_at_a_rate_never_held_says_so_for_each_signal():
+    """Latency and CPU per request without a pair (the base arm held the fixed rate in no block): ⚠, each signal
+    named with that reason, not "too few to judge"; throughput, which passed, is not named."""
+    run = unheld()
+    assert run.exit_status == 3 and verdict_of(run) == "could not decide"
+    said = "no pairs, the fixed rate held in no block"
+    assert decision_line(run) == (
+        f"⚠ `list` under waitress-t4: could not decide: latency p50: {said}, latency p90: {said}, "
+        f"CPU per request: {said}"
     )
 
 

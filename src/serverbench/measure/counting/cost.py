@@ -31,6 +31,7 @@ from ...catalog.apps import App
 from ...catalog.contract import Endpoint
 from ...catalog.variants import Variant
 from ...catalog.workloads import Workload
+from ...errors import VerificationError
 from ...processes.executors import LOOPBACK, free_port
 from ...processes.ports import PORTS_ENV
 from ...records.cost import CostRecord, FunctionCost, ProcessCount
@@ -167,6 +168,10 @@ def _count_window(counted: CostPlan, port: int, out_dir: Path, staged: Staged) -
         staged.check(server.process.pid)
         dumps = callgrind.window_dumps(out_dir, pids)
         return dumps, marks.system(pids, counted.requests), marks.kept(counted.requests)
+    except VerificationError as exc:  # it answered, wrongly: what it printed says why (read before it stops)
+        if server is None:
+            raise
+        raise exc.with_log(server.process.log_tail()) from None
     finally:
         if server is not None:  # killed: the window is dumped, and gunicorn's graceful stop took 4.5 s under valgrind
             server.stop(at_once=True)

@@ -20,6 +20,7 @@ from ...catalog.apps import App
 from ...catalog.contract import Endpoint
 from ...catalog.matrix import Cell
 from ...catalog.variants import Variant
+from ...errors import VerificationError
 from ...hosts.connected import ConnectedHosts
 from ...processes.executors import LOOPBACK, ManagedProcess, free_port
 from ..host.gil import VAR as GIL_VAR
@@ -284,6 +285,11 @@ class ServerPool:
         try:
             served = [e for e in self._endpoints if not cell.app.lacks([e.name])]  # an app may serve part
             verify(server.url, served, f"{cell.name} ({server.url})")
+        except VerificationError as exc:  # it answered, wrongly: what it printed says why (read before it stops)
+            failed = exc.with_log(server.process.log_tail()) if server.process is not None else exc
+            self._broken[cell.name] = failed
+            self.close()
+            raise failed from None
         except Exception as exc:
             self._broken[cell.name] = exc
             self.close()

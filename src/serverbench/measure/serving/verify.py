@@ -52,6 +52,8 @@ def verify(base_url: str, endpoints: Iterable[Endpoint], what: str, headers: boo
             )
         if problems:
             failures.append(f"{_label(endpoint)}: " + "; ".join(problems))
+    if len(failures) == 1:  # on the error's first line: the line a pull request's comment leads with
+        raise VerificationError(f"{what} does not honour the endpoint contract: {failures[0]}")
     if failures:
         raise VerificationError(f"{what} does not honour the endpoint contract:\n  " + "\n  ".join(failures))
 

@@ -154,6 +154,43 @@ def test_a_server_that_fails_verification_is_stopped_and_its_cell_remembered():
     assert starts == ["gunicorn-sync-w2/flask"] and phases == ["start", "verify", "stop"]
 
 
+class _Printed:
+    """A started server's process as the pool sees it: what it printed, and whether it was killed."""
+
+    killed = False
+
+    def log_tail(self) -> str:
+        return "Traceback (most recent call last):\nRuntimeError: the app is broken"
+
+    def alive(self) -> bool:
+        return not self.killed
+
+    def kill(self) -> None:
+        self.killed = True
+
+
+def test_a_server_that_answers_wrongly_fails_with_what_it_printed():
+    """A started server that fails the contract: the error keeps its one line, then the server's log tail (read
+    before the pool kills it); get() raises that same error again."""
+    variant = registry()["gunicorn-sync-w2"]
+    cell, process = Cell(variant, variant.default_app), _Printed()
+    url = f"http://127.0.0.1:{free_port()}"
+    pool = ServerPool(lambda c: RunningServer(c.variant.name, url, process), [ENDPOINTS["json"]])
+    with pytest.raises(VerificationError) as first:
+        pool.get(cell)
+    said = str(first.value)
+    assert said.splitlines()[0].startswith(
+        f"gunicorn-sync-w2/flask ({url}) does not honour the endpoint contract: /json"
+    )
+    assert said.endswith(
+        "  last lines of its output:\n    Traceback (most recent call last):\n    RuntimeError: the app is broken"
+    )
+    assert process.killed
+    with pytest.raises(VerificationError) as second:
+        pool.get(cell)
+    assert second.value is first.value
+
+
 def test_a_free_threaded_server_gets_the_gil_probe_and_a_gil_build_does_not(monkeypatch, tmp_path):
     """On a free-threaded interpreter (faked) the probe's folder goes first on PYTHONPATH with a folder to write to;
     on any other the environment has neither."""

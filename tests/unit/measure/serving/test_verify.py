@@ -61,6 +61,14 @@ def test_every_broken_endpoint_is_listed_in_one_error(monkeypatch):
     assert "/sleep?ms=100: status 500 != expected 200" in message and "/json: status 500 != expected 200" in message
 
 
+def test_one_broken_endpoint_is_said_on_the_errors_first_line(monkeypatch):
+    """A single failure follows the cell on one line: the line a pull request's comment and annotation carry."""
+    App(monkeypatch, 0.2, status=500, body=b"")
+    with pytest.raises(VerificationError) as caught:
+        verify_module.verify("http://127.0.0.1:1", [ENDPOINTS["json"]], "the app")
+    assert str(caught.value) == "the app does not honour the endpoint contract: /json: status 500 != expected 200"
+
+
 def test_a_request_that_fails_is_named_and_the_next_endpoint_still_checked(monkeypatch):
     """A refused connection is a contract failure naming the endpoint and the error; the next endpoint is asked."""
 
