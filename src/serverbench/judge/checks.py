@@ -502,9 +502,17 @@ def server_cores(r: Result) -> float:
     most what every other process left of the machine's cores (the host's counters; else the generator's and the
     backends' CPU), and never less than one: the kernel's scheduler gives a process that wakes to serve a request
     its turn however busy the others keep the machine (stock gevent-pywsgi stalled 44 ms at c8 with another
-    session's processes holding both cores; the neighbours flag names them)."""
+    session's processes holding both cores; the neighbours flag names them).  Apart from the server host, the
+    machine is the server host: its cores, and what else used them, as its sampler read them (the session's own
+    machine once read 1.6 cores for a server pinned to the server host's one, and flagged its full core a stall)."""
     v = _variants().get(r.variant)
     processes = v.processes if v is not None else 1
+    there = (r.extra.get("sampler") or {}).get("server_host_cpu") or {}
+    apart = _server_host(r)
+    if apart is not None and there.get("cores"):
+        busy, _, wall, _ = apart
+        others = max(busy - r.server_cpu_s, 0.0) / wall  # type: ignore[operator]  # _server_host read it
+        return float(min(processes, max(1.0, len(there["cores"]) - others)))
     cores = r.machine.get("cores")
     if not cores:
         return float(processes)

@@ -1277,3 +1277,26 @@ def test_apart_without_a_whole_reading_of_the_server_host_neighbours_are_judged_
         flag = checks.neighbours(partial)
         assert "of a core during the window" in flag.message and "beside the server's 31% and" in flag.message
     assert checks.neighbours(_apart(2.25, server_cpu_s=None)) is None
+
+
+def test_apart_the_server_gets_the_server_hosts_cores_less_what_else_used_them_there():
+    """gunicorn-sync-w4 apart: four cores there busy 6.25 s over 2.5 s beside its 1.25 s leave it 2 cores, not this
+    machine's 2 of 4 (its 9 s over 4 s), and all 4 when the host read less than the server; one core there, full, still
+    leaves it one; no cores read there: this machine's."""
+    four = _apart(6.25)
+    four = replace(
+        four,
+        variant="gunicorn-sync-w4",
+        machine={"cores": 4},
+        extra={**four.extra, "sampler": {"server_host_cpu": {"cores": [0, 1, 2, 3], "busy_s": 6.25, "wall_s": 2.5}}},
+    )
+    assert checks.server_cores(four) == pytest.approx(2.0)
+    coarse = replace(
+        four,
+        extra={**four.extra, "sampler": {"server_host_cpu": {"cores": [0, 1, 2, 3], "busy_s": 1.0, "wall_s": 2.5}}},
+    )
+    assert checks.server_cores(coarse) == 4.0  # the host read less than the server: nothing else used it
+    one = replace(_apart(2.5), variant="gunicorn-sync-w4", machine={"cores": 4})
+    assert checks.server_cores(one) == 1.0
+    unread = replace(one, extra={"sampler": {"server_host_cpu": {"busy_s": 2.5, "wall_s": 2.5}}})
+    assert checks.server_cores(unread) == pytest.approx(2.0625)  # 4 cores less (9 - 1.25) s over 4 s
