@@ -5,9 +5,10 @@
 
 ``run`` takes the README's first example (gunicorn-sync-w2 and aiohttp; /json under oha at 64 connections, the book
 site under locust with 50 users) and runs it twice in turn, ``--rounds`` times: on this machine alone (loopback), and
-with ``serverbench hosts simulate --load 1`` (the server's namespace on core 0, the load host's on core 1), and the
-same from a controller apart (``--apart``: the session handed over to the server host, its cost per session).  Then the
-book site on aiohttp with 1, 2 and 4 load hosts (their namespaces sharing core 1).  Each session writes its records;
+with ``serverbench hosts simulate --load 1`` (the server's namespace on core 0, the load host's on core 1; the session
+on the load host, apart from the server host, as simulate runs it by default), and the same with the session on the
+server host (``--on-server``, the layout before sessions ran apart), for the session's cost either way.  Then the book
+site on aiohttp with 1, 2 and 4 load hosts (their namespaces sharing core 1).  Each session writes its records;
 the results file keeps, per cell: rps, the generator's busy share (of its hosts' cores), whether it was saturated,
 Little's law (rps x (mean latency + the users' gap) / connections), the test's time, and so the SSH path's cost per
 cell (a test's time on hosts less its time on loopback).  The exact merge itself is checked by the unit tests
@@ -36,15 +37,19 @@ EXAMPLE = ["--perf-variants", "gunicorn-sync-w2,aiohttp", "--perf-workloads", "j
 SITE = ["--perf-variants", "aiohttp", "--perf-workloads", "json", "-k", "u50"]
 
 
-def session(argv: list[str], load: int | None, apart: bool = False) -> tuple[dict, float]:
-    """One perf session (on loopback, or on ``load`` simulated load hosts; ``apart``: run outside the namespaces,
-    handed over to the server host): its results file and wall time."""
+# Where each round's session runs: (mode, load hosts or None for loopback, simulate's flags).
+MODES = (("loopback", None, ()), ("hosts", 1, ()), ("server", 1, ("--on-server",)))
+
+
+def session(argv: list[str], load: int | None, where: tuple[str, ...] = ()) -> tuple[dict, float]:
+    """One perf session (on loopback, or on ``load`` simulated load hosts, where simulate's flags ``where`` put the
+    session: by default on the first load host): its results file and wall time."""
     with tempfile.TemporaryDirectory(prefix="serverbench-hosts-bench-") as tmp:
         records = Path(tmp) / "records.json"
         command = [*PYTEST, *argv, f"--perf-json={records}"]
         if load is not None:
             simulate = [sys.executable, "-m", "serverbench", "hosts", "simulate", "--load", str(load)]
-            command = [*simulate, *(["--apart"] if apart else []), "--", *command]
+            command = [*simulate, *where, "--", *command]
         started = time.monotonic()
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
         wall = time.monotonic() - started
@@ -80,8 +85,8 @@ def cells(data: dict) -> dict[str, dict]:
 def run(rounds: int, out: Path) -> None:
     data: dict = {"rounds": [], "locust": {}}
     for i in range(rounds):
-        for mode, load, apart in (("loopback", None, False), ("hosts", 1, False), ("apart", 1, True)):
-            got, wall = session(EXAMPLE, load, apart)
+        for mode, load, where in MODES:
+            got, wall = session(EXAMPLE, load, where)
             data["rounds"].append({"round": i, "mode": mode, "wall_s": round(wall, 1), "cells": cells(got)})
             print(mode, i, f"{wall:.0f} s", flush=True)
     for load in (1, 2, 4):
@@ -98,7 +103,7 @@ def _median(values: list[float]) -> float:
 
 def table(data: dict) -> str:
     """Loopback against hosts per cell (medians over the rounds), then locust by load hosts."""
-    modes: dict[str, dict] = {"loopback": {}, "hosts": {}, "apart": {}}
+    modes: dict[str, dict] = {mode: {} for mode, _, _ in MODES}
     walls: dict[str, list[float]] = {mode: [] for mode in modes}
     for entry in data["rounds"]:
         walls[entry["mode"]].append(entry["wall_s"])
@@ -126,15 +131,16 @@ def table(data: dict) -> str:
             f"| {m(b, 'busy_pct'):.0f}%{sat(b)} | {m(a, 'littles'):.3f} | {m(b, 'littles'):.3f} "
             f"| {m(a, 'test_s'):.1f} | {m(b, 'test_s'):.1f} | {m(b, 'test_s') - m(a, 'test_s'):+.1f} s |"
         )
-    if walls["apart"]:
-        hosts, apart = _median(walls["hosts"]), _median(walls["apart"])
+    if walls["server"]:
+        apart, there = _median(walls["hosts"]), _median(walls["server"])
         lines += [
             "",
             "The whole session (the four cells above), wall time from the command to its exit:",
             "",
-            "| on this machine (loopback) | run on the server host | run from a controller apart | handover |",
+            "| on this machine (loopback) | the session on the load host (apart) | the session on the server host "
+            "| apart less on the server host |",
             "|---|---|---|---|",
-            f"| {_median(walls['loopback']):.1f} s | {hosts:.1f} s | {apart:.1f} s | {apart - hosts:+.1f} s |",
+            f"| {_median(walls['loopback']):.1f} s | {apart:.1f} s | {there:.1f} s | {apart - there:+.1f} s |",
         ]
     lines += [
         "",

@@ -44,6 +44,7 @@ def test_counts_name_failures_skips_the_watched_flags_and_a_zero_cpu_only_where_
         "neighbours": 2,
         "stall": 1,
         "zero_cpu": ["a"],
+        "over_errors": [],
     }
 
 
@@ -71,3 +72,29 @@ def test_cells_are_paired_by_key_and_listed_only_beyond_a_quarter_apart():
         ("k1", 0.4, 1.5, ["stall"]),
         ("k3", 1.3, 0.5, []),
     ]
+
+
+def test_a_cell_above_the_error_limit_is_named_and_cells_the_cores_explain_are_only_counted():
+    """A record whose error rate is above the default limit is named as failed by it (at the limit it is not); of the
+    cells apart, one whose server used more than one core on loopback is counted, not listed."""
+    mod = script("hosts_matrix.py")
+    over, at = _record("over", 10, 1.0), _record("at", 10, 1.0)
+    over["error_rate"], at["error_rate"] = mod.ERROR_LIMIT * 1.5, mod.ERROR_LIMIT
+    assert mod.counts({"results": [over, at]})["over_errors"] == ["over"]
+    loopback = {"results": [_record("busy", 1000, 3.0), _record("calm", 1000, 1.0)]}
+    across = {"results": [_record("busy", 400, 1.0), _record("calm", 400, 1.0)]}
+    times = {"loopback": 60.0, "across": 90.0}
+    text = mod.table(loopback, across, times)
+    assert "In 1 of them the server used more than" in text
+    assert "| calm |" in text and "| busy |" not in text
+
+
+def test_flags_are_todays_judges_read_from_the_kept_records():
+    """The committed default run with its flags taken off gets back the flags its session wrote, record by record:
+    the render re-judges the kept records rather than trusting stored flags."""
+    mod = script("hosts_matrix.py")
+    kept = mod.read(mod.LOOPBACK)
+    bare = {**kept, "results": [{**r, "flags": []} for r in kept["results"]]}
+    again = mod.judged(bare)["results"]
+    assert [mod.flag_names(r) for r in again] == [mod.flag_names(r) for r in kept["results"]]
+    assert any(mod.flag_names(r) for r in again)
