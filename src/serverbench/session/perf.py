@@ -33,7 +33,7 @@ from ..hosts.connected import ConnectedHosts, connected
 from ..judge.checks import check_session
 from ..judge.drift import size_drift
 from ..judge.verdict import FAIL, Verdict
-from ..measure.host.machine import machine_info, python_info
+from ..measure.host.machine import python_info, run_machine
 from ..measure.serving.appsetup import set_up_app
 from ..measure.trees.commits import head
 from ..measure.trials.phases import PhaseClock
@@ -164,9 +164,7 @@ class PerfSession:
         with --perf-closed-driver wrk or without oha: each one's throughput is its own, so its baselines are too)."""
         if self._machine is None:
             closed = OhaDriver() if self.closed_driver == "oha" else WrkDriver()
-            # Load from other hosts measures another system than load from this one: its baselines are its own.
-            hosts = f"-{len(self.hosts.inventory.load)}load" if self.hosts is not None else ""
-            self._machine = machine_info(f"{closed.name}-{closed.version}{hosts}")
+            self._machine = run_machine(closed, len(self.hosts.inventory.load) if self.hosts is not None else 0)
         return self._machine
 
     def cell_shape(self, shape: LoadShape, workload: str, variant: str) -> LoadShape:

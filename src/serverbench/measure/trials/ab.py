@@ -38,7 +38,7 @@ from ...processes.together import at_once
 from ...records.decisions import Measurement, Window
 from ...records.schema import Result
 from ..host.interpreter import describe_of
-from ..host.machine import machine_info
+from ..host.machine import run_machine
 from ..serving.reset import reset_app
 from ..serving.servers import RunningServer, ServerPool, start_variant
 from .arms import Arm, RunnerPlan
@@ -112,9 +112,7 @@ class _Rig:
         # The timeout sized to the cell, as in the perf suite; the warm-up is a run of its own (no warmup_s).
         load = CellLoad(plan.cell.variant, plan.workload, saturated)
         self.driver = driver_for(saturated, threads=threads, places=places).sized(load)
-        # Identity is read once here, not in every measured window.
-        load_hosts = f"-{len(places)}load" if places else ""
-        self.machine = machine_info(f"wrk-{self.driver.version}{load_hosts}")
+        self.machine = run_machine(self.driver, len(places))  # read once here, not in every measured window
         # Each arm's interpreter as its records name it (an upgrade's arms run on two): described once, here.
         self.pythons = {arm.label: describe_of(arm.python) for arm in self.arms.values()}
         # The fixed rate: kept from an earlier part of the attempt, given, or set from the first block.
