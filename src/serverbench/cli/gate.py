@@ -13,7 +13,6 @@ or too noisy to judge (never reported as a pass), 2 bad input (EXIT_STATUSES: th
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
 from pathlib import Path
@@ -24,7 +23,6 @@ from ..gate.options import GateOptions, add_arguments
 from ..gate.resolve import resolve
 from ..gate.served import REQUIRED_VARIANT
 from ..hosts import handover
-from ..hosts.inventory import ENV_VAR as HOSTS_ENV
 from ..processes.stopping import terminating_through_finally
 from ..records import decisions as decision_file
 from ..report import gate as report
@@ -113,9 +111,7 @@ def main(argv: list[str] | None = None) -> int:
                 runs = [(workflow.rejudged(args.rejudge, options), ())]
             else:  # an inventory whose server host is another machine: the gate runs there (docs/hosts.md)
                 gate = [*(sys.argv[1:] if argv is None else argv)]
-                handed = handover.if_apart(
-                    os.environ.get(HOSTS_ENV), lambda s, _: [s.python, "-m", "serverbench", "gate", *gate]
-                )
+                handed = handover.if_apart(options.hosts, lambda s, _: [s.python, "-m", "serverbench", "gate", *gate])
                 if handed is not None:
                     return handed
                 runs = workflow.run(resolve(options))

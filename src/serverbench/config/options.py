@@ -687,13 +687,15 @@ def resolve(cli: Mapping[str, Any], ini: Mapping[str, Any], rootdir: Path, cwd: 
         app_backends=values["perf_app_backends"],
         endpoints=values["perf_endpoints"],
         fault=values["perf_fault"],
-        hosts=path("perf_hosts") if values["perf_hosts"] is not None else _hosts_from_env(),
+        hosts=path("perf_hosts") if values["perf_hosts"] is not None else hosts_from(os.environ),
     )
 
 
-def _hosts_from_env() -> Path | None:
-    """SERVERBENCH_HOSTS (``serverbench hosts simulate`` sets it), when neither the flag nor the ini key names one."""
-    raw = os.environ.get(HOSTS_ENV, "").strip()
+def hosts_from(environ: Mapping[str, str]) -> Path | None:
+    """The hosts inventory SERVERBENCH_HOSTS names (``serverbench hosts simulate`` sets it), made absolute; None: this
+    machine alone.  The one reading of it: the pytest options (when neither the flag nor the ini key names one) and
+    each door of the gate (its options, :class:`~serverbench.gate.options.GateOptions`) call it."""
+    raw = environ.get(HOSTS_ENV, "").strip()
     return Path(os.path.expanduser(raw)).resolve() if raw else None
 
 

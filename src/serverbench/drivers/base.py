@@ -4,16 +4,36 @@ A driver runs one :class:`~serverbench.catalog.shapes.LoadShape` against a URL a
 measured (a :class:`~serverbench.records.schema.LoadReport`) with its own process's CPU (a
 :class:`~serverbench.processes.executors.GeneratorRun` or a run with the same fields).  It states what
 it can execute as :class:`~serverbench.catalog.shapes.Capabilities`; a shape it cannot run is refused
-before any server starts.
+before any server starts.  It sizes itself to a cell's load (:meth:`Driver.sized`): a caller never asks which
+fields a driver has.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..catalog.contract import Request
 from ..catalog.shapes import Capabilities, LoadShape
+from ..catalog.variants import Variant
+from ..catalog.workloads import Workload
+
+
+@dataclass(frozen=True)
+class CellLoad:
+    """What a driver sizes one cell's run to: the cell's server (None: one the catalog does not describe), its
+    workload and the shape it runs.  ``warmup_s``: the lead-in a cold server gets (--perf-warmup), for a driver whose
+    lead-in is the warm-up; None where the caller warms up apart (the gate), and such a driver keeps its own lead-in
+    and trail.  ``warm``: the server has just served another workload (catalog.windows.warm_lead_s); ``min_lead_s``: a
+    lead-in at least this long (a window measured again)."""
+
+    variant: Variant | None
+    workload: Workload
+    shape: LoadShape
+    warmup_s: float | None = None
+    warm: bool = False
+    min_lead_s: float = 0
 
 
 class Driver(Protocol):
@@ -31,6 +51,10 @@ class Driver(Protocol):
 
     def check(self) -> None:
         """Raise a usage error (missing binary or package, with the install) before any server starts."""
+
+    def sized(self, load: CellLoad) -> Driver:
+        """This driver as it runs ``load``: a closed model's timeout (and lead-in and trail, where it has them) sized
+        to the cell (catalog.timeouts, catalog.windows); itself when nothing changes or it has nothing to size."""
 
     def run(
         self,

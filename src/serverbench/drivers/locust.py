@@ -49,6 +49,7 @@ from ..processes.ports import is_loopback
 from ..processes.runqueue import between, combined
 from ..records.schema import ERROR_KEYS, HostLoad, LoadReport, RunQueue
 from . import histogram
+from .base import CellLoad
 from .rank import nearest_rank
 
 BOOKSHOP = Path(__file__).resolve().parent.parent / "locustfiles" / "bookshop.py"
@@ -724,6 +725,10 @@ class LocustDriver:
             raise MissingBinaryError(
                 "locust", fix=f"not installed for {sys.executable}: `{sys.executable} -m pip install locust`"
             )
+
+    def sized(self, load: CellLoad) -> LocustDriver:
+        """Itself: a scenario's users run with no per-request timeout of ours, no lead-in and no trail."""
+        return self
 
     def run(
         self, url: str, shape: LoadShape, *, cpus: Sequence[int] | None = None, mix: Sequence[tuple[str, int]] = ()

@@ -19,7 +19,7 @@ import sqlite3
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -28,11 +28,13 @@ from packaging.version import InvalidVersion, Version
 
 from ..catalog.contract import Request
 from ..catalog.shapes import Capabilities, LoadShape
-from ..catalog.timeouts import DEFAULT_TIMEOUT_S
+from ..catalog.timeouts import DEFAULT_TIMEOUT_S, cell_timeout_s
+from ..catalog.windows import cell_trail_s, warm_lead_s
 from ..errors import GeneratorError, MissingBinaryError
 from ..processes.executors import run_generator
 from ..processes.places import spread
 from ..records.schema import ERROR_KEYS, LoadReport
+from .base import CellLoad
 from .rank import nearest_rank
 
 OHA_CAPABILITIES = Capabilities("oha", ("open", "closed"), requests_per_connection=False, ramp=False)
@@ -511,6 +513,25 @@ class OhaDriver:
                 f"oha {self.version} ({self.binary})",
                 fix=f"serverbench needs oha {MIN_VERSION} or newer (its --output-format flag): {INSTALL}",
             )
+
+    def sized(self, load: CellLoad) -> OhaDriver:
+        """oha for one cell's closed-model run: its lead-in (the warm-up: ``load.warmup_s``, shorter on a warm server,
+        at least ``load.min_lead_s``) and trail sized to the cell's queue (catalog.windows), then its timeout to the
+        whole run (catalog.timeouts).  No lead-in (--perf-warmup 0): the run is the window, with no trail either, so
+        the requests and the backends' operations counted after it are the window's alone (the work check).  With no
+        ``warmup_s`` its own lead-in and trail stay.  An open model's run (a rate) keeps its timeout: itself, as when
+        nothing changes."""
+        if load.shape.rate is not None:
+            return self
+        lead_s, trail_s = self.lead_s, self.trail_s
+        cell = (load.variant, load.workload, load.shape.connections)
+        if load.warmup_s is not None:
+            lead_s = max(warm_lead_s(*cell, load.warm, load.warmup_s), load.min_lead_s)
+            trail_s = cell_trail_s(*cell, self.trail_s) if lead_s else 0.0
+        timeout_s = cell_timeout_s(*cell, lead_s + load.shape.duration + trail_s)
+        if (lead_s, trail_s, timeout_s) == (self.lead_s, self.trail_s, self.timeout_s):
+            return self
+        return replace(self, lead_s=lead_s, trail_s=trail_s, timeout_s=timeout_s)
 
     def run(
         self,

@@ -7,19 +7,20 @@ import re
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..catalog.contract import Request
 from ..catalog.shapes import Capabilities, LoadShape
-from ..catalog.timeouts import DEFAULT_TIMEOUT_S
+from ..catalog.timeouts import DEFAULT_TIMEOUT_S, cell_timeout_s
 from ..errors import GeneratorError
 from ..processes.executors import require_binary, run_generator
 from ..processes.places import spread
 from ..records.schema import ERROR_KEYS, LATENCY_KEYS, LoadReport
 from . import histogram
+from .base import CellLoad
 
 REPORTER = Path(__file__).with_name("wrk_report.lua")
 MARKER = "SERVERBENCH-WRK "
@@ -136,6 +137,12 @@ class WrkDriver:
 
     def check(self) -> None:
         self.binary  # noqa: B018 - a missing wrk is a usage error before any server starts
+
+    def sized(self, load: CellLoad) -> WrkDriver:
+        """wrk with its per-request timeout sized to the cell over the shape's duration, wrk's whole run (no lead-in,
+        no trail; catalog.timeouts); itself when that is the timeout it has."""
+        timeout = cell_timeout_s(load.variant, load.workload, load.shape.connections, load.shape.duration)
+        return self if timeout == self.timeout_s else replace(self, timeout_s=timeout)
 
     def run(
         self,

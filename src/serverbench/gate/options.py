@@ -9,12 +9,14 @@ its type, so the same mistake gets the same message whichever door it came throu
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 
 from ..backends import base as backends
-from ..config.options import OPTIONS_BY_NAME
+from ..config.options import OPTIONS_BY_NAME, hosts_from
 from ..judge.ab import GATE_BLOCKS, GATE_POLICY
 from .plan import DEFAULT_LOAD, ABPlan
 
@@ -38,7 +40,8 @@ class GateOptions:
     environment (``NAME=VALUE`` items) come from, and how it is measured and judged.  ``shared``: the text of each
     option the gate shares with the pytest session, by its name in the option table (None: the gate's default);
     ``rate``: ``auto``, ``off`` or requests/s; ``alpha``, ``cells``, ``min_effect`` and ``cost_repeats`` None:
-    the default (with ``--rejudge``: the stored one)."""
+    the default (with ``--rejudge``: the stored one).  ``hosts``: the hosts inventory (docs/hosts.md) the door
+    resolved (config.options.hosts_from); None: this machine alone."""
 
     variant: str | None = None
     app: str | None = None
@@ -61,11 +64,13 @@ class GateOptions:
     min_effect: float | None = None
     retries: int = 0
     cost_repeats: int | None = None
+    hosts: Path | None = None
 
     @classmethod
-    def of(cls, args: argparse.Namespace) -> GateOptions:
+    def of(cls, args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> GateOptions:
         """The options a parser read: this module's arguments (:func:`add_arguments`) and those of the door's own
-        it has (the cell, where the arms' code comes from; ``endpoint``, repeatable, the endpoints)."""
+        it has (the cell, where the arms' code comes from; ``endpoint``, repeatable, the endpoints); the hosts
+        inventory from ``environ`` (SERVERBENCH_HOSTS), read here, once, as the pytest options read it."""
         given = vars(args)
         named = {f.name: given[f.name] for f in fields(cls) if f.name in given}
         for name in ("base_env", "cand_env"):
@@ -74,6 +79,7 @@ class GateOptions:
             **named,
             endpoints=tuple(given.get("endpoint") or ()),
             shared={name: given[name] for name in SHARED if given.get(name) is not None},
+            hosts=hosts_from(environ),
         )
 
 

@@ -17,7 +17,6 @@ from ..catalog.matrix import Cell
 from ..catalog.workloads import Workload
 from ..config.options import OPTIONS_BY_NAME
 from ..errors import ConfigError
-from ..hosts.inventory import ENV_VAR as HOSTS_ENV
 from ..judge.ab import GATE_BLOCKS, GATE_POLICY, Looks, looks_for
 from ..judge.decision import Policy
 from ..measure.serving.servers import unavailable_reason
@@ -83,8 +82,8 @@ class ABPlan:
     # server without valgrind (measure/counting/keptmemory.py), in seconds; 0: only the window's, shown, not judged.
     kept_requests: int = 1000
     # The hosts inventory (docs/hosts.md): the generators on its load hosts, the servers bound to this machine's
-    # address as its server host.  By default SERVERBENCH_HOSTS (`serverbench hosts simulate` sets it); None: loopback.
-    hosts: str | None = field(default_factory=lambda: os.environ.get(HOSTS_ENV) or None)
+    # address as its server host; None: loopback.  The door resolves it (GateOptions.hosts).
+    hosts: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", self.mode or default_mode())

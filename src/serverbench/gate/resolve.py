@@ -91,6 +91,7 @@ def plan_for(what: Served, options: GateOptions) -> GatePlan:
         "max_error_rate": shared["perf_max_error_rate"],
         "cost_repeats": cost_repeats(options, what),
         "cost_requests": ABPlan.cost_requests if what.cost_requests is None else what.cost_requests,
+        "hosts": None if options.hosts is None else str(options.hosts),
     }
     base_python, cand_python = arm_pythons(what, options)
     return GatePlan(

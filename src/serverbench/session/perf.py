@@ -14,21 +14,18 @@ from typing import Any, Callable
 from .. import __version__
 from ..catalog.matrix import Cell
 from ..catalog.shapes import LoadShape
-from ..catalog.timeouts import cell_timeout_s
 from ..catalog.userapp import UserApp
 from ..catalog.variants import Variant
 from ..catalog.windows import (
     WindowPolicy,
     ceiling_problems,
     cell_queue_s,
-    cell_trail_s,
     cell_window_s,
     queues_of,
-    warm_lead_s,
 )
 from ..catalog.workloads import WORKLOADS, Workload
 from ..config.options import PerfConfig
-from ..drivers.base import Driver, closed_driver, driver_for
+from ..drivers.base import CellLoad, Driver, closed_driver, driver_for
 from ..drivers.oha import OhaDriver
 from ..drivers.wrk import WrkDriver
 from ..errors import ConfigError, ServerbenchError
@@ -36,7 +33,7 @@ from ..hosts.connected import ConnectedHosts, connected
 from ..judge.checks import check_session
 from ..judge.drift import size_drift
 from ..judge.verdict import FAIL, Verdict
-from ..measure.host.machine import machine_info, python_info
+from ..measure.host.machine import python_info, run_machine
 from ..measure.serving.appsetup import set_up_app
 from ..measure.trees.commits import head
 from ..measure.trials.phases import PhaseClock
@@ -76,6 +73,7 @@ class PerfSession:
             LoadShape(u, config.duration, workers=n) for u in config.locust_users for n in config.locust_workers
         )
         self._drivers: dict[tuple, Driver] = {}
+        self._sized: dict[Driver, Driver] = {}
         self.results: list[tuple[Result, Verdict]] = []
         self.failures: list[Failure] = []
         self.skipped: dict[tuple[str, str], list[str]] = {}  # (cell, reason) -> its workloads, for the summary
@@ -166,9 +164,7 @@ class PerfSession:
         with --perf-closed-driver wrk or without oha: each one's throughput is its own, so its baselines are too)."""
         if self._machine is None:
             closed = OhaDriver() if self.closed_driver == "oha" else WrkDriver()
-            # Load from other hosts measures another system than load from this one: its baselines are its own.
-            hosts = f"-{len(self.hosts.inventory.load)}load" if self.hosts is not None else ""
-            self._machine = machine_info(f"{closed.name}-{closed.version}{hosts}")
+            self._machine = run_machine(closed, len(self.hosts.inventory.load) if self.hosts is not None else 0)
         return self._machine
 
     def cell_shape(self, shape: LoadShape, workload: str, variant: str) -> LoadShape:
@@ -236,28 +232,14 @@ class PerfSession:
                 shape, threads=self.config.threads, closed=self.closed_driver, one_url=one_url, places=self.places
             )
         driver = self._drivers[kind]
-        if (
-            variant is None
-            or workload is None
-            or shape.rate is not None
-            or shape.workers is not None
-            or not hasattr(driver, "timeout_s")
-        ):
+        if variant is None or workload is None:
             return driver
-        sized = {}
-        cell = (self.variants.get(variant), self.workload(workload), shape.connections)
-        if hasattr(driver, "lead_s"):  # oha: its lead-in (the warm-up) and trail sized to the cell's queue too
-            sized["lead_s"] = max(warm_lead_s(*cell, warm, self.config.warmup), lead_s or 0)
-            # No lead-in (--perf-warmup 0): the run is the window, with no trail either; its requests and the
-            # backends' operations counted after it are the window's alone (the work check).
-            sized["trail_s"] = cell_trail_s(*cell, driver.trail_s) if sized["lead_s"] else 0.0
-        sized["timeout_s"] = cell_timeout_s(*cell, sized.get("lead_s", 0) + shape.duration + sized.get("trail_s", 0))
-        if all(getattr(driver, k) == v for k, v in sized.items()):
-            return driver
-        key = kind + tuple(sorted(sized.items()))
-        if key not in self._drivers:  # wrk and oha: frozen dataclasses with a timeout_s (oha: a lead_s, a trail_s)
-            self._drivers[key] = replace(driver, **sized)
-        return self._drivers[key]
+        load = CellLoad(
+            self.variants.get(variant), self.workload(workload), shape, self.config.warmup, warm, lead_s or 0
+        )
+        sized = driver.sized(load)  # oha: its lead-in (the warm-up) and trail sized to the cell's queue too
+        # One instance per size for the session (each reads its binary's version once).
+        return driver if sized is driver else self._sized.setdefault(sized, sized)
 
     @property
     def warmup_rounds(self) -> int:

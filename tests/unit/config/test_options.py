@@ -145,6 +145,19 @@ def test_the_hosts_inventory_comes_from_the_flag_the_ini_or_the_environment(tmp_
     )
 
 
+def test_the_environments_inventory_is_stripped_expanded_and_made_absolute(tmp_path, monkeypatch):
+    """hosts_from: SERVERBENCH_HOSTS without its blanks, ~ expanded and a relative path made absolute where it is
+    read; blank or absent, none (the other variables are not read)."""
+    from serverbench.config.options import hosts_from
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert hosts_from({"SERVERBENCH_HOSTS": " ~/lab.toml "}) == tmp_path / "home" / "lab.toml"
+    assert hosts_from({"SERVERBENCH_HOSTS": "rel/h.toml", "PERF_HOSTS": "/other.toml"}) == tmp_path / "rel" / "h.toml"
+    assert hosts_from({"SERVERBENCH_HOSTS": "  "}) is None
+    assert hosts_from({"PERF_HOSTS": "/other.toml"}) is None
+
+
 def test_hosts_and_a_loopback_target_are_refused_together():
     """Load hosts cannot reach a loopback --perf-target: one of them, the message says."""
     with pytest.raises(ConfigError, match="give --perf-hosts or --perf-target"):

@@ -975,3 +975,14 @@ def test_the_run_queue_is_the_users_window_not_the_whole_run(monkeypatch):
     queue = run.run_queue
     assert queue is not None and 0 < queue.wall_s <= run.wall_s - 0.4
     assert queue.cpu_s + queue.wait_s >= 0.8 * queue.wall_s
+
+
+def test_locust_sized_to_any_cell_is_itself():
+    """A scenario's users have no timeout, lead-in or trail of ours to size: the same driver on a queued cell too."""
+    from serverbench.catalog.variants import registry
+    from serverbench.catalog.workloads import WORKLOADS
+    from serverbench.drivers.base import CellLoad
+
+    driver = LocustDriver(workers=2)
+    load = CellLoad(registry()["meinheld"], WORKLOADS["upstream"], LoadShape(48, 7, workers=2), warmup_s=1, warm=True)
+    assert driver.sized(load) is driver

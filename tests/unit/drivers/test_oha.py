@@ -7,7 +7,10 @@ import pytest
 
 from serverbench.catalog.contract import Request
 from serverbench.catalog.shapes import LoadShape
+from serverbench.catalog.variants import registry
+from serverbench.catalog.workloads import WORKLOADS
 from serverbench.drivers import oha as oha_module
+from serverbench.drivers.base import CellLoad
 from serverbench.drivers.oha import OhaDriver, parse_report
 from serverbench.errors import GeneratorError, MissingBinaryError
 from tests.unit.drivers.canned import canned_generator
@@ -1045,3 +1048,49 @@ def test_an_open_model_across_hosts_merges_every_answer_not_the_runs_percentiles
     report = merged_report([run(100, 2.0, 1), run(100, 50.0, 2)], fast + slow)
     assert report.requests == 200 and report.bytes == 2000 and report.errors["timeout"] == 3
     assert report.latency_ms["p99"] == 50.0 and report.latency_ms["p50"] == 2.0
+
+
+QUEUED = (
+    registry()["meinheld"],
+    WORKLOADS["upstream"],
+)  # one request at a time, 0.1 s each: 48 connections queue 4.8 s
+UNQUEUED = (registry()["aiohttp"], WORKLOADS["json"])  # no designed queue
+
+
+def test_oha_sized_to_a_queued_cell_leads_in_trails_and_times_out_for_its_queue():
+    """meinheld on /upstream at 48 connections for 7 s, --perf-warmup 1: a 12 s lead-in and a 5 s trail (sized to the
+    4.8 s queue), a timeout of 12 + 7 + 5 + 2 x 4.8 -> 34 s; its load hosts kept."""
+    places = ("load1",)  # a stand-in: the driver only keeps it
+    sized = OhaDriver(places=places).sized(CellLoad(*QUEUED, LoadShape(48, 7), warmup_s=1))
+    assert (sized.lead_s, sized.trail_s, sized.timeout_s, sized.places) == (12, 5, 34, places)
+
+
+def test_oha_leads_in_at_least_as_long_as_asked_and_for_less_on_a_warm_server():
+    """A lead-in asked for (30 s, a window measured again) lengthens the run and its timeout (30 + 7 + 5 + 9.6 -> 52 s);
+    a server that has just served another workload leads in for 0.5 s, not --perf-warmup's 3 s."""
+    longer = OhaDriver().sized(CellLoad(*QUEUED, LoadShape(48, 7), warmup_s=2, min_lead_s=30))
+    assert (longer.lead_s, longer.trail_s, longer.timeout_s) == (30, 5, 52)
+    assert OhaDriver().sized(CellLoad(*UNQUEUED, LoadShape(64, 5), warmup_s=3)).lead_s == 3
+    warm = OhaDriver().sized(CellLoad(*UNQUEUED, LoadShape(64, 5), warmup_s=3, warm=True))
+    assert (warm.lead_s, warm.trail_s, warm.timeout_s) == (0.5, 0.25, 5)
+
+
+def test_oha_with_no_warm_up_runs_the_window_alone():
+    """--perf-warmup 0: no lead-in and no trail, the timeout over the window alone (7 + 2 x 4.8 -> 17 s)."""
+    sized = OhaDriver().sized(CellLoad(*QUEUED, LoadShape(48, 7), warmup_s=0, warm=True))
+    assert (sized.lead_s, sized.trail_s, sized.timeout_s) == (0, 0.0, 17)
+
+
+def test_oha_keeps_its_own_lead_in_and_trail_where_the_caller_warms_up_apart():
+    """No warmup_s (the gate warms up in a run of its own): oha's lead-in and trail stay, even a lead-in asked for, and
+    its timeout covers them and the window (2 + 7 + 0.5 + 2 x 4.8 -> 20 s)."""
+    sized = OhaDriver(lead_s=2.0, trail_s=0.5).sized(CellLoad(*QUEUED, LoadShape(48, 7), warm=True, min_lead_s=30))
+    assert (sized.lead_s, sized.trail_s, sized.timeout_s) == (2.0, 0.5, 20)
+
+
+def test_oha_at_a_rate_or_with_nothing_to_size_is_itself():
+    """An open model's run keeps its timeout on any cell; a closed run whose sizes are oha's own (no queue,
+    --perf-warmup 1 s as its lead-in) is the same driver."""
+    oha = OhaDriver()
+    assert oha.sized(CellLoad(*QUEUED, LoadShape(48, 7, rate=100.0), warmup_s=2)) is oha
+    assert oha.sized(CellLoad(*UNQUEUED, LoadShape(64, 5), warmup_s=1)) is oha

@@ -337,3 +337,36 @@ def test_a_run_that_printed_no_histogram_is_a_generator_error():
 
     with pytest.raises(GeneratorError, match="0 histogram lines"):
         parse_histogram("SERVERBENCH-WRK {}\n")
+
+
+def test_wrk_sized_to_a_queued_cell_times_out_after_its_run_and_twice_the_queue():
+    """meinheld on /upstream at 48 connections waits 4.8 s a request: wrk's run of 7 s (no lead-in, no trail, whatever
+    the caller's warm-up) times out at 7 + 2 x 4.8 -> 17 s, its threads and load hosts kept."""
+    from serverbench.catalog.variants import registry
+    from serverbench.catalog.workloads import WORKLOADS
+    from serverbench.drivers.base import CellLoad
+
+    places = ("load1",)  # a stand-in: the driver only keeps it
+    load = CellLoad(
+        registry()["meinheld"], WORKLOADS["upstream"], LoadShape(48, 7), warmup_s=2, warm=True, min_lead_s=30
+    )
+    sized = WrkDriver(threads=3, places=places).sized(load)
+    assert (sized.timeout_s, sized.threads, sized.places) == (17, 3, places)
+
+
+def test_wrk_sized_to_a_cell_without_a_queue_keeps_the_default_timeout_and_is_itself_when_it_has_it():
+    """No designed queue (aiohttp), a URL mix (the site) or a server the catalog does not describe: 5 s; a wrk with
+    it is returned as it is, one with another timeout is given 5 s."""
+    from serverbench.catalog.variants import registry
+    from serverbench.catalog.workloads import WORKLOADS
+    from serverbench.drivers.base import CellLoad
+
+    wrk = WrkDriver()
+    for variant, workload in (
+        (registry()["aiohttp"], "upstream"),
+        (registry()["meinheld"], "site"),
+        (None, "upstream"),
+    ):
+        load = CellLoad(variant, WORKLOADS[workload], LoadShape(64, 5), warmup_s=1)
+        assert wrk.sized(load) is wrk
+        assert WrkDriver(timeout_s=9).sized(load).timeout_s == 5

@@ -65,3 +65,12 @@ def test_the_shared_options_are_the_option_tables_flags():
     assert set(SHARED) <= dests
     with pytest.raises(SystemExit):
         p.parse_args(["--variant", "x"])
+
+
+def test_the_hosts_inventory_is_read_from_the_environment_once_at_the_door(tmp_path):
+    """SERVERBENCH_HOSTS (`serverbench hosts simulate` sets it), its blanks stripped, is the options' inventory; none
+    without it or with it blank."""
+    inventory = tmp_path / "hosts.toml"
+    assert GateOptions.of(_parsed(), {"SERVERBENCH_HOSTS": f" {inventory} ", "HOME": "/nowhere"}).hosts == inventory
+    assert GateOptions.of(_parsed(), {"SERVERBENCH_HOSTS": " "}).hosts is None
+    assert GateOptions.of(_parsed(), {}).hosts is None

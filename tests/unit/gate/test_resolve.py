@@ -44,6 +44,18 @@ def test_cost_repeats_default_depends_on_the_runtime_and_valgrind(monkeypatch, c
     assert _cost("aiohttp", "--cost-repeats", "2") == 2
 
 
+def test_every_decision_of_a_gate_runs_on_the_hosts_its_door_resolved(tmp_path):
+    """The options' inventory is each decision plan's (as text, as the runner loads it); none given, none."""
+    from serverbench.catalog.workloads import WORKLOADS
+    from serverbench.measure.trials.arms import Arm
+
+    inventory = tmp_path / "hosts.toml"
+    options = replace(_args("--cost-repeats", "0"), hosts=inventory)
+    arms = (Arm("base"), Arm("candidate"))
+    assert resolve.resolve(options).decision(WORKLOADS["json"], arms, {}).hosts == str(inventory)
+    assert resolve.resolve(_args("--cost-repeats", "0")).decision(WORKLOADS["json"], arms, {}).hosts is None
+
+
 def test_shared_options_default_to_the_gates_own_values():
     """No shared option given: the gate's defaults (1 s windows, 1 s warm-up, 32 connections), not pytest's."""
     values = resolve.shared_options(_args())

@@ -43,6 +43,18 @@ def test_the_session_gives_each_closed_cell_its_sized_driver(tmp_path, monkeypat
     assert wrk.name == "wrk" and wrk.timeout_s == 18
 
 
+def test_the_session_keeps_one_driver_per_size(tmp_path, monkeypatch):
+    """Cells sized alike share one driver (it reads its binary's version once); another size is another driver, and a
+    driver with nothing to size is the session's own for its kind."""
+    monkeypatch.setattr(OhaDriver, "check", lambda self: None)
+    session = _session(tmp_path, "oha")
+    closed = LoadShape(64, 5)
+    queued = session.driver_for(closed, "upstream", "meinheld")
+    assert session.driver_for(closed, "upstream", "bjoern") is queued  # the same queue: the same sizes
+    assert session.driver_for(LoadShape(64, 10), "upstream", "meinheld") is not queued
+    assert session.driver_for(closed, "json", "aiohttp") is session.driver_for(closed)
+
+
 def test_the_session_runs_a_closed_cell_for_its_sized_window_and_leaves_other_shapes_alone(tmp_path, monkeypatch):
     """cell_shape lengthens a closed model's window on a cell with a designed queue and nothing else: a rate, a locust
     shape, a cell with no queue and an unknown server keep the shape as asked (the same object)."""

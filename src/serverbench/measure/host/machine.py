@@ -11,6 +11,7 @@ import platform
 import re
 from typing import Any
 
+from ...drivers.base import Driver
 from ...records.schema import interpreter_label
 from .interpreter import describe
 
@@ -44,6 +45,13 @@ def machine_info(driver: str) -> dict[str, Any]:
     }
     info["id"] = machine_id(info)
     return info
+
+
+def run_machine(closed: Driver, load_hosts: int = 0) -> dict[str, Any]:
+    """This machine as a run's records name it: its closed-model driver's name and version (each driver's throughput
+    is its own, so its baselines are too) and, with ``load_hosts`` other hosts sending the load, their number (load
+    from other hosts measures another system than load from this one)."""
+    return machine_info(f"{closed.name}-{closed.version}" + (f"-{load_hosts}load" if load_hosts else ""))
 
 
 def machine_id(info: dict[str, Any]) -> str:

@@ -31,15 +31,14 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from ...catalog.shapes import LoadShape
-from ...catalog.timeouts import cell_timeout_s
-from ...drivers.base import Driver, driver_for
+from ...drivers.base import CellLoad, Driver, driver_for
 from ...hosts.connected import ConnectedHosts
 from ...processes.executors import pin_tree
 from ...processes.together import at_once
 from ...records.decisions import Measurement, Window
 from ...records.schema import Result
 from ..host.interpreter import describe_of
-from ..host.machine import machine_info
+from ..host.machine import run_machine
 from ..serving.reset import reset_app
 from ..serving.servers import RunningServer, ServerPool, start_variant
 from .arms import Arm, RunnerPlan
@@ -109,18 +108,11 @@ class _Rig:
             self.rate_driver = driver_for(LoadShape(plan.connections, plan.rate_duration, rate=1.0), places=places)
             self.rate_driver.check()
         threads = 1 if plan.mode == "simultaneous" else 2
-        self.driver = driver_for(LoadShape(plan.connections, plan.duration), threads=threads, places=places)
-        if hasattr(self.driver, "timeout_s"):  # wrk and oha: the timeout sized to the cell, as in the perf suite
-            timeout = cell_timeout_s(
-                plan.cell.variant,
-                plan.workload,
-                plan.connections,
-                getattr(self.driver, "lead_s", 0) + plan.duration + getattr(self.driver, "trail_s", 0),
-            )
-            self.driver = replace(self.driver, timeout_s=timeout)
-        # Identity is read once here, not in every measured window.
-        load_hosts = f"-{len(places)}load" if places else ""
-        self.machine = machine_info(f"wrk-{self.driver.version}{load_hosts}")
+        saturated = LoadShape(plan.connections, plan.duration)
+        # The timeout sized to the cell, as in the perf suite; the warm-up is a run of its own (no warmup_s).
+        load = CellLoad(plan.cell.variant, plan.workload, saturated)
+        self.driver = driver_for(saturated, threads=threads, places=places).sized(load)
+        self.machine = run_machine(self.driver, len(places))  # read once here, not in every measured window
         # Each arm's interpreter as its records name it (an upgrade's arms run on two): described once, here.
         self.pythons = {arm.label: describe_of(arm.python) for arm in self.arms.values()}
         # The fixed rate: kept from an earlier part of the attempt, given, or set from the first block.

@@ -7,7 +7,7 @@ import os
 import platform
 import sys
 
-from serverbench.measure.host.machine import cpu_model, machine_id, machine_info, python_info
+from serverbench.measure.host.machine import cpu_model, machine_id, machine_info, python_info, run_machine
 
 
 def test_machine_id_has_hardware_interpreter_and_driver_but_no_hostname():
@@ -56,6 +56,17 @@ def test_machine_info_names_this_machine_and_this_interpreter():
     assert (info["arch"], info["system"], info["driver"]) == (platform.machine(), platform.system(), "wrk-4.1.0")
     assert info["python"] == f"{impl}-{sys.version_info.major}.{sys.version_info.minor}"
     assert info["cpu"] == cpu_model() and info["id"] == machine_id(info)
+
+
+def test_a_runs_machine_names_its_closed_driver_and_its_load_hosts():
+    """The driver part of the id is the closed-model driver's name and version, then the load hosts' number when
+    other hosts send the load; none: this machine's load, no suffix."""
+
+    class Closed:  # a stand-in: only its name and version are read
+        name, version = "oha", "1.16.0"
+
+    assert run_machine(Closed(), 3)["driver"] == "oha-1.16.0-3load"
+    assert run_machine(Closed())["id"] == machine_info("oha-1.16.0")["id"]
 
 
 def test_python_info_is_the_running_interpreter():
