@@ -13,7 +13,7 @@ from tests.integration.hosts.test_simulate import PYTEST, _left_files, _namespac
 # Run by `hosts simulate` on load1: pytest, and beside it every process seen in the server host's namespace while a
 # generator runs on load1 (the warm-up and the window), polled until pytest ends, printed as JSON after pytest's output.
 WATCHER = """
-import json, subprocess, sys, time
+import json, os, subprocess, sys, time
 pytest = subprocess.Popen(sys.argv[1:])
 def cmdline(pid):
     try:
@@ -23,9 +23,10 @@ def cmdline(pid):
         return ""
 def pids(namespace):
     return subprocess.run(["ip", "netns", "pids", namespace], capture_output=True, text=True).stdout.split()
-names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.split()
-server = next(n for n in names if n.startswith("sb") and n.endswith("-server"))
-load = next(n for n in names if n.startswith("sb") and n.endswith("-load1"))
+# This simulation's own namespaces (the one it runs in is load1's): another test's simulation may run beside it.
+load = subprocess.run(["ip", "netns", "identify", str(os.getpid())], capture_output=True, text=True).stdout.strip()
+assert load.startswith("sb") and load.endswith("-load1"), load
+server = load.removesuffix("-load1") + "-server"
 seen, loaded = set(), 0
 while pytest.poll() is None:
     if any(cmdline(p).startswith(("wrk", "/usr/bin/wrk")) for p in pids(load)):
